@@ -1,0 +1,82 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+// Layers (dependencies point inward only):
+//   C* system libraries  <-  wrappers (LinuxSupport, ALSA, MPG123, SQLite, GPIO)
+//   JukeboxCore (pure Swift, imports nothing but the standard library)
+//   adapters (JukeboxAudio, JukeboxStore)  ->  wrappers + JukeboxCore
+//   JukeboxDaemon (wiring, control loop)  ->  everything;  jukeboxd = main.swift only
+let package = Package(
+    name: "Jukebox",
+    products: [
+        .executable(name: "jukeboxd", targets: ["jukeboxd"]),
+        .executable(name: "jukebox-bench", targets: ["jukebox-bench"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
+    ],
+    targets: [
+        // MARK: C libraries (Debian -dev packages, found through pkg-config)
+        .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
+        .systemLibrary(name: "CMPG123", pkgConfig: "libmpg123", providers: [.apt(["libmpg123-dev"])]),
+        .systemLibrary(name: "CGPIOD", pkgConfig: "libgpiod", providers: [.apt(["libgpiod-dev"])]),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .target(name: "CLinuxShims"),
+
+        // MARK: thin wrappers, one per C library
+        .target(name: "LinuxSupport", dependencies: ["CLinuxShims"]),
+        .target(name: "ALSA", dependencies: ["CALSA", "LinuxSupport"]),
+        .target(name: "MPG123", dependencies: ["CMPG123", "LinuxSupport"]),
+        .target(name: "SQLite", dependencies: ["CSQLite", "LinuxSupport"]),
+        .target(name: "GPIO", dependencies: ["CGPIOD", "LinuxSupport"]),
+
+        // MARK: the pure core
+        .target(name: "JukeboxCore"),
+
+        // MARK: adapters
+        .target(
+            name: "JukeboxAudio",
+            dependencies: [
+                "JukeboxCore", "LinuxSupport", "ALSA", "MPG123",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+        .target(
+            name: "JukeboxStore",
+            dependencies: [
+                "JukeboxCore", "LinuxSupport", "SQLite",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+
+        // MARK: wiring and executables
+        .target(
+            name: "JukeboxDaemon",
+            dependencies: [
+                "JukeboxCore", "JukeboxAudio", "JukeboxStore", "LinuxSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "TOMLKit", package: "TOMLKit"),
+            ]),
+        .executableTarget(name: "jukeboxd", dependencies: ["JukeboxDaemon"]),
+        .executableTarget(
+            name: "jukebox-bench",
+            dependencies: [
+                "JukeboxTestSupport", "LinuxSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
+
+        // MARK: tests
+        .target(name: "JukeboxTestSupport", dependencies: ["LinuxSupport", "CLinuxShims"]),
+        .testTarget(name: "JukeboxCoreTests", dependencies: ["JukeboxCore"]),
+        .testTarget(name: "LinuxSupportTests", dependencies: ["LinuxSupport"]),
+        .testTarget(
+            name: "JukeboxAudioTests",
+            dependencies: ["JukeboxAudio", "ALSA", "MPG123", "JukeboxTestSupport"]),
+        .testTarget(name: "JukeboxStoreTests", dependencies: ["JukeboxStore", "SQLite", "JukeboxTestSupport"]),
+        .testTarget(
+            name: "JukeboxDaemonTests",
+            dependencies: ["JukeboxDaemon", "JukeboxTestSupport", "SQLite"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

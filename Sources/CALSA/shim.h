@@ -1,0 +1,4 @@
+#ifndef JUKEBOX_CALSA_SHIM_H
+#define JUKEBOX_CALSA_SHIM_H
+#include <alsa/asoundlib.h>
+#endif

@@ -1,0 +1,23 @@
+#ifndef JUKEBOX_CLINUXSHIMS_H
+#define JUKEBOX_CLINUXSHIMS_H
+/* Calls Swift cannot import directly: variadic ioctl/fcntl and GNU-only functions. */
+#include <stdint.h>
+
+/* Bytes waiting to be read on fd (FIONREAD), or -1 with errno set. */
+int jb_bytes_readable(int fd);
+/* Sets a pipe's capacity (F_SETPIPE_SZ); returns the new size or -1 with errno set. */
+int jb_set_pipe_size(int fd, int bytes);
+/* fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK); 0 or -1 with errno set. */
+int jb_set_nonblocking(int fd, int on);
+/* Names the calling thread (at most 15 characters are kept). */
+void jb_set_thread_name(const char *name);
+/* Asks for SCHED_FIFO at the given priority for the calling thread; 0 or an errno value. */
+int jb_set_realtime_priority(int priority);
+/* Returns the calling thread's kernel id (gettid). */
+int jb_thread_id(void);
+/* eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK), or -1 with errno set. */
+int jb_eventfd(void);
+/* open(2) with a mode: open is variadic in C. */
+int jb_open(const char *path, int flags, unsigned int mode);
+
+#endif

@@ -1,0 +1,44 @@
+#define _GNU_SOURCE
+#include "CLinuxShims.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+int jb_bytes_readable(int fd) {
+    int n = 0;
+    if (ioctl(fd, FIONREAD, &n) < 0) return -1;
+    return n;
+}
+
+int jb_set_pipe_size(int fd, int bytes) { return fcntl(fd, F_SETPIPE_SZ, bytes); }
+
+int jb_set_nonblocking(int fd, int on) {
+    int flags = fcntl(fd, F_GETFL);
+    if (flags < 0) return -1;
+    flags = on ? (flags | O_NONBLOCK) : (flags & ~O_NONBLOCK);
+    return fcntl(fd, F_SETFL, flags);
+}
+
+void jb_set_thread_name(const char *name) {
+    char buf[16];
+    int i = 0;
+    for (; i < 15 && name[i]; i++) buf[i] = name[i];
+    buf[i] = 0;
+    pthread_setname_np(pthread_self(), buf);
+}
+
+int jb_set_realtime_priority(int priority) {
+    struct sched_param p = {.sched_priority = priority};
+    return pthread_setschedparam(pthread_self(), SCHED_FIFO, &p);
+}
+
+int jb_thread_id(void) { return (int)syscall(SYS_gettid); }
+
+int jb_open(const char *path, int flags, unsigned int mode) { return open(path, flags, (mode_t)mode); }
+
+#include <sys/eventfd.h>
+int jb_eventfd(void) { return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK); }

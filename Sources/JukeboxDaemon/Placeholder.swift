@@ -1,0 +1,1 @@
+public enum JukeboxDaemonMain { public static func main() {} }

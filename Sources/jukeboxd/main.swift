@@ -1,0 +1,2 @@
+import JukeboxDaemon
+JukeboxDaemonMain.main()
