@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs Jukebox on a Raspberry Pi (or any Debian-based ARM/x86 board) as a system service.
+#   sudo Board/install.sh            build, install, enable and start jukeboxd
+# Afterwards: edit /etc/jukebox/jukebox.toml (music_dir, pins, display), then
+#   sudo jukeboxd --config /etc/jukebox/jukebox.toml --check-config && sudo systemctl restart jukeboxd
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if [ "$(id -u)" -ne 0 ]; then echo "install.sh: run me with sudo" >&2; exit 1; fi
+
+./dev setup
+swift build -c release --product jukeboxd
+install -m 0755 .build/release/jukeboxd /usr/local/bin/jukeboxd
+
+id jukebox >/dev/null 2>&1 || useradd --system --home-dir /var/lib/jukebox --shell /usr/sbin/nologin jukebox
+for group in audio gpio dialout; do
+    getent group "$group" >/dev/null && usermod -a -G "$group" jukebox
+done
+install -d -o jukebox -g jukebox -m 0750 /var/lib/jukebox
+install -d -m 0755 /etc/jukebox
+if [ ! -f /etc/jukebox/jukebox.toml ]; then
+    install -m 0644 config/jukebox.toml /etc/jukebox/jukebox.toml
+    echo "install.sh: wrote /etc/jukebox/jukebox.toml; set music_dir in it" >&2
+fi
+install -m 0644 Board/jukeboxd.service /etc/systemd/system/jukeboxd.service
+systemctl daemon-reload
+if jukeboxd --config /etc/jukebox/jukebox.toml --check-config; then
+    systemctl enable --now jukeboxd
+    echo "install.sh: jukeboxd is running; 'journalctl -u jukeboxd -f' shows its log" >&2
+else
+    systemctl enable jukeboxd
+    echo "install.sh: fix the config errors above, then 'sudo systemctl start jukeboxd'" >&2
+fi
