@@ -1,0 +1,80 @@
+#!/usr/bin/env python3
+"""Writes ID3 tags byte by byte (no tagging library), so the fixtures have exactly the
+version, text encoding and frame layout a test expects.
+
+usage: write_id3.py KIND IN.mp3 OUT.mp3 TITLE ARTIST ALBUM TRACK
+KIND: v1 (ID3v1.1, Latin-1, appended) | v22 (ID3v2.2, Latin-1) |
+      v23 (ID3v2.3, UTF-16 with BOM) | v24 (ID3v2.4, UTF-8)
+The ID3v2 tags carry 64 bytes of zero padding after the frames (tag size is syncsafe;
+v2.4 frame sizes are syncsafe, v2.3 frame sizes are plain 32-bit, v2.2 frames have
+3-character ids and 24-bit sizes).
+"""
+import struct
+import sys
+
+
+def syncsafe(n: int) -> bytes:
+    assert 0 <= n < (1 << 28)
+    return bytes([(n >> 21) & 0x7F, (n >> 14) & 0x7F, (n >> 7) & 0x7F, n & 0x7F])
+
+
+def text_payload(encoding: int, text: str) -> bytes:
+    if encoding == 0:
+        return b"\x00" + text.encode("latin-1")
+    if encoding == 1:  # UTF-16 with BOM (little endian, as most taggers write it)
+        return b"\x01" + b"\xff\xfe" + text.encode("utf-16-le")
+    if encoding == 3:
+        return b"\x03" + text.encode("utf-8")
+    raise ValueError(encoding)
+
+
+def v2_tag(kind: str, title: str, artist: str, album: str, track: str) -> bytes:
+    padding = 64
+    if kind == "v22":
+        ids, version, enc = ("TT2", "TP1", "TAL", "TRK"), 2, 0
+    elif kind == "v23":
+        ids, version, enc = ("TIT2", "TPE1", "TALB", "TRCK"), 3, 1
+    elif kind == "v24":
+        ids, version, enc = ("TIT2", "TPE1", "TALB", "TRCK"), 4, 3
+    else:
+        raise ValueError(kind)
+    frames = b""
+    for fid, value in zip(ids, (title, artist, album, track)):
+        body = text_payload(enc, value)
+        if version == 2:
+            frames += fid.encode("ascii") + struct.pack(">I", len(body))[1:] + body
+        elif version == 3:
+            frames += fid.encode("ascii") + struct.pack(">I", len(body)) + b"\x00\x00" + body
+        else:
+            frames += fid.encode("ascii") + syncsafe(len(body)) + b"\x00\x00" + body
+    frames += b"\x00" * padding
+    return b"ID3" + bytes([version, 0, 0]) + syncsafe(len(frames)) + frames
+
+
+def v1_tag(title: str, artist: str, album: str, track: str) -> bytes:
+    def field(s: str, n: int) -> bytes:
+        b = s.encode("latin-1")
+        assert len(b) <= n, s
+        return b + b"\x00" * (n - len(b))
+
+    tag = (b"TAG" + field(title, 30) + field(artist, 30) + field(album, 30)
+           + b"2026" + field("", 28) + b"\x00" + bytes([int(track)]) + bytes([255]))
+    assert len(tag) == 128
+    return tag
+
+
+def main() -> None:
+    kind, src, dst, title, artist, album, track = sys.argv[1:8]
+    audio = open(src, "rb").read()
+    if audio[:3] == b"ID3" or audio[-128:-125] == b"TAG":
+        sys.exit(f"{src}: already tagged")
+    if kind == "v1":
+        data = audio + v1_tag(title, artist, album, track)
+    else:
+        data = v2_tag(kind, title, artist, album, track) + audio
+    with open(dst, "wb") as f:
+        f.write(data)
+
+
+if __name__ == "__main__":
+    main()
