@@ -1,0 +1,120 @@
+/// The identity of a track in the library: its SQLite rowid.
+public typealias TrackID = Int64
+
+/// What the library knows about one track.
+public struct TrackInfo: Sendable, Equatable, Hashable {
+    public var id: TrackID
+    /// The file, relative to `music_dir`.
+    public var path: String
+    public var title: String?
+    public var artist: String?
+    public var album: String?
+    public var trackNumber: Int?
+    public var durationMs: Int64?
+    /// The `.lrc` file beside the track, relative to `music_dir` (or `lyrics_dir`).
+    public var lyricPath: String?
+
+    public init(
+        id: TrackID, path: String, title: String? = nil, artist: String? = nil, album: String? = nil,
+        trackNumber: Int? = nil, durationMs: Int64? = nil, lyricPath: String? = nil
+    ) {
+        self.id = id
+        self.path = path
+        self.title = title
+        self.artist = artist
+        self.album = album
+        self.trackNumber = trackNumber
+        self.durationMs = durationMs
+        self.lyricPath = lyricPath
+    }
+}
+
+/// How the queue moves on when a track ends.
+public enum PlayMode: String, CaseIterable, Sendable {
+    /// Play the queue once, then stop.
+    case inOrder = "in-order"
+    /// Play the queue, then start again from the first entry.
+    case repeatAll = "repeat-all"
+    /// Replay the current track; a user `next` still moves on.
+    case repeatOne = "repeat-one"
+    /// Play every entry once in a shuffled order, then reshuffle and continue.
+    case shuffle = "shuffle"
+
+    /// The mode after this one, for the `mode` command without an argument.
+    public var cycled: PlayMode {
+        let all = PlayMode.allCases
+        let index = all.firstIndex(of: self)!
+        return all[(index + 1) % all.count]
+    }
+}
+
+/// A point on the monotonic clock, in nanoseconds. The core never reads a clock: the daemon passes it in.
+public struct Instant: Comparable, Hashable, Sendable, CustomStringConvertible {
+    public var nanoseconds: Int64
+
+    public init(nanoseconds: Int64) {
+        self.nanoseconds = nanoseconds
+    }
+
+    /// The instant `milliseconds` after the clock's origin.
+    public static func milliseconds(_ milliseconds: Int64) -> Instant {
+        Instant(nanoseconds: milliseconds &* 1_000_000)
+    }
+
+    /// The clock's origin.
+    public static let zero = Instant(nanoseconds: 0)
+
+    /// This instant moved by `milliseconds` (negative moves back).
+    public func adding(milliseconds: Int64) -> Instant {
+        Instant(nanoseconds: nanoseconds &+ milliseconds &* 1_000_000)
+    }
+
+    /// Whole milliseconds from `earlier` to this instant (negative when `earlier` is later).
+    public func milliseconds(since earlier: Instant) -> Int64 {
+        (nanoseconds &- earlier.nanoseconds) / 1_000_000
+    }
+
+    public static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.nanoseconds < rhs.nanoseconds }
+
+    public static func + (lhs: Instant, milliseconds: Int64) -> Instant { lhs.adding(milliseconds: milliseconds) }
+
+    public var description: String { "\(nanoseconds / 1_000_000)ms" }
+}
+
+/// A small deterministic random number generator (SplitMix64). Its whole state is one
+/// `UInt64`, so a persisted queue restores the same shuffle.
+public struct SplitMix64: RandomNumberGenerator, Sendable, Equatable {
+    public var state: UInt64
+
+    public init(seed: UInt64) {
+        state = seed
+    }
+
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    /// A uniform value in `0..<bound` (bound > 0), without modulo bias.
+    public mutating func next(below bound: Int) -> Int {
+        precondition(bound > 0, "bound must be positive")
+        let limit = UInt64(bound)
+        let threshold = (0 &- limit) % limit
+        while true {
+            let value = next()
+            if value >= threshold { return Int(value % limit) }
+        }
+    }
+
+    /// Fisher–Yates shuffle with this generator; stable across Swift versions (unlike `shuffle(using:)`).
+    public mutating func shuffle<T>(_ array: inout [T]) {
+        guard array.count > 1 else { return }
+        for i in stride(from: array.count - 1, to: 0, by: -1) {
+            let j = next(below: i + 1)
+            if i != j { array.swapAt(i, j) }
+        }
+    }
+}
