@@ -1,0 +1,130 @@
+/// The validated configuration of the daemon. Every field but `musicDir` has a default.
+public struct JukeboxConfig: Sendable, Equatable {
+    /// The folder with the music (required).
+    public var musicDir: String
+    /// The SQLite database file.
+    public var database: String = "/var/lib/jukebox/jukebox.sqlite"
+    /// Where `.lrc` files live when not beside the tracks.
+    public var lyricsDir: String?
+    public var audio = Audio()
+    public var queue = Queue()
+    public var resume = Resume()
+    public var console = Console()
+    public var buttons = Buttons()
+    public var encoder = Encoder()
+    public var display = Display()
+    public var network = Network()
+
+    public init(musicDir: String) {
+        self.musicDir = musicDir
+    }
+
+    /// `[audio]`: the ALSA output.
+    public struct Audio: Sendable, Equatable {
+        /// Any ALSA PCM name: `default`, `hw:1,0`, `plughw:0`, `file:'/tmp/out.raw',raw`.
+        public var device = "default"
+        public var periodMs = 10
+        public var bufferMs = 40
+        /// An ALSA mixer control for hardware volume; empty means software volume.
+        public var mixer = ""
+        public var startVolume = 40
+        public var maxVolume = 85
+        public var pacing = Pacing.auto
+
+        public init() {}
+    }
+
+    /// How the output thread paces itself.
+    public enum Pacing: String, Sendable, Equatable, CaseIterable {
+        /// The device's clock when it blocks, else the monotonic clock.
+        case auto
+        /// Block on the device.
+        case device
+        /// The monotonic clock (for PCMs that swallow data at once).
+        case clock
+    }
+
+    /// `[queue]`.
+    public struct Queue: Sendable, Equatable {
+        public var mode = PlayMode.repeatAll
+
+        public init() {}
+    }
+
+    /// `[resume]`: what happens on power-up and how often state is made durable.
+    public struct Resume: Sendable, Equatable {
+        public var onStart = ResumeOnStart.play
+        /// Tracks longer than this resume from their own saved position.
+        public var longTrackMinutes: Double = 10
+        /// A durable commit happens at least this often while playing.
+        public var syncIntervalSeconds = 30
+
+        public init() {}
+
+        public var longTrackMs: Int64 { Int64(longTrackMinutes * 60_000) }
+        public var syncIntervalMs: Int64 { Int64(syncIntervalSeconds) * 1000 }
+    }
+
+    /// `[console]`: the text command console.
+    public struct Console: Sendable, Equatable {
+        /// `stdin`, or a tty path such as `/dev/serial0`.
+        public var device = "stdin"
+        public var baud = 115_200
+
+        public init() {}
+    }
+
+    /// `[buttons]`: libgpiod lines (BCM numbers on a Pi); nil means not wired.
+    public struct Buttons: Sendable, Equatable {
+        public var chip = "gpiochip0"
+        public var playPause: Int?
+        public var next: Int?
+        public var previous: Int?
+
+        public init() {}
+    }
+
+    /// `[encoder]`: a rotary encoder with a push switch; nil lines mean not wired.
+    public struct Encoder: Sendable, Equatable {
+        public var chip = "gpiochip0"
+        public var a: Int?
+        public var b: Int?
+        public var pushSwitch: Int?
+        /// Quadrature steps per detent: 1, 2 or 4.
+        public var stepsPerDetent = 4
+
+        public init() {}
+    }
+
+    /// The kind of display attached.
+    public enum DisplayKind: String, Sendable, Equatable, CaseIterable {
+        case framebuffer
+        case serialLCD = "serial-lcd"
+        case i2cLCD = "i2c-lcd"
+        case terminal
+        case none
+    }
+
+    /// `[display]`.
+    public struct Display: Sendable, Equatable {
+        public var kind = DisplayKind.none
+        /// `/dev/fb1`, a serial tty or an I2C bus device; empty for the kind's default.
+        public var device = ""
+
+        public init() {}
+    }
+
+    /// `[network]`: the MPD protocol listener.
+    public struct Network: Sendable, Equatable {
+        public var address = "127.0.0.1"
+        public var port = 6600
+
+        public init() {}
+    }
+
+    /// The player settings that come from this config.
+    public var playerConfiguration: PlayerMachine.Configuration {
+        PlayerMachine.Configuration(
+            maxVolume: audio.maxVolume, startVolume: audio.startVolume, longTrackMs: resume.longTrackMs)
+    }
+}
