@@ -34,7 +34,8 @@ public struct CheckpointPolicy: Sendable, Equatable {
     /// When the position first moved after the last durable commit.
     public private(set) var undurableProgressSince: Instant?
 
-    public init(journalIntervalMs: Int64 = 2000, minimumDurableIntervalMs: Int64 = 2000, syncIntervalMs: Int64 = 30_000) {
+    public init(journalIntervalMs: Int64 = 2000, minimumDurableIntervalMs: Int64 = 2000, syncIntervalMs: Int64 = 30_000)
+    {
         self.journalIntervalMs = journalIntervalMs
         self.minimumDurableIntervalMs = minimumDurableIntervalMs
         self.syncIntervalMs = syncIntervalMs

@@ -75,7 +75,9 @@ public enum CommandParser {
     /// Parses one console line. Case, extra spaces, tabs and a trailing CR are ignored;
     /// backspace and DEL erase the character before them.
     public static func parse(_ line: String) -> Result<Command, CommandError> {
-        guard line.unicodeScalars.count <= maximumLineLength * 4 else { return .failure(.lineTooLong(limit: maximumLineLength)) }
+        guard line.unicodeScalars.count <= maximumLineLength * 4 else {
+            return .failure(.lineTooLong(limit: maximumLineLength))
+        }
         var text: [Unicode.Scalar] = []
         for scalar in line.unicodeScalars {
             switch scalar.value {
@@ -143,7 +145,9 @@ public enum CommandParser {
         case "mode":
             guard let argument = arguments.first else { return .success(.cycleMode) }
             guard arguments.count == 1, let mode = parseMode(argument) else {
-                return bad("mode", "expected in-order, repeat-all, repeat-one or shuffle, found '\(arguments.joined(separator: " "))'")
+                return bad(
+                    "mode",
+                    "expected in-order, repeat-all, repeat-one or shuffle, found '\(arguments.joined(separator: " "))'")
             }
             return .success(.setMode(mode))
         default:
@@ -215,7 +219,9 @@ public enum CommandParser {
         }
     }
 
-    private static func noArguments(_ name: String, _ arguments: [String], _ command: Command) -> Result<Command, CommandError> {
+    private static func noArguments(_ name: String, _ arguments: [String], _ command: Command) -> Result<
+        Command, CommandError
+    > {
         arguments.isEmpty ? .success(command) : bad(name, "takes no arguments")
     }
 

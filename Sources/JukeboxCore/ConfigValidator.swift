@@ -54,14 +54,18 @@ public enum ConfigValidator {
         if let musicDir {
             if musicDir.value.isEmpty {
                 run.diagnostics.append(
-                    .init(fileName: document.fileName, line: musicDir.line, key: "music_dir", problem: "must not be empty"))
+                    .init(
+                        fileName: document.fileName, line: musicDir.line, key: "music_dir", problem: "must not be empty"
+                    ))
             } else if let problem = directoryProblem(musicDir.value) {
                 run.diagnostics.append(
                     .init(fileName: document.fileName, line: musicDir.line, key: "music_dir", problem: problem))
             }
         } else {
             run.diagnostics.append(
-                .init(fileName: document.fileName, line: nil, key: "music_dir", problem: "required: the folder with your music"))
+                .init(
+                    fileName: document.fileName, line: nil, key: "music_dir",
+                    problem: "required: the folder with your music"))
         }
 
         if config.audio.bufferMs < 2 * config.audio.periodMs {
@@ -69,14 +73,17 @@ public enum ConfigValidator {
                 .init(
                     fileName: document.fileName, line: lines["audio.buffer_ms"] ?? lines["audio.period_ms"] ?? nil,
                     key: "audio.buffer_ms",
-                    problem: "must be at least twice period_ms (\(2 * config.audio.periodMs)), found \(config.audio.bufferMs)"))
+                    problem: "must be at least twice period_ms (\(2 * config.audio.periodMs)), "
+                        + "found \(config.audio.bufferMs)"
+                ))
         }
         if config.audio.startVolume > config.audio.maxVolume {
             run.diagnostics.append(
                 .init(
                     fileName: document.fileName, line: lines["audio.start_volume"] ?? lines["audio.max_volume"] ?? nil,
                     key: "audio.start_volume",
-                    problem: "must not be above max_volume (\(config.audio.maxVolume)), found \(config.audio.startVolume)"))
+                    problem:
+                        "must not be above max_volume (\(config.audio.maxVolume)), found \(config.audio.startVolume)"))
         }
         var usedLines: [String: String] = [:]
         let wired: [(String, String, Int?)] = [
@@ -136,13 +143,17 @@ public enum ConfigValidator {
         var number: Double?
     }
 
-    static func string(_ name: String, allowEmpty: Bool = false, _ set: @escaping @Sendable (inout JukeboxConfig, String) -> Void)
+    static func string(
+        _ name: String, allowEmpty: Bool = false, _ set: @escaping @Sendable (inout JukeboxConfig, String) -> Void
+    )
         -> KeySpec
     {
         KeySpec(name: name, kind: .string(allowEmpty: allowEmpty)) { config, value in set(&config, value.text ?? "") }
     }
 
-    static func integer(_ name: String, _ range: ClosedRange<Int64>, _ set: @escaping @Sendable (inout JukeboxConfig, Int) -> Void)
+    static func integer(
+        _ name: String, _ range: ClosedRange<Int64>, _ set: @escaping @Sendable (inout JukeboxConfig, Int) -> Void
+    )
         -> KeySpec
     {
         KeySpec(name: name, kind: .integer(range)) { config, value in set(&config, value.integer ?? 0) }
@@ -178,7 +189,9 @@ public enum ConfigValidator {
         ],
         "resume": [
             choice("on_start", ResumeOnStart.self) { $0.resume.onStart = $1 },
-            KeySpec(name: "long_track_minutes", kind: .number(0...1440)) { $0.resume.longTrackMinutes = $1.number ?? 10 },
+            KeySpec(name: "long_track_minutes", kind: .number(0...1440)) {
+                $0.resume.longTrackMinutes = $1.number ?? 10
+            },
             integer("sync_interval_s", 2...600) { $0.resume.syncIntervalSeconds = $1 },
         ],
         "console": [
@@ -196,7 +209,9 @@ public enum ConfigValidator {
             integer("a", gpioLines) { $0.encoder.a = $1 },
             integer("b", gpioLines) { $0.encoder.b = $1 },
             integer("switch", gpioLines) { $0.encoder.pushSwitch = $1 },
-            KeySpec(name: "steps_per_detent", kind: .integerChoice([1, 2, 4])) { $0.encoder.stepsPerDetent = $1.integer ?? 4 },
+            KeySpec(name: "steps_per_detent", kind: .integerChoice([1, 2, 4])) {
+                $0.encoder.stepsPerDetent = $1.integer ?? 4
+            },
         ],
         "display": [
             choice("kind", JukeboxConfig.DisplayKind.self) { $0.display.kind = $1 },
@@ -306,7 +321,8 @@ public enum ConfigValidator {
             _ entry: ConfigDocument.Entry, _ value: Double, range: ClosedRange<Double>, shown: String
         ) -> CheckedValue? {
             guard range.contains(value) else {
-                report(entry, "must be between \(Self.format(range.lowerBound)) and \(Self.format(range.upperBound)), found \(shown)")
+                let bounds = "\(Self.format(range.lowerBound)) and \(Self.format(range.upperBound))"
+                report(entry, "must be between \(bounds), found \(shown)")
                 return nil
             }
             return CheckedValue(number: value)

@@ -103,7 +103,9 @@ public struct PlayerMachine: Sendable, Equatable {
         /// `previous` restarts the current track when it is further in than this.
         public var restartThresholdMs: Int64
 
-        public init(maxVolume: Int = 100, startVolume: Int = 40, longTrackMs: Int64 = 600_000, restartThresholdMs: Int64 = 3000) {
+        public init(
+            maxVolume: Int = 100, startVolume: Int = 40, longTrackMs: Int64 = 600_000, restartThresholdMs: Int64 = 3000
+        ) {
             self.maxVolume = min(max(maxVolume, 0), 100)
             self.startVolume = min(max(startVolume, 0), 100)
             self.longTrackMs = longTrackMs
@@ -163,7 +165,8 @@ public struct PlayerMachine: Sendable, Equatable {
 
     public var snapshot: Snapshot {
         Snapshot(
-            queue: queue.snapshot, currentTrack: queue.currentTrack, positionMs: positionMs, state: state, volume: volume,
+            queue: queue.snapshot, currentTrack: queue.currentTrack, positionMs: positionMs, state: state,
+            volume: volume,
             savedPositions: savedPositions)
     }
 
@@ -208,7 +211,11 @@ public struct PlayerMachine: Sendable, Equatable {
         case .play(let index):
             if let index {
                 guard queue.entries.indices.contains(index) else {
-                    actions.append(.reply(queue.isEmpty ? "play: the queue is empty" : "play: no entry \(index + 1) (the queue has \(queue.count))"))
+                    actions.append(
+                        .reply(
+                            queue.isEmpty
+                                ? "play: the queue is empty"
+                                : "play: no entry \(index + 1) (the queue has \(queue.count))"))
                     return
                 }
                 leaveCurrentTrack()
@@ -287,7 +294,8 @@ public struct PlayerMachine: Sendable, Equatable {
         case .setVolume(let percent):
             setVolume(percent, into: &actions)
         case .changeVolume(let delta):
-            setVolume(volume.addingReportingOverflow(delta).overflow ? (delta > 0 ? 100 : 0) : volume + delta, into: &actions)
+            setVolume(
+                volume.addingReportingOverflow(delta).overflow ? (delta > 0 ? 100 : 0) : volume + delta, into: &actions)
         case .setMode(let mode):
             setMode(mode, into: &actions)
         case .cycleMode:

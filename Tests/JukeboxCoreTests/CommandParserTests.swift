@@ -59,7 +59,10 @@ import Testing
         ("play -2", .badArgument(command: "play", problem: "expected an entry number from 1, found '-2'")),
         ("play x", .badArgument(command: "play", problem: "expected an entry number from 1, found 'x'")),
         ("play 1 2", .badArgument(command: "play", problem: "expected at most one entry number, like play 3")),
-        ("play 99999999999999999999999", .badArgument(command: "play", problem: "expected an entry number from 1, found '99999999999999999999999'")),
+        (
+            "play 99999999999999999999999",
+            .badArgument(command: "play", problem: "expected an entry number from 1, found '99999999999999999999999'")
+        ),
         ("next please", .badArgument(command: "next", problem: "takes no arguments")),
         ("volume", .badArgument(command: "volume", problem: "expected a number like 40, +5 or -5")),
         ("volume loud", .badArgument(command: "volume", problem: "expected a number like 40, +5 or -5")),
@@ -73,7 +76,10 @@ import Testing
         ("seek 1.2345", .badArgument(command: "seek", problem: "expected seconds or m:ss like 83, 1:23, +10 or -5")),
         ("seek +-3", .badArgument(command: "seek", problem: "expected seconds or m:ss like 83, 1:23, +10 or -5")),
         ("seek 1:2:3:4", .badArgument(command: "seek", problem: "expected seconds or m:ss like 83, 1:23, +10 or -5")),
-        ("mode loop", .badArgument(command: "mode", problem: "expected in-order, repeat-all, repeat-one or shuffle, found 'loop'")),
+        (
+            "mode loop",
+            .badArgument(command: "mode", problem: "expected in-order, repeat-all, repeat-one or shuffle, found 'loop'")
+        ),
         ("play\u{1B}[A", .controlCharacters),
         ("stop\u{0}", .controlCharacters),
         (String(repeating: "x", count: 300), .lineTooLong(limit: 256)),
@@ -85,7 +91,10 @@ import Testing
 
     @Test(arguments: [
         (CommandError.unknownCommand("paws"), "unknown command 'paws' (type 'help')"),
-        (.badArgument(command: "volume", problem: "expected a number like 40, +5 or -5"), "volume: expected a number like 40, +5 or -5"),
+        (
+            .badArgument(command: "volume", problem: "expected a number like 40, +5 or -5"),
+            "volume: expected a number like 40, +5 or -5"
+        ),
         (.lineTooLong(limit: 256), "line too long (at most 256 characters)"),
     ])
     func errorMessages(error: CommandError, message: String) {

@@ -8,7 +8,8 @@ import Testing
     static func document(_ entries: [Entry], tables: [(String, Int?)]? = nil) -> ConfigDocument {
         var all = [Entry(table: "", key: "music_dir", value: .string("/music"), line: 1)]
         all.append(contentsOf: entries)
-        let declared = tables ?? Array(Set(entries.map(\.table)).filter { !$0.isEmpty }).sorted().map { ($0, Int?.none) }
+        let declared =
+            tables ?? Array(Set(entries.map(\.table)).filter { !$0.isEmpty }).sorted().map { ($0, Int?.none) }
         return ConfigDocument(fileName: "jukebox.toml", tables: declared.map { (name: $0.0, line: $0.1) }, entries: all)
     }
 
@@ -41,7 +42,9 @@ import Testing
         #expect(value.display.kind == JukeboxConfig.DisplayKind.none)
         #expect(value.network.port == 6600)
         #expect(value.lyricsDir == nil)
-        #expect(value.playerConfiguration == PlayerMachine.Configuration(maxVolume: 85, startVolume: 40, longTrackMs: 600_000))
+        #expect(
+            value.playerConfiguration
+                == PlayerMachine.Configuration(maxVolume: 85, startVolume: 40, longTrackMs: 600_000))
     }
 
     @Test func theDesignExampleIsValid() throws {
@@ -123,12 +126,18 @@ import Testing
     }
 
     @Test(arguments: [
-        Case("typo with suggestion", "audio", "period", .integer(10), "unknown key 'period'; did you mean 'period_ms'?"),
-        Case("swapped letters", "audio", "perdio_ms", .integer(10), "unknown key 'perdio_ms'; did you mean 'period_ms'?"),
+        Case(
+            "typo with suggestion", "audio", "period", .integer(10), "unknown key 'period'; did you mean 'period_ms'?"),
+        Case(
+            "swapped letters", "audio", "perdio_ms", .integer(10), "unknown key 'perdio_ms'; did you mean 'period_ms'?"),
         Case("wrong case", "audio", "Max_Volume", .integer(10), "unknown key 'Max_Volume'; did you mean 'max_volume'?"),
         Case("no suggestion", "audio", "colour", .string("red"), "unknown key 'colour'"),
-        Case("top-level typo", "", "music_directory", .string("/m"), "unknown key 'music_directory'; did you mean 'music_dir'?"),
-        Case("table written as key", "", "audio", .integer(3), "unknown key 'audio'; 'audio' is a table, write it as [audio]"),
+        Case(
+            "top-level typo", "", "music_directory", .string("/m"),
+            "unknown key 'music_directory'; did you mean 'music_dir'?"),
+        Case(
+            "table written as key", "", "audio", .integer(3),
+            "unknown key 'audio'; 'audio' is a table, write it as [audio]"),
         Case("string for integer", "audio", "period_ms", .string("10"), "expected an integer, found a string"),
         Case("float for integer", "audio", "max_volume", .float(50.0), "expected an integer, found a number"),
         Case("integer for string", "audio", "device", .integer(1), "expected a string, found an integer"),
@@ -141,39 +150,53 @@ import Testing
         Case("negative start volume", "audio", "start_volume", .integer(-1), "must be between 0 and 100, found -1"),
         Case("period too long", "audio", "period_ms", .integer(501), "must be between 1 and 500, found 501"),
         Case("buffer too long", "audio", "buffer_ms", .integer(5000), "must be between 2 and 2000, found 5000"),
-        Case("long track range", "resume", "long_track_minutes", .float(1441.5), "must be between 0 and 1440, found 1441.5"),
+        Case(
+            "long track range", "resume", "long_track_minutes", .float(1441.5),
+            "must be between 0 and 1440, found 1441.5"),
         Case("sync too short", "resume", "sync_interval_s", .integer(1), "must be between 2 and 600, found 1"),
         Case("gpio line range", "buttons", "next", .integer(512), "must be between 0 and 511, found 512"),
         Case("port zero", "network", "port", .integer(0), "must be between 1 and 65535, found 0"),
         Case("port too high", "network", "port", .integer(70000), "must be between 1 and 65535, found 70000"),
-        Case("odd baud", "console", "baud", .integer(12345), "must be one of 1200, 2400, 4800, 9600, 19200, 38400, 57600, 115200, 230400, 460800 or 921600, found 12345"),
+        Case(
+            "odd baud", "console", "baud", .integer(12345),
+            "must be one of 1200, 2400, 4800, 9600, 19200, 38400, 57600, 115200, 230400, 460800 or 921600, found 12345"),
         Case("steps per detent", "encoder", "steps_per_detent", .integer(3), "must be one of 1, 2 or 4, found 3"),
-        Case("mode", "queue", "mode", .string("loop"), "must be one of in-order, repeat-all, repeat-one or shuffle, found 'loop'"),
+        Case(
+            "mode", "queue", "mode", .string("loop"),
+            "must be one of in-order, repeat-all, repeat-one or shuffle, found 'loop'"),
         Case("on start", "resume", "on_start", .string("resume"), "must be one of play, paused or off, found 'resume'"),
         Case("pacing", "audio", "pacing", .string("fast"), "must be one of auto, device or clock, found 'fast'"),
-        Case("display kind", "display", "kind", .string("oled"), "must be one of framebuffer, serial-lcd, i2c-lcd, terminal or none, found 'oled'"),
+        Case(
+            "display kind", "display", "kind", .string("oled"),
+            "must be one of framebuffer, serial-lcd, i2c-lcd, terminal or none, found 'oled'"),
         Case("empty device", "audio", "device", .string(""), "must not be empty"),
     ])
     func singleProblems(testCase: Case) {
         let (config, diagnostics) = Self.validate(Self.document([testCase.entry]))
         #expect(config == nil)
-        #expect(diagnostics == [ConfigDiagnostic(fileName: "jukebox.toml", line: 7, key: testCase.key, problem: testCase.problem)])
+        #expect(
+            diagnostics == [
+                ConfigDiagnostic(fileName: "jukebox.toml", line: 7, key: testCase.key, problem: testCase.problem)
+            ])
     }
 
     @Test func missingMusicDir() {
-        let document = ConfigDocument(fileName: "j.toml", entries: [.init(table: "audio", key: "device", value: .string("hw:0"), line: 2)])
+        let document = ConfigDocument(
+            fileName: "j.toml", entries: [.init(table: "audio", key: "device", value: .string("hw:0"), line: 2)])
         let result = ConfigValidator.validate(document) { _ in nil }
         #expect(result.config == nil)
         #expect(result.diagnostics.map(\.description) == ["j.toml:?: music_dir: required: the folder with your music"])
     }
 
-    @Test(arguments: [
-        (ConfigValue.string("/nope"), "does not exist", "j.toml:3: music_dir: does not exist"),
-        (.string(""), nil, "j.toml:3: music_dir: must not be empty"),
-        (.integer(3), nil, "j.toml:3: music_dir: expected a string, found an integer"),
-    ] as [(ConfigValue, String?, String)])
+    @Test(
+        arguments: [
+            (ConfigValue.string("/nope"), "does not exist", "j.toml:3: music_dir: does not exist"),
+            (.string(""), nil, "j.toml:3: music_dir: must not be empty"),
+            (.integer(3), nil, "j.toml:3: music_dir: expected a string, found an integer"),
+        ] as [(ConfigValue, String?, String)])
     func musicDirProblems(value: ConfigValue, problem: String?, expected: String) {
-        let document = ConfigDocument(fileName: "j.toml", entries: [.init(table: "", key: "music_dir", value: value, line: 3)])
+        let document = ConfigDocument(
+            fileName: "j.toml", entries: [.init(table: "", key: "music_dir", value: value, line: 3)])
         var asked: [String] = []
         let result = ConfigValidator.validate(document) { path in
             asked.append(path)
@@ -202,20 +225,34 @@ import Testing
     }
 
     @Test(arguments: [
-        ([Entry(table: "audio", key: "buffer_ms", value: .integer(15), line: 8)],
-         "jukebox.toml:8: audio.buffer_ms: must be at least twice period_ms (20), found 15"),
-        ([Entry(table: "audio", key: "period_ms", value: .integer(30), line: 6)],
-         "jukebox.toml:6: audio.buffer_ms: must be at least twice period_ms (60), found 40"),
-        ([Entry(table: "audio", key: "start_volume", value: .integer(90), line: 9)],
-         "jukebox.toml:9: audio.start_volume: must not be above max_volume (85), found 90"),
-        ([Entry(table: "audio", key: "max_volume", value: .integer(30), line: 10)],
-         "jukebox.toml:10: audio.start_volume: must not be above max_volume (30), found 40"),
-        ([Entry(table: "buttons", key: "next", value: .integer(5), line: 11),
-          Entry(table: "encoder", key: "a", value: .integer(5), line: 12),
-          Entry(table: "encoder", key: "b", value: .integer(6), line: 13)],
-         "jukebox.toml:12: encoder.a: line 5 of gpiochip0 is already used by buttons.next"),
-        ([Entry(table: "encoder", key: "a", value: .integer(5), line: 12)],
-         "jukebox.toml:12: encoder.b: required when the encoder has the other line: an encoder needs both a and b"),
+        (
+            [Entry(table: "audio", key: "buffer_ms", value: .integer(15), line: 8)],
+            "jukebox.toml:8: audio.buffer_ms: must be at least twice period_ms (20), found 15"
+        ),
+        (
+            [Entry(table: "audio", key: "period_ms", value: .integer(30), line: 6)],
+            "jukebox.toml:6: audio.buffer_ms: must be at least twice period_ms (60), found 40"
+        ),
+        (
+            [Entry(table: "audio", key: "start_volume", value: .integer(90), line: 9)],
+            "jukebox.toml:9: audio.start_volume: must not be above max_volume (85), found 90"
+        ),
+        (
+            [Entry(table: "audio", key: "max_volume", value: .integer(30), line: 10)],
+            "jukebox.toml:10: audio.start_volume: must not be above max_volume (30), found 40"
+        ),
+        (
+            [
+                Entry(table: "buttons", key: "next", value: .integer(5), line: 11),
+                Entry(table: "encoder", key: "a", value: .integer(5), line: 12),
+                Entry(table: "encoder", key: "b", value: .integer(6), line: 13),
+            ],
+            "jukebox.toml:12: encoder.a: line 5 of gpiochip0 is already used by buttons.next"
+        ),
+        (
+            [Entry(table: "encoder", key: "a", value: .integer(5), line: 12)],
+            "jukebox.toml:12: encoder.b: required when the encoder has the other line: an encoder needs both a and b"
+        ),
     ])
     func crossFieldChecks(entries: [Entry], expected: String) {
         let (config, diagnostics) = Self.validate(Self.document(entries))
@@ -251,4 +288,3 @@ import Testing
         #expect(ConfigValidator.editDistance(a, b) == distance)
     }
 }
-

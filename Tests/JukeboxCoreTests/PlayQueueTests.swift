@@ -9,7 +9,9 @@ import Testing
         var start: Int?
         var userInitiated: Bool
         var expected: [Int?]
-        var testDescription: String { "\(mode.rawValue) n=\(count) from \(String(describing: start)) user=\(userInitiated)" }
+        var testDescription: String {
+            "\(mode.rawValue) n=\(count) from \(String(describing: start)) user=\(userInitiated)"
+        }
     }
 
     @Test(arguments: [
@@ -201,7 +203,8 @@ import Testing
         Broken(
             name: "current out of range",
             snapshot: .init(entries: [1, 2], currentIndex: 7, mode: .repeatAll), current: nil),
-        Broken(name: "negative current", snapshot: .init(entries: [1, 2], currentIndex: -1, mode: .inOrder), current: nil),
+        Broken(
+            name: "negative current", snapshot: .init(entries: [1, 2], currentIndex: -1, mode: .inOrder), current: nil),
         Broken(
             name: "garbage shuffle",
             snapshot: .init(

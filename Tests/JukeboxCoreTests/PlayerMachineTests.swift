@@ -16,7 +16,8 @@ import Testing
     }
 
     static func machine(
-        mode: PlayMode = .inOrder, maxVolume: Int = 85, startVolume: Int = 40, entries: [TrackID] = [101, 102, 103, 104]
+        mode: PlayMode = .inOrder, maxVolume: Int = 85, startVolume: Int = 40,
+        entries: [TrackID] = [101, 102, 103, 104]
     ) -> PlayerMachine {
         var machine = PlayerMachine(
             configuration: .init(maxVolume: maxVolume, startVolume: startVolume, longTrackMs: 10 * minute),
@@ -130,7 +131,9 @@ import Testing
         var machine = Self.machine(mode: mode)
         var actions = Self.command(&machine, .play(index: nil))
         var attempts = 0
-        while case .startPlayback(let request)? = actions.first(where: { if case .startPlayback = $0 { true } else { false } }) {
+        while case .startPlayback(let request)? = actions.first(where: {
+            if case .startPlayback = $0 { true } else { false }
+        }) {
             attempts += 1
             #expect(attempts <= 4)
             if attempts > 4 { break }
@@ -158,7 +161,10 @@ import Testing
         var machine = Self.machine()
         _ = Self.command(&machine, .play(index: 0))
         _ = Self.command(&machine, .next)
-        #expect(machine.handle(.failed(token: 1, message: "x"), now: .zero) == [.log(.debug, "ignoring failure of stale request 1: x")])
+        #expect(
+            machine.handle(.failed(token: 1, message: "x"), now: .zero) == [
+                .log(.debug, "ignoring failure of stale request 1: x")
+            ])
         #expect(machine.handle(.started(token: 1), now: .zero) == [.log(.debug, "ignoring start of stale request 1")])
         #expect(machine.queue.currentIndex == 1)
     }
@@ -257,9 +263,10 @@ import Testing
     @Test func aLongTrackThatEndsForgetsItsPosition() {
         var machine = Self.machine(mode: .repeatAll)
         _ = machine.handle(.savedPositionsLoaded([103: 5 * Self.minute]), now: .zero)
-        #expect(Self.command(&machine, .play(index: 1)) == [
-            .startPlayback(Self.request(1, 102)), .setNext(Self.request(2, 103, 5 * Self.minute)), .persist(.event),
-        ])
+        #expect(
+            Self.command(&machine, .play(index: 1)) == [
+                .startPlayback(Self.request(1, 102)), .setNext(Self.request(2, 103, 5 * Self.minute)), .persist(.event),
+            ])
         _ = machine.handle(.started(token: 2), now: .zero)
         #expect(machine.positionMs == 5 * Self.minute)
         _ = machine.handle(.finished(token: 2), now: .zero)
@@ -309,7 +316,8 @@ import Testing
     @Test func restoringFollowsTheTrackWhenTheIndexIsStale() {
         var restored = Self.machine()
         let snapshot = PlayerMachine.Snapshot(
-            queue: .init(entries: [104, 101, 102], currentIndex: 0, mode: .inOrder), currentTrack: 102, positionMs: 9000,
+            queue: .init(entries: [104, 101, 102], currentIndex: 0, mode: .inOrder), currentTrack: 102,
+            positionMs: 9000,
             state: .playing, volume: 99)
         let actions = restored.handle(.restored(snapshot, onStart: .play), now: .zero)
         #expect(restored.queue.currentIndex == 2)
@@ -410,7 +418,8 @@ import Testing
         var actions = Self.command(&machine, .play(index: nil))
         var played: [TrackID] = []
         for _ in 0..<40 {
-            guard case .setNext(let next?)? = actions.first(where: { if case .setNext = $0 { true } else { false } }) else {
+            guard case .setNext(let next?)? = actions.first(where: { if case .setNext = $0 { true } else { false } })
+            else {
                 Issue.record("no follow-up")
                 return
             }
