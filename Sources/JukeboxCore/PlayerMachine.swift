@@ -338,9 +338,10 @@ public struct PlayerMachine: Sendable, Equatable {
         }
     }
 
+    /// Stops; the current entry stays selected, positioned by the resume rule for a later `play`.
     private mutating func stop(into actions: inout [PlayerAction]) {
         state = .stopped
-        positionMs = 0
+        positionMs = resumePosition(for: queue.currentTrack)
         currentRequest = nil
         nextRequest = nil
         followUpQueue = nil
@@ -415,7 +416,7 @@ public struct PlayerMachine: Sendable, Equatable {
             }
             if upcoming.next(userInitiated: true) != nil, let track = upcoming.currentTrack {
                 followUpQueue = upcoming
-                nextRequest = makeRequest(track)
+                nextRequest = makeRequest(track, from: track == currentRequest?.trackID ? 0 : nil)
             } else {
                 followUpQueue = nil
                 nextRequest = nil
@@ -537,7 +538,8 @@ public struct PlayerMachine: Sendable, Equatable {
             return
         }
         followUpQueue = track == nil ? nil : upcoming
-        nextRequest = track.map { makeRequest($0) }
+        // A track that follows itself (repeat-one, a one-entry queue) starts again from 0.
+        nextRequest = track.map { makeRequest($0, from: $0 == currentRequest?.trackID ? 0 : nil) }
         actions.append(.setNext(nextRequest))
     }
 

@@ -431,3 +431,67 @@ import Testing
         }
     }
 }
+
+@Suite struct PlayerMachineEdgeTests {
+    typealias T = PlayerMachineTests
+
+    @Test func aLongTrackInRepeatOneLoopsFromTheStart() {
+        var machine = T.machine(mode: .repeatOne)
+        _ = machine.handle(.savedPositionsLoaded([103: 5 * T.minute]), now: .zero)
+        #expect(
+            T.command(&machine, .play(index: 2)) == [
+                .startPlayback(T.request(1, 103, 5 * T.minute)), .setNext(T.request(2, 103, 0)), .persist(.event),
+            ])
+        #expect(machine.handle(.started(token: 2), now: .zero) == [.setNext(T.request(3, 103, 0)), .persist(.event)])
+    }
+
+    @Test func stopThenPlayResumesALongTrackFromWhereItStopped() {
+        var machine = T.machine()
+        _ = T.command(&machine, .play(index: 2))
+        _ = machine.handle(.position(ms: 9 * T.minute), now: .zero)
+        _ = T.command(&machine, .stop)
+        #expect(machine.positionMs == 9 * T.minute)
+        #expect(T.command(&machine, .play(index: nil)).first == .startPlayback(T.request(3, 103, 9 * T.minute)))
+    }
+
+    @Test func stopThenPlayStartsAShortTrackFromZero() {
+        var machine = T.machine()
+        _ = T.command(&machine, .play(index: 1))
+        _ = machine.handle(.position(ms: 90_000), now: .zero)
+        _ = T.command(&machine, .stop)
+        #expect(T.command(&machine, .play(index: nil)).first == .startPlayback(T.request(3, 102)))
+    }
+
+    @Test func aSupersededFollowUpThatStartedIsCorrected() {
+        var machine = T.machine()
+        _ = T.command(&machine, .play(index: 0))
+        _ = machine.handle(.started(token: 1), now: .zero)
+        _ = T.command(&machine, .setMode(.repeatOne))
+        #expect(machine.nextRequest == T.request(3, 101))
+        let actions = machine.handle(.started(token: 2), now: .zero)
+        #expect(actions.contains(.startPlayback(T.request(4, 101))))
+        #expect(machine.queue.currentIndex == 0)
+    }
+
+    @Test func everyFollowUpFailingStopsAfterTheCurrentTrack() {
+        var machine = T.machine(mode: .repeatAll, entries: [101, 102, 103])
+        _ = T.command(&machine, .play(index: 0))
+        _ = machine.handle(.started(token: 1), now: .zero)
+        #expect(
+            machine.handle(.failed(token: 2, message: "bad"), now: .zero) == [
+                .log(.warning, "skipping 'b.mp3': bad"), .setNext(T.request(3, 103)),
+            ])
+        #expect(
+            machine.handle(.failed(token: 3, message: "bad"), now: .zero) == [
+                .log(.warning, "skipping 'c.mp3': bad"), .setNext(T.request(4, 101, 0)),
+            ])
+        #expect(
+            machine.handle(.failed(token: 4, message: "bad"), now: .zero) == [
+                .log(.warning, "skipping 'a.mp3': bad"), .setNext(nil),
+                .log(.error, "every track in the queue failed to play; stopping after this one"),
+            ])
+        #expect(machine.state == .playing)
+        #expect(machine.handle(.endOfStream, now: .zero).first == .stop)
+        #expect(machine.state == .stopped)
+    }
+}
