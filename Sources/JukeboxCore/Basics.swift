@@ -14,6 +14,7 @@ public struct TrackInfo: Sendable, Equatable, Hashable {
     /// The `.lrc` file beside the track, relative to `music_dir` (or `lyrics_dir`).
     public var lyricPath: String?
 
+    /// A track; only the id and path are required.
     public init(
         id: TrackID, path: String, title: String? = nil, artist: String? = nil, album: String? = nil,
         trackNumber: Int? = nil, durationMs: Int64? = nil, lyricPath: String? = nil
@@ -52,6 +53,7 @@ public enum PlayMode: String, CaseIterable, Sendable {
 public struct Instant: Comparable, Hashable, Sendable, CustomStringConvertible {
     public var nanoseconds: Int64
 
+    /// The instant `nanoseconds` after the clock's origin.
     public init(nanoseconds: Int64) {
         self.nanoseconds = nanoseconds
     }
@@ -74,10 +76,13 @@ public struct Instant: Comparable, Hashable, Sendable, CustomStringConvertible {
         (nanoseconds &- earlier.nanoseconds) / 1_000_000
     }
 
+    /// Earlier instants are smaller.
     public static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.nanoseconds < rhs.nanoseconds }
 
+    /// The instant `milliseconds` later.
     public static func + (lhs: Instant, milliseconds: Int64) -> Instant { lhs.adding(milliseconds: milliseconds) }
 
+    /// Milliseconds, for logs and test failures.
     public var description: String { "\(nanoseconds / 1_000_000)ms" }
 }
 
@@ -86,10 +91,12 @@ public struct Instant: Comparable, Hashable, Sendable, CustomStringConvertible {
 public struct SplitMix64: RandomNumberGenerator, Sendable, Equatable {
     public var state: UInt64
 
+    /// A generator whose state starts at `seed` (any value, 0 included).
     public init(seed: UInt64) {
         state = seed
     }
 
+    /// The next 64 random bits.
     public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state

@@ -34,6 +34,7 @@ public struct CheckpointPolicy: Sendable, Equatable {
     /// When the position first moved after the last durable commit.
     public private(set) var undurableProgressSince: Instant?
 
+    /// A policy with the given intervals (the defaults are the documented 2 s / 2 s / 30 s).
     public init(journalIntervalMs: Int64 = 2000, minimumDurableIntervalMs: Int64 = 2000, syncIntervalMs: Int64 = 30_000)
     {
         self.journalIntervalMs = journalIntervalMs

@@ -37,6 +37,7 @@ public enum CommandError: Error, Sendable, Equatable, CustomStringConvertible {
     case lineTooLong(limit: Int)
     case controlCharacters
 
+    /// One line for the user.
     public var message: String {
         switch self {
         case .emptyLine: "empty line (type 'help')"
@@ -47,6 +48,7 @@ public enum CommandError: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// The same as `message`.
     public var description: String { message }
 }
 

@@ -15,6 +15,7 @@ public struct JukeboxConfig: Sendable, Equatable {
     public var display = Display()
     public var network = Network()
 
+    /// The defaults, with `musicDir`.
     public init(musicDir: String) {
         self.musicDir = musicDir
     }
@@ -31,6 +32,7 @@ public struct JukeboxConfig: Sendable, Equatable {
         public var maxVolume = 85
         public var pacing = Pacing.auto
 
+        /// The defaults.
         public init() {}
     }
 
@@ -48,6 +50,7 @@ public struct JukeboxConfig: Sendable, Equatable {
     public struct Queue: Sendable, Equatable {
         public var mode = PlayMode.repeatAll
 
+        /// The defaults.
         public init() {}
     }
 
@@ -59,9 +62,12 @@ public struct JukeboxConfig: Sendable, Equatable {
         /// A durable commit happens at least this often while playing.
         public var syncIntervalSeconds = 30
 
+        /// The defaults.
         public init() {}
 
+        /// `longTrackMinutes` in milliseconds.
         public var longTrackMs: Int64 { Int64(longTrackMinutes * 60_000) }
+        /// `syncIntervalSeconds` in milliseconds.
         public var syncIntervalMs: Int64 { Int64(syncIntervalSeconds) * 1000 }
     }
 
@@ -71,6 +77,7 @@ public struct JukeboxConfig: Sendable, Equatable {
         public var device = "stdin"
         public var baud = 115_200
 
+        /// The defaults.
         public init() {}
     }
 
@@ -81,6 +88,7 @@ public struct JukeboxConfig: Sendable, Equatable {
         public var next: Int?
         public var previous: Int?
 
+        /// The defaults.
         public init() {}
     }
 
@@ -93,6 +101,7 @@ public struct JukeboxConfig: Sendable, Equatable {
         /// Quadrature steps per detent: 1, 2 or 4.
         public var stepsPerDetent = 4
 
+        /// The defaults.
         public init() {}
     }
 
@@ -111,6 +120,7 @@ public struct JukeboxConfig: Sendable, Equatable {
         /// `/dev/fb1`, a serial tty or an I2C bus device; empty for the kind's default.
         public var device = ""
 
+        /// The defaults.
         public init() {}
     }
 
@@ -119,6 +129,7 @@ public struct JukeboxConfig: Sendable, Equatable {
         public var address = "127.0.0.1"
         public var port = 6600
 
+        /// The defaults.
         public init() {}
     }
 

@@ -32,7 +32,9 @@ public struct PlayQueue: Sendable, Equatable {
         reshuffle(avoidingFirst: nil)
     }
 
+    /// The number of entries.
     public var count: Int { entries.count }
+    /// Whether there are no entries.
     public var isEmpty: Bool { entries.isEmpty }
 
     /// The track of the current entry.
@@ -192,6 +194,7 @@ public struct PlayQueue: Sendable, Equatable {
         public var randomState: UInt64
         public var version: UInt64
 
+        /// A snapshot; the shuffle fields may be left out (they are repaired on restore).
         public init(
             entries: [TrackID], currentIndex: Int?, mode: PlayMode, shuffleOrder: [Int] = [], shuffleCursor: Int = 0,
             history: [Int] = [], historyCursor: Int = -1, randomState: UInt64 = 0, version: UInt64 = 0
@@ -208,6 +211,7 @@ public struct PlayQueue: Sendable, Equatable {
         }
     }
 
+    /// The state to persist.
     public var snapshot: Snapshot {
         Snapshot(
             entries: entries, currentIndex: currentIndex, mode: mode, shuffleOrder: shuffleOrder,

@@ -5,6 +5,7 @@ public struct PlaybackRequest: Sendable, Equatable {
     public var trackID: TrackID
     public var fromMs: Int64
 
+    /// A request; tokens come from `PlayerMachine`.
     public init(token: UInt64, trackID: TrackID, fromMs: Int64) {
         self.token = token
         self.trackID = trackID
@@ -58,15 +59,18 @@ public enum PlayerEvent: Sendable, Equatable {
     case failed(token: UInt64, message: String)
     /// The pipeline has played everything it was given.
     case endOfStream
-    /// The exact played position of the current track.
+    /// The exact played position of the current track (ignored while nothing is loaded).
     case position(ms: Int64)
     /// The library was rescanned: the queue is rebuilt from these tracks (the current track is kept when present).
     case libraryReplaced([TrackID])
     /// Metadata for tracks (durations decide the resume rule; titles appear in `status`).
+    /// Send it before `.restored`, so that the restored track's duration is known.
     case tracksDescribed([TrackInfo])
     /// Saved positions of long tracks, as loaded from the store.
     case savedPositionsLoaded([TrackID: Int64])
-    /// The persisted state, on start-up.
+    /// The persisted state, on start-up. A snapshot that was playing or paused resumes the same
+    /// track at the same position as `onStart` says; a stopped one stays stopped. The volume comes
+    /// back at most at `startVolume` (power-up is at a safe volume), and always as a `.setVolume`.
     case restored(PlayerMachine.Snapshot, onStart: ResumeOnStart)
 }
 
@@ -92,6 +96,12 @@ public enum PlayerAction: Sendable, Equatable {
 /// The player: queue, mode, volume, play state and positions, as a state machine driven by
 /// commands and pipeline events. It never does I/O: it returns `PlayerAction`s for the daemon.
 ///
+/// Every `.startPlayback` is followed by a `.setNext` (the pipeline was flushed); `.setNext` also
+/// comes whenever the follow-up changes (mode or queue change, a gapless advance, a failed
+/// follow-up). When the pipeline reports `.started` for the follow-up, the machine moves its
+/// current entry there. A failed track is skipped; when as many tracks as the queue holds have
+/// failed in a row, the player stops instead of looping.
+///
 /// Resume rule: a track longer than `longTrackMs` starts from its own saved position when it
 /// is started by next, previous, play N or auto-advance; shorter tracks start from 0.
 public struct PlayerMachine: Sendable, Equatable {
@@ -103,6 +113,7 @@ public struct PlayerMachine: Sendable, Equatable {
         /// `previous` restarts the current track when it is further in than this.
         public var restartThresholdMs: Int64
 
+        /// The settings; volumes are clamped to 0...100.
         public init(
             maxVolume: Int = 100, startVolume: Int = 40, longTrackMs: Int64 = 600_000, restartThresholdMs: Int64 = 3000
         ) {
@@ -123,6 +134,7 @@ public struct PlayerMachine: Sendable, Equatable {
         public var volume: Int
         public var savedPositions: [TrackID: Int64]
 
+        /// A snapshot of the player.
         public init(
             queue: PlayQueue.Snapshot, currentTrack: TrackID?, positionMs: Int64, state: PlayState, volume: Int,
             savedPositions: [TrackID: Int64] = [:]
@@ -136,6 +148,7 @@ public struct PlayerMachine: Sendable, Equatable {
         }
     }
 
+    /// The settings it was created with.
     public let configuration: Configuration
     public private(set) var queue: PlayQueue
     public private(set) var state: PlayState = .stopped
@@ -155,14 +168,17 @@ public struct PlayerMachine: Sendable, Equatable {
     /// Failures since the last successful start.
     public private(set) var consecutiveFailures = 0
 
+    /// A stopped player over `queue`, at the start volume (at most the maximum).
     public init(configuration: Configuration = Configuration(), queue: PlayQueue) {
         self.configuration = configuration
         self.queue = queue
         self.volume = min(configuration.startVolume, configuration.maxVolume)
     }
 
+    /// The play mode (kept by the queue).
     public var mode: PlayMode { queue.mode }
 
+    /// Everything to persist: give it to the store on `.persist`.
     public var snapshot: Snapshot {
         Snapshot(
             queue: queue.snapshot, currentTrack: queue.currentTrack, positionMs: positionMs, state: state,
@@ -170,6 +186,7 @@ public struct PlayerMachine: Sendable, Equatable {
             savedPositions: savedPositions)
     }
 
+    /// Reacts to one event and returns what the daemon must do, in order.
     public mutating func handle(_ event: PlayerEvent, now: Instant) -> [PlayerAction] {
         var actions: [PlayerAction] = []
         switch event {
