@@ -129,6 +129,8 @@ public enum ConfigValidator {
         case number(ClosedRange<Double>)
         case choice([String])
         case integerChoice([Int64])
+        /// An absolute path; `stdin` too when `allowStdin`.
+        case path(allowStdin: Bool)
     }
 
     struct KeySpec: Sendable {
@@ -141,6 +143,12 @@ public enum ConfigValidator {
         var text: String?
         var integer: Int?
         var number: Double?
+    }
+
+    static func path(
+        _ name: String, allowStdin: Bool = false, _ set: @escaping @Sendable (inout JukeboxConfig, String) -> Void
+    ) -> KeySpec {
+        KeySpec(name: name, kind: .path(allowStdin: allowStdin)) { config, value in set(&config, value.text ?? "") }
     }
 
     static func string(
@@ -172,8 +180,8 @@ public enum ConfigValidator {
     static let schema: [String: [KeySpec]] = [
         "": [
             string("music_dir", allowEmpty: true) { $0.musicDir = $1 },
-            string("database") { $0.database = $1 },
-            string("lyrics_dir") { $0.lyricsDir = $1 },
+            path("database") { $0.database = $1 },
+            path("lyrics_dir") { $0.lyricsDir = $1 },
         ],
         "audio": [
             string("device") { $0.audio.device = $1 },
@@ -195,7 +203,7 @@ public enum ConfigValidator {
             integer("sync_interval_s", 2...600) { $0.resume.syncIntervalSeconds = $1 },
         ],
         "console": [
-            string("device") { $0.console.device = $1 },
+            path("device", allowStdin: true) { $0.console.device = $1 },
             KeySpec(name: "baud", kind: .integerChoice(standardBaudRates)) { $0.console.baud = $1.integer ?? 115_200 },
         ],
         "buttons": [
@@ -285,6 +293,14 @@ public enum ConfigValidator {
                     return nil
                 }
                 return CheckedValue(text: text)
+            case (.path(let allowStdin), .string(let text)):
+                if allowStdin, text == "stdin" { return CheckedValue(text: text) }
+                guard text.hasPrefix("/") else {
+                    let expected = allowStdin ? "'stdin' or an absolute path like /dev/serial0" : "an absolute path"
+                    report(entry, "must be \(expected), found '\(text)'")
+                    return nil
+                }
+                return CheckedValue(text: text)
             case (.choice(let choices), .string(let text)):
                 guard choices.contains(text) else {
                     report(entry, "must be one of \(ConfigValidator.list(choices)), found '\(text)'")
@@ -307,7 +323,7 @@ public enum ConfigValidator {
                 return checkNumber(entry, Double(value), range: range, shown: "\(value)")
             case (.number(let range), .float(let value)):
                 return checkNumber(entry, value, range: range, shown: "\(value)")
-            case (.string, _), (.choice, _):
+            case (.string, _), (.choice, _), (.path, _):
                 report(entry, "expected a string, found \(entry.value.typeName)")
             case (.integer, _), (.integerChoice, _):
                 report(entry, "expected an integer, found \(entry.value.typeName)")
