@@ -180,6 +180,13 @@ public struct PlayQueue: Sendable, Equatable {
         return copy.computeNext(userInitiated: false)
     }
 
+    /// The entry that would play automatically after the current one if the mode were `mode`.
+    public func following(in mode: PlayMode) -> Int? {
+        var copy = self
+        copy.setMode(mode)
+        return copy.computeNext(userInitiated: false)
+    }
+
     // MARK: persistence
 
     /// Everything needed to restore the queue exactly, including the shuffle state.

@@ -82,6 +82,15 @@ import Testing
         #expect(replay.map { $0! } == Array(played[(position + 1)...].prefix(5)))
     }
 
+    @Test(arguments: [(PlayMode.inOrder, Int?.none), (.repeatAll, 0), (.repeatOne, 2)])
+    func followingInAnotherModeChangesNothing(mode: PlayMode, expected: Int?) {
+        var queue = PlayQueue(entries: [1, 2, 3], mode: .inOrder, seed: 1)
+        queue.jump(to: 2)
+        let before = queue
+        #expect(queue.following(in: mode) == expected)
+        #expect(queue == before)
+    }
+
     @Test func shuffleWalkBackStopsAtTheStart() {
         var queue = PlayQueue(entries: [1, 2, 3], mode: .shuffle, seed: 5)
         let first = queue.next(userInitiated: true)
