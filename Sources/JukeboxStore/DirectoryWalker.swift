@@ -60,32 +60,33 @@ struct DirectoryWalker {
                 let ext = Self.lowercasedExtension(of: name)
                 let isAudio = collectAudio && ext.map { Self.audioExtensions.contains($0) } == true
                 let isLyric = ext.map { Self.lyricExtensions.contains($0) } == true
+                guard validName else {
+                    // The lossy name cannot be passed back to the kernel; report what matters.
+                    if isAudio {
+                        result.skipped.append(.init(path: relative, reason: "file name is not valid UTF-8"))
+                    } else if type == UInt8(DT_DIR) {
+                        result.skipped.append(.init(path: relative + "/", reason: "directory name is not valid UTF-8"))
+                    }
+                    continue
+                }
                 // Regular files that are neither audio nor lyrics need no stat at all.
                 if type == UInt8(DT_REG) && !isAudio && !isLyric { continue }
                 if type == UInt8(DT_REG) && isLyric {
-                    if validName { result.lyricFiles[Self.lyricKey(relative, ext!)] = relative }
+                    result.lyricFiles[Self.lyricKey(relative, ext!)] = relative
                     continue
                 }
                 var info = stat()
                 if fstatat(fd, name, &info, 0) != 0 { continue }  // dangling symlink or vanished
                 let mode = info.st_mode & S_IFMT
                 if mode == S_IFDIR {
-                    guard validName else {
-                        result.skipped.append(.init(path: relative + "/", reason: "directory name is not valid UTF-8"))
-                        continue
-                    }
                     guard directory.depth < Self.maximumDepth else { continue }
                     if visited.insert(DeviceInode(info)).inserted {
                         pending.append((directory.absolute + "/" + name, relative, directory.depth + 1))
                     }
                 } else if mode == S_IFREG {
                     if isLyric {
-                        if validName { result.lyricFiles[Self.lyricKey(relative, ext!)] = relative }
+                        result.lyricFiles[Self.lyricKey(relative, ext!)] = relative
                     } else if isAudio {
-                        guard validName else {
-                            result.skipped.append(.init(path: relative, reason: "file name is not valid UTF-8"))
-                            continue
-                        }
                         let mtime = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
                         result.audioFiles.append(File(path: relative, size: Int64(info.st_size), mtimeNs: mtime))
                     }

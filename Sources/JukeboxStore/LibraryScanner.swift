@@ -142,15 +142,21 @@ public final class LibraryScanner: @unchecked Sendable {
         }
         report.skipped = tree.skipped
 
-        let writer = try BatchWriter(connection: connection)
         var pending: [Write] = []
+        var writer: BatchWriter?
+        func flush() throws {
+            if pending.isEmpty { return }
+            if writer == nil { writer = try BatchWriter(connection: connection) }
+            try writer!.write(pending)
+            pending.removeAll(keepingCapacity: true)
+        }
         var seen = Set<String>()
-        var probeNanoseconds: UInt64 = 0
-        for file in tree.audioFiles.sorted(by: { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }) {
-            if isCancelled { throw Cancelled() }
+        var toProbe: [(file: DirectoryWalker.File, old: Existing?, lyricPath: String?)] = []
+        for file in tree.audioFiles {
             guard seen.insert(file.path).inserted else {
                 // Two names that differ only in Unicode normalization compare equal in Swift.
-                report.skipped.append(.init(path: file.path, reason: "another file has the same name in another Unicode normalization"))
+                report.skipped.append(
+                    .init(path: file.path, reason: "another file has the same name in another Unicode normalization"))
                 continue
             }
             let lyricPath = lyricPath(for: file.path, beside: tree.lyricFiles, elsewhere: lyricsElsewhere)
@@ -163,45 +169,47 @@ public final class LibraryScanner: @unchecked Sendable {
                     report.updated += 1
                 }
             } else {
-                let probeStart = MonotonicClock.nanoseconds()
-                var tags: ProbedTags?
-                var problem: String?
-                do {
-                    tags = try probe(musicDirectory + "/" + file.path)
-                } catch {
-                    problem = String(describing: error)
-                }
-                probeNanoseconds += MonotonicClock.nanoseconds() - probeStart
-                if let problem {
-                    logger.info("skipped \(file.path): \(problem)")
-                    report.skipped.append(.init(path: file.path, reason: problem))
-                } else if old == nil {
-                    report.added += 1
-                } else {
-                    report.updated += 1
-                }
-                if let old {
-                    pending.append(.update(old.id, file, tags, problem: problem, lyricPath: lyricPath))
-                } else {
-                    pending.append(.insert(file, tags, problem: problem, lyricPath: lyricPath))
-                }
+                toProbe.append((file, old, lyricPath))
             }
-            if pending.count >= batchSize {
-                try writer.write(pending)
-                pending.removeAll(keepingCapacity: true)
+        }
+
+        // New files get their ids in path order.
+        toProbe.sort { $0.file.path < $1.file.path }
+        var probeNanoseconds: UInt64 = 0
+        for (file, old, lyricPath) in toProbe {
+            if isCancelled { throw Cancelled() }
+            let probeStart = MonotonicClock.nanoseconds()
+            var tags: ProbedTags?
+            var problem: String?
+            do {
+                tags = try probe(musicDirectory + "/" + file.path)
+            } catch {
+                problem = String(describing: error)
             }
+            probeNanoseconds += MonotonicClock.nanoseconds() - probeStart
+            if let problem {
+                logger.info("skipped \(file.path): \(problem)")
+                report.skipped.append(.init(path: file.path, reason: problem))
+            } else if old == nil {
+                report.added += 1
+            } else {
+                report.updated += 1
+            }
+            if let old {
+                pending.append(.update(old.id, file, tags, problem: problem, lyricPath: lyricPath))
+            } else {
+                pending.append(.insert(file, tags, problem: problem, lyricPath: lyricPath))
+            }
+            if pending.count >= batchSize { try flush() }
         }
 
         // What is left in `existing` has vanished, unless it lies in a directory we could not read.
         for (path, old) in existing where !tree.unreadableDirectories.contains(where: { Self.path(path, isInside: $0) }) {
             pending.append(.delete(old.id))
             report.removed += 1
-            if pending.count >= batchSize {
-                try writer.write(pending)
-                pending.removeAll(keepingCapacity: true)
-            }
+            if pending.count >= batchSize { try flush() }
         }
-        if !pending.isEmpty { try writer.write(pending) }
+        try flush()
 
         report.commits = connection.commitCount - commitsBefore
         report.probeDuration = .nanoseconds(Int64(probeNanoseconds))
@@ -221,8 +229,9 @@ public final class LibraryScanner: @unchecked Sendable {
     /// The sidecar for a track: `.lrc`, then `.ksc`, beside the track; then in the lyrics
     /// directory at the same relative path; then at the top of the lyrics directory.
     private func lyricPath(for track: String, beside: [String: String], elsewhere: [String: String]) -> String? {
+        if beside.isEmpty && elsewhere.isEmpty { return nil }
         let stem = DirectoryWalker.stem(of: track)
-        for ext in DirectoryWalker.lyricExtensions {
+        for ext in DirectoryWalker.lyricExtensions where !beside.isEmpty {
             if let found = beside[stem + "." + ext] { return musicDirectory + "/" + found }
         }
         guard let lyricsDirectory, !elsewhere.isEmpty else { return nil }
