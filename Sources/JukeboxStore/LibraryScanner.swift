@@ -32,7 +32,9 @@ public struct ScanReport: Sendable, CustomStringConvertible {
     public var commits = 0
 
     public var description: String {
-        "\(added) added, \(updated) updated, \(removed) removed, \(unchanged) unchanged, \(skipped.count) skipped in \(Self.milliseconds(duration)) ms (probing \(Self.milliseconds(probeDuration)) ms, \(commits) commits)"
+        "\(added) added, \(updated) updated, \(removed) removed, \(unchanged) unchanged, \(skipped.count) skipped"
+            + " in \(Self.milliseconds(duration)) ms"
+            + " (probing \(Self.milliseconds(probeDuration)) ms, \(commits) commits)"
     }
 
     static func milliseconds(_ duration: Duration) -> String {
@@ -204,7 +206,8 @@ public final class LibraryScanner: @unchecked Sendable {
         }
 
         // What is left in `existing` has vanished, unless it lies in a directory we could not read.
-        for (path, old) in existing where !tree.unreadableDirectories.contains(where: { Self.path(path, isInside: $0) }) {
+        for (path, old) in existing where !tree.unreadableDirectories.contains(where: { Self.path(path, isInside: $0) })
+        {
             pending.append(.delete(old.id))
             report.removed += 1
             if pending.count >= batchSize { try flush() }
@@ -266,7 +269,8 @@ public final class LibraryScanner: @unchecked Sendable {
             self.connection = connection
             insert = try connection.prepare(
                 """
-                INSERT INTO tracks(path, size, mtime_ns, title, artist, album, track_no, duration_ms, lyric_path, problem)
+                INSERT INTO tracks(path, size, mtime_ns, title, artist, album, track_no, duration_ms, lyric_path,
+                    problem)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """)
             update = try connection.prepare(

@@ -33,7 +33,8 @@ public final class LibraryStore {
         } catch let damage as DamagedDatabase {
             let aside = try moveAside(path)
             let message =
-                "database \(path) is damaged (\(damage.reason)); moved it to \(aside) and started a new one; the library will be rescanned"
+                "database \(path) is damaged (\(damage.reason)); moved it to \(aside) and started a new one;"
+                + " the library will be rescanned"
             logger.info("\(message)")
             return (LibraryStore(connection: try openChecked(path), logger: logger), message)
         }

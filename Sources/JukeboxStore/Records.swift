@@ -111,7 +111,9 @@ enum IntegerBlob {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(values.count * 8)
         for value in values {
-            for shift in stride(from: 0, to: 64, by: 8) { bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(shift))) }
+            for shift in stride(from: 0, to: 64, by: 8) {
+                bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(shift)))
+            }
         }
         return bytes
     }

@@ -20,14 +20,17 @@ public final class Statement {
 
     // MARK: binding (sqlite3_bind_*)
 
+    /// Binds an integer to parameter `index` (from 1).
     public func bind(_ value: Int64, at index: Int32) throws(SQLiteError) {
         try check(sqlite3_bind_int64(handle, index, value))
     }
 
+    /// Binds an integer to parameter `index` (from 1).
     public func bind(_ value: Int, at index: Int32) throws(SQLiteError) {
         try bind(Int64(value), at: index)
     }
 
+    /// Binds a floating-point value to parameter `index` (from 1).
     public func bind(_ value: Double, at index: Int32) throws(SQLiteError) {
         try check(sqlite3_bind_double(handle, index, value))
     }
@@ -48,22 +51,27 @@ public final class Statement {
         try check(rc)
     }
 
+    /// Binds NULL to parameter `index` (from 1).
     public func bindNull(at index: Int32) throws(SQLiteError) {
         try check(sqlite3_bind_null(handle, index))
     }
 
+    /// Binds an integer, or NULL for nil.
     public func bind(_ value: Int64?, at index: Int32) throws(SQLiteError) {
         if let value { try bind(value, at: index) } else { try bindNull(at: index) }
     }
 
+    /// Binds an integer, or NULL for nil.
     public func bind(_ value: Int?, at index: Int32) throws(SQLiteError) {
         if let value { try bind(Int64(value), at: index) } else { try bindNull(at: index) }
     }
 
+    /// Binds text, or NULL for nil.
     public func bind(_ value: String?, at index: Int32) throws(SQLiteError) {
         if let value { try bind(value, at: index) } else { try bindNull(at: index) }
     }
 
+    /// Binds a blob, or NULL for nil.
     public func bind(_ value: [UInt8]?, at index: Int32) throws(SQLiteError) {
         if let value { try bind(value, at: index) } else { try bindNull(at: index) }
     }
@@ -101,16 +109,22 @@ public final class Statement {
 
     // MARK: columns (sqlite3_column_*), valid after step() returned true
 
+    /// True when the column (from 0) of the current row is NULL.
     public func isNull(at column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
 
+    /// The column as an integer (0 for NULL).
     public func int64(at column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
 
+    /// The column as an integer (0 for NULL).
     public func int(at column: Int32) -> Int { Int(sqlite3_column_int64(handle, column)) }
 
+    /// The column as a floating-point value (0 for NULL).
     public func double(at column: Int32) -> Double { sqlite3_column_double(handle, column) }
 
+    /// The column as an integer, nil for NULL.
     public func optionalInt64(at column: Int32) -> Int64? { isNull(at: column) ? nil : int64(at: column) }
 
+    /// The column as an integer, nil for NULL.
     public func optionalInt(at column: Int32) -> Int? { isNull(at: column) ? nil : int(at: column) }
 
     /// Text of a column, nil for NULL.

@@ -80,3 +80,45 @@ import Testing
         #expect(report.added + report.unchanged == 2000)
     }
 }
+
+/// The scanner on its own thread and connection while the control thread keeps writing.
+@Suite struct ConcurrentAccessTests {
+    @Test func controlThreadWritesWhileScanning() throws {
+        let dir = TemporaryDirectory()
+        for index in 0..<2000 { writeFile(dir.at("music/d\(index % 20)/\(index).mp3"), "x") }
+        let store = try LibraryStore.open(path: dir.at("jukebox.sqlite"), logger: quietLogger).store
+        let path = store.path
+        let music = dir.at("music")
+        let outcome = ScanOutcome()
+        let thread = NamedThread(name: "jb-scan") {
+            let scanner = makeScanner(database: path, music: music, batchSize: 50)
+            outcome.set(Result { try scanner.scan() })
+        }
+        var writes = 0
+        while !outcome.isDone || writes < 20 {
+            let record = PlaybackRecord(
+                queueIndex: 0, trackID: 1, positionMs: Int64(writes), state: "playing", mode: "in-order", volume: 30)
+            try store.savePlayback(record, durable: writes % 10 == 0)
+            _ = try store.playableTracks().count
+            writes += 1
+            MonotonicClock.sleep(nanoseconds: 2_000_000)  // a control loop does other things too
+        }
+        thread.join()
+        let report = try outcome.get()
+        #expect(report.added == 2000)
+        #expect(report.commits == 40)
+        #expect(try store.loadPlayback()?.positionMs == Int64(writes - 1))
+        #expect(try store.integrityCheck() == ["ok"])
+        print("control thread: \(writes) commits while the scanner took \(milliseconds(report.duration)) ms")
+    }
+}
+
+/// The result of a scan on another thread.
+final class ScanOutcome: @unchecked Sendable {
+    private let lock = ConditionLock()
+    private var result: Result<ScanReport, any Error>?
+
+    func set(_ value: Result<ScanReport, any Error>) { lock.withLock { result = value } }
+    var isDone: Bool { lock.withLock { result != nil } }
+    func get() throws -> ScanReport { try lock.withLock { result! }.get() }
+}

@@ -42,7 +42,10 @@ import Testing
         #expect(report.added == 3)
         #expect((report.updated, report.removed, report.unchanged) == (0, 0, 0))
         #expect(report.skipped.isEmpty)
-        #expect(try f.store.playableTracks().map(\.path) == ["Artist/Album/01 One.mp3", "Artist/Album/02 Two.MP3", "loose.wav"])
+        #expect(
+            try f.store.playableTracks().map(\.path) == [
+                "Artist/Album/01 One.mp3", "Artist/Album/02 Two.MP3", "loose.wav",
+            ])
     }
 
     @Test func incrementalRescanProbesOnlyChangedFiles() throws {
@@ -103,7 +106,9 @@ import Testing
     }
 
     @Test func badFilesAreRecordedWithTheirReason() throws {
-        let f = try Fixture(["good.mp3": "TAG Good", "bad/empty.mp3": "", "bad/junk.mp3": "BAD no frame sync in 4096 bytes"])
+        let f = try Fixture([
+            "good.mp3": "TAG Good", "bad/empty.mp3": "", "bad/junk.mp3": "BAD no frame sync in 4096 bytes",
+        ])
         let report = try f.scanner.scan()
         #expect(report.added == 1)
         #expect(
@@ -128,7 +133,9 @@ import Testing
     }
 
     @Test func unicodeFileNames() throws {
-        let names = ["Björk/Jóga.mp3", "坂本龍一/戦場のメリークリスマス.mp3", "Sigur Rós/( ).mp3", "emoji 🎵/naïve café.wav"]
+        let names = [
+            "Björk/Jóga.mp3", "坂本龍一/戦場のメリークリスマス.mp3", "Sigur Rós/( ).mp3", "emoji 🎵/naïve café.wav",
+        ]
         let f = try Fixture(Dictionary(uniqueKeysWithValues: names.map { ($0, "x") }))
         let report = try f.scanner.scan()
         #expect(report.added == names.count)
@@ -180,7 +187,9 @@ import Testing
     }
 
     @Test func untaggedFilesAreTitledByFileName() throws {
-        let f = try Fixture(["Album/07 - Some Song.mp3": "untagged", "blank.mp3": "TAG   |Artist", "v1.2.final.wav": "x"])
+        let f = try Fixture([
+            "Album/07 - Some Song.mp3": "untagged", "blank.mp3": "TAG   |Artist", "v1.2.final.wav": "x",
+        ])
         _ = try f.scanner.scan()
         #expect(try f.track("Album/07 - Some Song.mp3")?.title == "07 - Some Song")
         #expect(try f.track("blank.mp3")?.title == "blank")
@@ -234,7 +243,8 @@ import Testing
         let loadMs = Double(MonotonicClock.nanoseconds() - loadStart) / 1e6
         #expect(all.count == 2000)
         print(
-            "2,000-file library: first scan \(milliseconds(first.duration)) ms (\(first.commits) commits), unchanged rescan \(rescans.map { ($0 * 10).rounded() / 10 }) ms, loading all tracks \(loadMs) ms"
+            "2,000-file library: first scan \(milliseconds(first.duration)) ms (\(first.commits) commits),"
+                + " unchanged rescan \(rescans.map { ($0 * 10).rounded() / 10 }) ms, loading all tracks \(loadMs) ms"
         )
     }
 }

@@ -98,7 +98,8 @@ import Testing
         let dir = TemporaryDirectory()
         let (store, _) = try LibraryStore.open(path: dir.at("jukebox.sqlite"), logger: quietLogger)
         let before = (store.commitCount, store.durableCommitCount)
-        let record = PlaybackRecord(queueIndex: 0, trackID: 1, positionMs: 0, state: "playing", mode: "in-order", volume: 30)
+        let record = PlaybackRecord(
+            queueIndex: 0, trackID: 1, positionMs: 0, state: "playing", mode: "in-order", volume: 30)
         try store.savePlayback(record, durable: true)
         try store.savePlayback(record, durable: false)
         try store.savePlayback(record, durable: false)
