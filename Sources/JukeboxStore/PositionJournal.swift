@@ -69,6 +69,16 @@ public final class PositionJournal {
         return Self.decode(Array(buffer))
     }
 
+    /// The sequence number of the last record read or written.
+    public var lastSequence: UInt64 { sequence }
+
+    /// Makes the next write's sequence exceed `sequence`. Call at start-up with the loaded
+    /// `PlaybackRecord.journalSequence`: after a power cut the file may hold an older record
+    /// than the database, and new writes must still compare as newer than the database.
+    public func continueAfter(_ sequence: UInt64) {
+        self.sequence = max(self.sequence, sequence)
+    }
+
     /// Records the position; returns the sequence number written (0 if the write failed,
     /// which is logged once until a write succeeds again).
     @discardableResult
@@ -129,5 +139,15 @@ enum CRC32 {
         var crc: UInt32 = 0xFFFF_FFFF
         for byte in bytes { crc = table[Int((crc ^ UInt32(byte)) & 0xff)] ^ (crc >> 8) }
         return crc ^ 0xFFFF_FFFF
+    }
+}
+
+extension PlaybackRecord {
+    /// The position to resume from: the journal's when it is about the same track and was
+    /// written after this record (a crash or `kill -9` since the last durable commit),
+    /// otherwise `positionMs`.
+    public func resumePositionMs(journal: PositionJournal.Entry?) -> Int64 {
+        guard let journal, journal.trackID == trackID, journal.sequence > journalSequence else { return positionMs }
+        return journal.positionMs
     }
 }

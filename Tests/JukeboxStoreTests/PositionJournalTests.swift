@@ -49,6 +49,30 @@ import Testing
         #expect(journal.read()?.positionMs == 2)
     }
 
+    @Test func resumeUsesTheNewerOfJournalAndDatabase() throws {
+        let dir = TemporaryDirectory()
+        let journal = try #require(PositionJournal.open(databasePath: dir.at("db"), logger: quietLogger))
+        journal.write(trackID: 5, positionMs: 10_000)
+        let committed = journal.write(trackID: 5, positionMs: 12_000)
+        let record = PlaybackRecord(
+            queueIndex: 0, trackID: 5, positionMs: 12_000, state: "playing", mode: "in-order", volume: 40,
+            journalSequence: committed)
+        #expect(record.resumePositionMs(journal: journal.read()) == 12_000)
+        journal.write(trackID: 5, positionMs: 14_000)  // then kill -9
+        #expect(record.resumePositionMs(journal: journal.read()) == 14_000)
+        #expect(record.resumePositionMs(journal: nil) == 12_000)
+        #expect(record.resumePositionMs(journal: .init(trackID: 6, positionMs: 1, sequence: 99)) == 12_000)
+
+        // After a power cut the journal may be older than the database; new writes still win.
+        let stale = PositionJournal.Entry(trackID: 5, positionMs: 2_000, sequence: 1)
+        #expect(record.resumePositionMs(journal: stale) == 12_000)
+        writeFile(journal.path, [UInt8](repeating: 0, count: 32))
+        let reopened = try #require(PositionJournal.open(databasePath: dir.at("db"), logger: quietLogger))
+        reopened.continueAfter(record.journalSequence)
+        reopened.write(trackID: 5, positionMs: 16_000)
+        #expect(record.resumePositionMs(journal: reopened.read()) == 16_000)
+    }
+
     @Test func openingInAMissingDirectoryLogsAndReturnsNil() {
         let handler = RecordingLogHandler()
         let journal = PositionJournal.open(databasePath: "/nonexistent-dir/x/jukebox.sqlite", logger: handler.logger())
