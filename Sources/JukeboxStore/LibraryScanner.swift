@@ -26,7 +26,9 @@ public struct ScanReport: Sendable, CustomStringConvertible {
     public var skipped: [Skipped] = []
     /// Wall time of the whole scan.
     public var duration: Duration = .zero
-    /// Of that, time spent inside the probe closure.
+    /// Of that, time spent walking the directory trees (readdir + fstatat).
+    public var walkDuration: Duration = .zero
+    /// Of that, time spent inside the probe closure. The rest is database work.
     public var probeDuration: Duration = .zero
     /// Transactions committed.
     public var commits = 0
@@ -34,7 +36,8 @@ public struct ScanReport: Sendable, CustomStringConvertible {
     public var description: String {
         "\(added) added, \(updated) updated, \(removed) removed, \(unchanged) unchanged, \(skipped.count) skipped"
             + " in \(Self.milliseconds(duration)) ms"
-            + " (probing \(Self.milliseconds(probeDuration)) ms, \(commits) commits)"
+            + " (walking \(Self.milliseconds(walkDuration)) ms, probing \(Self.milliseconds(probeDuration)) ms,"
+            + " \(commits) commits)"
     }
 
     static func milliseconds(_ duration: Duration) -> String {
@@ -129,6 +132,7 @@ public final class LibraryScanner: @unchecked Sendable {
                 lyricPath: select.string(at: 4))
         }
 
+        let walkStart = MonotonicClock.nanoseconds()
         let tree = try DirectoryWalker().walk(root: musicDirectory) { isCancelled }
         var lyricsElsewhere: [String: String] = [:]
         if let lyricsDirectory {
@@ -138,6 +142,7 @@ public final class LibraryScanner: @unchecked Sendable {
                 logger.info("lyrics directory not read: \(error)")
             }
         }
+        report.walkDuration = .nanoseconds(Int64(MonotonicClock.nanoseconds() - walkStart))
         if isCancelled { throw Cancelled() }
         for skipped in tree.skipped {
             logger.info("skipped \(skipped.path): \(skipped.reason)")

@@ -232,16 +232,19 @@ import Testing
         let first = try scanner.scan()
         #expect(first.added == 2000)
         var rescans: [Double] = []
+        var last = first
         for _ in 0..<5 {
-            let again = try scanner.scan()
-            #expect(again.unchanged == 2000)
-            #expect(again.commits == 0)
-            rescans.append(milliseconds(again.duration))
+            last = try scanner.scan()
+            #expect(last.unchanged == 2000)
+            #expect(last.commits == 0)
+            rescans.append(milliseconds(last.duration))
         }
         let loadStart = MonotonicClock.nanoseconds()
         let all = try store.playableTracks()
         let loadMs = Double(MonotonicClock.nanoseconds() - loadStart) / 1e6
         #expect(all.count == 2000)
+        print("2,000 files, first scan: \(first)")
+        print("2,000 files, unchanged rescan: \(last)")
         print(
             "2,000-file library: first scan \(milliseconds(first.duration)) ms (\(first.commits) commits),"
                 + " unchanged rescan \(rescans.map { ($0 * 10).rounded() / 10 }) ms, loading all tracks \(loadMs) ms"
