@@ -1,0 +1,256 @@
+import Glibc
+import LinuxSupport
+import Logging
+import SQLite
+
+/// The daemon's view of the database: tracks, the saved queue, the playback record and
+/// per-track positions. It owns one `Connection` and, like it, is used by the control
+/// thread (`jb-control`) only; the scanner writes through its own connection.
+public final class LibraryStore {
+    /// The database file.
+    public let path: String
+    private let connection: Connection
+    private let logger: Logger
+    private var statements: [String: Statement] = [:]
+
+    private init(connection: Connection, logger: Logger) {
+        self.path = connection.path
+        self.connection = connection
+        self.logger = logger
+    }
+
+    /// Opens the database at `path`, creating it and its parent directories as needed, and
+    /// migrates it to the current schema. A file that is not a database, fails
+    /// `PRAGMA quick_check`, or has a newer schema is moved aside (with its `-wal`, `-shm`
+    /// and `-position` files) to `<path>.damaged-<n>` and replaced by a fresh, empty
+    /// database; the returned `recoveryMessage` says so (it is also logged), and the
+    /// daemon should rescan. Throws only when even a fresh database cannot be created
+    /// (unwritable directory, locked file, ...).
+    public static func open(path: String, logger: Logger) throws -> (store: LibraryStore, recoveryMessage: String?) {
+        try makeParentDirectories(of: path)
+        do {
+            return (LibraryStore(connection: try openChecked(path), logger: logger), nil)
+        } catch let damage as DamagedDatabase {
+            let aside = try moveAside(path)
+            let message =
+                "database \(path) is damaged (\(damage.reason)); moved it to \(aside) and started a new one;"
+                + " the library will be rescanned"
+            logger.info("\(message)")
+            return (LibraryStore(connection: try openChecked(path), logger: logger), message)
+        }
+    }
+
+    /// Why an existing file cannot be used as the database.
+    struct DamagedDatabase: Error {
+        var reason: String
+    }
+
+    /// Opens, checks and migrates; damage of any kind becomes `DamagedDatabase`.
+    static func openChecked(_ path: String) throws -> Connection {
+        do {
+            let connection = try Connection(path: path)
+            let check = try connection.strings("PRAGMA quick_check")
+            if check != ["ok"] {
+                throw DamagedDatabase(reason: "quick_check: " + check.prefix(3).joined(separator: "; "))
+            }
+            try Schema.migrate(connection)
+            return connection
+        } catch let error as SQLiteError where error.isDamagedFile {
+            throw DamagedDatabase(reason: error.message)
+        } catch let error as Schema.NewerVersion {
+            throw DamagedDatabase(reason: error.description)
+        }
+    }
+
+    /// Renames `path` and its companion files to the first free `<path>.damaged-<n>`.
+    static func moveAside(_ path: String) throws(Errno) -> String {
+        var n = 1
+        while access("\(path).damaged-\(n)", F_OK) == 0 { n += 1 }
+        let target = "\(path).damaged-\(n)"
+        if rename(path, target) != 0 { throw Errno.current("rename", path: path) }
+        for suffix in ["-wal", "-shm", PositionJournal.suffix] where rename(path + suffix, target + suffix) != 0 {
+            if errno != ENOENT { throw Errno.current("rename", path: path + suffix) }
+        }
+        return target
+    }
+
+    // MARK: tracks
+
+    static let trackColumns =
+        "id, path, size, mtime_ns, title, artist, album, track_no, duration_ms, lyric_path, problem, last_position_ms"
+
+    static func track(from row: Statement) -> TrackRecord {
+        TrackRecord(
+            id: row.int64(at: 0), path: row.string(at: 1) ?? "", size: row.int64(at: 2), mtimeNs: row.int64(at: 3),
+            title: row.string(at: 4) ?? "", artist: row.string(at: 5), album: row.string(at: 6),
+            trackNumber: row.optionalInt(at: 7), durationMs: row.optionalInt64(at: 8), lyricPath: row.string(at: 9),
+            problem: row.string(at: 10), lastPositionMs: row.optionalInt64(at: 11))
+    }
+
+    private func fetchTracks(_ sql: String, bind: (Statement) throws -> Void = { _ in }) throws -> [TrackRecord] {
+        let statement = try cached(sql)
+        defer { statement.reset() }
+        try bind(statement)
+        var result: [TrackRecord] = []
+        while try statement.step() { result.append(Self.track(from: statement)) }
+        return result
+    }
+
+    /// Every playable track (no `problem`), ordered by path.
+    public func playableTracks() throws -> [TrackRecord] {
+        try fetchTracks("SELECT \(Self.trackColumns) FROM tracks WHERE problem IS NULL ORDER BY path")
+    }
+
+    /// Every file the scanner could not use, with its reason, ordered by path.
+    public func tracksWithProblems() throws -> [TrackRecord] {
+        try fetchTracks("SELECT \(Self.trackColumns) FROM tracks WHERE problem IS NOT NULL ORDER BY path")
+    }
+
+    /// The track with this id, playable or not.
+    public func track(id: Int64) throws -> TrackRecord? {
+        try fetchTracks("SELECT \(Self.trackColumns) FROM tracks WHERE id = ?") { try $0.bind(id, at: 1) }.first
+    }
+
+    /// The tracks with these ids, in the order given; ids that no longer exist are left out.
+    public func tracks(ids: [Int64]) throws -> [TrackRecord] {
+        if ids.isEmpty { return [] }
+        let list = "[" + ids.map(String.init).joined(separator: ",") + "]"
+        let found = try fetchTracks(
+            "SELECT \(Self.trackColumns) FROM tracks WHERE id IN (SELECT value FROM json_each(?))"
+        ) { try $0.bind(list, at: 1) }
+        var byID: [Int64: TrackRecord] = [:]
+        for track in found { byID[track.id] = track }
+        return ids.compactMap { byID[$0] }
+    }
+
+    /// Number of rows in `tracks` (playable or not).
+    public func trackCount() throws -> Int {
+        Int(try connection.scalarInt("SELECT count(*) FROM tracks") ?? 0)
+    }
+
+    // MARK: queue
+
+    /// Replaces the saved queue (one transaction).
+    public func saveQueue(_ trackIDs: [Int64], durable: Bool = true) throws {
+        let insert = try cached("INSERT INTO queue(pos, track_id) VALUES (?, ?)")
+        try connection.transaction(durable: durable) {
+            try connection.execute("DELETE FROM queue")
+            for (pos, id) in trackIDs.enumerated() {
+                try insert.bind(pos, at: 1)
+                try insert.bind(id, at: 2)
+                try insert.run()
+            }
+        }
+    }
+
+    /// The saved queue in order. Ids may name tracks a later scan removed: look them up
+    /// with `tracks(ids:)`.
+    public func loadQueue() throws -> [Int64] {
+        let statement = try cached("SELECT track_id FROM queue ORDER BY pos")
+        defer { statement.reset() }
+        var ids: [Int64] = []
+        while try statement.step() { ids.append(statement.int64(at: 0)) }
+        return ids
+    }
+
+    // MARK: playback
+
+    /// Writes the playback record. `durable` commits with fsync (events and the periodic
+    /// checkpoint); `rememberTrackPosition` also stores `positionMs` as the track's
+    /// `last_position_ms`, in the same transaction.
+    public func savePlayback(_ record: PlaybackRecord, durable: Bool, rememberTrackPosition: Bool = false) throws {
+        let upsert = try cached(
+            """
+            INSERT OR REPLACE INTO playback(id, queue_index, track_id, position_ms, state, mode, volume,
+                shuffle_order, shuffle_history, rng_state, queue_version, journal_seq)
+            VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """)
+        let position = try cached("UPDATE tracks SET last_position_ms = ? WHERE id = ?")
+        try connection.transaction(durable: durable) {
+            try upsert.bind(record.queueIndex, at: 1)
+            try upsert.bind(record.trackID, at: 2)
+            try upsert.bind(record.positionMs, at: 3)
+            try upsert.bind(record.state, at: 4)
+            try upsert.bind(record.mode, at: 5)
+            try upsert.bind(record.volume, at: 6)
+            try upsert.bind(IntegerBlob.encode(record.shuffleOrder), at: 7)
+            try upsert.bind(IntegerBlob.encode(record.shuffleHistory), at: 8)
+            try upsert.bind(IntegerBlob.encode(record.rngState), at: 9)
+            try upsert.bind(record.queueVersion, at: 10)
+            try upsert.bind(Int64(bitPattern: record.journalSequence), at: 11)
+            try upsert.run()
+            if rememberTrackPosition, let trackID = record.trackID {
+                try position.bind(record.positionMs, at: 1)
+                try position.bind(trackID, at: 2)
+                try position.run()
+            }
+        }
+    }
+
+    /// The playback record, or nil if none was ever saved.
+    public func loadPlayback() throws -> PlaybackRecord? {
+        let row = try cached(
+            """
+            SELECT queue_index, track_id, position_ms, state, mode, volume, shuffle_order, shuffle_history,
+                rng_state, queue_version, journal_seq FROM playback WHERE id = 1
+            """)
+        defer { row.reset() }
+        guard try row.step() else { return nil }
+        return PlaybackRecord(
+            queueIndex: row.optionalInt(at: 0), trackID: row.optionalInt64(at: 1), positionMs: row.int64(at: 2),
+            state: row.string(at: 3) ?? "", mode: row.string(at: 4) ?? "", volume: row.int(at: 5),
+            shuffleOrder: IntegerBlob.decodeSigned(row.blob(at: 6)),
+            shuffleHistory: IntegerBlob.decodeSigned(row.blob(at: 7)), rngState: IntegerBlob.decode(row.blob(at: 8)),
+            queueVersion: row.int64(at: 9), journalSequence: UInt64(bitPattern: row.int64(at: 10)))
+    }
+
+    // MARK: per-track positions
+
+    /// The remembered position inside a track, if any.
+    public func position(ofTrack id: Int64) throws -> Int64? {
+        let statement = try cached("SELECT last_position_ms FROM tracks WHERE id = ?")
+        defer { statement.reset() }
+        try statement.bind(id, at: 1)
+        return try statement.step() ? statement.optionalInt64(at: 0) : nil
+    }
+
+    /// Remembers (or, with nil, forgets) the position inside a track. Worth it for long
+    /// tracks only: the caller decides.
+    public func setPosition(_ positionMs: Int64?, ofTrack id: Int64, durable: Bool = false) throws {
+        let statement = try cached("UPDATE tracks SET last_position_ms = ? WHERE id = ?")
+        try connection.transaction(durable: durable) {
+            try statement.bind(positionMs, at: 1)
+            try statement.bind(id, at: 2)
+            try statement.run()
+        }
+    }
+
+    // MARK: counters
+
+    /// Transactions this store committed.
+    public var commitCount: Int { connection.commitCount }
+    /// Of those, the fsync'd ones (`durable: true`).
+    public var durableCommitCount: Int { connection.durableCommitCount }
+
+    /// `PRAGMA integrity_check`: ["ok"] for a sound database (slow on big files: tests and diagnostics).
+    public func integrityCheck() throws -> [String] {
+        try connection.strings("PRAGMA integrity_check")
+    }
+
+    private func cached(_ sql: String) throws(SQLiteError) -> Statement {
+        if let statement = statements[sql] { return statement }
+        let statement = try connection.prepare(sql)
+        statements[sql] = statement
+        return statement
+    }
+}
+
+/// `mkdir -p` for the directory that holds `path`.
+func makeParentDirectories(of path: String) throws(Errno) {
+    guard let slash = path.lastIndex(of: "/"), slash != path.startIndex else { return }
+    var current = ""
+    for component in path[..<slash].split(separator: "/", omittingEmptySubsequences: true) {
+        current += (current.isEmpty && !path.hasPrefix("/") ? "" : "/") + component
+        if mkdir(current, 0o755) != 0 && errno != EEXIST { throw Errno.current("mkdir", path: current) }
+    }
+}

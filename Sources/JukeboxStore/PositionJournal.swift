@@ -1,0 +1,153 @@
+import Glibc
+import LinuxSupport
+import Logging
+
+/// The playing position between durable SQLite commits: a side file `<database>-position`
+/// holding one fixed 32-byte record, rewritten in place with `pwrite` at offset 0 and never
+/// fsync'd. A `kill -9` or a crash loses nothing (the data is in the page cache); a power
+/// cut may lose it, and then the last durable commit in SQLite is the fallback.
+///
+/// Record (little-endian): `0..<4` magic "JBPJ", `4..<8` CRC-32 (IEEE) of bytes `8..<32`,
+/// `8..<16` track id, `16..<24` position in ms, `24..<32` sequence number.
+///
+/// Used by the control thread only.
+public final class PositionJournal {
+    /// What the journal last recorded.
+    public struct Entry: Equatable, Sendable {
+        public var trackID: Int64
+        public var positionMs: Int64
+        /// Increases with every write; compare with `PlaybackRecord.journalSequence`.
+        public var sequence: UInt64
+
+        public init(trackID: Int64, positionMs: Int64, sequence: UInt64) {
+            self.trackID = trackID
+            self.positionMs = positionMs
+            self.sequence = sequence
+        }
+    }
+
+    /// The file name suffix after the database path.
+    public static let suffix = "-position"
+    static let recordSize = 32
+    static let magic: [UInt8] = Array("JBPJ".utf8)
+
+    /// The journal file.
+    public let path: String
+    private let file: FileDescriptor
+    private let logger: Logger
+    private var sequence: UInt64
+    private var writeFailing = false
+
+    /// Opens (creating) `<databasePath>-position`. Never fails the daemon: on error it logs
+    /// one line and returns nil, and the daemon carries on with SQLite checkpoints only.
+    public static func open(databasePath: String, logger: Logger) -> PositionJournal? {
+        let path = databasePath + suffix
+        do {
+            return try PositionJournal(path: path, logger: logger)
+        } catch {
+            logger.info("position journal unavailable, resuming from database checkpoints only: \(error)")
+            return nil
+        }
+    }
+
+    /// Opens (creating) the journal at `path`.
+    public init(path: String, logger: Logger) throws(Errno) {
+        self.path = path
+        self.logger = logger
+        self.file = try FileDescriptor(path: path, flags: O_RDWR | O_CREAT, mode: 0o644)
+        self.sequence = 0
+        self.sequence = read()?.sequence ?? 0
+    }
+
+    /// The last record, or nil when the file is missing, short, or fails its checksum.
+    public func read() -> Entry? {
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.recordSize, alignment: 8)
+        defer { buffer.deallocate() }
+        guard let count = try? file.read(into: buffer.baseAddress!, count: Self.recordSize, at: 0),
+            count == Self.recordSize
+        else { return nil }
+        return Self.decode(Array(buffer))
+    }
+
+    /// The sequence number of the last record read or written.
+    public var lastSequence: UInt64 { sequence }
+
+    /// Makes the next write's sequence exceed `sequence`. Call at start-up with the loaded
+    /// `PlaybackRecord.journalSequence`: after a power cut the file may hold an older record
+    /// than the database, and new writes must still compare as newer than the database.
+    public func continueAfter(_ sequence: UInt64) {
+        self.sequence = max(self.sequence, sequence)
+    }
+
+    /// Records the position; returns the sequence number written (0 if the write failed,
+    /// which is logged once until a write succeeds again).
+    @discardableResult
+    public func write(trackID: Int64, positionMs: Int64) -> UInt64 {
+        sequence += 1
+        let bytes = Self.encode(Entry(trackID: trackID, positionMs: positionMs, sequence: sequence))
+        do {
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: bytes.count, alignment: 8)
+            defer { buffer.deallocate() }
+            buffer.copyBytes(from: bytes)
+            try file.writeAll(buffer.baseAddress!, count: buffer.count, at: 0)
+            writeFailing = false
+            return sequence
+        } catch {
+            if !writeFailing { logger.info("position journal write failed: \(error)") }
+            writeFailing = true
+            return 0
+        }
+    }
+
+    static func encode(_ entry: Entry) -> [UInt8] {
+        var bytes = magic + [0, 0, 0, 0]
+        appendLittleEndian(UInt64(bitPattern: entry.trackID), to: &bytes)
+        appendLittleEndian(UInt64(bitPattern: entry.positionMs), to: &bytes)
+        appendLittleEndian(entry.sequence, to: &bytes)
+        let crc = CRC32.checksum(bytes[8..<recordSize])
+        for index in 0..<4 { bytes[4 + index] = UInt8(truncatingIfNeeded: crc >> UInt32(8 * index)) }
+        return bytes
+    }
+
+    static func decode(_ bytes: [UInt8]) -> Entry? {
+        guard bytes.count >= recordSize, Array(bytes[0..<4]) == magic else { return nil }
+        var stored: UInt32 = 0
+        for index in 0..<4 { stored |= UInt32(bytes[4 + index]) << UInt32(8 * index) }
+        guard stored == CRC32.checksum(bytes[8..<recordSize]) else { return nil }
+        func word(_ offset: Int) -> UInt64 {
+            var value: UInt64 = 0
+            for index in 0..<8 { value |= UInt64(bytes[offset + index]) << UInt64(8 * index) }
+            return value
+        }
+        return Entry(trackID: Int64(bitPattern: word(8)), positionMs: Int64(bitPattern: word(16)), sequence: word(24))
+    }
+
+    private static func appendLittleEndian(_ value: UInt64, to bytes: inout [UInt8]) {
+        for index in 0..<8 { bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(8 * index))) }
+    }
+}
+
+/// CRC-32 as in zlib/PNG (IEEE 802.3, reflected polynomial 0xEDB88320).
+enum CRC32 {
+    static let table: [UInt32] = (0..<256).map { index -> UInt32 in
+        var crc = UInt32(index)
+        for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
+        return crc
+    }
+
+    static func checksum<C: Collection>(_ bytes: C) -> UInt32 where C.Element == UInt8 {
+        var crc: UInt32 = 0xFFFF_FFFF
+        for byte in bytes { crc = table[Int((crc ^ UInt32(byte)) & 0xff)] ^ (crc >> 8) }
+        return crc ^ 0xFFFF_FFFF
+    }
+}
+
+extension PlaybackRecord {
+    /// The position to resume from: the journal's when it is about the same track and was
+    /// written after this record (a crash or `kill -9` since the last durable commit),
+    /// otherwise `positionMs`.
+    public func resumePositionMs(journal: PositionJournal.Entry?) -> Int64 {
+        guard let journal, journal.trackID == trackID, journal.sequence > journalSequence else { return positionMs }
+        return journal.positionMs
+    }
+}

@@ -1,0 +1,70 @@
+import SQLite
+
+/// The database schema, versioned with `PRAGMA user_version`: migration `n` takes the
+/// database from version `n` to `n + 1`. Append new migrations; never edit shipped ones.
+enum Schema {
+    static let migrations: [String] = [
+        // 0 -> 1
+        """
+        CREATE TABLE tracks (
+            id               INTEGER PRIMARY KEY AUTOINCREMENT,
+            path             TEXT    NOT NULL UNIQUE,   -- relative to music_dir
+            size             INTEGER NOT NULL,
+            mtime_ns         INTEGER NOT NULL,
+            title            TEXT    NOT NULL,
+            artist           TEXT,
+            album            TEXT,
+            track_no         INTEGER,
+            duration_ms      INTEGER,
+            lyric_path       TEXT,                      -- absolute path of the .lrc/.ksc sidecar
+            problem          TEXT,                      -- why it is not playable; NULL = playable
+            last_position_ms INTEGER
+        );
+        CREATE TABLE queue (
+            pos      INTEGER PRIMARY KEY,
+            track_id INTEGER NOT NULL
+        );
+        CREATE TABLE playback (
+            id            INTEGER PRIMARY KEY CHECK (id = 1),
+            queue_index   INTEGER,
+            track_id      INTEGER,
+            position_ms   INTEGER NOT NULL,
+            state         TEXT    NOT NULL,
+            mode          TEXT    NOT NULL,
+            volume        INTEGER NOT NULL,
+            shuffle_order BLOB,                         -- little-endian Int64 queue positions
+            shuffle_history BLOB,                       -- little-endian Int64 queue positions
+            rng_state     BLOB,                         -- little-endian UInt64 words
+            queue_version INTEGER NOT NULL,
+            journal_seq   INTEGER NOT NULL DEFAULT 0
+        );
+        """
+    ]
+
+    /// The version this code writes.
+    static var currentVersion: Int64 { Int64(migrations.count) }
+
+    /// A database whose schema is newer than this program understands.
+    struct NewerVersion: Error, CustomStringConvertible {
+        var found: Int64
+        var description: String {
+            "its schema version \(found) is newer than this jukeboxd understands (\(Schema.currentVersion))"
+        }
+    }
+
+    /// Brings the database up to `currentVersion`. Safe to call from two connections at
+    /// once: the version is read again inside the write transaction.
+    static func migrate(_ connection: Connection) throws {
+        let version = try connection.scalarInt("PRAGMA user_version") ?? 0
+        if version == currentVersion { return }
+        if version > currentVersion { throw NewerVersion(found: version) }
+        try connection.transaction(durable: true) {
+            let start = try connection.scalarInt("PRAGMA user_version") ?? 0
+            guard start < currentVersion else { return }
+            for step in Int(start)..<migrations.count {
+                try connection.execute(migrations[step])
+            }
+            try connection.execute("PRAGMA user_version=\(currentVersion)")
+        }
+    }
+}

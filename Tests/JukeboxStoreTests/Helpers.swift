@@ -1,0 +1,141 @@
+import Glibc
+import JukeboxStore
+import LinuxSupport
+import Logging
+import Synchronization
+
+/// A fresh directory under /tmp, removed with everything in it when released.
+final class TemporaryDirectory {
+    let path: String
+
+    init() {
+        var template = Array("/tmp/jukebox-store-XXXXXX".utf8CString)
+        path = template.withUnsafeMutableBufferPointer { buffer in
+            guard let created = mkdtemp(buffer.baseAddress!) else { preconditionFailure("mkdtemp failed") }
+            return String(cString: created)
+        }
+    }
+
+    deinit { Self.removeTree(Array(path.utf8CString)) }
+
+    /// `rm -rf` on a NUL-terminated path of raw bytes (names need not be UTF-8).
+    private static func removeTree(_ path: [CChar]) {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return }
+        guard info.st_mode & S_IFMT == S_IFDIR else {
+            unlink(path)
+            return
+        }
+        var children: [[CChar]] = []
+        if let dir = opendir(path) {
+            while let entry = readdir(dir) {
+                let name = withUnsafeBytes(of: &entry.pointee.d_name) { raw in
+                    Array(raw.prefix { $0 != 0 }).map { CChar(bitPattern: $0) }
+                }
+                if name == [46] || name == [46, 46] { continue }
+                children.append(path.dropLast() + [47] + name + [0])
+            }
+            closedir(dir)
+        }
+        for child in children { removeTree(child) }
+        rmdir(path)
+    }
+
+    func at(_ relative: String) -> String { path + "/" + relative }
+}
+
+/// A logger that drops everything (test output stays readable).
+let quietLogger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+
+/// A logger that keeps its messages, for tests that check what was logged.
+final class RecordingLogHandler: LogHandler, @unchecked Sendable {
+    let lock = ConditionLock()
+    private var storage: [String] = []
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .trace
+
+    var messages: [String] { lock.withLock { storage } }
+
+    func log(event: LogEvent) {
+        lock.withLock { storage.append(event.message.description) }
+    }
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func logger() -> Logger { Logger(label: "test", factory: { _ in self }) }
+}
+
+/// `mkdir -p`.
+func makeDirectories(_ path: String) {
+    var current = ""
+    for component in path.split(separator: "/") {
+        current += "/" + component
+        _ = mkdir(current, 0o755)
+    }
+}
+
+/// Writes `bytes` to `path`, creating parent directories.
+func writeFile(_ path: String, _ bytes: [UInt8]) {
+    makeDirectories(String(path[..<path.lastIndex(of: "/")!]))
+    let fd = try! FileDescriptor(path: path, flags: O_WRONLY | O_CREAT | O_TRUNC)
+    if !bytes.isEmpty { try! fd.writeAll(bytes) }
+}
+
+func writeFile(_ path: String, _ text: String) { writeFile(path, Array(text.utf8)) }
+
+/// Sets a file's modification time (seconds + nanoseconds).
+func setModificationTime(_ path: String, seconds: Int, nanoseconds: Int = 0) {
+    var times = [timespec(tv_sec: seconds, tv_nsec: nanoseconds), timespec(tv_sec: seconds, tv_nsec: nanoseconds)]
+    precondition(utimensat(AT_FDCWD, path, &times, 0) == 0, "utimensat failed")
+}
+
+func fileExists(_ path: String) -> Bool { access(path, F_OK) == 0 }
+
+/// The error a fake probe throws.
+struct FakeProbeError: Error, CustomStringConvertible {
+    var description: String
+}
+
+/// Counts probe calls across threads.
+final class ProbeCounter: Sendable {
+    let count = Atomic<Int>(0)
+    func increment() -> Int { count.wrappingAdd(1, ordering: .relaxed).newValue }
+    var value: Int { count.load(ordering: .relaxed) }
+}
+
+/// A fake media probe over plain files: an empty file is "not an MPEG audio file (0 bytes)",
+/// a file starting with "BAD" throws its remaining text, "TAG title|artist|album|track|ms"
+/// gives those tags, anything else is untagged.
+func fakeProbe(counter: ProbeCounter? = nil) -> @Sendable (String) throws -> ProbedTags {
+    { path in
+        _ = counter?.increment()
+        let bytes = try readWholeFile(path)
+        if bytes.isEmpty { throw FakeProbeError(description: "not an MPEG audio file (0 bytes)") }
+        let text = String(decoding: bytes, as: UTF8.self)
+        if text.hasPrefix("BAD") { throw FakeProbeError(description: String(text.dropFirst(4))) }
+        guard text.hasPrefix("TAG ") else { return ProbedTags() }
+        let fields = text.dropFirst(4).split(separator: "|", omittingEmptySubsequences: false).map(String.init)
+        return ProbedTags(
+            title: fields[0], artist: fields.count > 1 ? fields[1] : nil, album: fields.count > 2 ? fields[2] : nil,
+            trackNumber: fields.count > 3 ? Int(fields[3]) : nil,
+            durationMs: fields.count > 4 ? Int64(fields[4]) : nil)
+    }
+}
+
+/// A scanner over `music` writing to `database`, with the fake probe.
+func makeScanner(
+    database: String, music: String, lyrics: String? = nil, counter: ProbeCounter? = nil, batchSize: Int = 500,
+    logger: Logger = quietLogger
+) -> LibraryScanner {
+    LibraryScanner(
+        databasePath: database, musicDirectory: music, lyricsDirectory: lyrics, probe: fakeProbe(counter: counter),
+        logger: logger, batchSize: batchSize)
+}
+
+func milliseconds(_ duration: Duration) -> Double {
+    let (seconds, attoseconds) = duration.components
+    return Double(seconds) * 1000 + Double(attoseconds) / 1e15
+}

@@ -1,0 +1,191 @@
+import Glibc
+import JukeboxStore
+import LinuxSupport
+import SQLite
+import Testing
+
+@Suite struct LibraryStoreTests {
+    /// A store whose tracks table was filled by a scan of `files` (path -> contents).
+    func storeWithTracks(_ dir: TemporaryDirectory, _ files: [String: String]) throws -> LibraryStore {
+        for (path, text) in files { writeFile(dir.at("music/" + path), text) }
+        makeDirectories(dir.at("music"))
+        let (store, message) = try LibraryStore.open(path: dir.at("db/jukebox.sqlite"), logger: quietLogger)
+        #expect(message == nil)
+        _ = try makeScanner(database: store.path, music: dir.at("music")).scan()
+        return store
+    }
+
+    @Test func createsParentDirectoriesAndSchema() throws {
+        let dir = TemporaryDirectory()
+        let (store, message) = try LibraryStore.open(path: dir.at("a/b/c/jukebox.sqlite"), logger: quietLogger)
+        #expect(message == nil)
+        #expect(fileExists(dir.at("a/b/c/jukebox.sqlite")))
+        #expect(try store.trackCount() == 0)
+        #expect(try store.loadPlayback() == nil)
+        #expect(try store.loadQueue() == [])
+        let raw = try Connection(path: store.path)
+        #expect(try raw.scalarInt("PRAGMA user_version") == 1)
+        #expect(try raw.scalarInt("PRAGMA page_size") == 1024)
+        #expect(try raw.strings("PRAGMA journal_mode") == ["wal"])
+    }
+
+    @Test func reopeningKeepsData() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.at("jukebox.sqlite")
+        do {
+            let (store, _) = try LibraryStore.open(path: path, logger: quietLogger)
+            try store.saveQueue([3, 1, 2])
+        }
+        let (store, message) = try LibraryStore.open(path: path, logger: quietLogger)
+        #expect(message == nil)
+        #expect(try store.loadQueue() == [3, 1, 2])
+    }
+
+    @Test func tracksQueueAndPlaybackRoundTrip() throws {
+        let dir = TemporaryDirectory()
+        let store = try storeWithTracks(
+            dir,
+            [
+                "b.mp3": "TAG Bee|Artist B|Album|2|61000",
+                "a.mp3": "TAG Ay|Artist A|Album|1|3723000",
+                "broken.mp3": "BAD truncated frame",
+            ])
+        let playable = try store.playableTracks()
+        #expect(playable.map(\.path) == ["a.mp3", "b.mp3"])
+        let a = try #require(playable.first)
+        #expect(a.title == "Ay")
+        #expect(a.artist == "Artist A")
+        #expect(a.album == "Album")
+        #expect(a.trackNumber == 1)
+        #expect(a.durationMs == 3_723_000)
+        #expect(a.problem == nil)
+        #expect(try store.track(id: a.id) == a)
+        #expect(try store.track(id: 9999) == nil)
+        let problems = try store.tracksWithProblems()
+        #expect(problems.map(\.path) == ["broken.mp3"])
+        #expect(problems.first?.problem == "truncated frame")
+
+        let ids = playable.map(\.id)
+        #expect(try store.tracks(ids: [ids[1], 9999, ids[0], ids[1]]).map(\.path) == ["b.mp3", "a.mp3", "b.mp3"])
+
+        try store.saveQueue([ids[1], ids[0]])
+        #expect(try store.loadQueue() == [ids[1], ids[0]])
+        try store.saveQueue([])
+        #expect(try store.loadQueue() == [])
+
+        let record = PlaybackRecord(
+            queueIndex: 1, trackID: ids[0], positionMs: 123_456, state: "playing", mode: "shuffle", volume: 40,
+            shuffleOrder: [1, 0, 2], shuffleHistory: [2], rngState: [UInt64.max, 0, 42, 1 << 63], queueVersion: 17,
+            journalSequence: 99)
+        try store.savePlayback(record, durable: true, rememberTrackPosition: true)
+        #expect(try store.loadPlayback() == record)
+        #expect(try store.position(ofTrack: ids[0]) == 123_456)
+        var paused = record
+        paused.state = "paused"
+        paused.queueIndex = nil
+        paused.shuffleOrder = []
+        try store.savePlayback(paused, durable: false)
+        #expect(try store.loadPlayback() == paused)
+
+        try store.setPosition(5000, ofTrack: ids[1])
+        #expect(try store.position(ofTrack: ids[1]) == 5000)
+        try store.setPosition(nil, ofTrack: ids[1])
+        #expect(try store.position(ofTrack: ids[1]) == nil)
+        #expect(try store.integrityCheck() == ["ok"])
+    }
+
+    @Test func countsDurableCommits() throws {
+        let dir = TemporaryDirectory()
+        let (store, _) = try LibraryStore.open(path: dir.at("jukebox.sqlite"), logger: quietLogger)
+        let before = (store.commitCount, store.durableCommitCount)
+        let record = PlaybackRecord(
+            queueIndex: 0, trackID: 1, positionMs: 0, state: "playing", mode: "in-order", volume: 30)
+        try store.savePlayback(record, durable: true)
+        try store.savePlayback(record, durable: false)
+        try store.savePlayback(record, durable: false)
+        #expect(store.commitCount - before.0 == 3)
+        #expect(store.durableCommitCount - before.1 == 1)
+    }
+
+    // MARK: damaged databases
+
+    func expectRecovery(_ dir: TemporaryDirectory, damage: (String) -> Void) throws {
+        let path = dir.at("jukebox.sqlite")
+        damage(path)
+        let handler = RecordingLogHandler()
+        let (store, message) = try LibraryStore.open(path: path, logger: handler.logger())
+        let text = try #require(message)
+        #expect(text.contains("database \(path) is damaged"))
+        #expect(text.contains("moved it to \(path).damaged-1"))
+        #expect(handler.messages == [text])
+        #expect(fileExists(path + ".damaged-1"))
+        #expect(try store.trackCount() == 0)
+        try store.saveQueue([1])
+        #expect(try store.loadQueue() == [1])
+        #expect(try store.integrityCheck() == ["ok"])
+    }
+
+    @Test func randomBytesAreMovedAside() throws {
+        let dir = TemporaryDirectory()
+        try expectRecovery(dir) { path in
+            var generator = SystemRandomNumberGenerator()
+            writeFile(path, (0..<8192).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        }
+    }
+
+    @Test func textFileIsMovedAside() throws {
+        let dir = TemporaryDirectory()
+        try expectRecovery(dir) { path in
+            writeFile(path, "music_dir = \"/home/pi/Music\"\n# oops, this is the config file\n")
+        }
+    }
+
+    @Test func truncatedDatabaseIsMovedAside() throws {
+        let dir = TemporaryDirectory()
+        try expectRecovery(dir) { path in
+            do {
+                let (store, _) = try! LibraryStore.open(path: path, logger: quietLogger)
+                try! store.saveQueue(Array(0..<3000))
+            }
+            var info = stat()
+            stat(path, &info)
+            #expect(info.st_size > 20 * 1024)
+            truncate(path, off_t(info.st_size / 2))
+        }
+    }
+
+    @Test func garbageInsideTheFileIsMovedAside() throws {
+        let dir = TemporaryDirectory()
+        try expectRecovery(dir) { path in
+            do {
+                let (store, _) = try! LibraryStore.open(path: path, logger: quietLogger)
+                try! store.saveQueue(Array(0..<3000))
+            }
+            // Overwrite a few pages in the middle (a b-tree page) with garbage, header intact.
+            let fd = try! FileDescriptor(path: path, flags: O_WRONLY)
+            let garbage = [UInt8](repeating: 0xA5, count: 4096)
+            garbage.withUnsafeBytes { try! fd.writeAll($0.baseAddress!, count: $0.count, at: 8192) }
+        }
+    }
+
+    @Test func secondDamageGetsTheNextNumberAndCompanionFilesMove() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.at("jukebox.sqlite")
+        writeFile(path + ".damaged-1", "older wreck")
+        writeFile(path, String(repeating: "not a database ", count: 100))
+        writeFile(path + "-position", [UInt8](repeating: 7, count: 32))
+        let (_, message) = try LibraryStore.open(path: path, logger: quietLogger)
+        #expect(message?.contains("\(path).damaged-2") == true)
+        #expect(fileExists(path + ".damaged-2"))
+        #expect(fileExists(path + ".damaged-2-position"))
+        #expect(!fileExists(path + "-position"))
+    }
+
+    @Test func unwritableLocationThrows() throws {
+        let dir = TemporaryDirectory()
+        writeFile(dir.at("file"), "x")
+        #expect(throws: (any Error).self) {
+            _ = try LibraryStore.open(path: dir.at("file/jukebox.sqlite"), logger: quietLogger)
+        }
+    }
+}

@@ -1,0 +1,83 @@
+import Glibc
+import JukeboxStore
+import LinuxSupport
+import Testing
+
+@Suite struct PositionJournalTests {
+    @Test func roundTripAndSequenceContinuesAfterReopen() throws {
+        let dir = TemporaryDirectory()
+        let db = dir.at("jukebox.sqlite")
+        let journal = try #require(PositionJournal.open(databasePath: db, logger: quietLogger))
+        #expect(journal.path == db + "-position")
+        #expect(journal.read() == nil)
+        #expect(journal.write(trackID: 7, positionMs: 1000) == 1)
+        #expect(journal.write(trackID: 7, positionMs: 3000) == 2)
+        #expect(journal.read() == .init(trackID: 7, positionMs: 3000, sequence: 2))
+
+        var info = stat()
+        stat(journal.path, &info)
+        #expect(info.st_size == 32)
+
+        let reopened = try #require(PositionJournal.open(databasePath: db, logger: quietLogger))
+        #expect(reopened.read() == .init(trackID: 7, positionMs: 3000, sequence: 2))
+        #expect(reopened.write(trackID: -1, positionMs: Int64.max) == 3)
+        #expect(journal.read() == .init(trackID: -1, positionMs: Int64.max, sequence: 3))
+    }
+
+    @Test(arguments: [4, 8, 12, 20, 31])
+    func corruptRecordReadsAsNil(flippedByte: Int) throws {
+        let dir = TemporaryDirectory()
+        let journal = try #require(PositionJournal.open(databasePath: dir.at("db"), logger: quietLogger))
+        journal.write(trackID: 42, positionMs: 90_000)
+        let fd = try FileDescriptor(path: journal.path, flags: O_RDWR)
+        var byte: UInt8 = 0
+        _ = try fd.read(into: &byte, count: 1, at: Int64(flippedByte))
+        byte ^= 0x10
+        try fd.writeAll(&byte, count: 1, at: Int64(flippedByte))
+        #expect(journal.read() == nil)
+    }
+
+    @Test func shortOrForeignFileReadsAsNil() throws {
+        let dir = TemporaryDirectory()
+        writeFile(dir.at("db-position"), [UInt8](repeating: 0, count: 20))
+        let journal = try #require(PositionJournal.open(databasePath: dir.at("db"), logger: quietLogger))
+        #expect(journal.read() == nil)
+        writeFile(dir.at("db-position"), [UInt8](repeating: 0, count: 32))
+        #expect(journal.read() == nil)
+        // A fresh write after garbage starts the sequence again and reads back.
+        #expect(journal.write(trackID: 1, positionMs: 2) == 1)
+        #expect(journal.read()?.positionMs == 2)
+    }
+
+    @Test func resumeUsesTheNewerOfJournalAndDatabase() throws {
+        let dir = TemporaryDirectory()
+        let journal = try #require(PositionJournal.open(databasePath: dir.at("db"), logger: quietLogger))
+        journal.write(trackID: 5, positionMs: 10_000)
+        let committed = journal.write(trackID: 5, positionMs: 12_000)
+        let record = PlaybackRecord(
+            queueIndex: 0, trackID: 5, positionMs: 12_000, state: "playing", mode: "in-order", volume: 40,
+            journalSequence: committed)
+        #expect(record.resumePositionMs(journal: journal.read()) == 12_000)
+        journal.write(trackID: 5, positionMs: 14_000)  // then kill -9
+        #expect(record.resumePositionMs(journal: journal.read()) == 14_000)
+        #expect(record.resumePositionMs(journal: nil) == 12_000)
+        #expect(record.resumePositionMs(journal: .init(trackID: 6, positionMs: 1, sequence: 99)) == 12_000)
+
+        // After a power cut the journal may be older than the database; new writes still win.
+        let stale = PositionJournal.Entry(trackID: 5, positionMs: 2_000, sequence: 1)
+        #expect(record.resumePositionMs(journal: stale) == 12_000)
+        writeFile(journal.path, [UInt8](repeating: 0, count: 32))
+        let reopened = try #require(PositionJournal.open(databasePath: dir.at("db"), logger: quietLogger))
+        reopened.continueAfter(record.journalSequence)
+        reopened.write(trackID: 5, positionMs: 16_000)
+        #expect(record.resumePositionMs(journal: reopened.read()) == 16_000)
+    }
+
+    @Test func openingInAMissingDirectoryLogsAndReturnsNil() {
+        let handler = RecordingLogHandler()
+        let journal = PositionJournal.open(databasePath: "/nonexistent-dir/x/jukebox.sqlite", logger: handler.logger())
+        #expect(journal == nil)
+        #expect(handler.messages.count == 1)
+        #expect(handler.messages.first?.contains("position journal unavailable") == true)
+    }
+}
