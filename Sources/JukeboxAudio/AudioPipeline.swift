@@ -71,18 +71,18 @@ public final class AudioPipeline: @unchecked Sendable {
         return "default"
     }
 
-    /// Flushes everything and starts `item` at `fromMs`. Drops any follow-up.
-    public func play(_ item: PlaybackItem, fromMs: Int64 = 0) {
+    /// Flushes everything and starts `item` at `fromMs`, with `next` as the gapless follow-up
+    /// (set atomically, so an item that fails at once still hands over to it).
+    public func play(_ item: PlaybackItem, fromMs: Int64 = 0, next: PlaybackItem? = nil) {
         lock.withLock {
             s.epoch &+= 1
             s.state = .playing
             s.anchor = (item, .ms(max(0, fromMs)))
             s.needsResolve = false
             s.pendingSeekMs = nil
-            s.nextItem = nil
-            s.startedToken = nil
+            s.nextItem = next
             s.clearRing()
-            s.decodeRequest = s.anchor
+            s.decodeRequest = (item, .ms(max(0, fromMs)), true)
             s.decodeGen &+= 1
             s.anchorDecoding = true
             s.positionToken = item.token
@@ -187,7 +187,7 @@ public final class AudioPipeline: @unchecked Sendable {
                     state: s.state, token: s.state == .stopped ? nil : token, positionFrames: frames,
                     positionMs: frames * 1000 / rate, format: s.format, underruns: s.underruns,
                     error: s.deviceError, periodFrames: s.periodFrames, bufferFrames: s.bufferFrames,
-                    pacing: s.pacing),
+                    pacing: s.pacing, deviceOpens: s.deviceOpens),
                 s.realtimeRefusal
             )
         }

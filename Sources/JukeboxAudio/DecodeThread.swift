@@ -29,6 +29,7 @@ extension AudioPipeline {
         var nextFrame: Int64 = 0
         var gen: UInt64 = 0
         var atEnd = false
+        var announce = false
         var pending: [(ChunkKind, PlaybackItem)] = []
         let slotSamples = Self.chunkFrames * Self.maxChannels
 
@@ -51,6 +52,7 @@ extension AudioPipeline {
                     decoder = d
                     item = request.item
                     nextFrame = frame
+                    announce = request.announce
                 case .failed(let message):
                     pending.append((.failed(message), request.item))
                     atEnd = true
@@ -84,6 +86,7 @@ extension AudioPipeline {
                         item = next
                         nextFrame = 0
                         atEnd = false
+                        announce = true
                     case .failed(let message):
                         pending.append((.failed(message), next))
                     }
@@ -112,7 +115,9 @@ extension AudioPipeline {
             guard gen == s.decodeGen else { continue }
             if result.frames > 0 {
                 s.chunks[slot] = ChunkInfo(
-                    kind: .audio, item: item, frameOffset: nextFrame, frames: result.frames, read: 0, format: format)
+                    kind: .audio, item: item, frameOffset: nextFrame, frames: result.frames, read: 0, format: format,
+                    announce: announce)
+                announce = false
                 s.ringCount += 1
                 nextFrame += Int64(result.frames)
                 lock.broadcast()

@@ -198,7 +198,7 @@ extension AudioPipeline {
                 o.loadHistory(frames: frames)
             } else {
                 let c = s.chunks[head]
-                if o.reanchor || o.item?.token != c.item.token {
+                if o.reanchor || (c.announce && c.read == 0) || o.item?.token != c.item.token {
                     if !o.reanchor, let current = o.item {
                         o.prevItem = current
                         o.prevOrigin = o.itemOrigin
@@ -209,10 +209,7 @@ extension AudioPipeline {
                     o.itemOrigin = o.written - (c.frameOffset + Int64(c.read))
                     o.itemFirstWritten = o.written
                     o.reanchor = false
-                    if s.startedToken != c.item.token {
-                        s.startedToken = c.item.token
-                        startedToken = c.item.token
-                    }
+                    if c.announce && c.read == 0 { startedToken = c.item.token }
                 }
                 frames = min(o.period, c.frames - c.read)
                 let source = samples + head * Self.chunkFrames * Self.maxChannels + c.read * c.format.channels
@@ -320,7 +317,7 @@ extension AudioPipeline {
         }
         if s.state == .playing, !s.anchorDecoding, let anchor = s.anchor {
             s.clearRing()
-            s.decodeRequest = anchor
+            s.decodeRequest = (anchor.item, anchor.start, false)
             s.decodeGen &+= 1
             s.anchorDecoding = true
             lock.broadcast()
@@ -393,6 +390,7 @@ extension AudioPipeline {
             s.bufferFrames = pcm.granted.bufferFrames
             s.pacing = o.clock ? .clock : .device
             s.deviceError = nil
+            s.deviceOpens += 1
         case .failure(let error):
             s.deviceError = error.description
             o.retryAtNs = MonotonicClock.nanoseconds() + 2_000_000_000

@@ -30,6 +30,9 @@ struct ChunkInfo {
     /// Frames the output thread has taken.
     var read = 0
     var format = AudioFormat(rate: 44100, channels: 2)
+    /// The first chunk of an item that `play` or a gapless transition started: jb-output
+    /// sends `.started` when it has written it (not after resume or seek).
+    var announce = false
 }
 
 /// The state shared by the control thread, jb-decode and jb-output. Every field is guarded
@@ -47,7 +50,7 @@ struct SharedState {
     // MARK: decoding
     /// Bumped whenever jb-decode must drop its decoder and look at `decodeRequest` again.
     var decodeGen: UInt64 = 0
-    var decodeRequest: (item: PlaybackItem, start: StartPosition)?
+    var decodeRequest: (item: PlaybackItem, start: StartPosition, announce: Bool)?
     /// The item jb-decode is decoding (after a gapless transition: the follow-up).
     var decodingItem: PlaybackItem?
     var nextItem: PlaybackItem?
@@ -65,8 +68,6 @@ struct SharedState {
     /// jb-output must compute the audible position before it drops the device's frames.
     var needsResolve = false
     var pendingSeekMs: Int64?
-    /// The token for which `.started` was last sent (nil after `play`, so replaying re-sends it).
-    var startedToken: UInt64?
     var gainTarget: Float = 1.0
 
     // MARK: reported by jb-output
@@ -79,6 +80,7 @@ struct SharedState {
     var periodFrames = 0
     var bufferFrames = 0
     var pacing: OutputPacing = .device
+    var deviceOpens = 0
     var realtimeRefusal: String?
 
     init(slots: Int) {

@@ -67,6 +67,8 @@ public struct PipelineStatus: Sendable, Equatable {
     public var bufferFrames: Int
     /// The pacing in effect (`.device` or `.clock`).
     public var pacing: OutputPacing
+    /// How often the PCM was opened (it is reopened only when rate or channels change).
+    public var deviceOpens: Int
 }
 
 /// Things the control thread learns about; `wakeup` is called when one is queued.

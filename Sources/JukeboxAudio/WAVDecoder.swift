@@ -20,7 +20,7 @@ public final class WAVDecoder: AudioDecoder {
     public static func looksLikeWAV(path: String) throws(AudioFileError) -> Bool {
         let fd: FileDescriptor
         do { fd = try FileDescriptor(path: path, flags: O_RDONLY) } catch {
-            throw AudioFileError(path: path, reason: error.description)
+            throw AudioFileError(path: path, reason: "\(error.call) failed: \(error.message)")
         }
         var head = [UInt8](repeating: 0, count: 12)
         let n = (try? head.withUnsafeMutableBytes { try fd.read(into: $0.baseAddress!, count: 12, at: 0) }) ?? 0
@@ -31,7 +31,7 @@ public final class WAVDecoder: AudioDecoder {
         self.path = path
         let file: FileDescriptor
         do { file = try FileDescriptor(path: path, flags: O_RDONLY) } catch {
-            throw AudioFileError(path: path, reason: error.description)
+            throw AudioFileError(path: path, reason: "\(error.call) failed: \(error.message)")
         }
         fd = file
         var st = stat()

@@ -88,7 +88,8 @@ public final class PacedFifoSink: @unchecked Sendable {
     public var arrivalLog: [Arrival] { lock.withLock { arrivals } }
     /// Byte offsets at which a new writer started (after the previous one closed the FIFO).
     public var segmentOffsets: [Int] { lock.withLock { segmentStarts } }
-    /// 1 ms ticks on which the DAC wanted data the pipe did not have, after the first byte.
+    /// Ticks on which the pipe held some but not enough data (a glitch in the middle of a
+    /// stream); ticks with nothing at all (paused, stopped) are not counted.
     public var underruns: Int { lock.withLock { underrunTicks } }
 
     /// The received bytes as S16 native-endian samples.
@@ -135,6 +136,7 @@ public final class PacedFifoSink: @unchecked Sendable {
             credit += bytesPerSecond * Double(stepNs) / 1e9
             var want = Int(credit) & ~3
             if want == 0 { continue }
+            let wanted = want
             var got = 0
             while want > 0 {
                 let n = Glibc.read(fd.rawValue, scratch + got, min(want, 1 << 20))
@@ -153,7 +155,7 @@ public final class PacedFifoSink: @unchecked Sendable {
             // Keep whole frames aligned to 4 bytes; a DAC that finds the pipe empty plays
             // silence and does not catch up later.
             credit -= Double(Int(credit) & ~3)
-            if got < Int(bytesPerSecond * Double(stepNs) / 1e9) && started && writerPresent {
+            if got > 0 && got < wanted && started {
                 lock.withLock { underrunTicks += 1 }
             }
             if got > 0 {

@@ -56,6 +56,9 @@ public final class MPG123Decoder {
             var channels: Int32 = 0
             var encoding: Int32 = 0
             let r = mpg123_getformat(h, &rate, &channels, &encoding)
+            if r == MPG123_DONE.rawValue {
+                throw MPG123Error(code: r, call: "mpg123_getformat", path: path, message: "no MPEG audio frame found")
+            }
             if r != MPG123_OK.rawValue { throw MPG123Error.from(r, "mpg123_getformat", path, h) }
             guard rate > 0, channels > 0 else {
                 throw MPG123Error(code: MPG123_ERR.rawValue, call: "mpg123_getformat", path: path, message: "no audio")
