@@ -1,0 +1,201 @@
+import CALSA
+import Glibc
+import LinuxSupport
+
+/// What `PCM.open` asks for. alsa-lib may grant something near it; `PCM.granted` says what.
+public struct PCMRequest: Sendable, Equatable {
+    public var device: String
+    public var rate: UInt32
+    public var channels: UInt32
+    public var periodMicroseconds: UInt32
+    public var bufferMicroseconds: UInt32
+
+    public init(device: String, rate: UInt32, channels: UInt32, periodMicroseconds: UInt32, bufferMicroseconds: UInt32) {
+        self.device = device
+        self.rate = rate
+        self.channels = channels
+        self.periodMicroseconds = periodMicroseconds
+        self.bufferMicroseconds = bufferMicroseconds
+    }
+}
+
+/// The hardware parameters alsa-lib actually granted (S16_LE interleaved is always requested).
+public struct PCMGranted: Sendable, Equatable {
+    public var rate: UInt32
+    public var channels: UInt32
+    public var periodFrames: Int
+    public var bufferFrames: Int
+}
+
+/// The state of a PCM. The corresponding C type is snd_pcm_state_t.
+public enum PCMState: Sendable, Equatable {
+    case open, setup, prepared, running, xrun, draining, paused, suspended, disconnected, other(UInt32)
+
+    init(_ raw: snd_pcm_state_t) {
+        switch raw {
+        case SND_PCM_STATE_OPEN: self = .open
+        case SND_PCM_STATE_SETUP: self = .setup
+        case SND_PCM_STATE_PREPARED: self = .prepared
+        case SND_PCM_STATE_RUNNING: self = .running
+        case SND_PCM_STATE_XRUN: self = .xrun
+        case SND_PCM_STATE_DRAINING: self = .draining
+        case SND_PCM_STATE_PAUSED: self = .paused
+        case SND_PCM_STATE_SUSPENDED: self = .suspended
+        case SND_PCM_STATE_DISCONNECTED: self = .disconnected
+        default: self = .other(raw.rawValue)
+        }
+    }
+}
+
+/// The kind of PCM plugin at the top of the chain (snd_pcm_type_t). The pipeline uses it to
+/// tell the unpaced `null` PCM (which swallows data at once) from a real device.
+public enum PCMType: Sendable, Equatable {
+    case hardware, null, file, plug, other(String)
+}
+
+/// One playback PCM: the single owner of a `snd_pcm_t`, closed in `deinit`
+/// (snd_pcm_close). Not thread-safe: only the output thread that opened it may use it.
+public final class PCM {
+    private let handle: OpaquePointer
+    public let device: String
+    public let granted: PCMGranted
+    public let type: PCMType
+
+    /// Opens `request.device` for blocking playback, S16_LE interleaved, and sets hardware
+    /// parameters with snd_pcm_hw_params_set_rate_near/_period_time_near/_buffer_time_near,
+    /// then software parameters: start threshold = buffer size, avail_min = one period.
+    /// The corresponding C functions are snd_pcm_open, snd_pcm_hw_params, snd_pcm_sw_params.
+    public init(_ request: PCMRequest) throws(ALSAError) {
+        let device = request.device
+        var pcm: OpaquePointer?
+        try check(snd_pcm_open(&pcm, device, SND_PCM_STREAM_PLAYBACK, 0), "snd_pcm_open", device)
+        guard let pcm else { throw ALSAError(code: EINVAL, call: "snd_pcm_open", device: device) }
+        do throws(ALSAError) {
+            granted = try Self.configure(pcm, request)
+        } catch {
+            // "snd_pcm_close: Closes the specified PCM handle and frees all associated resources."
+            snd_pcm_close(pcm)
+            throw error
+        }
+        handle = pcm
+        self.device = device
+        switch snd_pcm_type(pcm) {
+        case SND_PCM_TYPE_HW: type = .hardware
+        case SND_PCM_TYPE_NULL: type = .null
+        case SND_PCM_TYPE_FILE: type = .file
+        case SND_PCM_TYPE_PLUG: type = .plug
+        case let t: type = .other(String(cString: snd_pcm_type_name(t)))
+        }
+    }
+
+    deinit { snd_pcm_close(handle) }
+
+    private static func configure(_ pcm: OpaquePointer, _ r: PCMRequest) throws(ALSAError) -> PCMGranted {
+        let dev = r.device
+        var hw: OpaquePointer?
+        try check(snd_pcm_hw_params_malloc(&hw), "snd_pcm_hw_params_malloc", dev)
+        defer { snd_pcm_hw_params_free(hw) }
+        try check(snd_pcm_hw_params_any(pcm, hw), "snd_pcm_hw_params_any", dev)
+        try check(
+            snd_pcm_hw_params_set_access(pcm, hw, SND_PCM_ACCESS_RW_INTERLEAVED), "snd_pcm_hw_params_set_access", dev)
+        try check(snd_pcm_hw_params_set_format(pcm, hw, SND_PCM_FORMAT_S16_LE), "snd_pcm_hw_params_set_format", dev)
+        try check(snd_pcm_hw_params_set_channels(pcm, hw, r.channels), "snd_pcm_hw_params_set_channels", dev)
+        var rate = r.rate
+        var dir: Int32 = 0
+        try check(snd_pcm_hw_params_set_rate_near(pcm, hw, &rate, &dir), "snd_pcm_hw_params_set_rate_near", dev)
+        var buffer = r.bufferMicroseconds
+        dir = 0
+        try check(
+            snd_pcm_hw_params_set_buffer_time_near(pcm, hw, &buffer, &dir), "snd_pcm_hw_params_set_buffer_time_near",
+            dev)
+        var period = r.periodMicroseconds
+        dir = 0
+        try check(
+            snd_pcm_hw_params_set_period_time_near(pcm, hw, &period, &dir), "snd_pcm_hw_params_set_period_time_near",
+            dev)
+        try check(snd_pcm_hw_params(pcm, hw), "snd_pcm_hw_params", dev)
+        var periodFrames: snd_pcm_uframes_t = 0
+        var bufferFrames: snd_pcm_uframes_t = 0
+        dir = 0
+        try check(snd_pcm_hw_params_get_period_size(hw, &periodFrames, &dir), "snd_pcm_hw_params_get_period_size", dev)
+        try check(snd_pcm_hw_params_get_buffer_size(hw, &bufferFrames), "snd_pcm_hw_params_get_buffer_size", dev)
+
+        var sw: OpaquePointer?
+        try check(snd_pcm_sw_params_malloc(&sw), "snd_pcm_sw_params_malloc", dev)
+        defer { snd_pcm_sw_params_free(sw) }
+        try check(snd_pcm_sw_params_current(pcm, sw), "snd_pcm_sw_params_current", dev)
+        try check(
+            snd_pcm_sw_params_set_start_threshold(pcm, sw, bufferFrames - bufferFrames % max(periodFrames, 1)),
+            "snd_pcm_sw_params_set_start_threshold", dev)
+        try check(snd_pcm_sw_params_set_avail_min(pcm, sw, periodFrames), "snd_pcm_sw_params_set_avail_min", dev)
+        try check(snd_pcm_sw_params(pcm, sw), "snd_pcm_sw_params", dev)
+        return PCMGranted(
+            rate: rate, channels: r.channels, periodFrames: Int(periodFrames), bufferFrames: Int(bufferFrames))
+    }
+
+    /// Writes interleaved S16 frames; blocks until alsa-lib took some. Returns the frames
+    /// written, or throws (-EPIPE underrun, -ESTRPIPE suspend: pass to `recover`).
+    /// The corresponding C function is snd_pcm_writei.
+    public func write(_ samples: UnsafePointer<Int16>, frames: Int) throws(ALSAError) -> Int {
+        let n = snd_pcm_writei(handle, samples, snd_pcm_uframes_t(frames))
+        if n < 0 { throw ALSAError(code: Int32(n), call: "snd_pcm_writei", device: device) }
+        return Int(n)
+    }
+
+    /// Stops at once and discards the pending frames. The corresponding C function is snd_pcm_drop.
+    public func drop() throws(ALSAError) { try check(snd_pcm_drop(handle), "snd_pcm_drop", device) }
+
+    /// Plays out the pending frames, then stops. The corresponding C function is snd_pcm_drain.
+    public func drain() throws(ALSAError) { try check(snd_pcm_drain(handle), "snd_pcm_drain", device) }
+
+    /// Prepares for playback after drop/xrun. The corresponding C function is snd_pcm_prepare.
+    public func prepare() throws(ALSAError) { try check(snd_pcm_prepare(handle), "snd_pcm_prepare", device) }
+
+    /// Frames written but not yet played. The corresponding C function is snd_pcm_delay.
+    public func delay() throws(ALSAError) -> Int {
+        var d: snd_pcm_sframes_t = 0
+        try check(snd_pcm_delay(handle, &d), "snd_pcm_delay", device)
+        return Int(d)
+    }
+
+    /// Frames that can be written without blocking. The corresponding C function is snd_pcm_avail.
+    public func avail() throws(ALSAError) -> Int {
+        let n = snd_pcm_avail(handle)
+        if n < 0 { throw ALSAError(code: Int32(n), call: "snd_pcm_avail", device: device) }
+        return Int(n)
+    }
+
+    /// Frames the application pointer can safely move back. The corresponding C function is snd_pcm_rewindable.
+    public func rewindable() -> Int { max(0, Int(snd_pcm_rewindable(handle))) }
+
+    /// Moves the application pointer back by up to `frames`; returns how far it moved.
+    /// The corresponding C function is snd_pcm_rewind.
+    public func rewind(_ frames: Int) throws(ALSAError) -> Int {
+        guard frames > 0 else { return 0 }
+        let n = snd_pcm_rewind(handle, snd_pcm_uframes_t(frames))
+        if n < 0 { throw ALSAError(code: Int32(n), call: "snd_pcm_rewind", device: device) }
+        return Int(n)
+    }
+
+    /// The corresponding C function is snd_pcm_state.
+    public var state: PCMState { PCMState(snd_pcm_state(handle)) }
+
+    /// Recovers from an underrun (-EPIPE) or a suspend (-ESTRPIPE) by looking at the PCM state,
+    /// as MPD's AlsaOutput::Recover does. Rethrows anything else. Returns quickly; a suspended
+    /// device that cannot resume yet is prepared again.
+    /// The corresponding C functions are snd_pcm_state, snd_pcm_resume, snd_pcm_prepare.
+    public func recover(from error: ALSAError) throws(ALSAError) {
+        guard error.code == EPIPE || error.code == ESTRPIPE else { throw error }
+        switch state {
+        case .suspended:
+            let rc = snd_pcm_resume(handle)
+            if rc == -EAGAIN || rc < 0 { try prepare() }
+        case .xrun, .setup, .open, .prepared, .draining:
+            try prepare()
+        case .disconnected:
+            throw ALSAError(code: ENODEV, call: error.call, device: device)
+        case .running, .paused, .other:
+            try prepare()
+        }
+    }
+}

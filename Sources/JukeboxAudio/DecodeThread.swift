@@ -1,0 +1,137 @@
+import LinuxSupport
+
+// jb-decode: owns the decoder of the current (and then the follow-up) item and fills the PCM
+// ring. It never touches ALSA. It decodes into a slot without holding the lock and publishes
+// the slot under the lock, after checking that no command invalidated the work meanwhile
+// (`decodeGen`). At the end of an item it queues a `.finished` marker and continues with the
+// follow-up in the same ring (gapless), or waits for one (`awaitingNext`).
+
+extension AudioPipeline {
+    private enum Opened {
+        case ok(any AudioDecoder, Int64)
+        case failed(String)
+    }
+
+    private static func open(_ item: PlaybackItem, at start: StartPosition) -> Opened {
+        do {
+            let decoder = try openDecoder(path: item.path)
+            let frame = start.frames(rate: decoder.format.rate)
+            if frame > 0 { try decoder.seek(toFrame: frame) }
+            return .ok(decoder, frame)
+        } catch {
+            return .failed("\(error)")
+        }
+    }
+
+    func decodeMain() {
+        var decoder: (any AudioDecoder)?
+        var item = PlaybackItem(token: 0, path: "")
+        var nextFrame: Int64 = 0
+        var gen: UInt64 = 0
+        var atEnd = false
+        var announce = false
+        var pending: [(ChunkKind, PlaybackItem)] = []
+        let slotSamples = Self.chunkFrames * Self.maxChannels
+
+        lock.lock()
+        while !s.shutdown {
+            if s.decodeGen != gen {
+                gen = s.decodeGen
+                decoder = nil
+                atEnd = false
+                pending.removeAll()
+                s.awaitingNext = false
+                guard let request = s.decodeRequest else { continue }
+                lock.unlock()
+                let opened = Self.open(request.item, at: request.start)
+                lock.lock()
+                guard gen == s.decodeGen else { continue }
+                s.decodingItem = request.item
+                switch opened {
+                case .ok(let d, let frame):
+                    decoder = d
+                    item = request.item
+                    nextFrame = frame
+                    announce = request.announce
+                case .failed(let message):
+                    pending.append((.failed(message), request.item))
+                    atEnd = true
+                }
+                continue
+            }
+            if let (kind, markerItem) = pending.first {
+                if s.ringCount == slots {
+                    lock.wait()
+                    continue
+                }
+                let slot = (s.ringHead + s.ringCount) % slots
+                s.chunks[slot] = ChunkInfo(kind: kind, item: markerItem, frameOffset: 0, frames: 0, read: 0)
+                s.ringCount += 1
+                pending.removeFirst()
+                lock.broadcast()
+                continue
+            }
+            guard let d = decoder else {
+                if atEnd, let next = s.nextItem {
+                    s.nextItem = nil
+                    s.awaitingNext = false
+                    lock.unlock()
+                    let opened = Self.open(next, at: .frame(0))
+                    lock.lock()
+                    guard gen == s.decodeGen else { continue }
+                    s.decodingItem = next
+                    switch opened {
+                    case .ok(let nd, _):
+                        decoder = nd
+                        item = next
+                        nextFrame = 0
+                        atEnd = false
+                        announce = true
+                    case .failed(let message):
+                        pending.append((.failed(message), next))
+                    }
+                    continue
+                }
+                if atEnd { s.awaitingNext = true }
+                lock.wait()
+                continue
+            }
+            if s.ringCount == slots {
+                lock.wait()
+                continue
+            }
+            let slot = (s.ringHead + s.ringCount) % slots
+            let format = d.format
+            lock.unlock()
+            let buffer = samples + slot * slotSamples
+            var result = DecodeResult(frames: 0, isEnd: true, formatChanged: false)
+            var failure: String?
+            do {
+                result = try d.read(into: buffer, capacityFrames: slotSamples / format.channels)
+            } catch {
+                failure = "\(error)"
+            }
+            lock.lock()
+            guard gen == s.decodeGen else { continue }
+            if result.frames > 0 {
+                s.chunks[slot] = ChunkInfo(
+                    kind: .audio, item: item, frameOffset: nextFrame, frames: result.frames, read: 0, format: format,
+                    announce: announce)
+                announce = false
+                s.ringCount += 1
+                nextFrame += Int64(result.frames)
+                lock.broadcast()
+            }
+            if let failure {
+                pending.append((.failed(failure), item))
+                decoder = nil
+                atEnd = true
+            } else if result.isEnd {
+                pending.append((.finished, item))
+                decoder = nil
+                atEnd = true
+            }
+        }
+        lock.unlock()
+    }
+}

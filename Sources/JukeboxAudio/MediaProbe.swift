@@ -1,0 +1,60 @@
+import Glibc
+import LinuxSupport
+import MPG123
+
+/// What the library scanner stores about a file.
+public struct ProbedMedia: Sendable, Equatable {
+    public var title: String?
+    public var artist: String?
+    public var album: String?
+    public var trackNumber: Int?
+    public var durationMs: Int64?
+    public var sampleRate: Int
+    public var channels: Int
+}
+
+/// Reads format, duration and tags without decoding the whole file: libmpg123 reads the tags
+/// and the first frame (the Xing/LAME header gives the exact length); WAV reads the RIFF header.
+/// Runs on the caller's thread (jb-scan); never touches the pipeline.
+public enum MediaProbe {
+    /// Throws `AudioFileError` (or the library's error) for files that are not playable audio:
+    /// empty, text, random bytes, truncated (a length header that promises more than the file holds).
+    public static func probe(path: String) throws -> ProbedMedia {
+        if try WAVDecoder.looksLikeWAV(path: path) {
+            let wav = try WAVDecoder(path: path)
+            guard let frames = wav.lengthFrames, frames > 0 else {
+                throw AudioFileError(path: path, reason: "WAV file holds no audio")
+            }
+            return ProbedMedia(
+                durationMs: frames * 1000 / Int64(wav.format.rate), sampleRate: wav.format.rate,
+                channels: wav.format.channels)
+        }
+        let decoder: MPG123Decoder
+        do { decoder = try MPG123Decoder(path: path) } catch {
+            throw AudioFileError(path: path, reason: "not an MPEG audio file (\(error.message))")
+        }
+        let format = decoder.format
+        let length = decoder.lengthFrames
+        if let length {
+            // A header-given length the file cannot back up means the file was cut short.
+            // Seeking near the end costs one or two frame decodes, not the whole file.
+            let probeFrames = 1152
+            let buffer = UnsafeMutablePointer<Int16>.allocate(capacity: probeFrames * format.channels)
+            defer { buffer.deallocate() }
+            var ok = false
+            if (try? decoder.seek(toFrame: max(0, length - Int64(probeFrames) * 2))) != nil {
+                for _ in 0..<4 {
+                    guard let r = try? decoder.read(into: buffer, capacityFrames: probeFrames) else { break }
+                    if case .frames(let n) = r, n > 0 { ok = true; break }
+                    if case .done(let n) = r { ok = n > 0; break }
+                }
+            }
+            if !ok { throw AudioFileError(path: path, reason: "truncated: the header promises \(length) frames") }
+        }
+        let tags = decoder.tags()
+        return ProbedMedia(
+            title: tags.title, artist: tags.artist, album: tags.album, trackNumber: tags.trackNumber,
+            durationMs: length.map { $0 * 1000 / Int64(format.rate) }, sampleRate: format.rate,
+            channels: format.channels)
+    }
+}

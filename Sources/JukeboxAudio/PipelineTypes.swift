@@ -1,0 +1,85 @@
+/// One thing to play: the caller's token (echoed in events) and the file.
+public struct PlaybackItem: Sendable, Equatable {
+    public var token: UInt64
+    public var path: String
+
+    public init(token: UInt64, path: String) {
+        self.token = token
+        self.path = path
+    }
+}
+
+/// How the output thread paces its writes.
+public enum OutputPacing: String, Sendable, Equatable {
+    /// `.clock` when the PCM is ALSA's `null` plugin (which swallows data at once), else `.device`.
+    case auto
+    /// No extra pacing: the device (or whatever blocks in snd_pcm_writei) sets the pace.
+    case device
+    /// A virtual sound card paced by CLOCK_MONOTONIC (for the silent `null` PCM).
+    case clock
+}
+
+/// The `[audio]` part of the configuration the pipeline needs.
+public struct AudioOutputConfig: Sendable, Equatable {
+    public var device: String
+    public var periodMs: Int
+    public var bufferMs: Int
+    /// An ALSA simple mixer control for hardware volume; nil or empty = software gain.
+    public var mixer: String?
+    /// The mixer's card ("hw:0"); derived from `device` when nil.
+    public var mixerCard: String?
+    public var pacing: OutputPacing
+
+    public init(
+        device: String = "default", periodMs: Int = 10, bufferMs: Int = 40, mixer: String? = nil,
+        mixerCard: String? = nil, pacing: OutputPacing = .auto
+    ) {
+        self.device = device
+        self.periodMs = periodMs
+        self.bufferMs = bufferMs
+        self.mixer = mixer
+        self.mixerCard = mixerCard
+        self.pacing = pacing
+    }
+}
+
+/// Playing, paused or stopped, as the control thread last asked (stopped again after end of stream).
+public enum PipelineState: String, Sendable, Equatable {
+    case stopped, playing, paused
+}
+
+/// A snapshot for the control thread.
+public struct PipelineStatus: Sendable, Equatable {
+    public var state: PipelineState
+    /// The item whose samples the device is playing (or that is paused).
+    public var token: UInt64?
+    /// Position in the item, from the samples the device has played (frames written − delay).
+    public var positionFrames: Int64
+    public var positionMs: Int64
+    /// The format the PCM is open with.
+    public var format: AudioFormat?
+    /// Underruns (-EPIPE) and suspends (-ESTRPIPE) recovered since start.
+    public var underruns: Int
+    /// The last ALSA error (device name + snd_strerror), nil while the device works.
+    public var error: String?
+    /// Period and buffer granted by ALSA, in frames.
+    public var periodFrames: Int
+    public var bufferFrames: Int
+    /// The pacing in effect (`.device` or `.clock`).
+    public var pacing: OutputPacing
+    /// How often the PCM was opened (it is reopened only when rate or channels change).
+    public var deviceOpens: Int
+}
+
+/// Things the control thread learns about; `wakeup` is called when one is queued.
+public enum PipelineEvent: Sendable, Equatable {
+    /// The first sample of the item was written to the device.
+    case started(UInt64)
+    /// The last sample of the item was written to the device.
+    case finished(UInt64)
+    /// The item could not be opened or failed while decoding (what decoded was played).
+    /// Playback continues with the follow-up item, as after `.finished`.
+    case failed(UInt64, String)
+    /// Nothing is left to play and no follow-up was set: the pipeline stopped.
+    case endOfStream
+}

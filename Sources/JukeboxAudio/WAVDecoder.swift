@@ -1,0 +1,134 @@
+import Glibc
+import LinuxSupport
+
+/// A pure-Swift RIFF/WAVE reader: integer PCM of 8, 16, 24 or 32 bits, 1 or 2 channels,
+/// WAVE_FORMAT_PCM or WAVE_FORMAT_EXTENSIBLE with the PCM subformat. Odd-sized chunks are
+/// padded; a data chunk that claims more than the file holds is read up to the end of the file.
+/// Output is S16 (wider samples keep their top 16 bits, 8-bit is unsigned and shifted up).
+public final class WAVDecoder: AudioDecoder {
+    public let path: String
+    public let format: AudioFormat
+    public let bitsPerSample: Int
+    private let fd: FileDescriptor
+    private let dataOffset: Int64
+    private let dataFrames: Int64
+    private let blockAlign: Int
+    private var position: Int64 = 0
+    private var scratch: [UInt8] = []
+
+    /// Whether the file starts with "RIFF....WAVE".
+    public static func looksLikeWAV(path: String) throws(AudioFileError) -> Bool {
+        let fd: FileDescriptor
+        do { fd = try FileDescriptor(path: path, flags: O_RDONLY) } catch {
+            throw AudioFileError(path: path, reason: "\(error.call) failed: \(error.message)")
+        }
+        var head = [UInt8](repeating: 0, count: 12)
+        let n = (try? head.withUnsafeMutableBytes { try fd.read(into: $0.baseAddress!, count: 12, at: 0) }) ?? 0
+        return n == 12 && head[0..<4].elementsEqual("RIFF".utf8) && head[8..<12].elementsEqual("WAVE".utf8)
+    }
+
+    public init(path: String) throws(AudioFileError) {
+        self.path = path
+        let file: FileDescriptor
+        do { file = try FileDescriptor(path: path, flags: O_RDONLY) } catch {
+            throw AudioFileError(path: path, reason: "\(error.call) failed: \(error.message)")
+        }
+        fd = file
+        var st = stat()
+        guard fstat(file.rawValue, &st) == 0 else { throw AudioFileError(path: path, reason: "fstat failed") }
+        let fileSize = Int64(st.st_size)
+
+        func bytes(_ offset: Int64, _ count: Int) throws(AudioFileError) -> [UInt8] {
+            var b = [UInt8](repeating: 0, count: count)
+            let n: Int
+            do {
+                n = try b.withUnsafeMutableBytes { raw throws(Errno) in
+                    try file.read(into: raw.baseAddress!, count: count, at: offset)
+                }
+            } catch { throw AudioFileError(path: path, reason: "\(error)") }
+            return Array(b[0..<n])
+        }
+        func u16(_ b: [UInt8], _ i: Int) -> Int { Int(b[i]) | Int(b[i + 1]) << 8 }
+        func u32(_ b: [UInt8], _ i: Int) -> Int64 { Int64(u16(b, i)) | Int64(u16(b, i + 2)) << 16 }
+
+        let head = try bytes(0, 12)
+        guard head.count == 12, head[0..<4].elementsEqual("RIFF".utf8), head[8..<12].elementsEqual("WAVE".utf8) else {
+            throw AudioFileError(path: path, reason: "not a RIFF/WAVE file")
+        }
+        var offset: Int64 = 12
+        var fmt: (tag: Int, channels: Int, rate: Int, align: Int, bits: Int)?
+        var data: (offset: Int64, size: Int64)?
+        while offset + 8 <= fileSize, data == nil {
+            let h = try bytes(offset, 8)
+            guard h.count == 8 else { break }
+            let size = u32(h, 4)
+            let id = String(decoding: h[0..<4], as: UTF8.self)
+            if id == "fmt " {
+                let f = try bytes(offset + 8, Int(min(size, 40)))
+                guard f.count >= 16 else { throw AudioFileError(path: path, reason: "short fmt chunk") }
+                var tag = u16(f, 0)
+                if tag == 0xFFFE {
+                    guard f.count >= 26 else { throw AudioFileError(path: path, reason: "short WAVE_FORMAT_EXTENSIBLE") }
+                    tag = u16(f, 24)  // first two bytes of the SubFormat GUID
+                }
+                fmt = (tag, u16(f, 2), Int(u32(f, 4)), u16(f, 12), u16(f, 14))
+            } else if id == "data" {
+                let available = fileSize - (offset + 8)
+                let claimed = (size == 0 || size == 0xFFFF_FFFF) ? available : size
+                data = (offset + 8, min(claimed, available))
+            }
+            offset += 8 + size + (size & 1)
+        }
+        guard let fmt else { throw AudioFileError(path: path, reason: "no fmt chunk") }
+        guard let data else { throw AudioFileError(path: path, reason: "no data chunk") }
+        guard fmt.tag == 1 else { throw AudioFileError(path: path, reason: "unsupported WAVE format tag \(fmt.tag)") }
+        guard (1...2).contains(fmt.channels) else {
+            throw AudioFileError(path: path, reason: "unsupported channel count \(fmt.channels)")
+        }
+        guard [8, 16, 24, 32].contains(fmt.bits), fmt.rate > 0 else {
+            throw AudioFileError(path: path, reason: "unsupported \(fmt.bits)-bit PCM at \(fmt.rate) Hz")
+        }
+        let align = fmt.channels * fmt.bits / 8
+        format = AudioFormat(rate: fmt.rate, channels: fmt.channels)
+        bitsPerSample = fmt.bits
+        blockAlign = align
+        dataOffset = data.offset
+        dataFrames = data.size / Int64(align)
+    }
+
+    public var lengthFrames: Int64? { dataFrames }
+
+    public func read(into buffer: UnsafeMutablePointer<Int16>, capacityFrames: Int) throws -> DecodeResult {
+        let frames = Int(min(Int64(capacityFrames), dataFrames - position))
+        guard frames > 0 else { return DecodeResult(frames: 0, isEnd: true, formatChanged: false) }
+        let byteCount = frames * blockAlign
+        if scratch.count < byteCount { scratch = [UInt8](repeating: 0, count: byteCount) }
+        let fd = self.fd
+        let offset = dataOffset + position * Int64(blockAlign)
+        let got = try scratch.withUnsafeMutableBytes { raw throws(Errno) in
+            try fd.read(into: raw.baseAddress!, count: byteCount, at: offset)
+        }
+        let gotFrames = got / blockAlign
+        let samples = gotFrames * format.channels
+        let width = bitsPerSample / 8
+        scratch.withUnsafeBytes { raw in
+            let b = raw.bindMemory(to: UInt8.self)
+            switch width {
+            case 1:
+                for i in 0..<samples { buffer[i] = Int16(Int(b[i]) - 128) << 8 }
+            default:
+                for i in 0..<samples {
+                    let hi = i * width + width - 1
+                    buffer[i] = Int16(bitPattern: UInt16(b[hi - 1]) | UInt16(b[hi]) << 8)
+                }
+            }
+        }
+        position += Int64(gotFrames)
+        return DecodeResult(
+            frames: gotFrames, isEnd: position >= dataFrames || gotFrames < frames, formatChanged: false)
+    }
+
+    public func seek(toFrame frame: Int64) throws {
+        position = min(max(0, frame), dataFrames)
+    }
+}

@@ -1,0 +1,207 @@
+import CMPG123
+import Glibc
+import LinuxSupport
+
+/// The output format libmpg123 settled on. Always signed 16-bit interleaved.
+public struct MPG123Format: Sendable, Equatable {
+    public var rate: Int
+    public var channels: Int
+}
+
+/// Tags read by libmpg123 (mpg123_id3). ID3v2 text comes from libmpg123 already as UTF-8;
+/// ID3v1 fields are Latin-1 and converted here.
+public struct MPG123Tags: Sendable, Equatable {
+    public var title: String?
+    public var artist: String?
+    public var album: String?
+    /// The leading number of TRCK ("2/9" gives 2), or the ID3v1.1 track byte.
+    public var trackNumber: Int?
+}
+
+/// What `read` returned.
+public enum MPG123ReadResult: Sendable, Equatable {
+    /// `frames` frames of S16 interleaved audio (possibly 0).
+    case frames(Int)
+    /// The last `frames` frames (possibly 0) arrived together with MPG123_DONE: play them.
+    case done(Int)
+    /// The output format changed; `frames` frames of the old format were delivered first.
+    case newFormat(Int)
+}
+
+private enum Library {
+    /// mpg123_init: "call this before using any other function" (a no-op since 1.27, but
+    /// required by older releases). A static let runs it exactly once, thread-safely.
+    static let initialised: Int32 = mpg123_init()
+}
+
+/// One libmpg123 decoding handle over one file: the single owner of the `mpg123_handle`
+/// (mpg123_close + mpg123_delete in `deinit`). Not thread-safe: one thread at a time.
+public final class MPG123Decoder {
+    private let handle: OpaquePointer
+    public let path: String
+    public private(set) var format: MPG123Format
+
+    /// Opens `path`: keeps libmpg123's default flags (gapless on) and adds MPG123_QUIET with
+    /// MPG123_ADD_FLAGS, forces S16 output for every standard rate (mpg123_format_none then
+    /// mpg123_format), opens the file and reads up to the first frame (mpg123_getformat).
+    public init(path: String) throws(MPG123Error) {
+        _ = Library.initialised
+        var rc: Int32 = 0
+        guard let h = mpg123_new(nil, &rc) else {
+            throw MPG123Error(code: rc, call: "mpg123_new", path: path)
+        }
+        do throws(MPG123Error) {
+            try Self.setUp(h, path)
+            var rate = 0
+            var channels: Int32 = 0
+            var encoding: Int32 = 0
+            let r = mpg123_getformat(h, &rate, &channels, &encoding)
+            if r == MPG123_DONE.rawValue {
+                throw MPG123Error(code: r, call: "mpg123_getformat", path: path, message: "no MPEG audio frame found")
+            }
+            if r != MPG123_OK.rawValue { throw MPG123Error.from(r, "mpg123_getformat", path, h) }
+            guard rate > 0, channels > 0 else {
+                throw MPG123Error(code: MPG123_ERR.rawValue, call: "mpg123_getformat", path: path, message: "no audio")
+            }
+            format = MPG123Format(rate: rate, channels: Int(channels))
+        } catch {
+            mpg123_close(h)
+            mpg123_delete(h)
+            throw error
+        }
+        handle = h
+        self.path = path
+    }
+
+    private static func setUp(_ h: OpaquePointer, _ path: String) throws(MPG123Error) {
+        var r = jb_mpg123_param(h, MPG123_ADD_FLAGS, Int(MPG123_QUIET.rawValue), 0)
+        if r != MPG123_OK.rawValue { throw MPG123Error.from(r, "mpg123_param(MPG123_ADD_FLAGS)", path, h) }
+        r = mpg123_format_none(h)
+        if r != MPG123_OK.rawValue { throw MPG123Error.from(r, "mpg123_format_none", path, h) }
+        var rates: UnsafePointer<Int>?
+        var count = 0
+        mpg123_rates(&rates, &count)
+        let channels = Int32(MPG123_MONO.rawValue | MPG123_STEREO.rawValue)
+        for i in 0..<count {
+            r = mpg123_format(h, rates![i], channels, Int32(MPG123_ENC_SIGNED_16.rawValue))
+            if r != MPG123_OK.rawValue { throw MPG123Error.from(r, "mpg123_format", path, h) }
+        }
+        r = jb_mpg123_open(h, path)
+        if r != MPG123_OK.rawValue { throw MPG123Error.from(r, "mpg123_open", path, h) }
+    }
+
+    deinit {
+        mpg123_close(handle)
+        mpg123_delete(handle)
+    }
+
+    /// Decodes into `buffer` (S16 interleaved, room for `capacityFrames` frames of the
+    /// current format). The data that arrives with MPG123_DONE is returned with `.done`:
+    /// callers must play it (MPD drops it and loses up to 46 ms per track).
+    /// The corresponding C function is mpg123_read.
+    public func read(into buffer: UnsafeMutablePointer<Int16>, capacityFrames: Int) throws(MPG123Error)
+        -> MPG123ReadResult
+    {
+        let frameBytes = 2 * format.channels
+        var done = 0
+        let r = mpg123_read(handle, buffer, capacityFrames * frameBytes, &done)
+        let frames = done / frameBytes
+        switch r {
+        case MPG123_OK.rawValue: return .frames(frames)
+        case MPG123_DONE.rawValue: return .done(frames)
+        case MPG123_NEW_FORMAT.rawValue:
+            var rate = 0
+            var channels: Int32 = 0
+            var encoding: Int32 = 0
+            _ = mpg123_getformat(handle, &rate, &channels, &encoding)
+            if rate > 0, channels > 0 { format = MPG123Format(rate: rate, channels: Int(channels)) }
+            return .newFormat(frames)
+        default:
+            throw MPG123Error.from(r, "mpg123_read", path, handle)
+        }
+    }
+
+    /// Seeks to output sample (frame) `frame`, sample-accurately (gapless offsets included).
+    /// Returns the new position. The corresponding C function is mpg123_seek (SEEK_SET).
+    @discardableResult
+    public func seek(toFrame frame: Int64) throws(MPG123Error) -> Int64 {
+        let r = jb_mpg123_seek(handle, frame, SEEK_SET)
+        if r < 0 { throw MPG123Error.from(Int32(r), "mpg123_seek", path, handle) }
+        return r
+    }
+
+    /// The current output position in frames. The corresponding C function is mpg123_tell.
+    public var positionFrames: Int64 { jb_mpg123_tell(handle) }
+
+    /// Length in frames: exact with a Xing/LAME header, else estimated from the file size
+    /// (nil when unknown). The corresponding C function is mpg123_length.
+    public var lengthFrames: Int64? {
+        let n = jb_mpg123_length(handle)
+        return n > 0 ? n : nil
+    }
+
+    /// Tags libmpg123 found (ID3v2 at the start, ID3v1 at the end of a seekable file).
+    /// The corresponding C functions are mpg123_meta_check and mpg123_id3.
+    public func tags() -> MPG123Tags {
+        var result = MPG123Tags()
+        guard mpg123_meta_check(handle) & MPG123_ID3 != 0 else { return result }
+        var v1: UnsafeMutablePointer<mpg123_id3v1>?
+        var v2: UnsafeMutablePointer<mpg123_id3v2>?
+        guard mpg123_id3(handle, &v1, &v2) == MPG123_OK.rawValue else { return result }
+        if let v2 = v2?.pointee {
+            result.title = Self.string(v2.title)
+            result.artist = Self.string(v2.artist)
+            result.album = Self.string(v2.album)
+            if let texts = v2.text {
+                for i in 0..<Int(v2.texts) {
+                    let t = texts[i]
+                    let id = withUnsafeBytes(of: t.id) { Array($0) }
+                    if id.starts(with: Array("TRCK".utf8)) || id.starts(with: Array("TRK".utf8) + [0]) {
+                        var text = t.text
+                        if let s = Self.string(&text) { result.trackNumber = Self.leadingNumber(s) }
+                    }
+                }
+            }
+        }
+        if let v1 = v1?.pointee, withUnsafeBytes(of: v1.tag, { Array($0) }) == Array("TAG".utf8) {
+            if result.title == nil { result.title = Self.latin1(v1.title) }
+            if result.artist == nil { result.artist = Self.latin1(v1.artist) }
+            if result.album == nil { result.album = Self.latin1(v1.album) }
+            if result.trackNumber == nil {
+                let comment = withUnsafeBytes(of: v1.comment) { Array($0) }
+                if comment[28] == 0, comment[29] != 0 { result.trackNumber = Int(comment[29]) }
+            }
+        }
+        return result
+    }
+
+    private static func string(_ s: UnsafeMutablePointer<mpg123_string>?) -> String? {
+        guard let s, let p = s.pointee.p, s.pointee.fill > 0 else { return nil }
+        let bytes = UnsafeRawBufferPointer(start: p, count: s.pointee.fill)
+        let trimmed = bytes.prefix { $0 != 0 }
+        let value = String(decoding: trimmed, as: UTF8.self).trimmingSpaces()
+        return value.isEmpty ? nil : value
+    }
+
+    private static func latin1<T>(_ field: T) -> String? {
+        let bytes = withUnsafeBytes(of: field) { Array($0) }.prefix { $0 != 0 }
+        var scalars = String.UnicodeScalarView()
+        for b in bytes { scalars.append(Unicode.Scalar(b)) }
+        let value = String(scalars).trimmingSpaces()
+        return value.isEmpty ? nil : value
+    }
+
+    static func leadingNumber(_ s: String) -> Int? {
+        let digits = s.drop { $0 == " " }.prefix { $0.isASCII && $0.isNumber }
+        return digits.isEmpty ? nil : Int(digits)
+    }
+}
+
+extension String {
+    fileprivate func trimmingSpaces() -> String {
+        var s = Substring(self)
+        while let last = s.last, last == " " || last == "\0" { s = s.dropLast() }
+        while let first = s.first, first == " " { s = s.dropFirst() }
+        return String(s)
+    }
+}
