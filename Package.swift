@@ -73,7 +73,12 @@ let package = Package(
         .testTarget(
             name: "JukeboxAudioTests",
             dependencies: ["JukeboxAudio", "ALSA", "MPG123", "JukeboxTestSupport"]),
-        .testTarget(name: "JukeboxStoreTests", dependencies: ["JukeboxStore", "SQLite", "JukeboxTestSupport"]),
+        .testTarget(
+            name: "JukeboxStoreTests",
+            dependencies: [
+                "JukeboxStore", "SQLite", "LinuxSupport", "JukeboxTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         .testTarget(
             name: "JukeboxDaemonTests",
             dependencies: ["JukeboxDaemon", "JukeboxTestSupport", "SQLite"]),

@@ -129,7 +129,8 @@ public enum ConfigValidator {
         case number(ClosedRange<Double>)
         case choice([String])
         case integerChoice([Int64])
-        /// An absolute path; `stdin` too when `allowStdin`.
+        /// A path: relative ones are taken from the config file's folder by the daemon. With
+        /// `allowStdin` (the console device) it is `stdin`, `none` or an absolute device path.
         case path(allowStdin: Bool)
     }
 
@@ -294,10 +295,13 @@ public enum ConfigValidator {
                 }
                 return CheckedValue(text: text)
             case (.path(let allowStdin), .string(let text)):
-                if allowStdin, text == "stdin" { return CheckedValue(text: text) }
-                guard text.hasPrefix("/") else {
-                    let expected = allowStdin ? "'stdin' or an absolute path like /dev/serial0" : "an absolute path"
-                    report(entry, "must be \(expected), found '\(text)'")
+                if allowStdin {
+                    if text == "stdin" || text == "none" || text.hasPrefix("/") { return CheckedValue(text: text) }
+                    report(entry, "must be 'stdin', 'none' or a device path like /dev/serial0, found '\(text)'")
+                    return nil
+                }
+                guard !text.isEmpty else {
+                    report(entry, "must not be empty")
                     return nil
                 }
                 return CheckedValue(text: text)

@@ -214,6 +214,15 @@ public final class LibraryStore {
         return try statement.step() ? statement.optionalInt64(at: 0) : nil
     }
 
+    /// Every remembered position (long tracks the player left in the middle).
+    public func savedTrackPositions() throws -> [Int64: Int64] {
+        let statement = try cached("SELECT id, last_position_ms FROM tracks WHERE last_position_ms IS NOT NULL")
+        defer { statement.reset() }
+        var positions: [Int64: Int64] = [:]
+        while try statement.step() { positions[statement.int64(at: 0)] = statement.int64(at: 1) }
+        return positions
+    }
+
     /// Remembers (or, with nil, forgets) the position inside a track. Worth it for long
     /// tracks only: the caller decides.
     public func setPosition(_ positionMs: Int64?, ofTrack id: Int64, durable: Bool = false) throws {

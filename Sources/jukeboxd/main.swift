@@ -1,2 +1,3 @@
 import JukeboxDaemon
-JukeboxDaemonMain.main()
+
+JukeboxdCommand.main()

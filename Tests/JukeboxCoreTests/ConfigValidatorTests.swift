@@ -170,13 +170,11 @@ import Testing
             "display kind", "display", "kind", .string("oled"),
             "must be one of framebuffer, serial-lcd, i2c-lcd, terminal or none, found 'oled'"),
         Case("empty device", "audio", "device", .string(""), "must not be empty"),
-        Case(
-            "relative database", "", "database", .string("jukebox.sqlite"),
-            "must be an absolute path, found 'jukebox.sqlite'"),
-        Case("relative lyrics", "", "lyrics_dir", .string(""), "must be an absolute path, found ''"),
+        Case("empty database", "", "database", .string(""), "must not be empty"),
+        Case("empty lyrics", "", "lyrics_dir", .string(""), "must not be empty"),
         Case(
             "console device", "console", "device", .string("ttyS0"),
-            "must be 'stdin' or an absolute path like /dev/serial0, found 'ttyS0'"),
+            "must be 'stdin', 'none' or a device path like /dev/serial0, found 'ttyS0'"),
         Case("console device type", "console", "device", .integer(0), "expected a string, found an integer"),
     ])
     func singleProblems(testCase: Case) {

@@ -20,4 +20,10 @@ int jb_eventfd(void);
 /* open(2) with a mode: open is variadic in C. */
 int jb_open(const char *path, int flags, unsigned int mode);
 
+/* Blocks SIGTERM, SIGINT and SIGHUP for this thread (and threads it creates later), ignores
+   SIGPIPE, and returns a signalfd that becomes readable when one arrives; -1 with errno. */
+int jb_termination_signalfd(void);
+/* Reads one pending signal from a signalfd; returns its number, or -1 with errno set. */
+int jb_read_signal(int fd);
+
 #endif

@@ -1,0 +1,384 @@
+// The control loop (thread `jb-control`, the main thread).
+//
+// It owns the core's PlayerMachine, the LibraryStore connection, the position journal and
+// the console, and it is the only thread that changes any of them. It sleeps in one poll()
+// over: the termination signalfd, a WakeupEvent (signalled by the audio pipeline on track
+// boundaries and errors, and by the scan thread when it finishes) and the console fd; the
+// poll timeout is the next checkpoint or position tick. It never blocks on audio: commands
+// go to the pipeline as non-blocking requests that the output thread picks up within one
+// period.
+
+import CLinuxShims
+import Glibc
+import JukeboxAudio
+import JukeboxCore
+import JukeboxStore
+import LinuxSupport
+import Logging
+
+/// The running daemon: wiring plus the control loop.
+final class Daemon {
+    private let config: JukeboxConfig
+    private let logger: Logger
+    private var machine: PlayerMachine
+    private var policy: CheckpointPolicy
+    private let store: LibraryStore
+    private let journal: PositionJournal?
+    private let pipeline: AudioPipeline
+    private let wakeup: WakeupEvent
+    private let signals: FileDescriptor
+    private var console: Console?
+    private let scan: ScanRunner
+    /// Tracks by id, for paths and durations; refreshed after each scan.
+    private var library: [TrackID: TrackInfo] = [:]
+    /// Playback requests the pipeline knows, by token (for the track path and id).
+    private var requests: [UInt64: PlaybackRequest] = [:]
+    private var stopping = false
+    /// On a first start there is nothing to resume: play once the scan has found music.
+    private var playWhenLibraryArrives = false
+    private var savedQueueVersion: UInt64 = .max
+    private var savedQueueCount = -1
+
+    /// Starts everything and runs until SIGTERM/SIGINT. Returns the exit status.
+    static func run(settings: LoadedConfig, logger: Logger) -> Int32 {
+        let signalFD = jb_termination_signalfd()
+        guard signalFD >= 0 else {
+            logger.critical("cannot set up signal handling: \(Errno.current("signalfd"))")
+            return 1
+        }
+        do {
+            let daemon = try Daemon(
+                config: settings.config, signals: FileDescriptor(owning: signalFD), logger: logger)
+            return daemon.loop()
+        } catch {
+            logger.critical("cannot start: \(error)")
+            return 1
+        }
+    }
+
+    private init(config: JukeboxConfig, signals: FileDescriptor, logger: Logger) throws {
+        self.config = config
+        self.logger = logger
+        self.signals = signals
+        let wakeup = try WakeupEvent()
+        self.wakeup = wakeup
+
+        let opened = try LibraryStore.open(path: config.database, logger: logger)
+        store = opened.store
+        if let message = opened.recoveryMessage { logger.error("\(message)") }
+        journal = PositionJournal.open(databasePath: config.database, logger: logger)
+
+        pipeline = AudioPipeline(
+            config: AudioOutputConfig(
+                device: config.audio.device, periodMs: config.audio.periodMs, bufferMs: config.audio.bufferMs,
+                mixer: config.audio.mixer.isEmpty ? nil : config.audio.mixer,
+                pacing: OutputPacing(rawValue: config.audio.pacing.rawValue) ?? .auto),
+            logger: logger,
+            wakeup: { wakeup.signal() })
+
+        let seed = MonotonicClock.nanoseconds() ^ UInt64(UInt32(bitPattern: getpid())) << 32
+        machine = PlayerMachine(
+            configuration: config.playerConfiguration, queue: PlayQueue(mode: config.queue.mode, seed: seed))
+        policy = CheckpointPolicy(journalIntervalMs: 1000, syncIntervalMs: config.resume.syncIntervalMs)
+        scan = ScanRunner(
+            databasePath: config.database, musicDirectory: config.musicDir, lyricsDirectory: config.lyricsDir,
+            logger: logger, wakeup: wakeup)
+        console = Console.open(device: config.console.device, logger: logger)
+    }
+
+    // MARK: - start-up
+
+    private func restore() {
+        reloadLibrary()
+        let now = Instant.now
+        var record: PlaybackRecord?
+        var queue: [TrackID] = []
+        do {
+            record = try store.loadPlayback()
+            queue = try store.loadQueue()
+            let positions = try store.savedTrackPositions()
+            if !positions.isEmpty { perform(machine.handle(.savedPositionsLoaded(positions), now: now)) }
+        } catch {
+            logger.error("cannot read the saved state, starting afresh: \(error)")
+        }
+        // The journal is newer than the last durable commit when it names the same track.
+        if var saved = record {
+            saved.positionMs = saved.resumePositionMs(journal: journal?.read())
+            journal?.continueAfter(saved.journalSequence)
+            record = saved
+        }
+        guard let record, !queue.isEmpty else {
+            playWhenLibraryArrives = config.resume.onStart == .play
+            if !library.isEmpty { fillQueueFromLibrary() }
+            return
+        }
+        let snapshot = PlayerMachine.Snapshot(record: record, queue: queue, fallbackMode: config.queue.mode)
+        perform(machine.handle(.restored(snapshot, onStart: config.resume.onStart), now: now))
+        logger.info(
+            "resuming \(describe(machine.queue.currentTrack)) at \(formatTime(ms: machine.positionMs)) (on_start = \(config.resume.onStart.rawValue))"
+        )
+    }
+
+    /// First start (or a rebuilt database): the queue is the whole library in path order.
+    private func fillQueueFromLibrary() {
+        let order = library.values.sorted { $0.path < $1.path }.map(\.id)
+        perform(machine.handle(.libraryReplaced(order), now: Instant.now))
+        if playWhenLibraryArrives, !order.isEmpty {
+            playWhenLibraryArrives = false
+            perform(machine.handle(.command(.play(index: nil)), now: Instant.now))
+        }
+    }
+
+    // MARK: - the loop
+
+    private func loop() -> Int32 {
+        restore()
+        scan.start(probe: Self.probe)
+        console?.greet()
+        while !stopping {
+            var interests = [Poller.Interest(fd: signals.rawValue), Poller.Interest(fd: wakeup.fd.rawValue)]
+            if let console { interests.append(Poller.Interest(fd: console.inputFD)) }
+            let ready: [Poller.Readiness]
+            do {
+                ready = try Poller.wait(interests, timeoutMilliseconds: pollTimeout())
+            } catch {
+                logger.critical("\(error)")
+                break
+            }
+            for readiness in ready {
+                if readiness.fd == signals.rawValue {
+                    let signal = jb_read_signal(signals.rawValue)
+                    logger.info("received signal \(signal); saving state and stopping")
+                    stopping = true
+                } else if readiness.fd == wakeup.fd.rawValue {
+                    wakeup.drain()
+                    handlePipelineEvents()
+                    handleScanResult()
+                } else if let console, readiness.fd == console.inputFD {
+                    for line in console.readLines() { handleConsoleLine(line) }
+                    if console.isClosed { self.console = nil }
+                }
+            }
+            tick()
+        }
+        shutdown()
+        return 0
+    }
+
+    private func pollTimeout() -> Int32 {
+        let now = Instant.now
+        var timeout: Int64 = machine.state == .playing ? 250 : 60_000
+        if let deadline = policy.nextDeadline {
+            timeout = min(timeout, max(0, (deadline.nanoseconds - now.nanoseconds) / 1_000_000 + 1))
+        }
+        return Int32(timeout)
+    }
+
+    /// Position report to the core and the checkpoint policy's writes.
+    private func tick() {
+        let now = Instant.now
+        if machine.state == .playing || machine.state == .paused {
+            let status = pipeline.status()
+            if status.token != nil, status.token == machine.currentRequest?.token {
+                perform(machine.handle(.position(ms: status.positionMs), now: now))
+                policy.note(.progress, now: now)
+            }
+        }
+        let due = policy.due(now: now)
+        if due.durable {
+            saveDurably()
+        } else if due.journal {
+            writeJournal()
+        }
+    }
+
+    // MARK: - events
+
+    private func handlePipelineEvents() {
+        let now = Instant.now
+        for event in pipeline.takeEvents() {
+            switch event {
+            case .started(let token):
+                if let request = requests[token] {
+                    logger.info("playing \(describe(request.trackID))")
+                    console?.announce("playing \(describe(request.trackID))")
+                }
+                perform(machine.handle(.started(token: token), now: now))
+            case .finished(let token):
+                perform(machine.handle(.finished(token: token), now: now))
+                requests[token] = nil
+            case .failed(let token, let message):
+                logger.warning("cannot play \(requests[token].map { describe($0.trackID) } ?? "track"): \(message)")
+                perform(machine.handle(.failed(token: token, message: message), now: now))
+                requests[token] = nil
+            case .endOfStream:
+                perform(machine.handle(.endOfStream, now: now))
+            }
+        }
+
+    }
+
+    private func handleScanResult() {
+        guard let result = scan.takeResult(probe: Self.probe) else { return }
+        switch result {
+        case .success(let report):
+            reloadLibrary()
+            if report.added + report.removed > 0 || machine.queue.entries.isEmpty {
+                fillQueueFromLibrary()
+            }
+        case .failure(let error):
+            logger.error("library scan failed: \(error)")
+        }
+    }
+
+    private func handleConsoleLine(_ line: String) {
+        let trimmed = line.trimmingWhitespace
+        if trimmed.isEmpty { return }
+        switch trimmed.lowercased() {
+        case "update", "rescan":
+            scan.start(probe: Self.probe)
+            console?.reply("OK scanning \(config.musicDir)")
+            return
+        default: break
+        }
+        switch CommandParser.parse(trimmed) {
+        case .success(let command):
+            if case .status = command {
+                // status reports the exact played position, not the last tick's.
+                let status = pipeline.status()
+                if status.token != nil, status.token == machine.currentRequest?.token {
+                    perform(machine.handle(.position(ms: status.positionMs), now: Instant.now))
+                }
+            }
+            perform(machine.handle(.command(command), now: Instant.now))
+        case .failure(let error):
+            console?.reply("error: \(error.message)")
+        }
+    }
+
+    // MARK: - actions
+
+    private func perform(_ actions: [PlayerAction]) {
+        for action in actions {
+            switch action {
+            case .startPlayback(let request):
+                guard let item = playbackItem(request) else { continue }
+                pipeline.play(item, fromMs: request.fromMs)
+            case .setNext(let request):
+                pipeline.setNext(request.flatMap(playbackItem))
+            case .pause: pipeline.pause()
+            case .resume: pipeline.resume()
+            case .stop: pipeline.stop()
+            case .seek(let ms): pipeline.seek(toMs: ms)
+            case .setVolume(let percent):
+                pipeline.setVolume(percent: percent, gain: VolumeCurve.gain(percent: percent))
+            case .persist(let kind):
+                policy.note(kind, now: Instant.now)
+            case .reply(let text):
+                console?.reply(text)
+            case .log(let level, let message):
+                logger.log(level: level.swiftLogLevel, "\(message)")
+                if level != .debug { console?.announce(message) }
+            }
+        }
+    }
+
+    private func playbackItem(_ request: PlaybackRequest) -> PlaybackItem? {
+        guard let track = library[request.trackID] else {
+            logger.warning("track \(request.trackID) is no longer in the library")
+            return nil
+        }
+        requests[request.token] = request
+        return PlaybackItem(token: request.token, path: "\(config.musicDir)/\(track.path)")
+    }
+
+    // MARK: - persistence
+
+    /// Takes the exact played position from the pipeline before anything is written.
+    private func refreshPosition() {
+        let status = pipeline.status()
+        if status.token != nil, status.token == machine.currentRequest?.token {
+            perform(machine.handle(.position(ms: status.positionMs), now: Instant.now))
+        }
+    }
+
+    /// The cheap checkpoint: one pwrite, no fsync. Returns the journal's sequence number.
+    @discardableResult
+    private func writeJournal() -> UInt64 {
+        refreshPosition()
+        guard let journal, let track = machine.queue.currentTrack else { return 0 }
+        return journal.write(trackID: track, positionMs: machine.positionMs)
+    }
+
+    /// One fsync'd transaction with everything; the queue rides along (un-synced) only when
+    /// it changed, and the durable commit after it makes it durable too (WAL order).
+    private func saveDurably() {
+        let sequence = writeJournal()
+        let snapshot = machine.snapshot
+        do {
+            if snapshot.queue.version != savedQueueVersion || snapshot.queue.entries.count != savedQueueCount {
+                try store.saveQueue(snapshot.queue.entries, durable: false)
+                savedQueueVersion = snapshot.queue.version
+                savedQueueCount = snapshot.queue.entries.count
+            }
+            let long = snapshot.currentTrack.flatMap { library[$0]?.durationMs }.map {
+                $0 > config.resume.longTrackMs
+            } ?? false
+            try store.savePlayback(snapshot.record(sequence: sequence), durable: true, rememberTrackPosition: long)
+        } catch {
+            logger.error("cannot save the playback state: \(error)")
+        }
+    }
+
+    private func shutdown() {
+        saveDurably()
+        pipeline.shutdown()
+        scan.abandon()
+        logger.info("stopped")
+    }
+
+    // MARK: - library
+
+    private func reloadLibrary() {
+        do {
+            library = Dictionary(uniqueKeysWithValues: try store.playableTracks().map { ($0.id, $0.info) })
+        } catch {
+            logger.error("cannot read the library: \(error)")
+        }
+        perform(machine.handle(.tracksDescribed(Array(library.values)), now: Instant.now))
+    }
+
+    static let probe: @Sendable (String) throws -> ProbedTags = { path in
+        let media = try MediaProbe.probe(path: path)
+        return ProbedTags(
+            title: media.title, artist: media.artist, album: media.album, trackNumber: media.trackNumber,
+            durationMs: media.durationMs)
+    }
+
+    private func describe(_ id: TrackID?) -> String {
+        guard let id, let track = library[id] else { return "nothing" }
+        let title = track.title ?? track.path
+        if let artist = track.artist, !artist.isEmpty { return "\"\(title)\" by \(artist)" }
+        return "\"\(title)\""
+    }
+}
+
+func formatTime(ms: Int64) -> String {
+    let seconds = ms / 1000
+    let tenths = (ms % 1000) / 100
+    return "\(seconds / 60):\(seconds % 60 < 10 ? "0" : "")\(seconds % 60).\(tenths)"
+}
+
+extension Instant {
+    /// The monotonic clock, read here in the shell so that the core never reads one.
+    static var now: Instant { Instant(nanoseconds: Int64(MonotonicClock.nanoseconds())) }
+}
+
+extension String {
+    var trimmingWhitespace: String {
+        let scalars = unicodeScalars
+        guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }) else { return "" }
+        let last = scalars.lastIndex(where: { !$0.properties.isWhitespace })!
+        return String(scalars[first...last])
+    }
+}

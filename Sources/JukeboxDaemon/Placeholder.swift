@@ -1,1 +1,0 @@
-public enum JukeboxDaemonMain { public static func main() {} }

@@ -1,0 +1,81 @@
+import JukeboxStore
+import LinuxSupport
+import Logging
+
+/// Runs library scans on the `jb-scan` thread, one at a time, and hands the result to the
+/// control loop (through the WakeupEvent). A scan asked for while one runs starts when it ends.
+final class ScanRunner: @unchecked Sendable {
+    private let databasePath: String
+    private let musicDirectory: String
+    private let lyricsDirectory: String?
+    private let logger: Logger
+    private let wakeup: WakeupEvent
+    /// Protects `thread`, `result`, `running` and `again`.
+    private let lock = ConditionLock()
+    private var thread: NamedThread?
+    private var result: Result<ScanReport, any Error>?
+    private var running = false
+    private var again = false
+
+    init(databasePath: String, musicDirectory: String, lyricsDirectory: String?, logger: Logger, wakeup: WakeupEvent) {
+        self.databasePath = databasePath
+        self.musicDirectory = musicDirectory
+        self.lyricsDirectory = lyricsDirectory
+        self.logger = logger
+        self.wakeup = wakeup
+    }
+
+    /// Starts a scan now, or after the running one.
+    func start(probe: @escaping @Sendable (String) throws -> ProbedTags) {
+        lock.lock()
+        defer { lock.unlock() }
+        if running {
+            again = true
+            return
+        }
+        thread?.join()
+        running = true
+        thread = NamedThread(name: "jb-scan") { [self] in
+            let outcome: Result<ScanReport, any Error>
+            do {
+                let scanner = LibraryScanner(
+                    databasePath: databasePath, musicDirectory: musicDirectory, lyricsDirectory: lyricsDirectory,
+                    probe: probe, logger: logger)
+                outcome = .success(try scanner.scan())
+            } catch {
+                outcome = .failure(error)
+            }
+            lock.withLock {
+                result = outcome
+                running = false
+            }
+            wakeup.signal()
+        }
+    }
+
+    /// The finished scan's result, once; starts the scan that was asked for meanwhile.
+    func takeResult(probe: (@Sendable (String) throws -> ProbedTags)? = nil) -> Result<ScanReport, any Error>? {
+        lock.lock()
+        let taken = result
+        result = nil
+        let restart = taken != nil && again
+        if restart { again = false }
+        lock.unlock()
+        if restart, let probe { start(probe: probe) }
+        return taken
+    }
+
+    /// At shutdown: joins a finished scan; a running one is left to die with the process
+    /// (its open transaction rolls back, SQLite stays consistent).
+    func abandon() {
+        lock.lock()
+        defer { lock.unlock() }
+        if running {
+            if let thread { _ = Unmanaged.passRetained(thread) }
+            thread = nil
+        } else {
+            thread?.join()
+            thread = nil
+        }
+    }
+}

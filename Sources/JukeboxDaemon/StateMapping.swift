@@ -1,0 +1,53 @@
+import JukeboxCore
+import JukeboxStore
+import Logging
+
+// Maps between the core's value types and the store's rows. The core knows nothing of
+// SQLite and the store nothing of the player, so the daemon translates.
+
+extension PlayerMachine.Snapshot {
+    /// The row to save; `sequence` is the journal write that goes with it.
+    func record(sequence: UInt64) -> PlaybackRecord {
+        PlaybackRecord(
+            queueIndex: queue.currentIndex, trackID: currentTrack, positionMs: positionMs, state: state.rawValue,
+            mode: queue.mode.rawValue, volume: volume,
+            shuffleOrder: queue.shuffleOrder.map(Int64.init), shuffleHistory: queue.history.map(Int64.init),
+            rngState: [queue.randomState, UInt64(queue.shuffleCursor), UInt64(bitPattern: Int64(queue.historyCursor))],
+            queueVersion: Int64(truncatingIfNeeded: queue.version), journalSequence: sequence)
+    }
+
+    /// A snapshot from the saved row and queue. `PlayQueue(snapshot:)` repairs anything
+    /// inconsistent, so a damaged row cannot crash the player.
+    init(record: PlaybackRecord, queue entries: [TrackID], fallbackMode: PlayMode) {
+        let words = record.rngState
+        let queue = PlayQueue.Snapshot(
+            entries: entries, currentIndex: record.queueIndex, mode: PlayMode(rawValue: record.mode) ?? fallbackMode,
+            shuffleOrder: record.shuffleOrder.map { Int(truncatingIfNeeded: $0) },
+            shuffleCursor: words.count > 1 ? Int(truncatingIfNeeded: words[1]) : 0,
+            history: record.shuffleHistory.map { Int(truncatingIfNeeded: $0) },
+            historyCursor: words.count > 2 ? Int(truncatingIfNeeded: Int64(bitPattern: words[2])) : -1,
+            randomState: words.first ?? 0, version: UInt64(bitPattern: record.queueVersion))
+        self.init(
+            queue: queue, currentTrack: record.trackID, positionMs: record.positionMs,
+            state: PlayState(rawValue: record.state) ?? .stopped, volume: record.volume)
+    }
+}
+
+extension TrackRecord {
+    var info: TrackInfo {
+        TrackInfo(
+            id: id, path: path, title: title, artist: artist, album: album, trackNumber: trackNumber,
+            durationMs: durationMs, lyricPath: lyricPath)
+    }
+}
+
+extension JukeboxCore.LogLevel {
+    var swiftLogLevel: Logger.Level {
+        switch self {
+        case .debug: .debug
+        case .info: .info
+        case .warning: .warning
+        case .error: .error
+        }
+    }
+}
