@@ -91,10 +91,28 @@ public final class AudioPipeline: @unchecked Sendable {
         lock.broadcast()
     }
 
-    /// Sets (or clears) the gapless follow-up: when the current item's decoder ends, decoding
-    /// continues with this one in the same ring.
+    /// Sets (or clears) the gapless follow-up of the audible item: when its decoder ends,
+    /// decoding continues with this one in the same ring. If jb-decode already moved on to a
+    /// previous follow-up that has not reached the device yet, that one is dropped from the
+    /// ring and replaced. Once the follow-up is audible, this sets the follow-up of that one.
     public func setNext(_ item: PlaybackItem?) {
-        lock.withLock { s.nextItem = item }
+        lock.withLock {
+            guard s.followUpReplaceable else {
+                s.nextItem = item
+                return
+            }
+            s.dropFollowUp()
+            s.nextItem = nil
+            s.decodeGen &+= 1
+            if let item {
+                s.decodeRequest = (item, .frame(0), true)
+                s.restartAtEnd = false
+            } else {
+                s.decodeRequest = nil
+                s.restartAtEnd = true
+                s.followUpSeq = nil
+            }
+        }
         lock.broadcast()
     }
 

@@ -41,6 +41,8 @@ extension AudioPipeline {
                 atEnd = false
                 pending.removeAll()
                 s.awaitingNext = false
+                atEnd = s.restartAtEnd
+                s.restartAtEnd = false
                 guard let request = s.decodeRequest else { continue }
                 lock.unlock()
                 let opened = Self.open(request.item, at: request.start)
@@ -64,9 +66,7 @@ extension AudioPipeline {
                     lock.wait()
                     continue
                 }
-                let slot = (s.ringHead + s.ringCount) % slots
-                s.chunks[slot] = ChunkInfo(kind: kind, item: markerItem, frameOffset: 0, frames: 0, read: 0)
-                s.ringCount += 1
+                s.publish(ChunkInfo(kind: kind, item: markerItem, frameOffset: 0, frames: 0, read: 0), slots: slots)
                 pending.removeFirst()
                 lock.broadcast()
                 continue
@@ -75,6 +75,7 @@ extension AudioPipeline {
                 if atEnd, let next = s.nextItem {
                     s.nextItem = nil
                     s.awaitingNext = false
+                    s.followUpSeq = s.publishedSeq
                     lock.unlock()
                     let opened = Self.open(next, at: .frame(0))
                     lock.lock()
@@ -114,11 +115,11 @@ extension AudioPipeline {
             lock.lock()
             guard gen == s.decodeGen else { continue }
             if result.frames > 0 {
-                s.chunks[slot] = ChunkInfo(
-                    kind: .audio, item: item, frameOffset: nextFrame, frames: result.frames, read: 0, format: format,
-                    announce: announce)
+                s.publish(
+                    ChunkInfo(
+                        kind: .audio, item: item, frameOffset: nextFrame, frames: result.frames, read: 0,
+                        format: format, announce: announce), slots: slots)
                 announce = false
-                s.ringCount += 1
                 nextFrame += Int64(result.frames)
                 lock.broadcast()
             }

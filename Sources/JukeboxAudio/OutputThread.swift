@@ -271,6 +271,7 @@ extension AudioPipeline {
     private func popChunk() {
         s.ringHead = (s.ringHead + 1) % slots
         s.ringCount -= 1
+        s.consumedSeq += 1
         lock.broadcast()
     }
 

@@ -46,6 +46,11 @@ struct SharedState {
     var chunks: [ChunkInfo]
     var ringHead = 0
     var ringCount = 0
+    /// Chunks ever published / released; `followUpSeq` is the published count at which the
+    /// follow-up item began (nil when no gapless transition is in the ring).
+    var publishedSeq = 0
+    var consumedSeq = 0
+    var followUpSeq: Int?
 
     // MARK: decoding
     /// Bumped whenever jb-decode must drop its decoder and look at `decodeRequest` again.
@@ -56,6 +61,9 @@ struct SharedState {
     var nextItem: PlaybackItem?
     /// jb-decode reached the end of its item and no follow-up was set yet.
     var awaitingNext = false
+    /// Tells jb-decode, with a new `decodeGen` and no request, that it is at the end of an item
+    /// (the follow-up was withdrawn), so it waits for another follow-up.
+    var restartAtEnd = false
 
     // MARK: commands for jb-output
     /// Bumped by every command that flushes the device (play, pause, resume, seek, stop).
@@ -91,5 +99,29 @@ struct SharedState {
     /// Empties the ring (the decoder's unpublished slot is dropped by its generation check).
     mutating func clearRing() {
         ringCount = 0
+        consumedSeq = publishedSeq
+        followUpSeq = nil
+    }
+
+    /// Publishes the slot after the last filled one.
+    mutating func publish(_ info: ChunkInfo, slots: Int) {
+        chunks[(ringHead + ringCount) % slots] = info
+        ringCount += 1
+        publishedSeq += 1
+    }
+
+    /// Whether the follow-up jb-decode already started can still be replaced: jb-output has
+    /// not written any of it yet.
+    var followUpReplaceable: Bool {
+        guard let f = followUpSeq else { return false }
+        if consumedSeq < f { return true }
+        return consumedSeq == f && (ringCount == 0 || chunks[ringHead].read == 0)
+    }
+
+    /// Drops the follow-up's chunks from the ring (see `followUpReplaceable`).
+    mutating func dropFollowUp() {
+        guard let f = followUpSeq else { return }
+        ringCount = f - consumedSeq
+        publishedSeq = f
     }
 }

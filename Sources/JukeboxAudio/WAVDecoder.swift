@@ -58,7 +58,7 @@ public final class WAVDecoder: AudioDecoder {
         var offset: Int64 = 12
         var fmt: (tag: Int, channels: Int, rate: Int, align: Int, bits: Int)?
         var data: (offset: Int64, size: Int64)?
-        while offset + 8 <= fileSize, data == nil {
+        while offset + 8 <= fileSize, data == nil || fmt == nil {
             let h = try bytes(offset, 8)
             guard h.count == 8 else { break }
             let size = u32(h, 4)

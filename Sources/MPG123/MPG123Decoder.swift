@@ -6,6 +6,11 @@ import LinuxSupport
 public struct MPG123Format: Sendable, Equatable {
     public var rate: Int
     public var channels: Int
+
+    public init(rate: Int, channels: Int) {
+        self.rate = rate
+        self.channels = channels
+    }
 }
 
 /// Tags read by libmpg123 (mpg123_id3). ID3v2 text comes from libmpg123 already as UTF-8;

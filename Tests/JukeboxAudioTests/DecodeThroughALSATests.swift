@@ -8,7 +8,8 @@ import Testing
     static let mp3s = [
         "mp3/cbr128.mp3", "mp3/vbr_v2.mp3", "mp3/mpeg2_22k.mp3", "mp3/mpeg25_11k.mp3", "mp3/mono.mp3",
         "mp3/cbr_noxing.mp3", "gapless/part1.mp3", "gapless/part2.mp3", "gapless/part3.mp3",
-        "tags/id3v24_utf8_cjk.mp3", "bad/leading_junk.mp3", "bad/truncated.mp3",
+        "tags/id3v1_latin1.mp3", "tags/id3v22.mp3", "tags/id3v23_utf16.mp3", "tags/id3v24_utf8_cjk.mp3",
+        "tags/untagged.mp3", "bad/leading_junk.mp3", "bad/truncated.mp3",
     ]
 
     static func pipelineDecode(_ file: String, dir: TempDir) -> (samples: [Int16], events: [PipelineEvent], status: PipelineStatus) {

@@ -19,7 +19,6 @@ import Testing
         var b0: Int
         var pipe: Int
         var t0: UInt64
-        var ms: Double { 0 }
     }
 
     func mark(_ sink: PacedFifoSink) -> Measured {
@@ -42,7 +41,15 @@ import Testing
         return s
     }
 
-    @Test func pauseResumeSkipAndVolumeReachTheDACWithinOnePeriod() throws {
+    /// The same figure measured in time: arrival of the first changed byte at the DAC, minus
+    /// the command time, minus the time the DAC needed to play what the pipe held.
+    func latencyByClockMs(_ m: Measured, changeAt byte: Int, sink: PacedFifoSink) -> Double {
+        guard let t = sink.arrivalTime(ofByte: byte) else { return .infinity }
+        return Double(t - m.t0) / 1e6 - Double(m.pipe) / Self.byteRate * 1000
+    }
+
+    @Test(arguments: [(10, 40), (5, 20)])
+    func pauseResumeSkipAndVolumeReachTheDACWithinOnePeriod(periodMs: Int, bufferMs: Int) throws {
         let dir = TempDir()
         let counterPath = dir.file("counter.wav")
         let otherPath = dir.file("other.wav")
@@ -52,7 +59,7 @@ import Testing
         writeWAV(flatPath, rate: 44100, channels: 2, samples: [Int16](repeating: 16000, count: 44100 * 2 * 2))
 
         let sink = try PacedFifoSink(bytesPerSecond: 176_400, pipeSize: 4096)
-        let h = Harness(device: sink.alsaDevice, periodMs: 10, bufferMs: 40)
+        let h = Harness(device: sink.alsaDevice, periodMs: periodMs, bufferMs: bufferMs)
         print("pipe capacity \(sink.pipeCapacity) B")
 
         // Pause.
@@ -83,6 +90,7 @@ import Testing
         let firstOther = stride(from: skipMark.b0 / 2, to: s2.count - 1, by: 2).first { s2[$0] != s2[$0 + 1] }
         let skipByte = try #require(firstOther) * 2
         let skipMs = latencyMs(skipMark, changeAt: skipByte)
+        let skipClockMs = latencyByClockMs(skipMark, changeAt: skipByte, sink: sink)
 
         // Volume on a flat signal.
         h.pipeline.play(PlaybackItem(token: 3, path: flatPath), fromMs: 0)
@@ -94,6 +102,7 @@ import Testing
         let firstQuiet = stride(from: volumeMark.b0 / 2, to: s3.count, by: 2).first { s3[$0] < 16000 }
         let volumeByte = try #require(firstQuiet) * 2
         let volumeMs = latencyMs(volumeMark, changeAt: volumeByte)
+        let volumeClockMs = latencyByClockMs(volumeMark, changeAt: volumeByte, sink: sink)
         let firstHalf = stride(from: volumeByte / 2, to: s3.count, by: 2).first { s3[$0] == 8000 } ?? s3.count
         let rampFrames = (firstHalf - volumeByte / 2) / 2
         var monotonic = true
@@ -105,13 +114,16 @@ import Testing
         print(
             """
             latency beyond the DAC's pipe (period \(status.periodFrames) frames, buffer \(status.bufferFrames) frames): \
-            pause \(pauseMs) ms, skip \(skipMs) ms, volume \(volumeMs) ms; \
+            pause \(pauseMs) ms, skip \(skipMs) ms, volume \(volumeMs) ms \
+            (by arrival time: skip \(skipClockMs) ms, volume \(volumeClockMs) ms); \
             pipe held \(pauseMark.pipe)/\(skipMark.pipe)/\(volumeMark.pipe) B; volume ramp \(rampFrames) frames; \
-            DAC underrun ticks \(sink.underruns)
+            partial DAC ticks (incl. the transitions) \(sink.underruns)
             """)
         #expect(pauseMs <= 20)
         #expect(skipMs <= 20)
         #expect(volumeMs <= 20)
+        #expect(skipClockMs <= 25)
+        #expect(volumeClockMs <= 25)
         #expect(monotonic && rampFrames > 100 && rampFrames < 400, "ramp of \(rampFrames) frames")
     }
 }
