@@ -200,6 +200,9 @@ public final class AudioPipeline: @unchecked Sendable {
                 frames = anchor.start.frames(rate: s.format?.rate ?? 44100)
             }
             let rate = Int64(s.format?.rate ?? 44100)
+            // A seek jb-output has not applied yet: report where it is going, never the stale
+            // position (the control loop saves what it reads here).
+            if let pending = s.pendingSeekMs { frames = pending * rate / 1000 }
             return (
                 PipelineStatus(
                     state: s.state, token: s.state == .stopped ? nil : token, positionFrames: frames,

@@ -1,0 +1,52 @@
+import Foundation
+import JukeboxTestSupport
+import Testing
+
+/// `jukeboxd --check-config` on real files, through the real binary.
+@Suite struct CheckConfigTests {
+    @Test func goodConfigExitsZero() throws {
+        let result = try Jukeboxd.run(["--config", Fixtures.config("good.toml"), "--check-config"])
+        #expect(result.status == 0, "\(result.stderr)")
+    }
+
+    @Test func everyProblemIsReportedWithFileLineAndKey() throws {
+        let path = Fixtures.config("bad.toml")
+        let result = try Jukeboxd.run(["--config", path, "--check-config"])
+        #expect(result.status == 78)
+        let lines = result.stderr.split(separator: "\n").map(String.init)
+        let expected: [(line: Int, key: String, says: String)] = [
+            (1, "music_dir", "no-such-folder"),
+            (5, "audio.perod_ms", "period_ms"),
+            (6, "audio.buffer_ms", "integer"),
+            (7, "audio.max_volume", "250"),
+            (10, "queue.mode", "shufle"),
+            (12, "resum", "resume"),
+        ]
+        for item in expected {
+            let prefix = "\(path):\(item.line): \(item.key)"
+            let match = lines.first { $0.hasPrefix(prefix) }
+            #expect(match != nil, "no line starting with '\(prefix)' in:\n\(result.stderr)")
+            if let match { #expect(match.contains(item.says), "\(match)") }
+        }
+    }
+
+    @Test func syntaxErrorsHaveTheirLine() throws {
+        let path = Fixtures.config("syntax.toml")
+        let result = try Jukeboxd.run(["--config", path, "--check-config"])
+        #expect(result.status == 78)
+        #expect(result.stderr.hasPrefix("\(path):4: syntax:"), "\(result.stderr)")
+    }
+
+    @Test func missingMusicDirIsRequired() throws {
+        let path = Fixtures.config("missing-music-dir.toml")
+        let result = try Jukeboxd.run(["--config", path, "--check-config"])
+        #expect(result.status == 78)
+        #expect(result.stderr.contains(": music_dir: "), "\(result.stderr)")
+    }
+
+    @Test func unreadableConfigFileIsAClearError() throws {
+        let result = try Jukeboxd.run(["--config", "/nonexistent/jukebox.toml", "--check-config"])
+        #expect(result.status == 78)
+        #expect(result.stderr.contains("/nonexistent/jukebox.toml: cannot read the config file: No such file or directory"))
+    }
+}

@@ -1,0 +1,132 @@
+import Foundation
+import Glibc
+import JukeboxTestSupport
+import LinuxSupport
+import SQLite
+
+/// A real `jukeboxd` process on a temporary music folder and database, driven through its
+/// stdin console. Audio goes to ALSA's null PCM paced by the clock (real time, no card).
+final class DaemonHarness {
+    let directory: TemporaryDirectory
+    let musicDir: String
+    let configPath: String
+    var database: String { directory.file("state/jukebox.sqlite") }
+    private(set) var process: DaemonProcess?
+    /// When the current process was started (MonotonicClock).
+    private(set) var startedAt: UInt64 = 0
+
+    /// Copies `tracks` (paths) into a fresh music folder and writes a config.
+    init(tracks: [String], configExtra: String = "", onStart: String = "play", mode: String = "repeat-all") throws {
+        directory = try TemporaryDirectory(prefix: "jukeboxd-test")
+        musicDir = directory.file("music")
+        try FileManager.default.createDirectory(atPath: musicDir, withIntermediateDirectories: true)
+        for track in tracks {
+            let name = (track as NSString).lastPathComponent
+            try FileManager.default.copyItem(atPath: track, toPath: "\(musicDir)/\(name)")
+        }
+        configPath = directory.file("jukebox.toml")
+        let config = """
+            music_dir = "music"
+            database = "state/jukebox.sqlite"
+
+            [audio]
+            device = "null"
+            pacing = "clock"
+            start_volume = 100
+            max_volume = 100
+
+            [queue]
+            mode = "\(mode)"
+
+            [resume]
+            on_start = "\(onStart)"
+
+            [console]
+            device = "stdin"
+            \(configExtra)
+            """
+        try config.write(toFile: configPath, atomically: true, encoding: .utf8)
+    }
+
+    deinit {
+        if let process, process.isRunning {
+            process.kill(SIGKILL)
+            _ = process.waitForExit(timeout: .seconds(5))
+        }
+        directory.remove()
+    }
+
+    @discardableResult
+    func start(extraArguments: [String] = []) throws -> DaemonProcess {
+        startedAt = MonotonicClock.nanoseconds()
+        let process = try DaemonProcess(
+            executable: Jukeboxd.binary, arguments: ["--config", configPath, "--log-level", "debug"] + extraArguments)
+        self.process = process
+        return process
+    }
+
+    /// Sends a command; ignores a daemon that already went away (the test then fails on output).
+    func send(_ line: String) {
+        try? process?.send(line)
+    }
+
+    struct Status {
+        var state: String
+        var songID: Int64?
+        var elapsed: Double
+        var duration: Double?
+        var volume: Int
+        var mode: String
+        /// When the reply's first line arrived (MonotonicClock).
+        var at: UInt64
+    }
+
+    /// Asks `status` and parses the reply.
+    func status(timeout: Duration = .seconds(5)) -> Status? {
+        guard let process else { return nil }
+        process.skipOutput()
+        send("status")
+        guard let first = process.waitForOutputLine(matching: "state: ", on: .stdout, timeout: timeout) else { return nil }
+        var fields: [String: String] = [:]
+        fields["state"] = String(first.text.dropFirst("state: ".count))
+        // The reply ends with the mode line (then title/artist when known).
+        while let line = process.waitForLine(matching: ": ", on: .stdout, timeout: timeout) {
+            let parts = line.split(separator: ":", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            if parts.count == 2 { fields[parts[0]] = parts[1] }
+            if parts.first == "mode" { break }
+        }
+        return Status(
+            state: fields["state"] ?? "?", songID: fields["songid"].flatMap { Int64($0) },
+            elapsed: fields["elapsed"].flatMap { Double($0) } ?? 0, duration: fields["duration"].flatMap { Double($0) },
+            volume: fields["volume"].flatMap { Int($0) } ?? -1, mode: fields["mode"] ?? "?", at: first.nanoseconds)
+    }
+
+    /// `PRAGMA integrity_check` on the database, with the daemon not running.
+    func integrityCheck() throws -> [String] {
+        let connection = try Connection(path: database)
+        return try connection.strings("PRAGMA integrity_check")
+    }
+
+    /// Stderr so far, for failure messages.
+    var log: String { process?.text(of: .stderr) ?? "" }
+}
+
+/// A small deterministic random source for test schedules (reproducible failures).
+struct TestRandom {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+    mutating func milliseconds(_ range: ClosedRange<Int>) -> Int {
+        range.lowerBound + Int(next() % UInt64(range.count))
+    }
+}
+
+func sleepMilliseconds(_ ms: Int) { MonotonicClock.sleep(nanoseconds: UInt64(ms) * 1_000_000) }
+
+func seconds(from start: UInt64, to end: UInt64) -> Double { Double(Int64(end) - Int64(start)) / 1e9 }

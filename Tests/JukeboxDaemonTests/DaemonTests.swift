@@ -1,0 +1,115 @@
+import Foundation
+import Glibc
+import JukeboxTestSupport
+import LinuxSupport
+import Testing
+
+/// The real daemon, end to end: lifecycle, console, bad input, damaged state.
+@Suite(.serialized) struct DaemonTests {
+    static var demoTracks: [String] {
+        ["01 Morning Light.mp3", "02 Cafe au Lait.mp3", "03 Night Drive.mp3"].map { "\(Fixtures.demoMusic)/\($0)" }
+    }
+
+    @Test func sigtermSavesStateAndExitsWithinOneSecond() throws {
+        let harness = try DaemonHarness(tracks: Self.demoTracks)
+        let process = try harness.start()
+        #expect(process.waitForLine(matching: "playing", on: .stderr) != nil, "\(harness.log)")
+        sleepMilliseconds(1500)
+        let before = harness.status()
+        let sent = MonotonicClock.nanoseconds()
+        process.kill(SIGTERM)
+        let status = process.waitForExit(timeout: .seconds(3))
+        let took = seconds(from: sent, to: MonotonicClock.nanoseconds())
+        #expect(status == 0, "\(harness.log)")
+        #expect(took < 1.0, "stopping took \(took) s")
+
+        // It comes back on the same track, at the same second.
+        let again = try harness.start()
+        #expect(again.waitForLine(matching: "resuming", on: .stderr) != nil, "\(harness.log)")
+        let after = harness.status()
+        let resumed = (after?.elapsed ?? 0) - seconds(from: harness.startedAt, to: after?.at ?? 0)
+        #expect(after?.songID == before?.songID)
+        #expect(abs(resumed - (before?.elapsed ?? -10)) < 0.5, "before \(String(describing: before)), after \(String(describing: after))")
+        again.kill(SIGTERM)
+        #expect(again.waitForExit(timeout: .seconds(3)) == 0)
+    }
+
+    @Test func consoleCommandsDriveThePlayer() throws {
+        let harness = try DaemonHarness(tracks: Self.demoTracks)
+        let process = try harness.start()
+        #expect(process.waitForLine(matching: "playing", on: .stderr) != nil, "\(harness.log)")
+        let first = try #require(harness.status())
+        #expect(first.state == "play")
+
+        harness.send("pause")
+        sleepMilliseconds(300)
+        let paused = try #require(harness.status())
+        sleepMilliseconds(500)
+        let stillPaused = try #require(harness.status())
+        #expect(paused.state == "pause")
+        #expect(abs(stillPaused.elapsed - paused.elapsed) < 0.02, "position moved while paused")
+
+        harness.send("toggle")
+        harness.send("next")
+        #expect(process.waitForLine(matching: "playing \"Café au Lait\"", on: .stderr) != nil, "\(harness.log)")
+        harness.send("volume 37")
+        harness.send("mode shuffle")
+        harness.send("seek 10")
+        sleepMilliseconds(200)
+        let changed = try #require(harness.status())
+        #expect(changed.state == "play")
+        #expect(changed.volume == 37)
+        #expect(changed.mode == "shuffle")
+        #expect(changed.elapsed >= 10 && changed.elapsed < 11, "\(changed.elapsed)")
+
+        process.skipOutput()
+        harness.send("frobnicate")
+        #expect(process.waitForLine(matching: "unknown command 'frobnicate'", on: .stdout) != nil)
+        harness.send(String(repeating: "x", count: 10_000))
+        #expect(process.waitForLine(matching: "too long", on: .stdout) != nil)
+        #expect(harness.status()?.state == "play")
+        process.kill(SIGTERM)
+        #expect(process.waitForExit(timeout: .seconds(3)) == 0)
+    }
+
+    @Test func badFilesAreSkippedWithOneClearLineEachAndTheRestPlays() throws {
+        let bad = ["empty.mp3", "text.mp3", "random.mp3"].map { Fixtures.media("bad/\($0)") }
+        let good = [Fixtures.media("gapless/part1.mp3"), Fixtures.media("bad/truncated.mp3")]
+        let harness = try DaemonHarness(tracks: bad + good + [Fixtures.media("bad/notes.txt")])
+        let process = try harness.start()
+        #expect(process.waitForLine(matching: "playing", on: .stderr) != nil, "\(harness.log)")
+        sleepMilliseconds(300)
+        let log = harness.log
+        for name in ["empty.mp3", "text.mp3", "random.mp3"] {
+            let lines = log.split(separator: "\n").filter { $0.contains(name) }
+            #expect(lines.count == 1, "expected one line about \(name) in:\n\(log)")
+        }
+        #expect(!log.contains("notes.txt"), "a non-audio file is ignored quietly")
+        #expect(harness.status()?.state == "play")
+        process.kill(SIGTERM)
+        #expect(process.waitForExit(timeout: .seconds(3)) == 0)
+    }
+
+    @Test func aDamagedDatabaseIsMovedAsideAndPlaybackStillStarts() throws {
+        let harness = try DaemonHarness(tracks: Self.demoTracks)
+        try FileManager.default.createDirectory(
+            atPath: (harness.database as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try Data(repeating: 0x5A, count: 10_000).write(to: URL(fileURLWithPath: harness.database))
+        let process = try harness.start()
+        #expect(process.waitForLine(matching: "damaged", on: .stderr) != nil, "\(harness.log)")
+        #expect(process.waitForLine(matching: "playing", on: .stderr) != nil, "\(harness.log)")
+        #expect(FileManager.default.fileExists(atPath: harness.database + ".damaged-1"))
+        process.kill(SIGTERM)
+        #expect(process.waitForExit(timeout: .seconds(3)) == 0)
+        #expect(try harness.integrityCheck() == ["ok"])
+    }
+
+    @Test func aMissingAudioDeviceIsReportedAndTheDaemonKeepsRunning() throws {
+        let harness = try DaemonHarness(tracks: Self.demoTracks)
+        let process = try harness.start(extraArguments: ["--audio-device", "hw:97,0"])
+        #expect(process.waitForLine(matching: "hw:97,0", on: .stderr) != nil, "\(harness.log)")
+        #expect(harness.status() != nil, "the console still answers")
+        process.kill(SIGTERM)
+        #expect(process.waitForExit(timeout: .seconds(3)) == 0)
+    }
+}
