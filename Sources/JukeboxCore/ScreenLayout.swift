@@ -1,0 +1,222 @@
+/// What the display shows about the player; the daemon fills it from the player machine and
+/// the audio clock.
+public struct NowPlaying: Sendable, Equatable {
+    /// Transport state as drawn.
+    public enum State: Sendable, Equatable { case playing, paused, stopped }
+
+    public var title: String
+    public var artist: String
+    public var state: State
+    /// Position from the audio clock, ms.
+    public var positionMs: Int64
+    public var durationMs: Int64?
+
+    /// What is playing.
+    public init(title: String, artist: String = "", state: State = .playing, positionMs: Int64 = 0, durationMs: Int64? = nil) {
+        self.title = title
+        self.artist = artist
+        self.state = state
+        self.positionMs = positionMs
+        self.durationMs = durationMs
+    }
+
+    /// Row 1's text: `title – artist`.
+    public var heading: String { artist.isEmpty ? title : "\(title) – \(artist)" }
+}
+
+/// Something that shows a brief overlay.
+public enum ScreenEvent: Sendable, Equatable {
+    case volume(Int)
+    case mode(PlayMode)
+    case paused
+    case resumed
+    case message(String)
+}
+
+/// One rendered screen: exactly `rows` strings of exactly `columns` cells each.
+public struct ScreenFrame: Sendable, Equatable {
+    public var rows: [String]
+    /// The sung part of a word-timed lyric line: its row and the number of visible cells sung.
+    public var highlight: Highlight?
+
+    /// The sung part of a row.
+    public struct Highlight: Sendable, Equatable {
+        public var row: Int
+        public var cells: Int
+    }
+
+    /// A frame.
+    public init(rows: [String], highlight: Highlight? = nil) {
+        self.rows = rows
+        self.highlight = highlight
+    }
+}
+
+/// The layout of a W×H character screen (also used by pixel displays with a fixed-width
+/// font): row 1 title – artist (a looping marquee when too long), row 2 the current lyric
+/// line (a `LyricMarquee`), brief overlays on row 2; 3+ rows add the next line, 4+ rows a
+/// progress bar with times. A value type: events and time come in, rows go out.
+public struct ScreenLayout: Sendable, Equatable {
+    public let columns: Int
+    public let rows: Int
+    /// How long an overlay stays.
+    public var overlayMs: Int64 = 1500
+    /// The overlay text and when it goes.
+    public private(set) var overlay: (text: String, until: Instant)?
+
+    /// Play and pause glyphs (character LCD drivers map them to custom characters).
+    public static let playGlyph: Character = "▶"
+    public static let pauseGlyph: Character = "‖"
+    public static let stopGlyph: Character = "■"
+    /// Shown in instrumental gaps.
+    public static let noteGlyph: Character = "♪"
+
+    /// A layout for `columns` × `rows` cells (at least 1×1).
+    public init(columns: Int, rows: Int) {
+        self.columns = max(1, columns)
+        self.rows = max(1, rows)
+    }
+
+    public static func == (a: ScreenLayout, b: ScreenLayout) -> Bool {
+        a.columns == b.columns && a.rows == b.rows && a.overlay?.text == b.overlay?.text
+            && a.overlay?.until == b.overlay?.until
+    }
+
+    /// Notes a change that gets a brief overlay.
+    public mutating func handle(_ event: ScreenEvent, now: Instant) {
+        let text: String
+        switch event {
+        case .volume(let percent):
+            let label = "Vol \(percent)"
+            let barCells = max(0, columns - TextCells.width(of: label) - 1)
+            let filled = barCells * max(0, min(100, percent)) / 100
+            text = label + " " + String(repeating: "█", count: filled) + String(repeating: "·", count: barCells - filled)
+        case .mode(let mode): text = "Mode: \(mode.rawValue)"
+        case .paused: text = "\(Self.pauseGlyph) Paused"
+        case .resumed: text = "\(Self.playGlyph) Playing"
+        case .message(let message): text = message
+        }
+        overlay = (text, now + overlayMs)
+    }
+
+    /// When the overlay goes, if one is showing at `now`.
+    public func overlayEnds(after now: Instant) -> Instant? {
+        guard let overlay, overlay.until > now else { return nil }
+        return overlay.until
+    }
+
+    /// The screen at `now` for `playing` (nil = nothing queued) and its lyrics.
+    public func frame(_ playing: NowPlaying?, lyrics: LyricTimeline?, now: Instant) -> ScreenFrame {
+        var out: [String] = []
+        var highlight: ScreenFrame.Highlight?
+        guard let playing else {
+            out.append(TextCells.fit("Jukebox", columns: columns))
+            if rows > 1 { out.append(TextCells.fit(overlayText(now) ?? "Nothing queued", columns: columns)) }
+            while out.count < rows { out.append(blank) }
+            return ScreenFrame(rows: out)
+        }
+        let position = playing.positionMs
+        out.append(headingRow(playing.heading, positionMs: position))
+        if rows == 1 { return ScreenFrame(rows: out) }
+
+        let moment = lyrics?.moment(at: position)
+        if let text = overlayText(now) {
+            out.append(TextCells.fit(text, columns: columns))
+        } else if let lyrics, let moment, !lyrics.lines.isEmpty {
+            let (row, sung) = lyricRow(moment, positionMs: position)
+            out.append(row)
+            if let sung { highlight = ScreenFrame.Highlight(row: 1, cells: sung) }
+        } else {
+            out.append(TextCells.fit(statusText(playing), columns: columns))
+        }
+        if rows >= 3 {
+            let next = moment?.next.map { $0.text.isEmpty ? String(Self.noteGlyph) : $0.text } ?? ""
+            out.append(TextCells.fit(next, columns: columns))
+        }
+        if rows >= 4 {
+            while out.count < rows - 1 { out.append(blank) }
+            out.append(progressRow(playing))
+        }
+        return ScreenFrame(rows: out, highlight: highlight)
+    }
+
+    private var blank: String { String(repeating: " ", count: columns) }
+
+    private func overlayText(_ now: Instant) -> String? {
+        guard let overlay, now < overlay.until else { return nil }
+        return overlay.text
+    }
+
+    private func glyph(_ state: NowPlaying.State) -> Character {
+        switch state {
+        case .playing: return Self.playGlyph
+        case .paused: return Self.pauseGlyph
+        case .stopped: return Self.stopGlyph
+        }
+    }
+
+    private func statusText(_ playing: NowPlaying) -> String {
+        var text = "\(glyph(playing.state)) \(Self.clock(playing.positionMs))"
+        if let duration = playing.durationMs { text += " / \(Self.clock(duration))" }
+        return text
+    }
+
+    /// Row 1: still when it fits; else holds 2 s, then loops at 4 cells/s.
+    func headingRow(_ heading: String, positionMs: Int64) -> String {
+        let width = TextCells.width(of: heading)
+        if width <= columns { return TextCells.window(heading, offset: 0, columns: columns) }
+        let gap = "   "
+        let loop = width + gap.count
+        let moving = max(0, positionMs - 2000)
+        let offset = Int((moving * 4 / 1000) % Int64(loop))
+        return TextCells.window(heading + gap + heading, offset: offset, columns: columns)
+    }
+
+    /// The lyric row and the sung cells (word-timed lines).
+    func lyricRow(_ moment: LyricMoment, positionMs: Int64) -> (String, Int?) {
+        guard let line = moment.current else {
+            return (TextCells.window("", offset: 0, columns: columns), nil)
+        }
+        if line.text.isEmpty {
+            return (TextCells.window(String(Self.noteGlyph), offset: 0, columns: columns), nil)
+        }
+        let width = TextCells.width(of: line.text)
+        let end =
+            moment.lineEndMs ?? line.endMs.map { $0 + (moment.lineStartMs - line.timeMs) }
+            ?? moment.lineStartMs + max(4000, Int64(max(0, width - columns)) * 300 + 2400)
+        let marquee = LyricMarquee(textWidth: width, columns: columns, startMs: moment.lineStartMs, endMs: end)
+        let offset = marquee.offset(at: positionMs)
+        var sung: Int?
+        if let wordIndex = moment.wordIndex {
+            var cells = 0
+            for word in line.words[..<wordIndex] { cells += TextCells.width(of: word.text) }
+            let current = TextCells.width(of: line.words[wordIndex].text.trimmedTrailingSpaces)
+            cells += Int(Double(current) * moment.wordFraction)
+            // The first word's untimed lead-in (text before it) counts as sung.
+            cells += max(0, width - TextCells.width(of: line.words.map(\.text).joined().trimmedTrailingSpaces))
+            sung = max(0, min(columns, cells - offset))
+        }
+        return (TextCells.window(line.text, offset: offset, columns: columns), sung)
+    }
+
+    /// `▶ 1:23 ━━━━──── 3:45`
+    func progressRow(_ playing: NowPlaying) -> String {
+        let left = "\(glyph(playing.state)) \(Self.clock(playing.positionMs)) "
+        let right = playing.durationMs.map { " \(Self.clock($0))" } ?? ""
+        let barCells = columns - TextCells.width(of: left) - TextCells.width(of: right)
+        guard barCells >= 3 else { return TextCells.fit(left + right, columns: columns) }
+        var filled = 0
+        if let duration = playing.durationMs, duration > 0 {
+            filled = Int(Int64(barCells) * min(max(0, playing.positionMs), duration) / duration)
+        }
+        return TextCells.fit(
+            left + String(repeating: "━", count: filled) + String(repeating: "─", count: barCells - filled) + right,
+            columns: columns)
+    }
+
+    /// `m:ss`.
+    public static func clock(_ ms: Int64) -> String {
+        let seconds = max(0, ms) / 1000
+        return "\(seconds / 60):\(seconds % 60 < 10 ? "0" : "")\(seconds % 60)"
+    }
+}
