@@ -49,11 +49,18 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]),
 
+        .target(
+            name: "JukeboxDisplay",
+            dependencies: [
+                "JukeboxCore", "LinuxSupport", "CLinuxShims",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+
         // MARK: wiring and executables
         .target(
             name: "JukeboxDaemon",
             dependencies: [
-                "JukeboxCore", "JukeboxAudio", "JukeboxStore", "LinuxSupport",
+                "JukeboxCore", "JukeboxAudio", "JukeboxStore", "LinuxSupport", "JukeboxDisplay",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
@@ -79,6 +86,10 @@ let package = Package(
                 "JukeboxStore", "SQLite", "LinuxSupport", "JukeboxTestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ]),
+        .testTarget(
+            name: "JukeboxDisplayTests",
+            dependencies: ["JukeboxDisplay", "JukeboxCore", "LinuxSupport", "CLinuxShims", "JukeboxTestSupport"],
+            exclude: ["Snapshots"]),
         .testTarget(
             name: "JukeboxDaemonTests",
             dependencies: ["JukeboxDaemon", "JukeboxTestSupport", "SQLite"]),

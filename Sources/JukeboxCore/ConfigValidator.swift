@@ -225,6 +225,11 @@ public enum ConfigValidator {
         "display": [
             choice("kind", JukeboxConfig.DisplayKind.self) { $0.display.kind = $1 },
             string("device", allowEmpty: true) { $0.display.device = $1 },
+            integer("columns", 8...200) { $0.display.columns = $1 },
+            integer("rows", 1...60) { $0.display.rows = $1 },
+            KeySpec(name: "baud", kind: .integerChoice(standardBaudRates)) { $0.display.baud = $1.integer ?? 9600 },
+            integer("i2c_address", 0x03...0x77) { $0.display.i2cAddress = $1 },
+            string("font", allowEmpty: true) { $0.display.font = $1 },
         ],
         "network": [
             string("address") { $0.network.address = $1 },

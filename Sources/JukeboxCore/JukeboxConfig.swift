@@ -119,6 +119,15 @@ public struct JukeboxConfig: Sendable, Equatable {
         public var kind = DisplayKind.none
         /// `/dev/fb1`, a serial tty or an I2C bus device; empty for the kind's default.
         public var device = ""
+        /// Character displays (and the terminal display): columns × rows.
+        public var columns = 16
+        public var rows = 2
+        /// Serial LCD baud rate.
+        public var baud = 9600
+        /// I2C address of a PCF8574 LCD backpack (0x27 or 0x3F are usual).
+        public var i2cAddress = 0x27
+        /// A PSF font (e.g. /usr/share/consolefonts/Unifont-APL8x16.psf.gz) for the framebuffer; empty = built-in + Unifont if installed.
+        public var font = ""
 
         /// The defaults.
         public init() {}

@@ -43,6 +43,12 @@ public struct ScreenFrame: Sendable, Equatable {
     public struct Highlight: Sendable, Equatable {
         public var row: Int
         public var cells: Int
+
+        /// `cells` sung cells on `row`.
+        public init(row: Int, cells: Int) {
+            self.row = row
+            self.cells = cells
+        }
     }
 
     /// A frame.

@@ -29,6 +29,7 @@ final class Daemon {
     private let signals: FileDescriptor
     private var console: Console?
     private let scan: ScanRunner
+    private let display: DisplayController?
     /// Tracks by id, for paths and durations; refreshed after each scan.
     private var library: [TrackID: TrackInfo] = [:]
     /// Playback requests the pipeline knows, by token (for the track path and id).
@@ -86,6 +87,7 @@ final class Daemon {
             databasePath: config.database, musicDirectory: config.musicDir, lyricsDirectory: config.lyricsDir,
             logger: logger, wakeup: wakeup)
         console = Console.open(device: config.console.device, logger: logger)
+        display = DisplayController.make(config: config, logger: logger)
     }
 
     // MARK: - start-up
@@ -173,6 +175,7 @@ final class Daemon {
         if let deadline = policy.nextDeadline {
             timeout = min(timeout, max(0, (deadline.nanoseconds - now.nanoseconds) / 1_000_000 + 1))
         }
+        if let limit = display?.sleepLimitMs(now: now) { timeout = min(timeout, limit) }
         return Int32(timeout)
     }
 
@@ -196,6 +199,18 @@ final class Daemon {
         } else if due.journal {
             writeJournal()
         }
+        updateDisplay(now: now)
+    }
+
+    /// The display follows the player; its position is the audio clock's.
+    private func updateDisplay(now: Instant) {
+        guard let display else { return }
+        var position = machine.positionMs
+        let status = pipeline.status()
+        if status.token != nil, status.token == machine.currentRequest?.token { position = status.positionMs }
+        display.update(
+            now: now, track: machine.queue.currentTrack.flatMap { library[$0] }, state: machine.state,
+            positionMs: position, volume: machine.volume, mode: machine.mode)
     }
 
     // MARK: - events
@@ -246,6 +261,10 @@ final class Daemon {
             console?.reply("OK scanning \(config.musicDir)")
             return
         default: break
+        }
+        if let reply = display?.handleConsole(trimmed) {
+            console?.reply(reply)
+            return
         }
         switch CommandParser.parse(trimmed) {
         case .success(let command):
@@ -340,6 +359,7 @@ final class Daemon {
 
     private func shutdown() {
         save(durable: true)
+        display?.close()
         pipeline.shutdown()
         scan.abandon()
         logger.info("stopped")
