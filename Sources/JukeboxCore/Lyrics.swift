@@ -155,7 +155,9 @@ public enum LRCParser {
             }
             if let (key, value) = tag {
                 if !rest.trimmedSpaces.isEmpty {
-                    lyrics.warnings.append(LyricWarning(line: lineNumber, message: "text after a tag ignored"))
+                    lyrics.warnings.append(
+                        LyricWarning(line: lineNumber, message: "a tag followed by text: \(preview(line))"))
+                    continue
                 }
                 if key == "offset" {
                     if let value = parseSignedInt(value) {

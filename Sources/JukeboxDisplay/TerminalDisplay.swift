@@ -43,6 +43,7 @@ public final class TerminalDisplay: TextDisplay {
         if !started {
             started = true
             out += "\u{1B}[H\u{1B}[2J" + Self.border(top: true, columns: columns, label: " Jukebox \(columns)x\(rows) ")
+            for row in 0..<rows { out += "\u{1B}[\(row + 2);1H│\u{1B}[\(row + 2);\(columns + 2)H│" }
             out += "\u{1B}[\(rows + 2);1H" + Self.border(top: false, columns: columns, label: "")
             // Scroll region below the box; the cursor goes to its last line.
             out += "\u{1B}[\(rows + 3);r\u{1B}[999;1H"

@@ -1,0 +1,55 @@
+import JukeboxTestSupport
+import Testing
+
+@Suite struct LyricsCommandTests {
+    @Test func printsTheTimelineWithWordsAndWarnings() throws {
+        let file = Fixtures.path("Tests/Fixtures/lyrics/variants.lrc")
+        let result = try Jukeboxd.run(["lyrics", file])
+        #expect(result.status == 0)
+        #expect(
+            result.stdout == """
+                # title: Variants
+                # artist: Fixture
+                # format: lrc, encoding: UTF-8, file offset: 200 ms (applied), 9 lines
+                00:00.800  No fraction
+                00:02.300  Tenths
+                00:03.250  Hundredths
+                00:03.923  Milliseconds
+                00:04.800  Chorus twice
+                00:06.300  Colon hundredths
+                00:09.800  (gap)
+                00:11.800  Word by word
+                    00:11.800  Word
+                    00:12.300  by
+                    00:13.050  word
+                00:24.800  Chorus twice
+
+                """)
+        #expect(
+            result.stderr == """
+                \(file):11: skipped: no timestamp: this line is garbage
+                \(file):13: skipped: a tag followed by text: [zz:00]also garbage
+
+                """)
+    }
+
+    @Test(arguments: [
+        ("gbk.lrc", "GB18030", "00:01.000  你问我爱你有多深"),
+        ("crlf-bom.lrc", "UTF-8 with BOM", "00:03.000  Deuxième"),
+        ("utf16.lrc", "UTF-16LE", "00:01.000  Grüße 🎵"),
+        ("karaoke.ksc", "UTF-8", "    00:04.800  唱"),
+    ])
+    func decodesEveryEncoding(file: String, encoding: String, line: String) throws {
+        let result = try Jukeboxd.run(["lyrics", Fixtures.path("Tests/Fixtures/lyrics/\(file)")])
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("encoding: \(encoding)"))
+        #expect(result.stdout.contains(line + "\n"), "\(result.stdout)")
+        #expect(result.stderr.isEmpty)
+    }
+
+    @Test func missingFile() throws {
+        let result = try Jukeboxd.run(["lyrics", "/nonexistent.lrc"])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("/nonexistent.lrc"))
+    }
+}
