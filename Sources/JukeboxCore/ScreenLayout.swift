@@ -168,7 +168,7 @@ public struct ScreenLayout: Sendable, Equatable {
     }
 
     /// Row 1: still when it fits; else holds 2 s, then loops at 4 cells/s.
-    func headingRow(_ heading: String, positionMs: Int64) -> String {
+    public func headingRow(_ heading: String, positionMs: Int64) -> String {
         let width = TextCells.width(of: heading)
         if width <= columns { return TextCells.window(heading, offset: 0, columns: columns) }
         let gap = "   "

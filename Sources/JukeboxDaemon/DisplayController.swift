@@ -12,8 +12,7 @@ import Logging
 
 /// Owns the display driver, the layout and the playing track's lyrics. Control thread only.
 final class DisplayController {
-    private let display: TextDisplay
-    private var layout: ScreenLayout
+    private let screen: Screen
     private let logger: Logger
     private let offsets: LyricOffsetStore
     private let lyricsDirectory: String?
@@ -24,7 +23,6 @@ final class DisplayController {
     private(set) var timeline: LyricTimeline?
     private(set) var lyricSource: String?
     private var lastRender: Instant?
-    private var lastFrame: ScreenFrame?
     private var lastVolume: Int?
     private var lastMode: PlayMode?
     private var lastState: PlayState?
@@ -33,9 +31,8 @@ final class DisplayController {
     /// Minimum time between two frames.
     static let frameIntervalMs: Int64 = 50
 
-    init(display: TextDisplay, config: JukeboxConfig, logger: Logger) {
-        self.display = display
-        self.layout = ScreenLayout(columns: display.columns, rows: display.rows)
+    init(screen: Screen, config: JukeboxConfig, logger: Logger) {
+        self.screen = screen
         self.logger = logger
         self.offsets = LyricOffsetStore(path: config.database + "-lyric-offsets", logger: logger)
         self.lyricsDirectory = config.lyricsDir
@@ -46,7 +43,7 @@ final class DisplayController {
     /// the player goes on without it).
     static func make(config: JukeboxConfig, logger: Logger) -> DisplayController? {
         let d = config.display
-        let driver: TextDisplay?
+        let driver: Screen?
         switch d.kind {
         case .none:
             return nil
@@ -59,19 +56,19 @@ final class DisplayController {
                     return nil
                 }
             }
-            driver = TerminalDisplay(fd: fd, columns: d.columns, rows: d.rows)
+            driver = CharacterScreen(display: TerminalDisplay(fd: fd, columns: d.columns, rows: d.rows))
         default:
             driver = DisplayDrivers.open(config: d, logger: logger)
         }
         guard let driver else { return nil }
-        logger.info("display: \(d.kind.rawValue) \(driver.columns)x\(driver.rows)\(d.device.isEmpty ? "" : " on \(d.device)")")
-        return DisplayController(display: driver, config: config, logger: logger)
+        logger.info("display: \(d.kind.rawValue)\(d.device.isEmpty ? "" : " on \(d.device)")")
+        return DisplayController(screen: driver, config: config, logger: logger)
     }
 
     /// How long the loop may sleep before the next frame is due (nil: only on events).
     func sleepLimitMs(now: Instant) -> Int64? {
         if lastState == .playing { return Self.frameIntervalMs }
-        if let ends = layout.overlayEnds(after: now) { return max(1, ends.milliseconds(since: now) + 1) }
+        if let ends = screen.overlayEnds(after: now) { return max(1, ends.milliseconds(since: now) + 1) }
         return nil
     }
 
@@ -84,11 +81,11 @@ final class DisplayController {
             loadLyrics(for: track)
             urgent = true
         }
-        if let lastVolume, lastVolume != volume { layout.handle(.volume(volume), now: now) }
-        if let lastMode, lastMode != mode { layout.handle(.mode(mode), now: now) }
+        if let lastVolume, lastVolume != volume { screen.handle(.volume(volume), now: now) }
+        if let lastMode, lastMode != mode { screen.handle(.mode(mode), now: now) }
         if let lastState, lastState != state {
-            if state == .paused { layout.handle(.paused, now: now) }
-            if state == .playing && lastState == .paused { layout.handle(.resumed, now: now) }
+            if state == .paused { screen.handle(.paused, now: now) }
+            if state == .playing && lastState == .paused { screen.handle(.resumed, now: now) }
         }
         urgent = urgent || lastVolume != volume || lastMode != mode || lastState != state
             || abs(positionMs - lastPositionMs) > 1500
@@ -104,11 +101,7 @@ final class DisplayController {
                 state: state == .playing ? .playing : state == .paused ? .paused : .stopped, positionMs: positionMs,
                 durationMs: $0.durationMs)
         }
-        let frame = layout.frame(playing, lyrics: timeline, now: now)
-        if frame != lastFrame {
-            lastFrame = frame
-            display.show(frame, now: now)
-        }
+        screen.refresh(playing, lyrics: timeline, now: now)
     }
 
     /// `lyrics`, `lyrics offset [±ms]`: a reply, or nil when the line is not a lyrics command.
@@ -144,7 +137,7 @@ final class DisplayController {
         return "lyrics offset: \(timeline.nudgeMs) ms (positive = sooner) for \(track.path)"
     }
 
-    func close() { display.close() }
+    func close() { screen.close() }
 
     // MARK: - lyrics
 

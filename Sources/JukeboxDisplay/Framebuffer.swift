@@ -1,0 +1,206 @@
+import CLinuxShims
+import Glibc
+import JukeboxCore
+import LinuxSupport
+
+/// A Linux framebuffer (`/dev/fbN`) or a file laid out like one, mapped into memory. The
+/// geometry comes from the FBIOGET_VSCREENINFO/FBIOGET_FSCREENINFO ioctls for a device and
+/// is given for a file. 16 bpp (RGB565) and 32 bpp (XRGB8888) pixels, with the channel
+/// offsets the driver reports. Owns the fd and the mapping (released in deinit).
+public final class Framebuffer {
+    /// Size and pixel layout.
+    public struct Geometry: Sendable, Equatable {
+        public var width: Int
+        public var height: Int
+        public var bitsPerPixel: Int
+        /// Bytes per row (at least width × bytes per pixel).
+        public var lineLength: Int
+        public var red: (offset: Int, length: Int)
+        public var green: (offset: Int, length: Int)
+        public var blue: (offset: Int, length: Int)
+
+        public static func == (a: Geometry, b: Geometry) -> Bool {
+            a.width == b.width && a.height == b.height && a.bitsPerPixel == b.bitsPerPixel
+                && a.lineLength == b.lineLength && a.red == b.red && a.green == b.green && a.blue == b.blue
+        }
+
+        /// 16 bpp RGB565, as most SPI TFTs (fbtft, tinydrm) present themselves.
+        public static func rgb565(width: Int, height: Int) -> Geometry {
+            Geometry(
+                width: width, height: height, bitsPerPixel: 16, lineLength: width * 2, red: (11, 5), green: (5, 6),
+                blue: (0, 5))
+        }
+
+        /// 32 bpp XRGB8888, as HDMI (vc4/simplefb) presents itself.
+        public static func xrgb8888(width: Int, height: Int) -> Geometry {
+            Geometry(
+                width: width, height: height, bitsPerPixel: 32, lineLength: width * 4, red: (16, 8), green: (8, 8),
+                blue: (0, 8))
+        }
+
+        /// Bytes of the mapping.
+        public var byteCount: Int { lineLength * height }
+    }
+
+    /// Failures opening or mapping.
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    public let geometry: Geometry
+    private let fd: FileDescriptor
+    private let base: UnsafeMutableRawPointer
+    private let length: Int
+
+    private init(fd: FileDescriptor, geometry: Geometry) throws {
+        guard geometry.bitsPerPixel == 16 || geometry.bitsPerPixel == 32 else {
+            throw Failure(description: "\(fd.path ?? "framebuffer"): \(geometry.bitsPerPixel) bpp is not supported (16 or 32)")
+        }
+        let length = geometry.byteCount
+        let mapped = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd.rawValue, 0)
+        guard let mapped, mapped != MAP_FAILED else {
+            throw Failure(description: "\(Errno.current("mmap", path: fd.path))")
+        }
+        self.fd = fd
+        self.geometry = geometry
+        self.base = mapped
+        self.length = length
+    }
+
+    deinit { munmap(base, length) }
+
+    /// A framebuffer device; the geometry comes from its ioctls.
+    public static func open(device: String) throws -> Framebuffer {
+        let fd: FileDescriptor
+        do {
+            fd = try FileDescriptor(path: device, flags: O_RDWR | O_CLOEXEC)
+        } catch {
+            throw Failure(description: "\(error)")
+        }
+        var info = jb_fb_info()
+        guard jb_fb_get_info(fd.rawValue, &info) == 0 else {
+            throw Failure(description: "\(Errno.current("ioctl(FBIOGET_VSCREENINFO)", path: device))")
+        }
+        let geometry = Geometry(
+            width: Int(info.xres), height: Int(info.yres), bitsPerPixel: Int(info.bits_per_pixel),
+            lineLength: Int(info.line_length), red: (Int(info.red_offset), Int(info.red_length)),
+            green: (Int(info.green_offset), Int(info.green_length)), blue: (Int(info.blue_offset), Int(info.blue_length)))
+        return try Framebuffer(fd: fd, geometry: geometry)
+    }
+
+    /// A file laid out as a framebuffer of `geometry` (created or resized to fit), for tests
+    /// and for looking at the screen without the hardware.
+    public convenience init(file path: String, geometry: Geometry) throws {
+        let fd: FileDescriptor
+        do {
+            fd = try FileDescriptor(path: path, flags: O_RDWR | O_CREAT | O_CLOEXEC)
+        } catch {
+            throw Failure(description: "\(error)")
+        }
+        guard ftruncate(fd.rawValue, off_t(geometry.byteCount)) == 0 else {
+            throw Failure(description: "\(Errno.current("ftruncate", path: path))")
+        }
+        try self.init(fd: fd, geometry: geometry)
+    }
+
+    /// The device's pixel value for 0xRRGGBB.
+    @inline(__always)
+    func pixel(_ rgb: UInt32) -> UInt32 {
+        let g = geometry
+        let r = (rgb >> 16) & 0xFF
+        let gr = (rgb >> 8) & 0xFF
+        let b = rgb & 0xFF
+        return (r >> UInt32(8 - g.red.length)) << UInt32(g.red.offset)
+            | (gr >> UInt32(8 - g.green.length)) << UInt32(g.green.offset)
+            | (b >> UInt32(8 - g.blue.length)) << UInt32(g.blue.offset)
+    }
+
+    /// Writes the pixels of `canvas` that differ from `previous` (all of them when nil),
+    /// one changed span per row. Returns the number of pixels written.
+    @discardableResult
+    public func write(_ canvas: PixelCanvas, previous: PixelCanvas?) -> Int {
+        let w = min(canvas.width, geometry.width)
+        let h = min(canvas.height, geometry.height)
+        var written = 0
+        let compare = previous.map { $0.width == canvas.width && $0.height == canvas.height } ?? false
+        canvas.pixels.withUnsafeBufferPointer { now in
+            for y in 0..<h {
+                let row = y * canvas.width
+                var first = 0
+                var last = w - 1
+                if compare, let previous {
+                    while first < w && now[row + first] == previous.pixels[row + first] { first += 1 }
+                    if first == w { continue }
+                    while last > first && now[row + last] == previous.pixels[row + last] { last -= 1 }
+                }
+                let line = base + y * geometry.lineLength
+                if geometry.bitsPerPixel == 16 {
+                    let out = line.assumingMemoryBound(to: UInt16.self)
+                    for x in first...last { out[x] = UInt16(truncatingIfNeeded: pixel(now[row + x])) }
+                } else {
+                    let out = line.assumingMemoryBound(to: UInt32.self)
+                    for x in first...last { out[x] = pixel(now[row + x]) }
+                }
+                written += last - first + 1
+            }
+        }
+        return written
+    }
+
+    /// What the framebuffer holds, as 0xRRGGBB (channels widened by bit replication).
+    public func readCanvas() -> PixelCanvas {
+        let g = geometry
+        var canvas = PixelCanvas(width: g.width, height: g.height)
+        func channel(_ value: UInt32, _ c: (offset: Int, length: Int)) -> UInt32 {
+            let v = (value >> UInt32(c.offset)) & ((1 << UInt32(c.length)) - 1)
+            let shifted = v << UInt32(8 - c.length)
+            return shifted | (shifted >> UInt32(c.length))
+        }
+        for y in 0..<g.height {
+            let line = base + y * g.lineLength
+            for x in 0..<g.width {
+                let value: UInt32 =
+                    g.bitsPerPixel == 16
+                    ? UInt32(line.assumingMemoryBound(to: UInt16.self)[x]) : line.assumingMemoryBound(to: UInt32.self)[x]
+                canvas.pixels[y * g.width + x] = channel(value, g.red) << 16 | channel(value, g.green) << 8 | channel(value, g.blue)
+            }
+        }
+        return canvas
+    }
+}
+
+/// The framebuffer display: a `PixelScreen` rendered off-screen, then only the changed
+/// pixels copied to the mapped framebuffer.
+public final class FramebufferScreen: Screen {
+    public let framebuffer: Framebuffer
+    private var layout: PixelScreen
+    private let font: BitmapFont
+    private var canvas: PixelCanvas
+    private var shown: PixelCanvas?
+    /// Pixels written by the last refresh (for tests and the benchmark).
+    public private(set) var lastWritten = 0
+
+    /// A screen on `framebuffer` drawn with `font`.
+    public init(framebuffer: Framebuffer, font: BitmapFont) {
+        self.framebuffer = framebuffer
+        self.font = font
+        layout = PixelScreen(width: framebuffer.geometry.width, height: framebuffer.geometry.height)
+        canvas = PixelCanvas(width: framebuffer.geometry.width, height: framebuffer.geometry.height)
+    }
+
+    public func handle(_ event: ScreenEvent, now: Instant) { layout.handle(event, now: now) }
+
+    public func refresh(_ playing: NowPlaying?, lyrics: LyricTimeline?, now: Instant) {
+        layout.render(playing, lyrics: lyrics, now: now, font: font, into: &canvas)
+        if let shown, shown == canvas {
+            lastWritten = 0
+            return
+        }
+        lastWritten = framebuffer.write(canvas, previous: shown)
+        shown = canvas
+    }
+
+    public func overlayEnds(after now: Instant) -> Instant? { layout.overlayEnds(after: now) }
+
+    public func close() {}
+}

@@ -1,0 +1,152 @@
+import Glibc
+import JukeboxCore
+import JukeboxTestSupport
+import Testing
+
+@testable import JukeboxDisplay
+
+/// Snapshots live in Tests/JukeboxDisplayTests/Snapshots; a missing one is written (and the
+/// test fails so that it is looked at and committed). `JUKEBOX_UPDATE_SNAPSHOTS=1` rewrites all.
+func expectSnapshot(_ canvas: PixelCanvas, named name: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    let path = Fixtures.path("Tests/JukeboxDisplayTests/Snapshots/\(name).png")
+    let png = PNG.encode(canvas)
+    let existing = try? readWholeFileForTest(path)
+    if existing == nil || getenv("JUKEBOX_UPDATE_SNAPSHOTS") != nil {
+        try writeFileForTest(path, png)
+        if existing == nil { Issue.record("snapshot \(name) was missing; written to \(path)", sourceLocation: sourceLocation) }
+        return
+    }
+    if existing != png {
+        let actual = "/tmp/\(name)-actual.png"
+        try writeFileForTest(actual, png)
+        Issue.record("\(name) differs from its snapshot; see \(actual)", sourceLocation: sourceLocation)
+    }
+}
+
+func readWholeFileForTest(_ path: String) throws -> [UInt8] {
+    guard let file = fopen(path, "rb") else { throw CocoaLikeError() }
+    defer { fclose(file) }
+    var bytes: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 65536)
+    while true {
+        let n = fread(&buffer, 1, buffer.count, file)
+        if n <= 0 { break }
+        bytes += buffer[0..<n]
+    }
+    return bytes
+}
+
+func writeFileForTest(_ path: String, _ bytes: [UInt8]) throws {
+    guard let file = fopen(path, "wb") else { throw CocoaLikeError() }
+    defer { fclose(file) }
+    _ = bytes.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, file) }
+}
+
+struct CocoaLikeError: Error {}
+
+let demoLyrics = LyricTimeline(
+    lyrics: LRCParser.parse(
+        """
+        [ti:Morning Light]
+        [00:02.50]Open the window, let the morning in
+        [00:07.50]Golden light is pouring on the kitchen floor and the day begins again
+        [00:12.50]
+        [00:15.00]Morning light, stay a little longer
+        """))
+
+let cjkLyrics = LyricTimeline(
+    lyrics: LRCParser.parse(
+        """
+        [00:10.00]<00:10.00>你问<00:10.80>我爱<00:11.60>你有<00:12.40>多深
+        [00:14.00]我爱你有几分 Café
+        """))
+
+let unifontInstalled = access(BitmapFont.unifontPath, R_OK) == 0
+
+@Suite struct FramebufferTests {
+    private func temporaryFile(_ name: String) -> String { "/tmp/jukebox-fb-\(getpid())-\(name)" }
+
+    @Test func rgb565At320x240MatchesTheSnapshot() throws {
+        let file = temporaryFile("a")
+        defer { unlink(file) }
+        let canvas = try ScreenPicture.framebuffer(
+            NowPlaying(title: "Morning Light", artist: "Jukebox Demo", positionMs: 9_800, durationMs: 21_000),
+            lyrics: demoLyrics, now: .zero, geometry: .rgb565(width: 320, height: 240), font: BitmapFont.builtin(), file: file)
+        try expectSnapshot(canvas, named: "fb-320x240-rgb565")
+    }
+
+    @Test(.enabled(if: unifontInstalled, "needs GNU Unifont (Debian package unifont)"))
+    func xrgb8888At480x320WithCJKAndWordHighlightMatchesTheSnapshot() throws {
+        let file = temporaryFile("b")
+        defer { unlink(file) }
+        let canvas = try ScreenPicture.framebuffer(
+            NowPlaying(title: "月亮代表我的心", artist: "邓丽君", state: .paused, positionMs: 11_000, durationMs: 200_000),
+            lyrics: cjkLyrics, now: .zero, geometry: .xrgb8888(width: 480, height: 320),
+            font: try BitmapFont.load(path: BitmapFont.unifontPath), file: file)
+        try expectSnapshot(canvas, named: "fb-480x320-xrgb8888-cjk")
+    }
+
+    @Test func characterLCDPicture() throws {
+        let layout = ScreenLayout(columns: 16, rows: 2)
+        let frame = layout.frame(
+            NowPlaying(title: "Morning Light", artist: "Jukebox Demo", positionMs: 9_800), lyrics: demoLyrics, now: .zero)
+        try expectSnapshot(
+            ScreenPicture.characterLCD(frame, columns: 16, rows: 2, font: BitmapFont.builtin()), named: "lcd-16x2")
+    }
+
+    @Test func pixelFormats() throws {
+        let file = temporaryFile("c")
+        defer { unlink(file) }
+        let fb565 = try Framebuffer(file: file, geometry: .rgb565(width: 4, height: 2))
+        #expect(fb565.pixel(0xFF_00_00) == 0xF800)
+        #expect(fb565.pixel(0x00_FF_00) == 0x07E0)
+        #expect(fb565.pixel(0x00_00_FF) == 0x001F)
+        let fb32 = try Framebuffer(file: file + "32", geometry: .xrgb8888(width: 4, height: 2))
+        defer { unlink(file + "32") }
+        #expect(fb32.pixel(0x12_34_56) == 0x12_34_56)
+        var canvas = PixelCanvas(width: 4, height: 2, color: 0xFF_FF_FF)
+        canvas.pixels[5] = 0x00_FF_00
+        fb565.write(canvas, previous: nil)
+        #expect(fb565.readCanvas() == canvas)
+    }
+
+    @Test func onlyChangedPixelsAreWritten() throws {
+        let file = temporaryFile("d")
+        defer { unlink(file) }
+        let framebuffer = try Framebuffer(file: file, geometry: .rgb565(width: 320, height: 240))
+        let screen = FramebufferScreen(framebuffer: framebuffer, font: BitmapFont.builtin())
+        let playing = NowPlaying(title: "Morning Light", artist: "Jukebox Demo", positionMs: 8_000, durationMs: 21_000)
+        screen.refresh(playing, lyrics: demoLyrics, now: .zero)
+        #expect(screen.lastWritten == 320 * 240)
+        screen.refresh(playing, lyrics: demoLyrics, now: .zero)
+        #expect(screen.lastWritten == 0)
+        var later = playing
+        later.positionMs = 10_000  // the lyric scrolls, the clock and bar move; the title does not
+        screen.refresh(later, lyrics: demoLyrics, now: .zero)
+        #expect(screen.lastWritten > 0 && screen.lastWritten < 320 * 240 / 3)
+    }
+
+    @Test func fontsCoverWhatTheLayoutDraws() {
+        let font = BitmapFont.builtin()
+        for scalar in "▶‖■♪…–━─█·éÀüß€".unicodeScalars { #expect(font.glyph(scalar) != nil, "\(scalar)") }
+        #expect(font.glyph("A")?.width == 8)
+    }
+
+    @Test(.enabled(if: unifontInstalled)) func unifontHasWideGlyphs() throws {
+        let font = try BitmapFont.load(path: BitmapFont.unifontPath)
+        #expect(font.count > 50_000)
+        #expect(font.glyph("你")?.width == 16)
+        #expect(font.glyph("A")?.width == 8)
+    }
+}
+
+@Suite struct PNGTests {
+    @Test func encodesAValidFile() {
+        var canvas = PixelCanvas(width: 3, height: 2, color: 0x11_22_33)
+        canvas.pixels[4] = 0xFF_00_00
+        let png = PNG.encode(canvas)
+        #expect(Array(png.prefix(8)) == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
+        #expect(PNG.crc32(Array("IEND".utf8)) == 0xAE42_6082)
+        #expect(PNG.adler32(Array("Wikipedia".utf8)) == 0x11E6_0398)
+    }
+}
