@@ -16,7 +16,7 @@ public struct JukeboxdCommand: ParsableCommand {
             previous, seek ±s, volume ±n, mode NAME, status, update, help.
             """,
         version: JukeboxVersion.string,
-        subcommands: [RunCommand.self, ScanCommand.self, LyricsCommand.self],
+        subcommands: [RunCommand.self, ScanCommand.self, LyricsCommand.self, RenderCommand.self],
         defaultSubcommand: RunCommand.self)
 
     public init() {}

@@ -1,3 +1,4 @@
+import Foundation
 import JukeboxTestSupport
 import Testing
 
@@ -51,5 +52,27 @@ import Testing
         let result = try Jukeboxd.run(["lyrics", "/nonexistent.lrc"])
         #expect(result.status == 1)
         #expect(result.stderr.contains("/nonexistent.lrc"))
+    }
+}
+
+@Suite struct RenderCommandTests {
+    @Test(arguments: ["320x240", "16x2"])
+    func rendersAPNG(size: String) throws {
+        let output = "/tmp/jukebox-render-test-\(size).png"
+        let result = try Jukeboxd.run([
+            "render", "--track", Fixtures.path("config/demo-music/01 Morning Light.mp3"), "--position", "0:09.8",
+            "--size", size, "--output", output,
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.hasPrefix("\(output): "))
+        let bytes = try Array(Data(contentsOf: URL(fileURLWithPath: output)))
+        #expect(Array(bytes.prefix(4)) == [0x89, 0x50, 0x4E, 0x47])
+        try? FileManager.default.removeItem(atPath: output)
+    }
+
+    @Test func badSize() throws {
+        let result = try Jukeboxd.run(["render", "--size", "big", "--output", "/tmp/x.png"])
+        #expect(result.status != 0)
+        #expect(result.stderr.contains("--size must be WIDTHxHEIGHT"))
     }
 }

@@ -1,0 +1,119 @@
+import ArgumentParser
+import Glibc
+import JukeboxAudio
+import JukeboxCore
+import JukeboxDisplay
+import LinuxSupport
+
+/// `jukeboxd render`: draws the screen for a track at a position to a PNG, for a pixel
+/// display (`--size 320x240`, through a file-backed framebuffer) or a character LCD drawn
+/// as a picture (`--size 16x2`).
+struct RenderCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "render", abstract: "Render the display for a track and position to a PNG.")
+
+    @Option(name: .long, help: "An audio file: its tags, and the .lrc/.ksc beside it (or its ID3 lyrics).")
+    var track: String?
+
+    @Option(name: .long, help: "A lyric file (instead of the one beside the track).")
+    var lyrics: String?
+
+    @Option(name: .long, help: "Title (instead of the track's tag).")
+    var title: String?
+
+    @Option(name: .long, help: "Artist (instead of the track's tag).")
+    var artist: String?
+
+    @Option(name: .long, help: "Position in the track: seconds (83.5) or m:ss(.x).")
+    var position: String = "0"
+
+    @Option(name: .long, help: "WIDTHxHEIGHT: pixels (320x240) or, up to 40x8, an LCD's characters (16x2, 20x4).")
+    var size: String = "320x240"
+
+    @Option(name: .long, help: "Framebuffer pixel size for pixel displays: 16 (RGB565) or 32 (XRGB8888).")
+    var bpp: Int = 16
+
+    @Flag(name: .long, help: "Draw the paused state.")
+    var paused = false
+
+    @Option(name: .long, help: "A .hex font (default: GNU Unifont when installed, else the built-in font).")
+    var font: String?
+
+    @Option(name: .shortAndLong, help: "The PNG to write.")
+    var output: String
+
+    func run() throws {
+        let parts = size.lowercased().split(separator: "x").compactMap { Int($0) }
+        guard parts.count == 2, parts[0] > 0, parts[1] > 0, parts[0] <= 4096, parts[1] <= 4096 else {
+            throw ValidationError("--size must be WIDTHxHEIGHT, e.g. 320x240 or 16x2")
+        }
+        guard let positionMs = Self.parsePosition(position) else {
+            throw ValidationError("--position must be seconds or m:ss, e.g. 83.5 or 1:23.5")
+        }
+        var playing = NowPlaying(title: title ?? "", artist: artist ?? "", state: paused ? .paused : .playing, positionMs: positionMs)
+        var lyricFile = lyrics
+        var timeline: LyricTimeline?
+        if let track {
+            if let media = try? MediaProbe.probe(path: track) {
+                if title == nil { playing.title = media.title ?? DisplayController.fileStem(track) }
+                if artist == nil { playing.artist = media.artist ?? "" }
+                playing.durationMs = media.durationMs
+            } else if title == nil {
+                playing.title = DisplayController.fileStem(track)
+            }
+            if lyricFile == nil {
+                let stem = track.lastIndex(of: ".").map { String(track[..<$0]) } ?? track
+                lyricFile = [".lrc", ".LRC", ".ksc", ".KSC"].map { stem + $0 }.first { access($0, R_OK) == 0 }
+            }
+            if lyricFile == nil, let embedded = EmbeddedLyrics.read(path: track) { timeline = LyricTimeline(lyrics: embedded) }
+        }
+        if let lyricFile {
+            do {
+                timeline = LyricTimeline(lyrics: Lyrics.parse(bytes: try readWholeFile(lyricFile), fileName: lyricFile))
+            } catch {
+                throw ValidationError("\(lyricFile): \(error)")
+            }
+        }
+        if playing.title.isEmpty { playing.title = timeline?.lyrics.tags["ti"] ?? "Untitled" }
+        if playing.artist.isEmpty { playing.artist = timeline?.lyrics.tags["ar"] ?? "" }
+        let bitmapFont: BitmapFont
+        if let font {
+            bitmapFont = try BitmapFont.load(path: font)
+        } else {
+            bitmapFont = BitmapFont.system()
+        }
+        let canvas: PixelCanvas
+        if parts[0] <= 40 && parts[1] <= 8 {
+            let frame = ScreenLayout(columns: parts[0], rows: parts[1]).frame(playing, lyrics: timeline, now: .zero)
+            canvas = ScreenPicture.characterLCD(frame, columns: parts[0], rows: parts[1], font: bitmapFont)
+        } else {
+            let geometry: Framebuffer.Geometry =
+                bpp == 32 ? .xrgb8888(width: parts[0], height: parts[1]) : .rgb565(width: parts[0], height: parts[1])
+            let scratch = "/tmp/jukeboxd-render-\(getpid()).fb"
+            defer { unlink(scratch) }
+            canvas = try ScreenPicture.framebuffer(
+                playing, lyrics: timeline, now: .zero, geometry: geometry, font: bitmapFont, file: scratch)
+        }
+        let png = PNG.encode(canvas)
+        do {
+            let fd = try FileDescriptor(path: output, flags: O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC)
+            try fd.writeAll(png)
+        } catch {
+            writeStderr("\(output): \(error)\n")
+            throw ExitCode(1)
+        }
+        print("\(output): \(canvas.width)x\(canvas.height), \(png.count) bytes")
+    }
+
+    /// `83`, `83.5`, `1:23`, `1:23.5` → ms.
+    static func parsePosition(_ text: String) -> Int64? {
+        let parts = text.split(separator: ":")
+        guard parts.count <= 2, let seconds = Double(parts.last!), seconds >= 0 else { return nil }
+        var total = seconds
+        if parts.count == 2 {
+            guard let minutes = Int(parts[0]), minutes >= 0 else { return nil }
+            total += Double(minutes * 60)
+        }
+        return Int64(total * 1000)
+    }
+}
