@@ -5,7 +5,10 @@
 #include <linux/i2c-dev.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <stdlib.h>
 #include <termios.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 int jb_fb_get_info(int fd, struct jb_fb_info *info) {
     struct fb_var_screeninfo var;
@@ -58,4 +61,16 @@ int jb_display_tty_raw(int fd, int baud) {
     cfsetispeed(&t, jb_speed(baud));
     cfsetospeed(&t, jb_speed(baud));
     return tcsetattr(fd, TCSANOW, &t);
+}
+
+int jb_open_pty_master(char *name, int capacity) {
+    int fd = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    if (grantpt(fd) != 0 || unlockpt(fd) != 0 || ptsname_r(fd, name, (size_t)capacity) != 0) {
+        int saved = errno;
+        close(fd);
+        errno = saved;
+        return -1;
+    }
+    return fd;
 }

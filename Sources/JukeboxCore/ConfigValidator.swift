@@ -229,6 +229,7 @@ public enum ConfigValidator {
             integer("rows", 1...60) { $0.display.rows = $1 },
             KeySpec(name: "baud", kind: .integerChoice(standardBaudRates)) { $0.display.baud = $1.integer ?? 9600 },
             integer("i2c_address", 0x03...0x77) { $0.display.i2cAddress = $1 },
+            choice("serial_protocol", JukeboxConfig.SerialLCDProtocol.self) { $0.display.serialProtocol = $1 },
             string("font", allowEmpty: true) { $0.display.font = $1 },
         ],
         "network": [

@@ -114,6 +114,14 @@ public struct JukeboxConfig: Sendable, Equatable {
         case none
     }
 
+    /// The command set of a serial character LCD backpack.
+    public enum SerialLCDProtocol: String, Sendable, Equatable, CaseIterable {
+        /// SparkFun SerLCD and compatible: 0xFE then a raw HD44780 instruction.
+        case serlcd
+        /// Matrix Orbital: 0xFE 'G' col row, 0xFE 'N' custom characters, 0xFE 'X' clear.
+        case matrixOrbital = "matrix-orbital"
+    }
+
     /// `[display]`.
     public struct Display: Sendable, Equatable {
         public var kind = DisplayKind.none
@@ -124,6 +132,8 @@ public struct JukeboxConfig: Sendable, Equatable {
         public var rows = 2
         /// Serial LCD baud rate.
         public var baud = 9600
+        /// Serial LCD command set.
+        public var serialProtocol = SerialLCDProtocol.serlcd
         /// I2C address of a PCF8574 LCD backpack (0x27 or 0x3F are usual).
         public var i2cAddress = 0x27
         /// A PSF font (e.g. /usr/share/consolefonts/Unifont-APL8x16.psf.gz) for the framebuffer; empty = built-in + Unifont if installed.

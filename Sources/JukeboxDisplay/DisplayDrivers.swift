@@ -18,8 +18,28 @@ public enum DisplayDrivers {
                 logger.error("display: \(error); going on without a display")
                 return nil
             }
-        default:
-            logger.error("display: kind '\(config.kind.rawValue)' is not supported yet; going on without a display")
+        case .serialLCD:
+            let device = config.device.isEmpty ? "/dev/ttyUSB0" : config.device
+            do {
+                return CharacterScreen(
+                    display: try SerialCharacterLCD(
+                        device: device, baud: config.baud, columns: config.columns, rows: config.rows,
+                        protocol: config.serialProtocol))
+            } catch {
+                logger.error("display: \(error); going on without a display")
+                return nil
+            }
+        case .i2cLCD:
+            let device = config.device.isEmpty ? "/dev/i2c-1" : config.device
+            do {
+                return CharacterScreen(
+                    display: try I2CCharacterLCD(
+                        device: device, address: config.i2cAddress, columns: config.columns, rows: config.rows))
+            } catch {
+                logger.error("display: \(error); going on without a display")
+                return nil
+            }
+        case .terminal, .none:
             return nil
         }
     }

@@ -200,3 +200,20 @@ import Testing
         #expect(at(2999) == ScreenFrame.Highlight(row: 1, cells: 10))
     }
 }
+
+@Suite struct LCDCharsetTests {
+    @Test(arguments: [
+        ("Hello!", Array("Hello!".utf8)), ("Café", Array("Cafe".utf8)), ("Ärger über Öl", [0x41, 0x72, 0x67, 0x65, 0x72, 0x20, 0x75 - 0x75 + 0xF5, 0x62, 0x65, 0x72, 0x20, 0x4F, 0x6C]),
+        ("Straße", [0x53, 0x74, 0x72, 0x61, 0xE2, 0x65]), ("niño", [0x6E, 0x69, 0xEE, 0x6F]), ("Œuvre…", Array("OEuvre...".utf8)),
+        ("“quoted” – ok", Array("\"quoted\" - ok".utf8)), ("a\\b~c", Array("a/b-c".utf8)), ("▶‖♪■", [0, 1, 2, 3]),
+        ("你好", Array("????".utf8)), ("Ça", Array("Ca".utf8)),
+    ] as [(String, [UInt8])])
+    func mapsTextToTheROM(text: String, codes: [UInt8]) {
+        #expect(LCDCharset.encode(text, columns: codes.count) == codes)
+    }
+
+    @Test func padsAndCuts() {
+        #expect(LCDCharset.encode("ab", columns: 4) == [0x61, 0x62, 0x20, 0x20])
+        #expect(LCDCharset.encode("abcdef", columns: 4) == [0x61, 0x62, 0x63, 0x64])
+    }
+}
