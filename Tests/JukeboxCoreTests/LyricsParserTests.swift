@@ -202,3 +202,42 @@ private struct LRCCase: CustomTestStringConvertible, Sendable {
         #expect(Lyrics.parse(text: "[00:01.00]karaoke.add is just text", fileName: "x.lrc").format == .lrc)
     }
 }
+
+@Suite struct ID3LyricsTests {
+    /// An ID3v2.3 tag with the given frames.
+    static func tag(_ frames: [(String, [UInt8])]) -> [UInt8] {
+        var body: [UInt8] = []
+        for (id, data) in frames {
+            let n = data.count
+            body += Array(id.utf8) + [UInt8(n >> 24), UInt8(n >> 16 & 0xFF), UInt8(n >> 8 & 0xFF), UInt8(n & 0xFF), 0, 0] + data
+        }
+        let n = body.count
+        let size: [UInt8] = [UInt8(n >> 21 & 0x7F), UInt8(n >> 14 & 0x7F), UInt8(n >> 7 & 0x7F), UInt8(n & 0x7F)]
+        return [0x49, 0x44, 0x33, 3, 0, 0] + size + body + [0xFF, 0xFB, 0x90, 0x00]
+    }
+
+    @Test func syncedSYLTIsPreferred() {
+        let sylt: [UInt8] =
+            [3] + Array("eng".utf8) + [2, 1] + [0]
+            + Array("First".utf8) + [0, 0, 0, 0x03, 0xE8]
+            + Array("\nSecond".utf8) + [0, 0, 0, 0x0B, 0xB8]
+        let uslt: [UInt8] = [3] + Array("eng".utf8) + [0] + Array("Plain text".utf8)
+        let lyrics = ID3Lyrics.parse(Self.tag([("USLT", uslt), ("SYLT", sylt)]))
+        #expect(lyrics?.lines == [LyricLine(timeMs: 1000, text: "First"), LyricLine(timeMs: 3000, text: "Second")])
+    }
+
+    @Test func unsyncedUSLTInUTF16() {
+        let text = "Line one\nLine two"
+        let uslt: [UInt8] =
+            [1] + Array("eng".utf8) + [0xFF, 0xFE, 0, 0] + [0xFF, 0xFE]
+            + text.utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }
+        let lyrics = ID3Lyrics.parse(Self.tag([("TIT2", [3] + Array("T".utf8)), ("USLT", uslt)]))
+        #expect(lyrics?.format == .unsynced)
+        #expect(lyrics?.lines == [LyricLine(timeMs: 0, text: "Line one / Line two")])
+    }
+
+    @Test func noTag() {
+        #expect(ID3Lyrics.parse([0xFF, 0xFB, 0x90, 0x00]) == nil)
+        #expect(ID3Lyrics.parse(Self.tag([("TIT2", [3, 0x41])])) == nil)
+    }
+}
