@@ -12,7 +12,7 @@ swift build -c release --product jukeboxd
 install -m 0755 .build/release/jukeboxd /usr/local/bin/jukeboxd
 
 id jukebox >/dev/null 2>&1 || useradd --system --home-dir /var/lib/jukebox --shell /usr/sbin/nologin jukebox
-for group in audio gpio dialout; do
+for group in audio gpio dialout video i2c; do
     getent group "$group" >/dev/null && usermod -a -G "$group" jukebox
 done
 install -d -o jukebox -g jukebox -m 0750 /var/lib/jukebox
