@@ -40,7 +40,14 @@ struct RenderCommand: ParsableCommand {
     var font: String?
 
     @Option(name: .shortAndLong, help: "The PNG to write.")
-    var output: String
+    var output: String = ""
+
+    @Option(name: .long, help: "Instead of a picture: measure the display's CPU for this many seconds of playback.")
+    var benchmarkSeconds: Int?
+
+    func validate() throws {
+        if output.isEmpty && benchmarkSeconds == nil { throw ValidationError("--output is required") }
+    }
 
     func run() throws {
         let parts = size.lowercased().split(separator: "x").compactMap { Int($0) }
@@ -81,6 +88,19 @@ struct RenderCommand: ParsableCommand {
             bitmapFont = try BitmapFont.load(path: font)
         } else {
             bitmapFont = BitmapFont.system()
+        }
+        if let benchmarkSeconds {
+            let geometry: Framebuffer.Geometry =
+                bpp == 32 ? .xrgb8888(width: parts[0], height: parts[1]) : .rgb565(width: parts[0], height: parts[1])
+            let scratch = "/tmp/jukeboxd-bench-\(getpid()).fb"
+            defer { unlink(scratch) }
+            let result = try DisplayBenchmark.run(
+                geometry: geometry, seconds: max(1, benchmarkSeconds), font: bitmapFont, file: scratch)
+            let perMinute = (result.cpuMsPerMinute * 10).rounded() / 10
+            print(
+                "display \(parts[0])x\(parts[1]) \(geometry.bitsPerPixel) bpp: \(perMinute) ms CPU per minute of playback "
+                    + "(\(result.frames) frames at 20 Hz, \(result.pixelsWritten / max(1, result.frames)) pixels written per frame)")
+            return
         }
         let canvas: PixelCanvas
         if parts[0] <= 40 && parts[1] <= 8 {

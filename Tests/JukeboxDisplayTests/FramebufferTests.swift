@@ -150,3 +150,16 @@ let unifontInstalled = access(BitmapFont.unifontPath, R_OK) == 0
         #expect(PNG.adler32(Array("Wikipedia".utf8)) == 0x11E6_0398)
     }
 }
+
+@Suite struct DisplayBenchmarkTests {
+    @Test func measuresAMinuteOfRefreshes() throws {
+        let file = "/tmp/jukebox-fb-bench-\(getpid())"
+        defer { unlink(file) }
+        let result = try DisplayBenchmark.run(
+            geometry: .rgb565(width: 320, height: 240), seconds: 5, font: BitmapFont.builtin(), file: file)
+        #expect(result.frames == 100)
+        #expect(result.cpuMilliseconds > 0)
+        // Scrolling text changes a band of the screen, not all of it.
+        #expect(result.pixelsWritten / result.frames < 320 * 240 / 4)
+    }
+}
