@@ -1,0 +1,436 @@
+// Sections 2-6: each measures the peer and jukeboxd on the same files. A jukeboxd failure is
+// reported and the section continues with the peer (and the program with the next section).
+import Foundation
+import Glibc
+
+final class Bench: @unchecked Sendable {
+    let work: String
+    let jukeboxd: String?
+    let quick: Bool
+    let report: Report
+    let material: Material
+
+    init(work: String, jukeboxd: String?, quick: Bool, report: Report) {
+        self.work = work
+        self.jukeboxd = jukeboxd
+        self.quick = quick
+        self.report = report
+        material = Material(work: work)
+    }
+
+    func note(_ s: String) { report.note(s) }
+
+    /// Runs `body` for the jukeboxd side; on error prints it and returns nil.
+    func jbSide<T>(_ section: String, _ body: (String) throws -> T) -> T? {
+        guard let jb = jukeboxd else {
+            report.error(section, "no jukeboxd binary (pass --jukeboxd PATH); jukeboxd side skipped")
+            return nil
+        }
+        do { return try body(jb) } catch {
+            report.error(section, "jukeboxd: \(error)")
+            return nil
+        }
+    }
+
+    func peerSide<T>(_ section: String, _ what: String, _ body: () throws -> T) -> T? {
+        do { return try body() } catch {
+            report.error(section, "\(what): \(error)")
+            return nil
+        }
+    }
+
+    func dirOf(_ p: String) -> String { (p as NSString).deletingLastPathComponent }
+
+    /// Starts jukeboxd for `config`, logging to <dir>/jukeboxd-<label>.log.
+    func startDaemon(_ jb: String, _ cfg: DaemonConfig, dir: String, label: String,
+                     extraArgs: [String] = []) throws -> DaemonProc {
+        try mkdirs(dir)
+        let path = try cfg.write(to: "\(dir)/jukebox-\(label).toml")
+        return try DaemonProc(jukeboxd: jb, config: path, extraArgs: extraArgs, logPath: "\(dir)/jukeboxd-\(label).log")
+    }
+
+    func failure(_ d: DaemonProc, _ what: String) -> BenchError {
+        let alive = d.child.isRunning
+        if alive { d.child.terminate(grace: 1) }
+        return BenchError("\(what) (process \(alive ? "still running, stopped" : "exited: \(d.child.exitInfo?.text ?? "?")"); log \(d.logPath)):\n\(d.tail())")
+    }
+
+    // MARK: 2. CPU per minute of audio, unpaced
+
+    func sectionCPU() {
+        let runs = quick ? 3 : 5
+        note("\n== 2. CPU s per minute of audio, unpaced: mpg123 -o alsa -a null vs jukeboxd (null PCM, pacing device), \(runs) runs ==")
+        for (name, file) in [("CBR 320", material.cbr320), ("V2", material.v2)] {
+            let minutes = 3.0
+            let peer: Stat? = peerSide("cpu", "mpg123") {
+                guard which("mpg123") != nil else { throw BenchError("mpg123 not installed") }
+                var v: [Double] = []
+                for _ in 0..<runs {
+                    let (e, _) = try runTimed(["mpg123", "-q", "-o", "alsa", "-a", "null", file])
+                    guard e.exited && e.exitCode == 0 else { throw BenchError("mpg123 failed: \(e.text)") }
+                    v.append(e.cpuS / minutes)
+                }
+                return Stat(v)
+            }
+            if let peer { note("mpg123 \(name): \(peer.fmt(3, " s/min"))") }
+            let jb: Stat? = jbSide("cpu") { jb in
+                var v: [Double] = [], vProc: [Double] = [], walls: [Double] = [], exits: [String] = []
+                let dir = "\(work)/cpu-\(name == "V2" ? "v2" : "cbr320")"
+                for r in 0..<runs {
+                    let cfg = DaemonConfig(musicDir: dirOf(file), database: "\(dir)/state/jukebox.sqlite", pacing: "device", onStart: "play")
+                    removeDatabase(cfg.database)
+                    let d = try startDaemon(jb, cfg, dir: dir, label: "run\(r + 1)")
+                    guard let p = d.waitPlaying(timeout: 30) else { throw failure(d, "no track started playing within 30 s") }
+                    guard let end = d.waitEndOfQueue(timeout: 300) else { throw failure(d, "playback did not reach the end of the queue") }
+                    let procCPU = ProcFS.cpuSeconds(d.pid)
+                    let (e, _) = d.stop()
+                    guard let e else { throw failure(d, "did not exit after SIGTERM") }
+                    exits.append(e.text)
+                    v.append(e.cpuS / minutes)
+                    if let procCPU { vProc.append(procCPU / minutes) }
+                    walls.append(end - p.t)
+                }
+                note("jukeboxd \(name): \(Stat(v).fmt(3, " s/min")) [wait4 rusage of the whole process: fresh db, 1-file scan, play to end of queue, SIGTERM]")
+                note("   /proc stat just before SIGTERM: \(Stat(vProc).fmt(3, " s/min")); wall from 'playing' to end of queue: \(Stat(walls).fmt(2, " s")); exits: \(exits.joined(separator: ", "))")
+                return Stat(v)
+            }
+            let ratio = (jb != nil && peer != nil) ? jb!.median / peer!.median : nil
+            report.add(Row(section: "cpu", metric: "CPU s per min of audio, unpaced, \(name)",
+                           jukeboxd: jb.map { f($0.median, 3) } ?? "error",
+                           peer: peer.map { "\(f($0.median, 3)) (mpg123)" } ?? "error",
+                           ratio: Report.ratio(jb?.median, peer?.median),
+                           target: "≤ 1.05×",
+                           verdict: ratio.map { $0 <= 1.05 ? "PASS" : "FAIL" } ?? "ERROR"))
+        }
+    }
+
+    // MARK: 3. memory while playing in real time
+
+    struct MemSample { var rss = 0, anon = 0, file = 0, hwm = 0 }
+
+    func sampleMemory(pid: pid_t, seconds: Int) -> (peak: MemSample, last: MemSample, cpu: Double?) {
+        var peak = MemSample(), last = MemSample()
+        let c0 = ProcFS.cpuSeconds(pid)
+        let t0 = Clock.seconds()
+        for i in 1...seconds {
+            Clock.sleep(t0 + Double(i) - Clock.seconds())
+            let s = ProcFS.statusKiB(pid)
+            last = MemSample(rss: s["VmRSS"] ?? 0, anon: s["RssAnon"] ?? 0, file: s["RssFile"] ?? 0, hwm: s["VmHWM"] ?? 0)
+            if last.rss > peak.rss { peak = last }
+            peak.hwm = max(peak.hwm, last.hwm)
+        }
+        let c1 = ProcFS.cpuSeconds(pid)
+        let cpu = (c0 != nil && c1 != nil) ? (c1! - c0!) / (Clock.seconds() - t0) * 60 : nil
+        return (peak, last, cpu)
+    }
+
+    func describe(_ m: MemSample) -> String { "\(mib(m.rss)) (anon \(mib(m.anon)), file \(mib(m.file)))" }
+
+    func sectionMemory() {
+        let window = quick ? 10 : 20
+        note("\n== 3. memory while playing in real time (music_v2, \(window) s window, 1 s samples) ==")
+        let jb: (MemSample, MemSample, Double?, ExitInfo?, Double)? = jbSide("memory") { jb in
+            let dir = "\(work)/rss"
+            let cfg = DaemonConfig(musicDir: dirOf(material.v2), database: "\(dir)/state/jukebox.sqlite", pacing: "clock", onStart: "play")
+            removeDatabase(cfg.database)
+            let d = try startDaemon(jb, cfg, dir: dir, label: "paced")
+            guard d.waitPlaying(timeout: 30) != nil else { throw failure(d, "no track started playing within 30 s") }
+            Clock.sleep(1)
+            let (peak, last, cpu) = sampleMemory(pid: d.pid, seconds: window)
+            if let st = d.status() { note("jukeboxd status after the window: state \(st["state"] ?? "?"), elapsed \(st["elapsed"] ?? "?")") }
+            guard d.child.isRunning else { throw failure(d, "exited during the window") }
+            let (e, dt) = d.stop()
+            note("jukeboxd while playing: peak \(describe(peak)), last \(describe(last)), VmHWM \(mib(peak.hwm)); paced CPU \(cpu.map { f($0, 3) } ?? "?") s/min of audio; SIGTERM -> \(e?.text ?? "no exit") after \(f(dt * 1000, 0)) ms")
+            return (peak, last, cpu, e, dt)
+        }
+        let mpd: (MemSample, MemSample, Double?)? = peerSide("memory", "MPD live") {
+            let srv = try MPDServer(dir: "\(work)/mpd-rss", musicDir: dirOf(material.v2), keepDb: false)
+            defer { srv.stop() }
+            let c = try srv.connect()
+            _ = try srv.waitUpdate(c, songs: 1)
+            try c.cmd("clear")
+            try c.cmd("add \"music_v2.mp3\"")
+            try c.cmd("play 0")
+            Clock.sleep(1)
+            let (peak, last, cpu) = sampleMemory(pid: srv.child.pid, seconds: window)
+            let st = try c.cmd("status")
+            note("MPD 0.23 while playing (null output, sync): peak \(describe(peak)), VmHWM \(mib(peak.hwm)); paced CPU \(cpu.map { f($0, 3) } ?? "?") s/min; state \(st["state"] ?? "?")")
+            return (peak, last, cpu)
+        }
+        let base = "55.4 MiB (baseline)"
+        report.add(Row(section: "memory", metric: "peak RSS (VmHWM) while playing, paced",
+                       jukeboxd: jb.map { mib($0.0.hwm) } ?? "error",
+                       peer: mpd.map { "\(mib($0.0.hwm)) (MPD live; \(base))" } ?? "MPD \(base)",
+                       ratio: Report.ratio(jb.map { Double($0.0.hwm) }, Double(mpd?.0.hwm ?? 56730)),
+                       target: "context", verdict: jb == nil ? "ERROR" : "info"))
+        report.add(Row(section: "memory", metric: "RSS anon / file while playing",
+                       jukeboxd: jb.map { "\(mib($0.0.anon)) / \(mib($0.0.file))" } ?? "error",
+                       peer: mpd.map { "\(mib($0.0.anon)) / \(mib($0.0.file)) (MPD live; baseline 13.8 MiB anon)" } ?? "13.8 / 41.6 MiB (MPD baseline)",
+                       ratio: Report.ratio(jb.map { Double($0.0.anon) }, Double(mpd?.0.anon ?? 14131)),
+                       target: "context", verdict: jb == nil ? "ERROR" : "info"))
+        report.add(Row(section: "memory", metric: "CPU s per min of audio, paced (real time)",
+                       jukeboxd: jb.flatMap { $0.2 }.map { f($0, 3) } ?? "error",
+                       peer: mpd.flatMap { $0.2 }.map { "\(f($0, 3)) (MPD live; baseline 0.27)" } ?? "0.27 (MPD baseline)",
+                       ratio: Report.ratio(jb?.2, mpd?.2 ?? 0.27),
+                       target: "context (10 ms ticks)", verdict: jb == nil ? "ERROR" : "info"))
+        if let jb {
+            let ok = (jb.3?.exited ?? false) && jb.3?.exitCode == 0 && jb.4 <= 1.0
+            report.add(Row(section: "memory", metric: "SIGTERM while playing -> exit",
+                           jukeboxd: "\(jb.3?.text ?? "no exit") in \(f(jb.4 * 1000, 0)) ms", peer: "—", ratio: "—",
+                           target: "exit 0 ≤ 1 s", verdict: ok ? "PASS" : "FAIL"))
+        }
+    }
+
+    // MARK: 4. disk writes per hour
+
+    func sectionDisk() {
+        let window = quick ? 20 : 60
+        note("\n== 4. disk writes while playing paced, \(Material.shortTracks) x \(Material.shortSeconds) s tracks, \(window) s window, 2 volume changes ==")
+        struct DiskResult { var fsyncs: Int; var wchar: Int; var writeBytes: Int; var logBytes: Int; var changes: Int; var seconds: Double; var syscw: Int }
+        let jb: DiskResult? = jbSide("disk") { jb in
+            guard let strace = which("strace") else { throw BenchError("strace not installed") }
+            let dir = "\(work)/disk"
+            let cfg = DaemonConfig(musicDir: material.short, database: "\(dir)/state/jukebox.sqlite", pacing: "clock", onStart: "play")
+            removeDatabase(cfg.database)
+            let d = try startDaemon(jb, cfg, dir: dir, label: "paced")
+            guard d.waitPlaying(timeout: 30) != nil else { throw failure(d, "no track started playing within 30 s") }
+            Clock.sleep(1)
+            let out = "\(dir)/strace-c.txt", err = "\(dir)/strace-stderr.txt"
+            removeItem(out)
+            let st = try Child.spawn([strace, "-f", "-c", "-e", "trace=fsync,fdatasync", "-o", out, "-p", "\(d.pid)"],
+                                     stderr: .file(err))
+            defer { if st.isRunning { st.signal(SIGKILL); st.wait(timeout: 2) } }
+            let attachEnd = Clock.seconds() + 3
+            while Clock.seconds() < attachEnd, !(readWholeFile(err) ?? "").contains("attached") { Clock.sleep(0.01) }
+            Clock.sleep(0.1)
+            guard st.isRunning else { throw BenchError("strace could not attach: \(readWholeFile(err) ?? "")") }
+            let io0 = ProcFS.io(d.pid), log0 = d.stderrBytes, lines0 = d.stderrLineCount
+            let t0 = Clock.seconds()
+            Clock.sleep(Double(window) / 3); d.send("volume 40")
+            Clock.sleep(t0 + 2 * Double(window) / 3 - Clock.seconds()); d.send("volume 80")
+            Clock.sleep(t0 + Double(window) - Clock.seconds())
+            let io1 = ProcFS.io(d.pid), log1 = d.stderrBytes
+            let t1 = Clock.seconds()
+            let running = d.child.isRunning
+            let changes = d.stderrLines().dropFirst(lines0).filter(LogMatch.playing).count
+            st.signal(SIGINT)                     // strace -c prints its summary when it detaches
+            _ = st.wait(timeout: 5)
+            let (e, _) = d.stop()
+            guard running else { throw failure(d, "exited during the window") }
+            note("jukeboxd exit after the window: \(e?.text ?? "none")")
+            var fsyncs = 0
+            for line in (readWholeFile(out) ?? "").split(separator: "\n") {
+                let t = line.split(separator: " ")
+                if let last = t.last, last == "fsync" || last == "fdatasync", t.count >= 5, let n = Int(t[3]) { fsyncs += n }
+            }
+            let summary = (readWholeFile(out) ?? "").split(separator: "\n").filter { $0.contains("fsync") || $0.contains("fdatasync") || $0.contains("total") }
+            note("strace -c: \(summary.isEmpty ? "no fsync/fdatasync calls" : summary.joined(separator: " / "))")
+            return DiskResult(fsyncs: fsyncs, wchar: (io1["wchar"] ?? 0) - (io0["wchar"] ?? 0),
+                              writeBytes: (io1["write_bytes"] ?? 0) - (io0["write_bytes"] ?? 0),
+                              logBytes: log1 - log0, changes: changes, seconds: t1 - t0,
+                              syscw: (io1["syscw"] ?? 0) - (io0["syscw"] ?? 0))
+        }
+        if let r = jb {
+            let h = 3600 / r.seconds
+            note(String(format: "jukeboxd over %.1f s: %d fsync+fdatasync, wchar %d B (of which %d B log lines on stderr), write_bytes %d B, %d write syscalls, %d track starts",
+                        r.seconds, r.fsyncs, r.wchar, r.logBytes, r.writeBytes, r.syscw, r.changes))
+            note(String(format: "   per hour: %.0f fsyncs, wchar excl. log %@, log %@, write_bytes %@, %.0f track changes",
+                        Double(r.fsyncs) * h, human(bytes: Double(r.wchar - r.logBytes) * h), human(bytes: Double(r.logBytes) * h),
+                        human(bytes: Double(r.writeBytes) * h), Double(r.changes) * h))
+        }
+        // MPD 0.23 (perf-baselines.md, traced 135 s): no fsync; a state save of ~399 B + 51 B per
+        // queue entry beyond 5, at most one per 120 s (so 30/h with short tracks), plus a 50 B log
+        // line per song change. Same queue and change rate as the jukeboxd run:
+        let changesPerHour = jb.map { Double($0.changes) * 3600 / $0.seconds } ?? 3600 / Double(Material.shortSeconds)
+        let mpdPerHour = 30 * Double(399 + 51 * (Material.shortTracks - 5)) + changesPerHour * 50
+        note(String(format: "MPD 0.23 estimate for the same queue (%d entries) and %.0f song changes/h, from perf-baselines.md: %@/h, 0 fsync", Material.shortTracks, changesPerHour, human(bytes: mpdPerHour)))
+        let h = jb.map { 3600 / $0.seconds } ?? 0
+        let fsh = jb.map { Double($0.fsyncs) * h }
+        let wch = jb.map { Double($0.wchar - $0.logBytes) * h }
+        let wbh = jb.map { Double($0.writeBytes) * h }
+        report.add(Row(section: "disk", metric: "fsync+fdatasync per hour of playback",
+                       jukeboxd: fsh.map { f($0, 0) } ?? "error", peer: "0 (MPD baseline)", ratio: "—",
+                       target: "≤ 1800/h", verdict: fsh.map { $0 <= 1800 ? "PASS" : "FAIL" } ?? "ERROR"))
+        report.add(Row(section: "disk", metric: "bytes written per hour (wchar, excl. stderr log)",
+                       jukeboxd: wch.map { human(bytes: $0) } ?? "error",
+                       peer: "\(human(bytes: mpdPerHour)) (MPD est.)", ratio: Report.ratio(wch, mpdPerHour),
+                       target: "< 1 MB/h", verdict: wch.map { $0 < 1e6 ? "PASS" : "FAIL" } ?? "ERROR"))
+        report.add(Row(section: "disk", metric: "bytes to storage per hour (write_bytes)",
+                       jukeboxd: wbh.map { human(bytes: $0) } ?? "error", peer: "—", ratio: "—",
+                       target: "< 1 MB/h", verdict: wbh.map { $0 < 1e6 ? "PASS" : "FAIL" } ?? "ERROR"))
+        if let r = jb {
+            report.add(Row(section: "disk", metric: "log written per hour (stderr)",
+                           jukeboxd: human(bytes: Double(r.logBytes) * h), peer: "\(human(bytes: changesPerHour * 50)) (MPD est.)",
+                           ratio: Report.ratio(Double(r.logBytes) * h, changesPerHour * 50), target: "context", verdict: "info"))
+        }
+    }
+
+    // MARK: 5. exec -> first sample at the sink, auto-resume
+
+    func sectionStartup() {
+        let runs = quick ? 5 : 10
+        let dir = "\(work)/resume"
+        let fifo = "\(dir)/fifo"
+        note("\n== 5. exec -> first byte at the sink (ALSA file:'FIFO',raw), music_cbr320, \(runs) runs ==")
+        do {
+            try mkdirs(dir)
+            removeItem(fifo)
+            guard mkfifo(fifo, 0o600) == 0 else { throw BenchError("mkfifo failed") }
+        } catch { report.error("startup", "\(error)"); return }
+        let device = "file:'\(fifo)',raw"
+        let peer: Stat? = peerSide("startup", "mpg123") {
+            var v: [Double] = []
+            for _ in 0..<runs {
+                let fd = try openFifoReader(fifo)
+                defer { close(fd) }
+                let t0 = Clock.seconds()
+                let c = try Child.spawn(["mpg123", "-q", "-o", "alsa", "-a", device, material.cbr320])
+                let t1 = waitFirstByte(fd, timeout: 10) { c.isRunning }
+                c.signal(SIGKILL); c.wait(timeout: 5)
+                guard let t1 else { throw BenchError("no data in the fifo from mpg123") }
+                v.append((t1 - t0) * 1000)
+            }
+            return Stat(v)
+        }
+        if let peer { note("mpg123 -q -o alsa -a \"\(device)\": \(peer.fmt(2, " ms"))") }
+        let jb: Stat? = jbSide("startup") { jb in
+            let db = "\(dir)/state/jukebox.sqlite"
+            let snap = "\(dir)/snapshot"
+            // a state with a track playing: play 2 s in real time, then SIGTERM
+            var prep = DaemonConfig(musicDir: dirOf(material.cbr320), database: db, pacing: "clock", onStart: "play")
+            removeDatabase(db)
+            let d = try startDaemon(jb, prep, dir: dir, label: "prepare")
+            guard d.waitPlaying(timeout: 30) != nil else { throw failure(d, "no track started playing within 30 s") }
+            Clock.sleep(2)
+            let st = d.status()
+            let (e, dt) = d.stop()
+            note("prepared state: status before SIGTERM: state \(st?["state"] ?? "?"), elapsed \(st?["elapsed"] ?? "?"); exit \(e?.text ?? "none") after \(f(dt * 1000, 0)) ms")
+            try copyDatabase(db, toDir: snap)
+            prep.pacing = "device"
+            var v: [Double] = []
+            var exits: [String] = []
+            for r in 0..<runs {
+                try restoreDatabase(db, fromDir: snap)
+                let fd = try openFifoReader(fifo)
+                defer { close(fd) }
+                let path = try prep.write(to: "\(dir)/jukebox-resume.toml")
+                let p = try DaemonProc(jukeboxd: jb, config: path, extraArgs: ["--audio-device", device],
+                                       logPath: "\(dir)/jukeboxd-resume\(r + 1).log")
+                let t1 = waitFirstByte(fd, timeout: 10) { p.child.isRunning }
+                var elapsed: String?
+                if r == 0, t1 != nil {
+                    // the resume position: read it once while the output keeps flowing
+                    let reader = Thread { let end = Clock.seconds() + 0.3; while Clock.seconds() < end { drain(fd); Clock.sleep(0.001) } }
+                    reader.start()
+                    elapsed = p.status(timeout: 0.25)?["elapsed"]
+                    Clock.sleep(0.35)
+                }
+                // stop while draining the fifo, so that a blocked writer cannot delay the exit
+                let ts = Clock.seconds()
+                p.child.signal(SIGTERM)
+                var ex: ExitInfo?
+                while ex == nil && Clock.seconds() - ts < 3 { drain(fd); ex = p.child.tryWait(); if ex == nil { Clock.sleep(0.001) } }
+                if ex == nil { p.child.signal(SIGKILL); ex = p.child.wait(timeout: 5) }
+                exits.append("\(ex?.text ?? "?")/\(f((Clock.seconds() - ts) * 1000, 0))ms")
+                guard let t1 else { throw failure(p, "no data arrived in the fifo within 10 s (run \(r + 1))") }
+                v.append((t1 - p.startTime) * 1000)
+                if let elapsed { note("first resumed run: status elapsed \(elapsed) s shortly after the first byte (resume from ~2 s expected)") }
+            }
+            note("jukeboxd auto-resume: \(Stat(v).fmt(2, " ms")); SIGTERM -> exit: \(exits.joined(separator: " "))")
+            return Stat(v)
+        }
+        report.add(Row(section: "startup", metric: "exec -> first sample at sink (auto-resume / mpg123 start)",
+                       jukeboxd: jb.map { "\(f($0.median, 2)) ms (\(f($0.min, 2))–\(f($0.max, 2)))" } ?? "error",
+                       peer: peer.map { "\(f($0.median, 2)) ms (\(f($0.min, 2))–\(f($0.max, 2))) mpg123" } ?? "error",
+                       ratio: Report.ratio(jb?.median, peer?.median),
+                       target: "context (mpg123 2.4–3.4 ms; MPD play->PCM 5.6 ms)", verdict: jb == nil ? "ERROR" : "info"))
+    }
+
+    // MARK: 6. library scan
+
+    func parseScanLine(_ out: String) -> [String: Int] {
+        // "scan: N files, A added, U updated, R removed, S not playable, T ms"
+        guard let line = out.split(separator: "\n").last(where: { $0.hasPrefix("scan:") }) else { return [:] }
+        var r = [String: Int]()
+        for part in line.dropFirst(5).split(separator: ",") {
+            let w = part.split(separator: " ")
+            if w.count >= 2, let n = Int(w[0]) { r[w[1...].joined(separator: " ")] = n }
+        }
+        return r
+    }
+
+    func sectionScan() {
+        let runs = quick ? 3 : 5
+        let n = Material.libraryFiles
+        note("\n== 6. library scan of \(n) files: first (empty db) and unchanged rescan, \(runs) runs each ==")
+        let jb: (Stat, Stat, Stat, Stat)? = jbSide("scan") { jb in
+            let dir = "\(work)/scan"
+            let cfg = DaemonConfig(musicDir: material.library, database: "\(dir)/state/jukebox.sqlite")
+            try mkdirs(dir)
+            let path = try cfg.write(to: "\(dir)/jukebox-scan.toml")
+            func once(first: Bool) throws -> (Double, Double, [String: Int]) {
+                if first { removeDatabase(cfg.database) }
+                let t0 = Clock.seconds()
+                let (e, out) = try capture([jb, "scan", "--config", path], stderr: .file("\(dir)/scan-stderr.log"), timeout: 300)
+                let t = Clock.seconds() - t0
+                guard e.exited && e.exitCode == 0 else {
+                    throw BenchError("jukeboxd scan failed (\(e.text)): \((readWholeFile("\(dir)/scan-stderr.log") ?? "").split(separator: "\n").suffix(4).joined(separator: " / "))")
+                }
+                let kv = parseScanLine(out)
+                guard !kv.isEmpty else { throw BenchError("no 'scan: ...' line on stdout: \(out.prefix(200))") }
+                return (t, e.cpuS, kv)
+            }
+            var first: [Double] = [], firstCPU: [Double] = [], again: [Double] = [], againCPU: [Double] = []
+            var lastFirst: [String: Int] = [:], lastAgain: [String: Int] = [:]
+            for _ in 0..<runs {
+                let (w, c, kv) = try once(first: true); first.append(w * 1000); firstCPU.append(c); lastFirst = kv
+            }
+            for _ in 0..<runs {
+                let (w, c, kv) = try once(first: false); again.append(w * 1000); againCPU.append(c); lastAgain = kv
+            }
+            note("jukeboxd scan, empty db: \(Stat(first).fmt(0, " ms")) exec->exit, CPU \(Stat(firstCPU).fmt(3, " s")); last line: \(lastFirst.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))")
+            note("jukeboxd scan, unchanged: \(Stat(again).fmt(1, " ms")) exec->exit, CPU \(Stat(againCPU).fmt(3, " s")); last line: \(lastAgain.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))")
+            if (lastFirst["files"] ?? n) != n { report.error("scan", "jukeboxd reported \(lastFirst["files"] ?? -1) files, expected \(n)") }
+            return (Stat(first), Stat(firstCPU), Stat(again), Stat(againCPU))
+        }
+        let mpd: (Stat, Stat, Stat)? = peerSide("scan", "MPD") {
+            guard which("mpc") != nil else { throw BenchError("mpc not installed") }
+            var first: [Double] = [], cpu: [Double] = [], again: [Double] = []
+            var srv: MPDServer?
+            defer { srv?.stop() }
+            for _ in 0..<runs {
+                srv?.stop()
+                let s = try MPDServer(dir: "\(work)/mpd-scan", musicDir: material.library, keepDb: false)
+                srv = s
+                let c = try s.connect()
+                let done = try s.waitUpdate(c, songs: n)
+                first.append((done - s.startTime) * 1000)
+                cpu.append(ProcFS.cpuSeconds(s.child.pid) ?? .nan)
+            }
+            Clock.sleep(0.5)
+            for _ in 0..<runs {
+                let (e, w) = try runTimed(["mpc", "-q", "-p", "\(srv!.port)", "update", "--wait"])
+                guard e.exited && e.exitCode == 0 else { throw BenchError("mpc update failed: \(e.text)") }
+                again.append(w * 1000)
+            }
+            note("MPD 0.23 initial scan (exec -> no updating_db and \(n) songs): \(Stat(first).fmt(0, " ms")), CPU \(Stat(cpu).fmt(2, " s"))")
+            note("MPD 0.23 unchanged (mpc update --wait, incl. the mpc process): \(Stat(again).fmt(1, " ms"))")
+            return (Stat(first), Stat(cpu), Stat(again))
+        }
+        for (label, jv, mv, d) in [("first scan, empty db (exec -> done)", jb?.0, mpd?.0, 0),
+                                   ("rescan, nothing changed", jb?.2, mpd?.2, 1)] {
+            let r = (jv != nil && mv != nil) ? jv!.median / mv!.median : nil
+            report.add(Row(section: "scan", metric: "library scan \(n) files: \(label)",
+                           jukeboxd: jv.map { "\(f($0.median, d)) ms" } ?? "error",
+                           peer: mv.map { "\(f($0.median, d)) ms (MPD)" } ?? "error",
+                           ratio: Report.ratio(jv?.median, mv?.median), target: "< 1.00× (faster than MPD)",
+                           verdict: r.map { $0 < 1 ? "PASS" : "FAIL" } ?? "ERROR"))
+        }
+        if let jb, let mpd {
+            report.add(Row(section: "scan", metric: "CPU of the first scan", jukeboxd: "\(f(jb.1.median, 2)) s",
+                           peer: "\(f(mpd.1.median, 2)) s (MPD, whole process)", ratio: Report.ratio(jb.1.median, mpd.1.median),
+                           target: "context", verdict: "info"))
+        }
+    }
+}
+
