@@ -47,6 +47,7 @@ struct JukeboxBench: ParsableCommand {
                 }
                 if !wanted.contains(s) { wanted.append(s) }
             }
+            wanted = Self.sectionNames.filter(wanted.contains)
         }
         let workDir = URL(fileURLWithPath: work).standardizedFileURL.path
         try mkdirs(workDir)

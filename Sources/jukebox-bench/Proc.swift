@@ -233,7 +233,7 @@ enum ProcFS {
         for line in s.split(separator: "\n") {
             let parts = line.split(separator: ":", maxSplits: 1)
             guard parts.count == 2 else { continue }
-            let v = parts[1].split(separator: " ")
+            let v = parts[1].split(whereSeparator: { $0 == " " || $0 == "\t" })
             if v.count == 2, v[1] == "kB", let n = Int(v[0]) { r[String(parts[0])] = n }
         }
         return r
