@@ -83,6 +83,7 @@ final class DaemonProc: @unchecked Sendable {
     private var errLines: [(t: Double, line: String)] = []
     private var outLines: [(t: Double, line: String)] = []
     private var errBytes = 0
+    private var outBytes = 0
     private var openStreams = 2
     private let logFile: FileHandle?
 
@@ -132,7 +133,7 @@ final class DaemonProc: @unchecked Sendable {
                     pending.removeSubrange(...nl)
                 }
                 cond.lock()
-                if isErr { errBytes += n }
+                if isErr { errBytes += n } else { outBytes += n }
                 for l in lines {
                     if isErr { errLines.append((now, l)) } else { outLines.append((now, l)) }
                     logFile?.write(Data(((isErr ? "" : "[stdout] ") + l + "\n").utf8))
@@ -159,6 +160,7 @@ final class DaemonProc: @unchecked Sendable {
     }
 
     var stderrBytes: Int { cond.lock(); defer { cond.unlock() }; return errBytes }
+    var stdoutBytes: Int { cond.lock(); defer { cond.unlock() }; return outBytes }
     var stderrLineCount: Int { cond.lock(); defer { cond.unlock() }; return errLines.count }
     func stderrLines() -> [String] { cond.lock(); defer { cond.unlock() }; return errLines.map(\.line) }
 

@@ -4,7 +4,7 @@ import Foundation
 import Glibc
 
 struct Material {
-    static let version = 1
+    static let version = 2
     let work: String
     var music: String { "\(work)/music" }
     var src: String { "\(work)/src" }
@@ -76,7 +76,10 @@ struct Material {
                              ("TALB", String(format: "Album %02d of Artist %03d", al, a)),
                              ("TYER", "\(1970 + a % 50)"), ("TRCK", "\(t)/10"), ("TCON", genres[i % 5])])
             let path = dir + "/" + String(format: "%02d - Song %04d.mp3", t, i)
-            guard fm.createFile(atPath: path, contents: tag + shortMp3[i % 10]) else { throw BenchError("cannot write \(path)") }
+            // LAME's --add-id3v2 with tags also appends an ID3v1.1 tag: do the same
+            let v1 = id3v1(title: "Song \(i)", artist: artist, album: String(format: "Album %02d of Artist %03d", al, a),
+                           year: "\(1970 + a % 50)", track: t, genre: i % 5)
+            guard fm.createFile(atPath: path, contents: tag + shortMp3[i % 10] + v1) else { throw BenchError("cannot write \(path)") }
         }
         // (c) short tracks for the disk-write test (track changes every 5 s)
         let five = try Data(contentsOf: URL(fileURLWithPath: "\(src)/five.mp3"))
@@ -120,6 +123,17 @@ struct Material {
             }
         }
     }
+}
+
+/// A 128-byte ID3v1.1 tag (fields truncated / NUL-padded).
+func id3v1(title: String, artist: String, album: String, year: String, track: Int, genre: Int) -> Data {
+    func field(_ s: String, _ n: Int) -> [UInt8] {
+        let b = Array(s.utf8.prefix(n))
+        return b + [UInt8](repeating: 0, count: n - b.count)
+    }
+    let bytes = Array("TAG".utf8) + field(title, 30) + field(artist, 30) + field(album, 30) + field(year, 4)
+        + field("", 28) + [0, UInt8(track), UInt8(genre)]
+    return Data(bytes)
 }
 
 /// An ID3v2.3 tag with ISO-8859-1 text frames (ASCII here).

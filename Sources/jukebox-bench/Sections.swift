@@ -183,10 +183,63 @@ final class Bench: @unchecked Sendable {
 
     // MARK: 4. disk writes per hour
 
+    struct WriteTrace {
+        var fsyncs = 0
+        var fileBytes: [String: Int] = [:]       // regular files: bytes written by write-family syscalls
+        var fileCalls: [String: Int] = [:]
+        var otherBytes = 0                        // pipes, sockets, eventfds, /dev
+    }
+
+    /// Parses `strace -f -y -s 0 -o FILE` output (handles <unfinished ...> / resumed pairs).
+    func parseWriteTrace(_ text: String) -> WriteTrace {
+        var r = WriteTrace()
+        var pendingPath: [Substring: String] = [:]
+        for raw in text.split(separator: "\n") {
+            var line = raw[...]
+            var pid: Substring = ""
+            if let sp = line.firstIndex(of: " "), line[..<sp].allSatisfy(\.isNumber) {
+                pid = line[..<sp]; line = line[line.index(after: sp)...]
+            }
+            if line.hasPrefix("<... ") {
+                // "<... pwrite64 resumed>) = 1048"
+                guard let path = pendingPath.removeValue(forKey: pid) else { continue }
+                if let eq = line.range(of: ") = ", options: .backwards), let n = Int(line[eq.upperBound...].prefix { $0.isNumber }) {
+                    add(&r, path, n)
+                }
+                continue
+            }
+            guard let paren = line.firstIndex(of: "(") else { continue }
+            let name = line[..<paren]
+            if name == "fsync" || name == "fdatasync" || name == "sync_file_range" { r.fsyncs += 1; continue }
+            guard name.hasPrefix("write") || name.hasPrefix("pwrite") else { continue }
+            var path = "?"
+            if let lt = line[paren...].firstIndex(of: "<"), let gt = line[lt...].firstIndex(of: ">") {
+                path = String(line[line.index(after: lt)..<gt])
+            }
+            if line.hasSuffix("<unfinished ...>") { pendingPath[pid] = path; continue }
+            if let eq = line.range(of: ") = ", options: .backwards), let n = Int(line[eq.upperBound...].prefix { $0.isNumber }) {
+                add(&r, path, n)
+            }
+        }
+        return r
+    }
+
+    private func add(_ r: inout WriteTrace, _ path: String, _ n: Int) {
+        if path.hasPrefix("/") && !path.hasPrefix("/dev/") {
+            r.fileBytes[path, default: 0] += n
+            r.fileCalls[path, default: 0] += 1
+        } else {
+            r.otherBytes += n
+        }
+    }
+
     func sectionDisk() {
         let window = quick ? 20 : 60
         note("\n== 4. disk writes while playing paced, \(Material.shortTracks) x \(Material.shortSeconds) s tracks, \(window) s window, 2 volume changes ==")
-        struct DiskResult { var fsyncs: Int; var wchar: Int; var writeBytes: Int; var logBytes: Int; var changes: Int; var seconds: Double; var syscw: Int }
+        struct DiskResult {
+            var trace: WriteTrace; var wchar: Int; var writeBytes: Int; var logBytes: Int; var outBytes: Int
+            var changes: Int; var seconds: Double; var syscw: Int
+        }
         let jb: DiskResult? = jbSide("disk") { jb in
             guard let strace = which("strace") else { throw BenchError("strace not installed") }
             let dir = "\(work)/disk"
@@ -195,74 +248,78 @@ final class Bench: @unchecked Sendable {
             let d = try startDaemon(jb, cfg, dir: dir, label: "paced")
             guard d.waitPlaying(timeout: 30) != nil else { throw failure(d, "no track started playing within 30 s") }
             Clock.sleep(1)
-            let out = "\(dir)/strace-c.txt", err = "\(dir)/strace-stderr.txt"
+            let out = "\(dir)/strace.txt", err = "\(dir)/strace-stderr.txt"
             removeItem(out)
-            let st = try Child.spawn([strace, "-f", "-c", "-e", "trace=fsync,fdatasync", "-o", out, "-p", "\(d.pid)"],
-                                     stderr: .file(err))
+            // one tracer for all threads: the fsync family plus the write family with fd paths (-y),
+            // so that file data can be told apart from pipe/eventfd/socket writes
+            let st = try Child.spawn([strace, "-f", "-y", "-s", "0", "-e",
+                                      "trace=fsync,fdatasync,sync_file_range,write,pwrite64,writev,pwritev,pwritev2",
+                                      "-o", out, "-p", "\(d.pid)"], stderr: .file(err))
             defer { if st.isRunning { st.signal(SIGKILL); st.wait(timeout: 2) } }
             let attachEnd = Clock.seconds() + 3
             while Clock.seconds() < attachEnd, !(readWholeFile(err) ?? "").contains("attached") { Clock.sleep(0.01) }
             Clock.sleep(0.1)
             guard st.isRunning else { throw BenchError("strace could not attach: \(readWholeFile(err) ?? "")") }
-            let io0 = ProcFS.io(d.pid), log0 = d.stderrBytes, lines0 = d.stderrLineCount
+            let io0 = ProcFS.io(d.pid), log0 = d.stderrBytes, out0 = d.stdoutBytes, lines0 = d.stderrLineCount
             let t0 = Clock.seconds()
             Clock.sleep(Double(window) / 3); d.send("volume 40")
             Clock.sleep(t0 + 2 * Double(window) / 3 - Clock.seconds()); d.send("volume 80")
             Clock.sleep(t0 + Double(window) - Clock.seconds())
-            let io1 = ProcFS.io(d.pid), log1 = d.stderrBytes
+            let io1 = ProcFS.io(d.pid), log1 = d.stderrBytes, out1 = d.stdoutBytes
             let t1 = Clock.seconds()
             let running = d.child.isRunning
             let changes = d.stderrLines().dropFirst(lines0).filter(LogMatch.playing).count
-            st.signal(SIGINT)                     // strace -c prints its summary when it detaches
+            st.signal(SIGINT)                     // strace detaches and flushes its output
             _ = st.wait(timeout: 5)
             let (e, _) = d.stop()
             guard running else { throw failure(d, "exited during the window") }
             note("jukeboxd exit after the window: \(e?.text ?? "none")")
-            var fsyncs = 0
-            for line in (readWholeFile(out) ?? "").split(separator: "\n") {
-                let t = line.split(separator: " ")
-                if let last = t.last, last == "fsync" || last == "fdatasync", t.count >= 5, let n = Int(t[3]) { fsyncs += n }
-            }
-            let summary = (readWholeFile(out) ?? "").split(separator: "\n").filter { $0.contains("fsync") || $0.contains("fdatasync") || $0.contains("total") }
-            note("strace -c: \(summary.isEmpty ? "no fsync/fdatasync calls" : summary.joined(separator: " / "))")
-            return DiskResult(fsyncs: fsyncs, wchar: (io1["wchar"] ?? 0) - (io0["wchar"] ?? 0),
+            let trace = parseWriteTrace(readWholeFile(out) ?? "")
+            return DiskResult(trace: trace, wchar: (io1["wchar"] ?? 0) - (io0["wchar"] ?? 0),
                               writeBytes: (io1["write_bytes"] ?? 0) - (io0["write_bytes"] ?? 0),
-                              logBytes: log1 - log0, changes: changes, seconds: t1 - t0,
+                              logBytes: log1 - log0, outBytes: out1 - out0, changes: changes, seconds: t1 - t0,
                               syscw: (io1["syscw"] ?? 0) - (io0["syscw"] ?? 0))
         }
+        var fileH: Double?, fsyncH: Double?, wcharH: Double?, wbH: Double?, logH: Double?
         if let r = jb {
             let h = 3600 / r.seconds
-            note(String(format: "jukeboxd over %.1f s: %d fsync+fdatasync, wchar %d B (of which %d B log lines on stderr), write_bytes %d B, %d write syscalls, %d track starts",
-                        r.seconds, r.fsyncs, r.wchar, r.logBytes, r.writeBytes, r.syscw, r.changes))
-            note(String(format: "   per hour: %.0f fsyncs, wchar excl. log %@, log %@, write_bytes %@, %.0f track changes",
-                        Double(r.fsyncs) * h, human(bytes: Double(r.wchar - r.logBytes) * h), human(bytes: Double(r.logBytes) * h),
-                        human(bytes: Double(r.writeBytes) * h), Double(r.changes) * h))
+            let fileTotal = r.trace.fileBytes.values.reduce(0, +)
+            fileH = Double(fileTotal) * h
+            fsyncH = Double(r.trace.fsyncs) * h
+            wcharH = Double(r.wchar - r.logBytes - r.outBytes) * h
+            wbH = Double(r.writeBytes) * h
+            logH = Double(r.logBytes) * h
+            note(String(format: "jukeboxd over %.1f s (%d track starts): %d fsync/fdatasync; file data %d B; /proc io: wchar %d B (log on stderr %d B, stdout %d B), write_bytes %d B, %d write syscalls; non-file writes (pipes, eventfds) %d B",
+                        r.seconds, r.changes, r.trace.fsyncs, fileTotal, r.wchar, r.logBytes, r.outBytes, r.writeBytes, r.syscw, r.trace.otherBytes))
+            for (p, n) in r.trace.fileBytes.sorted(by: { $0.value > $1.value }) {
+                note("   \(p): \(r.trace.fileCalls[p] ?? 0) writes, \(n) B -> \(human(bytes: Double(n) * h))/h")
+            }
+            note(String(format: "   per hour: %.0f fsyncs, file data %@, wchar excl. log+stdout %@, log %@, write_bytes %@, %.0f track changes",
+                        fsyncH!, human(bytes: fileH!), human(bytes: wcharH!), human(bytes: logH!), human(bytes: wbH!), Double(r.changes) * h))
         }
         // MPD 0.23 (perf-baselines.md, traced 135 s): no fsync; a state save of ~399 B + 51 B per
         // queue entry beyond 5, at most one per 120 s (so 30/h with short tracks), plus a 50 B log
         // line per song change. Same queue and change rate as the jukeboxd run:
         let changesPerHour = jb.map { Double($0.changes) * 3600 / $0.seconds } ?? 3600 / Double(Material.shortSeconds)
-        let mpdPerHour = 30 * Double(399 + 51 * (Material.shortTracks - 5)) + changesPerHour * 50
-        note(String(format: "MPD 0.23 estimate for the same queue (%d entries) and %.0f song changes/h, from perf-baselines.md: %@/h, 0 fsync", Material.shortTracks, changesPerHour, human(bytes: mpdPerHour)))
-        let h = jb.map { 3600 / $0.seconds } ?? 0
-        let fsh = jb.map { Double($0.fsyncs) * h }
-        let wch = jb.map { Double($0.wchar - $0.logBytes) * h }
-        let wbh = jb.map { Double($0.writeBytes) * h }
+        let mpdState = 30 * Double(399 + 51 * (Material.shortTracks - 5)), mpdLog = changesPerHour * 50
+        note(String(format: "MPD 0.23 estimate for the same queue (%d entries) and %.0f song changes/h, from perf-baselines.md: state file %@/h + log %@/h, 0 fsync",
+                    Material.shortTracks, changesPerHour, human(bytes: mpdState), human(bytes: mpdLog)))
         report.add(Row(section: "disk", metric: "fsync+fdatasync per hour of playback",
-                       jukeboxd: fsh.map { f($0, 0) } ?? "error", peer: "0 (MPD baseline)", ratio: "—",
-                       target: "≤ 1800/h", verdict: fsh.map { $0 <= 1800 ? "PASS" : "FAIL" } ?? "ERROR"))
-        report.add(Row(section: "disk", metric: "bytes written per hour (wchar, excl. stderr log)",
-                       jukeboxd: wch.map { human(bytes: $0) } ?? "error",
-                       peer: "\(human(bytes: mpdPerHour)) (MPD est.)", ratio: Report.ratio(wch, mpdPerHour),
-                       target: "< 1 MB/h", verdict: wch.map { $0 < 1e6 ? "PASS" : "FAIL" } ?? "ERROR"))
-        report.add(Row(section: "disk", metric: "bytes to storage per hour (write_bytes)",
-                       jukeboxd: wbh.map { human(bytes: $0) } ?? "error", peer: "—", ratio: "—",
-                       target: "< 1 MB/h", verdict: wbh.map { $0 < 1e6 ? "PASS" : "FAIL" } ?? "ERROR"))
-        if let r = jb {
-            report.add(Row(section: "disk", metric: "log written per hour (stderr)",
-                           jukeboxd: human(bytes: Double(r.logBytes) * h), peer: "\(human(bytes: changesPerHour * 50)) (MPD est.)",
-                           ratio: Report.ratio(Double(r.logBytes) * h, changesPerHour * 50), target: "context", verdict: "info"))
-        }
+                       jukeboxd: fsyncH.map { f($0, 0) } ?? "error", peer: "0 (MPD baseline)", ratio: "—",
+                       target: "≤ 1800/h", verdict: fsyncH.map { $0 <= 1800 ? "PASS" : "FAIL" } ?? "ERROR"))
+        report.add(Row(section: "disk", metric: "file data written per hour (write syscalls to files)",
+                       jukeboxd: fileH.map { human(bytes: $0) } ?? "error",
+                       peer: "\(human(bytes: mpdState)) (MPD est., state file)", ratio: Report.ratio(fileH, mpdState),
+                       target: "< 1 MB/h", verdict: fileH.map { $0 < 1e6 ? "PASS" : "FAIL" } ?? "ERROR"))
+        report.add(Row(section: "disk", metric: "bytes to storage per hour (/proc io write_bytes)",
+                       jukeboxd: wbH.map { human(bytes: $0) } ?? "error", peer: "—", ratio: "—",
+                       target: "< 1 MB/h", verdict: wbH.map { $0 < 1e6 ? "PASS" : "FAIL" } ?? "ERROR"))
+        report.add(Row(section: "disk", metric: "wchar per hour (all writes excl. stdout/stderr)",
+                       jukeboxd: wcharH.map { human(bytes: $0) } ?? "error", peer: "—", ratio: "—",
+                       target: "context (incl. pipes, eventfds)", verdict: jb == nil ? "ERROR" : "info"))
+        report.add(Row(section: "disk", metric: "log lines per hour (stderr, journald under systemd)",
+                       jukeboxd: logH.map { human(bytes: $0) } ?? "error", peer: "\(human(bytes: mpdLog)) (MPD est.)",
+                       ratio: Report.ratio(logH, mpdLog), target: "context", verdict: jb == nil ? "ERROR" : "info"))
     }
 
     // MARK: 5. exec -> first sample at the sink, auto-resume
