@@ -57,48 +57,69 @@ final class Bench: @unchecked Sendable {
 
     // MARK: 2. CPU per minute of audio, unpaced
 
+    /// One side of an interleaved comparison: collects values until its first error.
+    final class Side {
+        let section: String, name: String, report: Report
+        var values: [Double] = []
+        var extra: [String: [Double]] = [:]
+        var failed = false
+        init(_ section: String, _ name: String, _ report: Report, enabled: Bool = true) {
+            self.section = section; self.name = name; self.report = report; failed = !enabled
+        }
+        func attempt(_ body: () throws -> Void) {
+            guard !failed else { return }
+            do { try body() } catch { failed = true; report.error(section, "\(name): \(error)") }
+        }
+        var stat: Stat? { failed || values.isEmpty ? nil : Stat(values) }
+        func stat(_ k: String) -> Stat { Stat(extra[k] ?? []) }
+    }
+
+    func jbEnabled(_ section: String) -> Bool {
+        if jukeboxd == nil { report.error(section, "no jukeboxd binary (pass --jukeboxd PATH); jukeboxd side skipped") }
+        return jukeboxd != nil
+    }
+
     func sectionCPU() {
         let runs = quick ? 3 : 5
-        note("\n== 2. CPU s per minute of audio, unpaced: mpg123 -o alsa -a null vs jukeboxd (null PCM, pacing device), \(runs) runs ==")
+        note("\n== 2. CPU s per minute of audio, unpaced: mpg123 -o alsa -a null vs jukeboxd (null PCM, pacing device), \(runs) runs, interleaved ==")
         for (name, file) in [("CBR 320", material.cbr320), ("V2", material.v2)] {
             let minutes = 3.0
-            let peer: Stat? = peerSide("cpu", "mpg123") {
-                guard which("mpg123") != nil else { throw BenchError("mpg123 not installed") }
-                var v: [Double] = []
-                for _ in 0..<runs {
+            let peer = Side("cpu", "mpg123", report, enabled: which("mpg123") != nil)
+            if which("mpg123") == nil { report.error("cpu", "mpg123 not installed") }
+            let jb = Side("cpu", "jukeboxd", report, enabled: jbEnabled("cpu"))
+            var exits: [String] = []
+            let dir = "\(work)/cpu-\(name == "V2" ? "v2" : "cbr320")"
+            for r in 0..<runs {
+                peer.attempt {
                     let (e, _) = try runTimed(["mpg123", "-q", "-o", "alsa", "-a", "null", file])
                     guard e.exited && e.exitCode == 0 else { throw BenchError("mpg123 failed: \(e.text)") }
-                    v.append(e.cpuS / minutes)
+                    peer.values.append(e.cpuS / minutes)
                 }
-                return Stat(v)
-            }
-            if let peer { note("mpg123 \(name): \(peer.fmt(3, " s/min"))") }
-            let jb: Stat? = jbSide("cpu") { jb in
-                var v: [Double] = [], vProc: [Double] = [], walls: [Double] = [], exits: [String] = []
-                let dir = "\(work)/cpu-\(name == "V2" ? "v2" : "cbr320")"
-                for r in 0..<runs {
+                jb.attempt {
                     let cfg = DaemonConfig(musicDir: dirOf(file), database: "\(dir)/state/jukebox.sqlite", pacing: "device", onStart: "play")
                     removeDatabase(cfg.database)
-                    let d = try startDaemon(jb, cfg, dir: dir, label: "run\(r + 1)")
+                    let d = try startDaemon(jukeboxd!, cfg, dir: dir, label: "run\(r + 1)")
                     guard let p = d.waitPlaying(timeout: 30) else { throw failure(d, "no track started playing within 30 s") }
-                    guard let end = d.waitEndOfQueue(timeout: 300) else { throw failure(d, "playback did not reach the end of the queue") }
+                    guard let end = d.waitEndOfQueue(timeout: 90) else { throw failure(d, "playback did not reach the end of the queue within 90 s") }
                     let procCPU = ProcFS.cpuSeconds(d.pid)
                     let (e, _) = d.stop()
                     guard let e else { throw failure(d, "did not exit after SIGTERM") }
                     exits.append(e.text)
-                    v.append(e.cpuS / minutes)
-                    if let procCPU { vProc.append(procCPU / minutes) }
-                    walls.append(end - p.t)
+                    jb.values.append(e.cpuS / minutes)
+                    if let procCPU { jb.extra["proc", default: []].append(procCPU / minutes) }
+                    jb.extra["wall", default: []].append(end - p.t)
                 }
-                note("jukeboxd \(name): \(Stat(v).fmt(3, " s/min")) [wait4 rusage of the whole process: fresh db, 1-file scan, play to end of queue, SIGTERM]")
-                note("   /proc stat just before SIGTERM: \(Stat(vProc).fmt(3, " s/min")); wall from 'playing' to end of queue: \(Stat(walls).fmt(2, " s")); exits: \(exits.joined(separator: ", "))")
-                return Stat(v)
             }
-            let ratio = (jb != nil && peer != nil) ? jb!.median / peer!.median : nil
+            if let st = peer.stat { note("mpg123 \(name): \(st.fmt(3, " s/min"))") }
+            if let st = jb.stat {
+                note("jukeboxd \(name): \(st.fmt(3, " s/min")) [wait4 rusage of the whole process: fresh db, 1-file scan, play to end of queue, SIGTERM]")
+                note("   /proc stat just before SIGTERM: \(jb.stat("proc").fmt(3, " s/min")); wall from 'playing' to end of queue: \(jb.stat("wall").fmt(2, " s")); exits: \(exits.joined(separator: ", "))")
+            }
+            let ratio = (jb.stat != nil && peer.stat != nil) ? jb.stat!.median / peer.stat!.median : nil
             report.add(Row(section: "cpu", metric: "CPU s per min of audio, unpaced, \(name)",
-                           jukeboxd: jb.map { f($0.median, 3) } ?? "error",
-                           peer: peer.map { "\(f($0.median, 3)) (mpg123)" } ?? "error",
-                           ratio: Report.ratio(jb?.median, peer?.median),
+                           jukeboxd: jb.stat.map { f($0.median, 3) } ?? "error",
+                           peer: peer.stat.map { "\(f($0.median, 3)) (mpg123)" } ?? "error",
+                           ratio: Report.ratio(jb.stat?.median, peer.stat?.median),
                            target: "≤ 1.05×",
                            verdict: ratio.map { $0 <= 1.05 ? "PASS" : "FAIL" } ?? "ERROR"))
         }
@@ -198,7 +219,7 @@ final class Bench: @unchecked Sendable {
             var line = raw[...]
             var pid: Substring = ""
             if let sp = line.firstIndex(of: " "), line[..<sp].allSatisfy(\.isNumber) {
-                pid = line[..<sp]; line = line[line.index(after: sp)...]
+                pid = line[..<sp]; line = line[line.index(after: sp)...].drop { $0 == " " }
             }
             if line.hasPrefix("<... ") {
                 // "<... pwrite64 resumed>) = 1048"
@@ -419,63 +440,79 @@ final class Bench: @unchecked Sendable {
     func sectionScan() {
         let runs = quick ? 3 : 5
         let n = Material.libraryFiles
-        note("\n== 6. library scan of \(n) files: first (empty db) and unchanged rescan, \(runs) runs each ==")
-        let jb: (Stat, Stat, Stat, Stat)? = jbSide("scan") { jb in
-            let dir = "\(work)/scan"
-            let cfg = DaemonConfig(musicDir: material.library, database: "\(dir)/state/jukebox.sqlite")
+        note("\n== 6. library scan of \(n) files: first (empty db) and unchanged rescan, \(runs) runs each, interleaved ==")
+        let jbFirst = Side("scan", "jukeboxd scan", report, enabled: jbEnabled("scan"))
+        let jbAgain = Side("scan", "jukeboxd rescan", report)
+        let mpdFirst = Side("scan", "MPD", report, enabled: which("mpd") != nil && which("mpc") != nil)
+        let mpdAgain = Side("scan", "MPD update", report)
+        if mpdFirst.failed { report.error("scan", "mpd/mpc not installed") }
+        let dir = "\(work)/scan"
+        let cfg = DaemonConfig(musicDir: material.library, database: "\(dir)/state/jukebox.sqlite")
+        var cfgPath = ""
+        jbFirst.attempt {
             try mkdirs(dir)
-            let path = try cfg.write(to: "\(dir)/jukebox-scan.toml")
-            func once(first: Bool) throws -> (Double, Double, [String: Int]) {
-                if first { removeDatabase(cfg.database) }
-                let t0 = Clock.seconds()
-                let (e, out) = try capture([jb, "scan", "--config", path], stderr: .file("\(dir)/scan-stderr.log"), timeout: 300)
-                let t = Clock.seconds() - t0
-                guard e.exited && e.exitCode == 0 else {
-                    throw BenchError("jukeboxd scan failed (\(e.text)): \((readWholeFile("\(dir)/scan-stderr.log") ?? "").split(separator: "\n").suffix(4).joined(separator: " / "))")
-                }
-                let kv = parseScanLine(out)
-                guard !kv.isEmpty else { throw BenchError("no 'scan: ...' line on stdout: \(out.prefix(200))") }
-                return (t, e.cpuS, kv)
-            }
-            var first: [Double] = [], firstCPU: [Double] = [], again: [Double] = [], againCPU: [Double] = []
-            var lastFirst: [String: Int] = [:], lastAgain: [String: Int] = [:]
-            for _ in 0..<runs {
-                let (w, c, kv) = try once(first: true); first.append(w * 1000); firstCPU.append(c); lastFirst = kv
-            }
-            for _ in 0..<runs {
-                let (w, c, kv) = try once(first: false); again.append(w * 1000); againCPU.append(c); lastAgain = kv
-            }
-            note("jukeboxd scan, empty db: \(Stat(first).fmt(0, " ms")) exec->exit, CPU \(Stat(firstCPU).fmt(3, " s")); last line: \(lastFirst.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))")
-            note("jukeboxd scan, unchanged: \(Stat(again).fmt(1, " ms")) exec->exit, CPU \(Stat(againCPU).fmt(3, " s")); last line: \(lastAgain.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))")
-            if (lastFirst["files"] ?? n) != n { report.error("scan", "jukeboxd reported \(lastFirst["files"] ?? -1) files, expected \(n)") }
-            return (Stat(first), Stat(firstCPU), Stat(again), Stat(againCPU))
+            cfgPath = try cfg.write(to: "\(dir)/jukebox-scan.toml")
         }
-        let mpd: (Stat, Stat, Stat)? = peerSide("scan", "MPD") {
-            guard which("mpc") != nil else { throw BenchError("mpc not installed") }
-            var first: [Double] = [], cpu: [Double] = [], again: [Double] = []
-            var srv: MPDServer?
-            defer { srv?.stop() }
-            for _ in 0..<runs {
+        var lastFirst: [String: Int] = [:], lastAgain: [String: Int] = [:]
+        func jbOnce(first: Bool) throws -> (Double, Double, [String: Int]) {
+            if first { removeDatabase(cfg.database) }
+            let t0 = Clock.seconds()
+            let (e, out) = try capture([jukeboxd!, "scan", "--config", cfgPath], stderr: .file("\(dir)/scan-stderr.log"), timeout: 300)
+            let t = Clock.seconds() - t0
+            guard e.exited && e.exitCode == 0 else {
+                throw BenchError("jukeboxd scan failed (\(e.text)): \((readWholeFile("\(dir)/scan-stderr.log") ?? "").split(separator: "\n").suffix(4).joined(separator: " / "))")
+            }
+            let kv = parseScanLine(out)
+            guard !kv.isEmpty else { throw BenchError("no 'scan: ...' line on stdout: \(out.prefix(200))") }
+            return (t * 1000, e.cpuS, kv)
+        }
+        var srv: MPDServer?
+        defer { srv?.stop() }
+        for _ in 0..<runs {
+            jbFirst.attempt {
+                let (w, c, kv) = try jbOnce(first: true)
+                jbFirst.values.append(w); jbFirst.extra["cpu", default: []].append(c); lastFirst = kv
+            }
+            mpdFirst.attempt {
                 srv?.stop()
+                srv = nil
                 let s = try MPDServer(dir: "\(work)/mpd-scan", musicDir: material.library, keepDb: false)
                 srv = s
                 let c = try s.connect()
                 let done = try s.waitUpdate(c, songs: n)
-                first.append((done - s.startTime) * 1000)
-                cpu.append(ProcFS.cpuSeconds(s.child.pid) ?? .nan)
+                mpdFirst.values.append((done - s.startTime) * 1000)
+                mpdFirst.extra["cpu", default: []].append(ProcFS.cpuSeconds(s.child.pid) ?? .nan)
             }
-            Clock.sleep(0.5)
-            for _ in 0..<runs {
+        }
+        if jbFirst.failed { jbAgain.failed = true }
+        if mpdFirst.failed || srv == nil { mpdAgain.failed = true }
+        Clock.sleep(0.3)
+        for _ in 0..<runs {
+            jbAgain.attempt {
+                let (w, c, kv) = try jbOnce(first: false)
+                jbAgain.values.append(w); jbAgain.extra["cpu", default: []].append(c); lastAgain = kv
+            }
+            mpdAgain.attempt {
                 let (e, w) = try runTimed(["mpc", "-q", "-p", "\(srv!.port)", "update", "--wait"])
                 guard e.exited && e.exitCode == 0 else { throw BenchError("mpc update failed: \(e.text)") }
-                again.append(w * 1000)
+                mpdAgain.values.append(w * 1000)
             }
-            note("MPD 0.23 initial scan (exec -> no updating_db and \(n) songs): \(Stat(first).fmt(0, " ms")), CPU \(Stat(cpu).fmt(2, " s"))")
-            note("MPD 0.23 unchanged (mpc update --wait, incl. the mpc process): \(Stat(again).fmt(1, " ms"))")
-            return (Stat(first), Stat(cpu), Stat(again))
         }
-        for (label, jv, mv, d) in [("first scan, empty db (exec -> done)", jb?.0, mpd?.0, 0),
-                                   ("rescan, nothing changed", jb?.2, mpd?.2, 1)] {
+        func kvText(_ kv: [String: Int]) -> String { kv.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ") }
+        func runsText(_ v: [Double]) -> String { v.map { f($0, 0) }.joined(separator: " ") }
+        if let st = jbFirst.stat {
+            note("jukeboxd scan, empty db: \(st.fmt(0, " ms")) exec->exit, CPU \(jbFirst.stat("cpu").fmt(3, " s")); runs: \(runsText(jbFirst.values)) ms; last line: \(kvText(lastFirst))")
+            if (lastFirst["files"] ?? n) != n { report.error("scan", "jukeboxd reported \(lastFirst["files"] ?? -1) files, expected \(n)") }
+        }
+        if let st = jbAgain.stat {
+            note("jukeboxd scan, unchanged: \(st.fmt(1, " ms")) exec->exit, CPU \(jbAgain.stat("cpu").fmt(3, " s")); last line: \(kvText(lastAgain))")
+        }
+        if let st = mpdFirst.stat {
+            note("MPD 0.23 initial scan (exec -> no updating_db and \(n) songs): \(st.fmt(0, " ms")), CPU \(mpdFirst.stat("cpu").fmt(2, " s")); runs: \(runsText(mpdFirst.values)) ms")
+        }
+        if let st = mpdAgain.stat { note("MPD 0.23 unchanged (mpc update --wait, incl. the mpc process): \(st.fmt(1, " ms"))") }
+        for (label, jv, mv, d) in [("first scan, empty db (exec -> done)", jbFirst.stat, mpdFirst.stat, 0),
+                                   ("rescan, nothing changed", jbAgain.stat, mpdAgain.stat, 1)] {
             let r = (jv != nil && mv != nil) ? jv!.median / mv!.median : nil
             report.add(Row(section: "scan", metric: "library scan \(n) files: \(label)",
                            jukeboxd: jv.map { "\(f($0.median, d)) ms" } ?? "error",
@@ -483,11 +520,11 @@ final class Bench: @unchecked Sendable {
                            ratio: Report.ratio(jv?.median, mv?.median), target: "< 1.00× (faster than MPD)",
                            verdict: r.map { $0 < 1 ? "PASS" : "FAIL" } ?? "ERROR"))
         }
-        if let jb, let mpd {
-            report.add(Row(section: "scan", metric: "CPU of the first scan", jukeboxd: "\(f(jb.1.median, 2)) s",
-                           peer: "\(f(mpd.1.median, 2)) s (MPD, whole process)", ratio: Report.ratio(jb.1.median, mpd.1.median),
+        if jbFirst.stat != nil, mpdFirst.stat != nil {
+            let j = jbFirst.stat("cpu").median, m = mpdFirst.stat("cpu").median
+            report.add(Row(section: "scan", metric: "CPU of the first scan", jukeboxd: "\(f(j, 2)) s",
+                           peer: "\(f(m, 2)) s (MPD, whole process)", ratio: Report.ratio(j, m),
                            target: "context", verdict: "info"))
         }
     }
 }
-
