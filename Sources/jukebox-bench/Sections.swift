@@ -349,16 +349,35 @@ final class Bench: @unchecked Sendable {
         let runs = quick ? 5 : 10
         let dir = "\(work)/resume"
         let fifo = "\(dir)/fifo"
-        note("\n== 5. exec -> first byte at the sink (ALSA file:'FIFO',raw), music_cbr320, \(runs) runs ==")
+        note("\n== 5. exec -> first byte at the sink (ALSA file:'FIFO',raw), music_cbr320, \(runs) runs, interleaved ==")
         do {
             try mkdirs(dir)
             removeItem(fifo)
             guard mkfifo(fifo, 0o600) == 0 else { throw BenchError("mkfifo failed") }
         } catch { report.error("startup", "\(error)"); return }
         let device = "file:'\(fifo)',raw"
-        let peer: Stat? = peerSide("startup", "mpg123") {
-            var v: [Double] = []
-            for _ in 0..<runs {
+        let peer = Side("startup", "mpg123", report, enabled: which("mpg123") != nil)
+        let jb = Side("startup", "jukeboxd", report, enabled: jbEnabled("startup"))
+        let db = "\(dir)/state/jukebox.sqlite"
+        let snap = "\(dir)/snapshot"
+        var resumeCfg = DaemonConfig(musicDir: dirOf(material.cbr320), database: db, pacing: "clock", onStart: "play")
+        var cfgPath = ""
+        jb.attempt {
+            // a state with a track playing: play 2 s in real time, then SIGTERM; keep a copy
+            removeDatabase(db)
+            let d = try startDaemon(jukeboxd!, resumeCfg, dir: dir, label: "prepare")
+            guard d.waitPlaying(timeout: 30) != nil else { throw failure(d, "no track started playing within 30 s") }
+            Clock.sleep(2)
+            let st = d.status()
+            let (e, dt) = d.stop()
+            note("prepared state: status before SIGTERM: state \(st?["state"] ?? "?"), elapsed \(st?["elapsed"] ?? "?"); exit \(e?.text ?? "none") after \(f(dt * 1000, 0)) ms")
+            try copyDatabase(db, toDir: snap)
+            resumeCfg.pacing = "device"
+            cfgPath = try resumeCfg.write(to: "\(dir)/jukebox-resume.toml")
+        }
+        var exits: [String] = []
+        for r in 0..<runs {
+            peer.attempt {
                 let fd = try openFifoReader(fifo)
                 defer { close(fd) }
                 let t0 = Clock.seconds()
@@ -366,42 +385,19 @@ final class Bench: @unchecked Sendable {
                 let t1 = waitFirstByte(fd, timeout: 10) { c.isRunning }
                 c.signal(SIGKILL); c.wait(timeout: 5)
                 guard let t1 else { throw BenchError("no data in the fifo from mpg123") }
-                v.append((t1 - t0) * 1000)
+                peer.values.append((t1 - t0) * 1000)
             }
-            return Stat(v)
-        }
-        if let peer { note("mpg123 -q -o alsa -a \"\(device)\": \(peer.fmt(2, " ms"))") }
-        let jb: Stat? = jbSide("startup") { jb in
-            let db = "\(dir)/state/jukebox.sqlite"
-            let snap = "\(dir)/snapshot"
-            // a state with a track playing: play 2 s in real time, then SIGTERM
-            var prep = DaemonConfig(musicDir: dirOf(material.cbr320), database: db, pacing: "clock", onStart: "play")
-            removeDatabase(db)
-            let d = try startDaemon(jb, prep, dir: dir, label: "prepare")
-            guard d.waitPlaying(timeout: 30) != nil else { throw failure(d, "no track started playing within 30 s") }
-            Clock.sleep(2)
-            let st = d.status()
-            let (e, dt) = d.stop()
-            note("prepared state: status before SIGTERM: state \(st?["state"] ?? "?"), elapsed \(st?["elapsed"] ?? "?"); exit \(e?.text ?? "none") after \(f(dt * 1000, 0)) ms")
-            try copyDatabase(db, toDir: snap)
-            prep.pacing = "device"
-            var v: [Double] = []
-            var exits: [String] = []
-            for r in 0..<runs {
+            jb.attempt {
                 try restoreDatabase(db, fromDir: snap)
                 let fd = try openFifoReader(fifo)
                 defer { close(fd) }
-                let path = try prep.write(to: "\(dir)/jukebox-resume.toml")
-                let p = try DaemonProc(jukeboxd: jb, config: path, extraArgs: ["--audio-device", device],
+                let p = try DaemonProc(jukeboxd: jukeboxd!, config: cfgPath, extraArgs: ["--audio-device", device],
                                        logPath: "\(dir)/jukeboxd-resume\(r + 1).log")
                 let t1 = waitFirstByte(fd, timeout: 10) { p.child.isRunning }
-                var elapsed: String?
+                var resumeLine: String?
                 if r == 0, t1 != nil {
-                    // the resume position: read it once while the output keeps flowing
-                    let reader = Thread { let end = Clock.seconds() + 0.3; while Clock.seconds() < end { drain(fd); Clock.sleep(0.001) } }
-                    reader.start()
-                    elapsed = p.status(timeout: 0.25)?["elapsed"]
-                    Clock.sleep(0.35)
+                    // where playback resumed, from the daemon's log (e.g. `resuming "…" at 0:02.0`)
+                    resumeLine = p.waitLog(timeout: 0.5) { $0.lowercased().contains("resum") }?.line
                 }
                 // stop while draining the fifo, so that a blocked writer cannot delay the exit
                 let ts = Clock.seconds()
@@ -411,17 +407,19 @@ final class Bench: @unchecked Sendable {
                 if ex == nil { p.child.signal(SIGKILL); ex = p.child.wait(timeout: 5) }
                 exits.append("\(ex?.text ?? "?")/\(f((Clock.seconds() - ts) * 1000, 0))ms")
                 guard let t1 else { throw failure(p, "no data arrived in the fifo within 10 s (run \(r + 1))") }
-                v.append((t1 - p.startTime) * 1000)
-                if let elapsed { note("first resumed run: status elapsed \(elapsed) s shortly after the first byte (resume from ~2 s expected)") }
+                jb.values.append((t1 - p.startTime) * 1000)
+                if r == 0 {
+                    note("first resumed run, daemon log: \(resumeLine.map { l in l.range(of: "resum", options: .caseInsensitive).map { String(l[$0.lowerBound...]) } ?? l } ?? "(no line mentioning 'resum')") (state prepared at ~2 s)")
+                }
             }
-            note("jukeboxd auto-resume: \(Stat(v).fmt(2, " ms")); SIGTERM -> exit: \(exits.joined(separator: " "))")
-            return Stat(v)
         }
+        if let st = peer.stat { note("mpg123 -q -o alsa -a \"\(device)\": \(st.fmt(2, " ms"))") }
+        if let st = jb.stat { note("jukeboxd auto-resume: \(st.fmt(2, " ms")); SIGTERM -> exit: \(exits.joined(separator: " "))") }
         report.add(Row(section: "startup", metric: "exec -> first sample at sink (auto-resume / mpg123 start)",
-                       jukeboxd: jb.map { "\(f($0.median, 2)) ms (\(f($0.min, 2))–\(f($0.max, 2)))" } ?? "error",
-                       peer: peer.map { "\(f($0.median, 2)) ms (\(f($0.min, 2))–\(f($0.max, 2))) mpg123" } ?? "error",
-                       ratio: Report.ratio(jb?.median, peer?.median),
-                       target: "context (mpg123 2.4–3.4 ms; MPD play->PCM 5.6 ms)", verdict: jb == nil ? "ERROR" : "info"))
+                       jukeboxd: jb.stat.map { "\(f($0.median, 2)) ms (\(f($0.min, 2))–\(f($0.max, 2)))" } ?? "error",
+                       peer: peer.stat.map { "\(f($0.median, 2)) ms (\(f($0.min, 2))–\(f($0.max, 2))) mpg123" } ?? "error",
+                       ratio: Report.ratio(jb.stat?.median, peer.stat?.median),
+                       target: "context (mpg123 2.4–3.4 ms; MPD play->PCM 5.6 ms)", verdict: jb.stat == nil ? "ERROR" : "info"))
     }
 
     // MARK: 6. library scan
