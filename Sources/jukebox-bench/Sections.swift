@@ -79,49 +79,80 @@ final class Bench: @unchecked Sendable {
         return jukeboxd != nil
     }
 
+    /// Interleaved runs of `mpg123 -o alsa -a null FILE` and jukeboxd playing FILE's folder
+    /// unpaced to the end of the queue. Values are CPU seconds per run.
+    func cpuRuns(_ label: String, _ file: String, runs: Int, dirName: String) -> (peer: Side, jb: Side, exits: [String]) {
+        let peer = Side("cpu", "mpg123", report, enabled: which("mpg123") != nil)
+        let jb = Side("cpu", "jukeboxd", report, enabled: jukeboxd != nil)
+        var exits: [String] = []
+        let dir = "\(work)/\(dirName)"
+        for r in 0..<runs {
+            peer.attempt {
+                let (e, _) = try runTimed(["mpg123", "-q", "-o", "alsa", "-a", "null", file])
+                guard e.exited && e.exitCode == 0 else { throw BenchError("mpg123 failed: \(e.text)") }
+                peer.values.append(e.cpuS)
+            }
+            jb.attempt {
+                let cfg = DaemonConfig(musicDir: dirOf(file), database: "\(dir)/state/jukebox.sqlite", pacing: "device", onStart: "play")
+                removeDatabase(cfg.database)
+                let d = try startDaemon(jukeboxd!, cfg, dir: dir, label: "run\(r + 1)")
+                guard let p = d.waitPlaying(timeout: 30) else { throw failure(d, "no track started playing within 30 s") }
+                guard let end = d.waitEndOfQueue(timeout: 90) else { throw failure(d, "playback did not reach the end of the queue within 90 s") }
+                let procCPU = ProcFS.cpuSeconds(d.pid)
+                let (e, _) = d.stop()
+                guard let e else { throw failure(d, "did not exit after SIGTERM") }
+                exits.append(e.text)
+                jb.values.append(e.cpuS)
+                if let procCPU { jb.extra["proc", default: []].append(procCPU) }
+                jb.extra["wall", default: []].append(end - p.t)
+            }
+        }
+        return (peer, jb, exits)
+    }
+
     func sectionCPU() {
         let runs = quick ? 3 : 5
         note("\n== 2. CPU s per minute of audio, unpaced: mpg123 -o alsa -a null vs jukeboxd (null PCM, pacing device), \(runs) runs, interleaved ==")
+        if which("mpg123") == nil { report.error("cpu", "mpg123 not installed") }
+        _ = jbEnabled("cpu")
+        // fixed costs (start, ALSA open, 1-file scan, exit) from a 1-second file, to split them from decoding
+        let oneDir = "\(material.music)/single-1s", one = "\(oneDir)/one-second.mp3"
+        if !fileExists(one) {
+            try? mkdirs(oneDir)
+            try? fm.linkItem(atPath: "\(material.library)/Artist 001/Album 01/01 - Song 0000.mp3", toPath: one)
+        }
+        let fixed = cpuRuns("1 s file", one, runs: runs, dirName: "cpu-1s")
+        if let st = fixed.peer.stat { note("fixed cost, 1 s file: mpg123 \(st.fmt(3, " s CPU"))") }
+        if let st = fixed.jb.stat { note("fixed cost, 1 s file: jukeboxd \(st.fmt(3, " s CPU")) (fresh db, scan, play, end of queue, SIGTERM)") }
         for (name, file) in [("CBR 320", material.cbr320), ("V2", material.v2)] {
             let minutes = 3.0
-            let peer = Side("cpu", "mpg123", report, enabled: which("mpg123") != nil)
-            if which("mpg123") == nil { report.error("cpu", "mpg123 not installed") }
-            let jb = Side("cpu", "jukeboxd", report, enabled: jbEnabled("cpu"))
-            var exits: [String] = []
-            let dir = "\(work)/cpu-\(name == "V2" ? "v2" : "cbr320")"
-            for r in 0..<runs {
-                peer.attempt {
-                    let (e, _) = try runTimed(["mpg123", "-q", "-o", "alsa", "-a", "null", file])
-                    guard e.exited && e.exitCode == 0 else { throw BenchError("mpg123 failed: \(e.text)") }
-                    peer.values.append(e.cpuS / minutes)
-                }
-                jb.attempt {
-                    let cfg = DaemonConfig(musicDir: dirOf(file), database: "\(dir)/state/jukebox.sqlite", pacing: "device", onStart: "play")
-                    removeDatabase(cfg.database)
-                    let d = try startDaemon(jukeboxd!, cfg, dir: dir, label: "run\(r + 1)")
-                    guard let p = d.waitPlaying(timeout: 30) else { throw failure(d, "no track started playing within 30 s") }
-                    guard let end = d.waitEndOfQueue(timeout: 90) else { throw failure(d, "playback did not reach the end of the queue within 90 s") }
-                    let procCPU = ProcFS.cpuSeconds(d.pid)
-                    let (e, _) = d.stop()
-                    guard let e else { throw failure(d, "did not exit after SIGTERM") }
-                    exits.append(e.text)
-                    jb.values.append(e.cpuS / minutes)
-                    if let procCPU { jb.extra["proc", default: []].append(procCPU / minutes) }
-                    jb.extra["wall", default: []].append(end - p.t)
-                }
+            let (peer, jb, exits) = cpuRuns(name, file, runs: runs, dirName: "cpu-\(name == "V2" ? "v2" : "cbr320")")
+            let pm = peer.stat.map { Stat($0.values.map { $0 / minutes }) }
+            let jm = jb.stat.map { Stat($0.values.map { $0 / minutes }) }
+            if let pm { note("mpg123 \(name): \(pm.fmt(3, " s/min"))") }
+            if let jm {
+                note("jukeboxd \(name): \(jm.fmt(3, " s/min")) [wait4 rusage of the whole process: fresh db, 1-file scan, play to end of queue, SIGTERM]")
+                note("   /proc stat just before SIGTERM: \(Stat(jb.stat("proc").values.map { $0 / minutes }).fmt(3, " s/min")); wall from 'playing' to end of queue: \(jb.stat("wall").fmt(2, " s")); exits: \(exits.joined(separator: ", "))")
             }
-            if let st = peer.stat { note("mpg123 \(name): \(st.fmt(3, " s/min"))") }
-            if let st = jb.stat {
-                note("jukeboxd \(name): \(st.fmt(3, " s/min")) [wait4 rusage of the whole process: fresh db, 1-file scan, play to end of queue, SIGTERM]")
-                note("   /proc stat just before SIGTERM: \(jb.stat("proc").fmt(3, " s/min")); wall from 'playing' to end of queue: \(jb.stat("wall").fmt(2, " s")); exits: \(exits.joined(separator: ", "))")
-            }
-            let ratio = (jb.stat != nil && peer.stat != nil) ? jb.stat!.median / peer.stat!.median : nil
+            let ratio = (jm != nil && pm != nil) ? jm!.median / pm!.median : nil
             report.add(Row(section: "cpu", metric: "CPU s per min of audio, unpaced, \(name)",
-                           jukeboxd: jb.stat.map { f($0.median, 3) } ?? "error",
-                           peer: peer.stat.map { "\(f($0.median, 3)) (mpg123)" } ?? "error",
-                           ratio: Report.ratio(jb.stat?.median, peer.stat?.median),
+                           jukeboxd: jm.map { f($0.median, 3) } ?? "error",
+                           peer: pm.map { "\(f($0.median, 3)) (mpg123)" } ?? "error",
+                           ratio: Report.ratio(jm?.median, pm?.median),
                            target: "≤ 1.05×",
                            verdict: ratio.map { $0 <= 1.05 ? "PASS" : "FAIL" } ?? "ERROR"))
+            // the same with the fixed costs taken out: (CPU(180 s) - CPU(1 s)) / 179 s
+            let span = (180.0 - 1.0) / 60
+            let jDec = (jb.stat != nil && fixed.jb.stat != nil) ? (jb.stat!.median - fixed.jb.stat!.median) / span : nil
+            let pDec = (peer.stat != nil && fixed.peer.stat != nil) ? (peer.stat!.median - fixed.peer.stat!.median) / span : nil
+            report.add(Row(section: "cpu", metric: "  same, fixed start/exit cost subtracted, \(name)",
+                           jukeboxd: jDec.map { f($0, 3) } ?? "—", peer: pDec.map { "\(f($0, 3)) (mpg123)" } ?? "—",
+                           ratio: Report.ratio(jDec, pDec), target: "context", verdict: "info"))
+        }
+        if let j = fixed.jb.stat, let p = fixed.peer.stat {
+            report.add(Row(section: "cpu", metric: "CPU of a whole run of a 1 s file (fixed cost)",
+                           jukeboxd: "\(f(j.median * 1000, 1)) ms", peer: "\(f(p.median * 1000, 1)) ms (mpg123)",
+                           ratio: Report.ratio(j.median, p.median), target: "context", verdict: "info"))
         }
     }
 
