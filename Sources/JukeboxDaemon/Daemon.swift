@@ -38,6 +38,8 @@ final class Daemon {
     private var playWhenLibraryArrives = false
     private var savedQueueVersion: UInt64 = .max
     private var savedQueueCount = -1
+    /// When the start-up rescan begins, if it waits for playback to start.
+    private var startupScanDue: Instant?
     /// An event was saved without fsync since the last durable commit.
     private var eventSinceDurableSave = false
     /// Per-track positions as the database has them.
@@ -150,7 +152,13 @@ final class Daemon {
 
     private func loop() -> Int32 {
         restore()
-        scan.start(probe: Self.probe)
+        // With something to resume, the first sample comes first: the start-up rescan waits
+        // until playback started (or 2 s), so it does not compete with it for the CPU.
+        if machine.currentRequest == nil {
+            scan.start(probe: Self.probe)
+        } else {
+            startupScanDue = Instant.now.adding(milliseconds: 2000)
+        }
         console?.greet()
         while !stopping {
             var interests = [Poller.Interest(fd: signals.rawValue), Poller.Interest(fd: wakeup.fd.rawValue)]
@@ -185,6 +193,7 @@ final class Daemon {
     private func pollTimeout() -> Int32 {
         let now = Instant.now
         var timeout: Int64 = machine.state == .playing ? 250 : 60_000
+        if let due = startupScanDue { timeout = min(timeout, max(0, (due.nanoseconds - now.nanoseconds) / 1_000_000 + 1)) }
         if let deadline = policy.nextDeadline {
             timeout = min(timeout, max(0, (deadline.nanoseconds - now.nanoseconds) / 1_000_000 + 1))
         }
@@ -194,6 +203,10 @@ final class Daemon {
     /// Position report to the core and the checkpoint policy's writes.
     private func tick() {
         let now = Instant.now
+        if let due = startupScanDue, now >= due {
+            startupScanDue = nil
+            scan.start(probe: Self.probe)
+        }
         if machine.state == .playing || machine.state == .paused {
             let status = pipeline.status()
             if status.token != nil, status.token == machine.currentRequest?.token {
@@ -228,6 +241,10 @@ final class Daemon {
             switch event {
             case .started(let token):
                 defer { writeJournal() }  // the journal names the new track at once
+                if startupScanDue != nil {
+                    startupScanDue = nil
+                    scan.start(probe: Self.probe)
+                }
                 if let request = requests[token] {
                     logger.info("playing \(describe(request.trackID))")
                     console?.announce("playing \(describe(request.trackID))")
