@@ -86,7 +86,8 @@ public struct Lyrics: Sendable, Equatable {
 
     /// Parses decoded text as KSC or LRC.
     public static func parse(text: String, fileName: String = "") -> Lyrics {
-        if fileName.lowercased().hasSuffix(".ksc") || (!fileName.lowercased().hasSuffix(".lrc") && text.contains("karaoke.add"))
+        if fileName.lowercased().hasSuffix(".ksc")
+            || (!fileName.lowercased().hasSuffix(".lrc") && text.contains("karaoke.add"))
         {
             return KSCParser.parse(text)
         }
@@ -96,7 +97,8 @@ public struct Lyrics: Sendable, Equatable {
     /// Unsynced text (ID3 USLT): lines without times, shown as a whole from the start.
     public static func unsynced(_ text: String) -> Lyrics {
         let lines = LRCParser.splitLines(text).map { $0.trimmedSpaces }.filter { !$0.isEmpty }
-        return Lyrics(format: .unsynced, lines: lines.isEmpty ? [] : [LyricLine(timeMs: 0, text: lines.joined(separator: " / "))])
+        return Lyrics(
+            format: .unsynced, lines: lines.isEmpty ? [] : [LyricLine(timeMs: 0, text: lines.joined(separator: " / "))])
     }
 
     /// Sorts lines by time, keeping the file order among equal times.

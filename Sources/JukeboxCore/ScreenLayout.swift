@@ -12,7 +12,9 @@ public struct NowPlaying: Sendable, Equatable {
     public var durationMs: Int64?
 
     /// What is playing.
-    public init(title: String, artist: String = "", state: State = .playing, positionMs: Int64 = 0, durationMs: Int64? = nil) {
+    public init(
+        title: String, artist: String = "", state: State = .playing, positionMs: Int64 = 0, durationMs: Int64? = nil
+    ) {
         self.title = title
         self.artist = artist
         self.state = state
@@ -96,7 +98,8 @@ public struct ScreenLayout: Sendable, Equatable {
             let label = "Vol \(percent)"
             let barCells = max(0, columns - TextCells.width(of: label) - 1)
             let filled = barCells * max(0, min(100, percent)) / 100
-            text = label + " " + String(repeating: "█", count: filled) + String(repeating: "·", count: barCells - filled)
+            text =
+                label + " " + String(repeating: "█", count: filled) + String(repeating: "·", count: barCells - filled)
         case .mode(let mode): text = "Mode: \(mode.rawValue)"
         case .paused: text = "\(Self.pauseGlyph) Paused"
         case .resumed: text = "\(Self.playGlyph) Playing"

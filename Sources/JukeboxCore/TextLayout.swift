@@ -83,7 +83,8 @@ public enum TextCells {
     public static func fit<S: StringProtocol>(_ text: S, columns: Int) -> String {
         if width(of: text) <= columns { return window(text, offset: 0, columns: columns) }
         guard columns > 1 else { return window(text, offset: 0, columns: columns) }
-        return window(window(text, offset: 0, columns: columns - 1).trimmedTrailingSpaces + "…", offset: 0, columns: columns)
+        return window(
+            window(text, offset: 0, columns: columns - 1).trimmedTrailingSpaces + "…", offset: 0, columns: columns)
     }
 }
 

@@ -52,7 +52,8 @@ final class DisplayController {
             if !d.device.isEmpty {
                 fd = jb_open(d.device, O_WRONLY | O_NOCTTY | O_CLOEXEC, 0)
                 if fd < 0 {
-                    logger.error("display: cannot open \(d.device): \(Errno.current("open")); going on without a display")
+                    logger.error(
+                        "display: cannot open \(d.device): \(Errno.current("open")); going on without a display")
                     return nil
                 }
             }
@@ -87,7 +88,8 @@ final class DisplayController {
             if state == .paused { screen.handle(.paused, now: now) }
             if state == .playing && lastState == .paused { screen.handle(.resumed, now: now) }
         }
-        urgent = urgent || lastVolume != volume || lastMode != mode || lastState != state
+        urgent =
+            urgent || lastVolume != volume || lastMode != mode || lastState != state
             || abs(positionMs - lastPositionMs) > 1500
         lastVolume = volume
         lastMode = mode

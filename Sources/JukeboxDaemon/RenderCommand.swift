@@ -57,7 +57,8 @@ struct RenderCommand: ParsableCommand {
         guard let positionMs = Self.parsePosition(position) else {
             throw ValidationError("--position must be seconds or m:ss, e.g. 83.5 or 1:23.5")
         }
-        var playing = NowPlaying(title: title ?? "", artist: artist ?? "", state: paused ? .paused : .playing, positionMs: positionMs)
+        var playing = NowPlaying(
+            title: title ?? "", artist: artist ?? "", state: paused ? .paused : .playing, positionMs: positionMs)
         var lyricFile = lyrics
         var timeline: LyricTimeline?
         if let track {
@@ -72,7 +73,9 @@ struct RenderCommand: ParsableCommand {
                 let stem = track.lastIndex(of: ".").map { String(track[..<$0]) } ?? track
                 lyricFile = [".lrc", ".LRC", ".ksc", ".KSC"].map { stem + $0 }.first { access($0, R_OK) == 0 }
             }
-            if lyricFile == nil, let embedded = EmbeddedLyrics.read(path: track) { timeline = LyricTimeline(lyrics: embedded) }
+            if lyricFile == nil, let embedded = EmbeddedLyrics.read(path: track) {
+                timeline = LyricTimeline(lyrics: embedded)
+            }
         }
         if let lyricFile {
             do {
@@ -99,7 +102,8 @@ struct RenderCommand: ParsableCommand {
             let perMinute = (result.cpuMsPerMinute * 10).rounded() / 10
             print(
                 "display \(parts[0])x\(parts[1]) \(geometry.bitsPerPixel) bpp: \(perMinute) ms CPU per minute of playback "
-                    + "(\(result.frames) frames at 20 Hz, \(result.pixelsWritten / max(1, result.frames)) pixels written per frame)")
+                    + "(\(result.frames) frames at 20 Hz, \(result.pixelsWritten / max(1, result.frames)) pixels written per frame)"
+            )
             return
         }
         let canvas: PixelCanvas

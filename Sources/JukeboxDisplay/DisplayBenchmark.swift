@@ -17,7 +17,9 @@ public enum DisplayBenchmark {
     }
 
     /// Runs the refreshes; `file` is the scratch framebuffer.
-    public static func run(geometry: Framebuffer.Geometry, seconds: Int, font: BitmapFont, file: String) throws -> Result {
+    public static func run(geometry: Framebuffer.Geometry, seconds: Int, font: BitmapFont, file: String) throws
+        -> Result
+    {
         var lrc = "[ti:Benchmark]\n"
         for second in stride(from: 0, to: seconds + 5, by: 4) {
             lrc += "[\(second / 60):\(second % 60 < 10 ? "0" : "")\(second % 60).00]"

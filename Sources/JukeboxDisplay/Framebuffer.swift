@@ -54,7 +54,8 @@ public final class Framebuffer {
 
     private init(fd: FileDescriptor, geometry: Geometry) throws {
         guard geometry.bitsPerPixel == 16 || geometry.bitsPerPixel == 32 else {
-            throw Failure(description: "\(fd.path ?? "framebuffer"): \(geometry.bitsPerPixel) bpp is not supported (16 or 32)")
+            throw Failure(
+                description: "\(fd.path ?? "framebuffer"): \(geometry.bitsPerPixel) bpp is not supported (16 or 32)")
         }
         let length = geometry.byteCount
         let mapped = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd.rawValue, 0)
@@ -84,7 +85,8 @@ public final class Framebuffer {
         let geometry = Geometry(
             width: Int(info.xres), height: Int(info.yres), bitsPerPixel: Int(info.bits_per_pixel),
             lineLength: Int(info.line_length), red: (Int(info.red_offset), Int(info.red_length)),
-            green: (Int(info.green_offset), Int(info.green_length)), blue: (Int(info.blue_offset), Int(info.blue_length)))
+            green: (Int(info.green_offset), Int(info.green_length)),
+            blue: (Int(info.blue_offset), Int(info.blue_length)))
         return try Framebuffer(fd: fd, geometry: geometry)
     }
 
@@ -161,8 +163,10 @@ public final class Framebuffer {
             for x in 0..<g.width {
                 let value: UInt32 =
                     g.bitsPerPixel == 16
-                    ? UInt32(line.assumingMemoryBound(to: UInt16.self)[x]) : line.assumingMemoryBound(to: UInt32.self)[x]
-                canvas.pixels[y * g.width + x] = channel(value, g.red) << 16 | channel(value, g.green) << 8 | channel(value, g.blue)
+                    ? UInt32(line.assumingMemoryBound(to: UInt16.self)[x])
+                    : line.assumingMemoryBound(to: UInt32.self)[x]
+                canvas.pixels[y * g.width + x] =
+                    channel(value, g.red) << 16 | channel(value, g.green) << 8 | channel(value, g.blue)
             }
         }
         return canvas

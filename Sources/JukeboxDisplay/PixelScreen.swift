@@ -71,7 +71,8 @@ public struct PixelScreen {
     private func drawProgress(_ playing: NowPlaying, font: BitmapFont, into canvas: inout PixelCanvas) {
         let y = height - 22
         let glyph: Character =
-            playing.state == .playing ? ScreenLayout.playGlyph : playing.state == .paused ? ScreenLayout.pauseGlyph : ScreenLayout.stopGlyph
+            playing.state == .playing
+            ? ScreenLayout.playGlyph : playing.state == .paused ? ScreenLayout.pauseGlyph : ScreenLayout.stopGlyph
         let left = "\(glyph) \(ScreenLayout.clock(playing.positionMs))"
         let right = playing.durationMs.map { ScreenLayout.clock($0) } ?? ""
         let leftWidth = canvas.draw(left, x: 8, y: y, font: font) { _ in Self.artistColor }

@@ -19,7 +19,8 @@ public enum ScreenPicture {
                 if cells == 0 { continue }
                 for k in 0..<cells where cell + k < columns {
                     canvas.fill(
-                        x: margin + (cell + k) * (cellWidth + gap), y: margin + row * (cellHeight + gap), width: cellWidth,
+                        x: margin + (cell + k) * (cellWidth + gap), y: margin + row * (cellHeight + gap),
+                        width: cellWidth,
                         height: cellHeight, color: 0x86_B0_36)
                 }
                 let x = margin + cell * (cellWidth + gap)

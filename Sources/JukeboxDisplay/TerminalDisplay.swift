@@ -63,7 +63,10 @@ public final class TerminalDisplay: TextDisplay {
             body += "\u{1B}[\(index + 2);2H"
             if let highlight, highlight.cells > 0 {
                 body += sung + TextCells.window(row, offset: 0, columns: highlight.cells)
-                body += lcd + TextCells.window(row, offset: highlight.cells, columns: TextCells.width(of: row) - highlight.cells)
+                body +=
+                    lcd
+                    + TextCells.window(
+                        row, offset: highlight.cells, columns: TextCells.width(of: row) - highlight.cells)
             } else {
                 body += lcd + row
             }

@@ -13,7 +13,9 @@ private struct LRCCase: CustomTestStringConvertible, Sendable {
 
 @Suite struct LRCParserTests {
     private static let cases: [LRCCase] = [
-        LRCCase(name: "[mm:ss]", source: "[00:12]Twelve\n[01:05]Sixty-five", lines: [(12_000, "Twelve"), (65_000, "Sixty-five")]),
+        LRCCase(
+            name: "[mm:ss]", source: "[00:12]Twelve\n[01:05]Sixty-five",
+            lines: [(12_000, "Twelve"), (65_000, "Sixty-five")]),
         LRCCase(name: "[mm:ss.xx]", source: "[00:12.34]A\n[02:00.05]B", lines: [(12_340, "A"), (120_050, "B")]),
         LRCCase(name: "[mm:ss.xxx]", source: "[00:12.345]A\n[00:13.007]B", lines: [(12_345, "A"), (13_007, "B")]),
         LRCCase(name: "[mm:ss.x]", source: "[00:12.3]A", lines: [(12_300, "A")]),
@@ -41,7 +43,8 @@ private struct LRCCase: CustomTestStringConvertible, Sendable {
         LRCCase(name: "spaces around text", source: "[00:01.00]   padded   \n", lines: [(1000, "padded")]),
         LRCCase(name: "brackets in text", source: "[00:01.00]Hello [world]", lines: [(1000, "Hello [world]")]),
         LRCCase(
-            name: "garbage skipped", source: "garbage line\n[00:01.00]Good\n[xx:yy]bad\n[00:02.00\n[00:61.00]bad\n[00:03.00]Fine",
+            name: "garbage skipped",
+            source: "garbage line\n[00:01.00]Good\n[xx:yy]bad\n[00:02.00\n[00:61.00]bad\n[00:03.00]Fine",
             lines: [(1000, "Good"), (3000, "Fine")], warnings: 4),
         LRCCase(name: "text after tag", source: "[ar:Someone] extra\n[00:01.00]A", lines: [(1000, "A")], warnings: 1),
         LRCCase(name: "bad offset", source: "[offset:soon]\n[00:01.00]A", lines: [(1000, "A")], warnings: 1),
@@ -56,7 +59,8 @@ private struct LRCCase: CustomTestStringConvertible, Sendable {
     }
 
     @Test func idTags() {
-        let lyrics = LRCParser.parse("[ti:Song]\n[ar: Artist ]\n[al:Album]\n[by:me]\n[length: 03:25]\n[re:x]\n[00:01.00]A")
+        let lyrics = LRCParser.parse(
+            "[ti:Song]\n[ar: Artist ]\n[al:Album]\n[by:me]\n[length: 03:25]\n[re:x]\n[00:01.00]A")
         #expect(lyrics.tags["ti"] == "Song")
         #expect(lyrics.tags["ar"] == "Artist")
         #expect(lyrics.tags["al"] == "Album")
@@ -104,7 +108,8 @@ private struct LRCCase: CustomTestStringConvertible, Sendable {
         var rng = SplitMix64(seed: 7)
         let alphabet = Array("[]<>:.0123456789 abc\r\n-+offset:ti")
         for _ in 0..<300 {
-            let text = String((0..<Int(rng.next() % 80)).map { _ in alphabet[Int(rng.next() % UInt64(alphabet.count))] })
+            let text = String(
+                (0..<Int(rng.next() % 80)).map { _ in alphabet[Int(rng.next() % UInt64(alphabet.count))] })
             let lyrics = LRCParser.parse(text)
             #expect(lyrics.lines.map(\.timeMs) == lyrics.lines.map(\.timeMs).sorted())
         }
@@ -209,7 +214,9 @@ private struct LRCCase: CustomTestStringConvertible, Sendable {
         var body: [UInt8] = []
         for (id, data) in frames {
             let n = data.count
-            body += Array(id.utf8) + [UInt8(n >> 24), UInt8(n >> 16 & 0xFF), UInt8(n >> 8 & 0xFF), UInt8(n & 0xFF), 0, 0] + data
+            body +=
+                Array(id.utf8) + [UInt8(n >> 24), UInt8(n >> 16 & 0xFF), UInt8(n >> 8 & 0xFF), UInt8(n & 0xFF), 0, 0]
+                + data
         }
         let n = body.count
         let size: [UInt8] = [UInt8(n >> 21 & 0x7F), UInt8(n >> 14 & 0x7F), UInt8(n >> 7 & 0x7F), UInt8(n & 0x7F)]

@@ -7,10 +7,11 @@ import Testing
         lyrics: LRCParser.parse(
             "[00:02.00]One\n[00:05.00]<00:05.00>Two <00:06.00>words<00:08.00>\n[00:08.00]\n[00:10.00]Last"))
 
-    @Test(arguments: [
-        (0, nil, "One"), (1999, nil, "One"), (2000, "One", "Two words"), (4999, "One", "Two words"),
-        (5000, "Two words", ""), (8000, "", "Last"), (60_000, "Last", nil),
-    ] as [(Int64, String?, String?)])
+    @Test(
+        arguments: [
+            (0, nil, "One"), (1999, nil, "One"), (2000, "One", "Two words"), (4999, "One", "Two words"),
+            (5000, "Two words", ""), (8000, "", "Last"), (60_000, "Last", nil),
+        ] as [(Int64, String?, String?)])
     func currentAndNext(position: Int64, current: String?, next: String?) {
         let moment = timeline.moment(at: position)
         #expect(moment.current?.text == current)
@@ -65,11 +66,13 @@ import Testing
 
 @Suite struct LyricScrollingTests {
     static let long = "Golden light is pouring on the kitchen floor and the day begins again"  // 69 cells
-    static let lyrics = LRCParser.parse("[ti:T]\n[00:02.50]Open the window\n[00:07.50]\(long)\n[00:12.50]\n[00:15.00]Morning light")
+    static let lyrics = LRCParser.parse(
+        "[ti:T]\n[00:02.50]Open the window\n[00:07.50]\(long)\n[00:12.50]\n[00:15.00]Morning light")
 
     private func lyricRow(_ layout: ScreenLayout, at ms: Int64) -> String {
         layout.frame(
-            NowPlaying(title: "Morning Light", artist: "Demo", positionMs: ms), lyrics: LyricTimeline(lyrics: Self.lyrics),
+            NowPlaying(title: "Morning Light", artist: "Demo", positionMs: ms),
+            lyrics: LyricTimeline(lyrics: Self.lyrics),
             now: .milliseconds(ms)
         ).rows[1]
     }
@@ -127,7 +130,9 @@ import Testing
         let lyrics = LRCParser.parse("[00:01.00]\(Self.long)")
         let marqueeEnd = 1000 + max(4000, Int64(69 - 16) * 300 + 2400)
         let layout = ScreenLayout(columns: 16, rows: 2)
-        let row = layout.frame(NowPlaying(title: "x", positionMs: marqueeEnd), lyrics: LyricTimeline(lyrics: lyrics), now: .zero).rows[1]
+        let row = layout.frame(
+            NowPlaying(title: "x", positionMs: marqueeEnd), lyrics: LyricTimeline(lyrics: lyrics), now: .zero
+        ).rows[1]
         #expect(row == "day begins again")
     }
 
@@ -172,7 +177,8 @@ import Testing
 
     @Test func withoutLyricsRowTwoShowsTheTime() {
         let layout = ScreenLayout(columns: 16, rows: 2)
-        let frame = layout.frame(NowPlaying(title: "Song", state: .paused, positionMs: 83_000, durationMs: 225_000), lyrics: nil, now: .zero)
+        let frame = layout.frame(
+            NowPlaying(title: "Song", state: .paused, positionMs: 83_000, durationMs: 225_000), lyrics: nil, now: .zero)
         #expect(frame.rows == ["Song            ", "‖ 1:23 / 3:45   "])
     }
 
@@ -187,13 +193,18 @@ import Testing
     }
 
     @Test func nothingQueued() {
-        #expect(ScreenLayout(columns: 16, rows: 2).frame(nil, lyrics: nil, now: .zero).rows == ["Jukebox         ", "Nothing queued  "])
+        #expect(
+            ScreenLayout(columns: 16, rows: 2).frame(nil, lyrics: nil, now: .zero).rows == [
+                "Jukebox         ", "Nothing queued  ",
+            ])
     }
 
     @Test func wordHighlight() {
         let timed = LyricTimeline(lyrics: LRCParser.parse("[00:01.00]<00:01.00>Hello <00:02.00>world<00:03.00>"))
         let layout = ScreenLayout(columns: 16, rows: 2)
-        let at = { (ms: Int64) in layout.frame(NowPlaying(title: "x", positionMs: ms), lyrics: timed, now: .zero).highlight }
+        let at = { (ms: Int64) in
+            layout.frame(NowPlaying(title: "x", positionMs: ms), lyrics: timed, now: .zero).highlight
+        }
         #expect(at(1000) == ScreenFrame.Highlight(row: 1, cells: 0))
         #expect(at(1500) == ScreenFrame.Highlight(row: 1, cells: 2))
         #expect(at(2000) == ScreenFrame.Highlight(row: 1, cells: 6))
@@ -202,12 +213,18 @@ import Testing
 }
 
 @Suite struct LCDCharsetTests {
-    @Test(arguments: [
-        ("Hello!", Array("Hello!".utf8)), ("Café", Array("Cafe".utf8)), ("Ärger über Öl", [0x41, 0x72, 0x67, 0x65, 0x72, 0x20, 0x75 - 0x75 + 0xF5, 0x62, 0x65, 0x72, 0x20, 0x4F, 0x6C]),
-        ("Straße", [0x53, 0x74, 0x72, 0x61, 0xE2, 0x65]), ("niño", [0x6E, 0x69, 0xEE, 0x6F]), ("Œuvre…", Array("OEuvre...".utf8)),
-        ("“quoted” – ok", Array("\"quoted\" - ok".utf8)), ("a\\b~c", Array("a/b-c".utf8)), ("▶‖♪■", [0, 1, 2, 3]),
-        ("你好", Array("????".utf8)), ("Ça", Array("Ca".utf8)),
-    ] as [(String, [UInt8])])
+    @Test(
+        arguments: [
+            ("Hello!", Array("Hello!".utf8)), ("Café", Array("Cafe".utf8)),
+            (
+                "Ärger über Öl",
+                [0x41, 0x72, 0x67, 0x65, 0x72, 0x20, 0x75 - 0x75 + 0xF5, 0x62, 0x65, 0x72, 0x20, 0x4F, 0x6C]
+            ),
+            ("Straße", [0x53, 0x74, 0x72, 0x61, 0xE2, 0x65]), ("niño", [0x6E, 0x69, 0xEE, 0x6F]),
+            ("Œuvre…", Array("OEuvre...".utf8)),
+            ("“quoted” – ok", Array("\"quoted\" - ok".utf8)), ("a\\b~c", Array("a/b-c".utf8)), ("▶‖♪■", [0, 1, 2, 3]),
+            ("你好", Array("????".utf8)), ("Ça", Array("Ca".utf8)),
+        ] as [(String, [UInt8])])
     func mapsTextToTheROM(text: String, codes: [UInt8]) {
         #expect(LCDCharset.encode(text, columns: codes.count) == codes)
     }

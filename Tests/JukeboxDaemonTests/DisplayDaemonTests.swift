@@ -43,7 +43,9 @@ import Testing
         #expect(again.waitForLine(matching: "resuming", on: .stderr) != nil, "\(harness.log)")
         sleepMilliseconds(300)
         harness.send("lyrics")
-        #expect(again.waitForLine(matching: "01 Morning Light.lrc (5 lines, offset 1000 ms)", on: .stdout) != nil, "\(harness.log)")
+        #expect(
+            again.waitForLine(matching: "01 Morning Light.lrc (5 lines, offset 1000 ms)", on: .stdout) != nil,
+            "\(harness.log)")
         again.kill(SIGTERM)
         #expect(again.waitForExit(timeout: .seconds(3)) == 0)
     }

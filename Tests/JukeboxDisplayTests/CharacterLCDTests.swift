@@ -65,7 +65,8 @@ final class PtyPair {
 
     @Test func matrixOrbitalCommandSet() throws {
         let pty = try PtyPair()
-        let lcd = try SerialCharacterLCD(device: pty.slavePath, baud: 19200, columns: 20, rows: 4, protocol: .matrixOrbital)
+        let lcd = try SerialCharacterLCD(
+            device: pty.slavePath, baud: 19200, columns: 20, rows: 4, protocol: .matrixOrbital)
         lcd.show(ScreenFrame(rows: ["a", "b", "c", "d"]), now: .zero)
         let bytes = pty.read()
         var expected: [UInt8] = [0xFE, 0x58]
@@ -82,10 +83,14 @@ final class PtyPair {
         var diff = LCDScreenDiff(columns: 8, rows: 1)
         _ = diff.start()
         _ = diff.update(to: ScreenFrame(rows: ["abcdefgh"]))
-        #expect(diff.update(to: ScreenFrame(rows: ["aXcXefgh"])) == [.cursor(column: 1, row: 0), .text(Array("XcX".utf8))])
+        #expect(
+            diff.update(to: ScreenFrame(rows: ["aXcXefgh"])) == [.cursor(column: 1, row: 0), .text(Array("XcX".utf8))])
         #expect(
             diff.update(to: ScreenFrame(rows: ["aYcXefgY"]))
-                == [.cursor(column: 1, row: 0), .text(Array("Y".utf8)), .cursor(column: 7, row: 0), .text(Array("Y".utf8))])
+                == [
+                    .cursor(column: 1, row: 0), .text(Array("Y".utf8)), .cursor(column: 7, row: 0),
+                    .text(Array("Y".utf8)),
+                ])
     }
 
     @Test func ddramAddresses() {
@@ -113,7 +118,10 @@ final class PtyPair {
         // Three 0x3 nibbles, then 0x2 (4-bit mode), each strobed E high then low, backlight on.
         #expect(Array(bytes.prefix(8)) == [0x3C, 0x38, 0x3C, 0x38, 0x3C, 0x38, 0x2C, 0x28])
         // Function set 0x28, display on 0x0C, entry mode 0x06, clear 0x01.
-        #expect(Array(bytes[8..<24]) == [0x2C, 0x28, 0x8C, 0x88, 0x0C, 0x08, 0xCC, 0xC8, 0x0C, 0x08, 0x6C, 0x68, 0x0C, 0x08, 0x1C, 0x18])
+        #expect(
+            Array(bytes[8..<24]) == [
+                0x2C, 0x28, 0x8C, 0x88, 0x0C, 0x08, 0xCC, 0xC8, 0x0C, 0x08, 0x6C, 0x68, 0x0C, 0x08, 0x1C, 0x18,
+            ])
         #expect(pauses == [50_000, 4500, 150, 150, 2000])
         // 'A' as data (RS = 1) right after the cursor at 0x80.
         let cursorThenA: [UInt8] = [0x8C, 0x88, 0x0C, 0x08, 0x4D, 0x49, 0x1D, 0x19]

@@ -7,13 +7,16 @@ import Testing
 
 /// Snapshots live in Tests/JukeboxDisplayTests/Snapshots; a missing one is written (and the
 /// test fails so that it is looked at and committed). `JUKEBOX_UPDATE_SNAPSHOTS=1` rewrites all.
-func expectSnapshot(_ canvas: PixelCanvas, named name: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+func expectSnapshot(_ canvas: PixelCanvas, named name: String, sourceLocation: SourceLocation = #_sourceLocation) throws
+{
     let path = Fixtures.path("Tests/JukeboxDisplayTests/Snapshots/\(name).png")
     let png = PNG.encode(canvas)
     let existing = try? readWholeFileForTest(path)
     if existing == nil || getenv("JUKEBOX_UPDATE_SNAPSHOTS") != nil {
         try writeFileForTest(path, png)
-        if existing == nil { Issue.record("snapshot \(name) was missing; written to \(path)", sourceLocation: sourceLocation) }
+        if existing == nil {
+            Issue.record("snapshot \(name) was missing; written to \(path)", sourceLocation: sourceLocation)
+        }
         return
     }
     if existing != png {
@@ -71,7 +74,8 @@ let unifontInstalled = access(BitmapFont.unifontPath, R_OK) == 0
         defer { unlink(file) }
         let canvas = try ScreenPicture.framebuffer(
             NowPlaying(title: "Morning Light", artist: "Jukebox Demo", positionMs: 9_800, durationMs: 21_000),
-            lyrics: demoLyrics, now: .zero, geometry: .rgb565(width: 320, height: 240), font: BitmapFont.builtin(), file: file)
+            lyrics: demoLyrics, now: .zero, geometry: .rgb565(width: 320, height: 240), font: BitmapFont.builtin(),
+            file: file)
         try expectSnapshot(canvas, named: "fb-320x240-rgb565")
     }
 
@@ -89,7 +93,8 @@ let unifontInstalled = access(BitmapFont.unifontPath, R_OK) == 0
     @Test func characterLCDPicture() throws {
         let layout = ScreenLayout(columns: 16, rows: 2)
         let frame = layout.frame(
-            NowPlaying(title: "Morning Light", artist: "Jukebox Demo", positionMs: 9_800), lyrics: demoLyrics, now: .zero)
+            NowPlaying(title: "Morning Light", artist: "Jukebox Demo", positionMs: 9_800), lyrics: demoLyrics,
+            now: .zero)
         try expectSnapshot(
             ScreenPicture.characterLCD(frame, columns: 16, rows: 2, font: BitmapFont.builtin()), named: "lcd-16x2")
     }

@@ -13,7 +13,9 @@ import Testing
                 == "\u{1B}7\u{1B}[2;2H\(TerminalDisplay.lcd)Song – Band     \u{1B}[0m\u{1B}[3;2H\(TerminalDisplay.lcd)First line      \u{1B}[0m\u{1B}8"
         )
         let second = ScreenFrame(rows: ["Song – Band     ", "irst line       "])
-        #expect(TerminalDisplay.update(from: first, to: second) == "\u{1B}7\u{1B}[3;2H\(TerminalDisplay.lcd)irst line       \u{1B}[0m\u{1B}8")
+        #expect(
+            TerminalDisplay.update(from: first, to: second)
+                == "\u{1B}7\u{1B}[3;2H\(TerminalDisplay.lcd)irst line       \u{1B}[0m\u{1B}8")
         #expect(TerminalDisplay.update(from: second, to: second) == "")
     }
 
@@ -35,6 +37,7 @@ import Testing
         close(fds[1])
         var buffer = [UInt8](repeating: 0, count: 4096)
         let n = read(fds[0], &buffer, buffer.count)
-        #expect(String(decoding: buffer[0..<max(0, n)], as: UTF8.self) == "lcd| Song | Line one\nlcd| Song | Line two\n")
+        #expect(
+            String(decoding: buffer[0..<max(0, n)], as: UTF8.self) == "lcd| Song | Line one\nlcd| Song | Line two\n")
     }
 }
