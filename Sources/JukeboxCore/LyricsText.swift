@@ -23,8 +23,30 @@ public enum LyricsTextDecoder {
         if bytes.starts(with: [0xFF, 0xFE]) { return (utf16(bytes[2...], bigEndian: false), .utf16LE) }
         if bytes.starts(with: [0xFE, 0xFF]) { return (utf16(bytes[2...], bigEndian: true), .utf16BE) }
         if let text = String(validating: bytes, as: UTF8.self) { return (text, .utf8) }
-        if let text = GB18030.decode(bytes, strict: true) { return (text, .gb18030) }
+        if looksLikeChinese(bytes), let text = GB18030.decode(bytes, strict: true) { return (text, .gb18030) }
         return (windows1252(bytes), .windows1252)
+    }
+
+    /// Western 8-bit text (é, à) can also be valid GBK ("été" is E9 74 E9): GB18030 is chosen
+    /// only when most non-ASCII bytes pair up as GB2312 characters (both bytes 0xA1...0xFE),
+    /// as the common hanzi do, and never when a high byte is followed by an ASCII letter.
+    static func looksLikeChinese(_ bytes: [UInt8]) -> Bool {
+        var high = 0
+        var paired = 0
+        var i = 0
+        while i < bytes.count {
+            let b = bytes[i]
+            if b < 0x80 {
+                i += 1
+                continue
+            }
+            high += 2
+            guard i + 1 < bytes.count else { break }
+            let next = bytes[i + 1]
+            if (0xA1...0xFE).contains(b) && (0xA1...0xFE).contains(next) { paired += 2 }
+            i += (0x30...0x39).contains(next) ? 4 : 2
+        }
+        return high > 0 && paired * 2 >= high
     }
 
     private static func utf16(_ bytes: ArraySlice<UInt8>, bigEndian: Bool) -> String {

@@ -156,6 +156,24 @@ private struct LRCCase: CustomTestStringConvertible, Sendable {
         #expect(lyrics.lines.map(\.timeMs) == [1000, 5500])
     }
 
+    @Test func westernEightBitTextIsNotTakenForGBK() {
+        // "été à Paris" in Windows-1252: E9 74 E9 is also a valid GBK sequence.
+        let bytes: [UInt8] = Array("[00:01.00]".utf8) + [0xE9, 0x74, 0xE9, 0x20, 0xE0] + Array(" Paris".utf8)
+        let lyrics = Lyrics.parse(bytes: bytes)
+        #expect(lyrics.encoding == .windows1252)
+        #expect(lyrics.lines.first?.text == "été à Paris")
+    }
+
+    @Test func randomBytesNeverCrash() {
+        var rng = SplitMix64(seed: 11)
+        for _ in 0..<500 {
+            let bytes = (0..<Int(rng.next() % 120)).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+            _ = Lyrics.parse(bytes: Array("[00:01.00]".utf8) + bytes)
+            _ = Lyrics.parse(bytes: bytes, fileName: "x.ksc")
+            _ = ID3Lyrics.parse([0x49, 0x44, 0x33, 3, 0, 0, 0, 0, 0, 50] + bytes)
+        }
+    }
+
     @Test func gb18030Lenient() {
         #expect(GB18030.decode([0x41, 0xD6, 0xD0, 0xFF, 0x42]) == "A中\u{FFFD}B")
         #expect(GB18030.decode([0xD6], strict: true) == nil)
