@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import JukeboxTestSupport
 import Testing
 
@@ -74,5 +75,25 @@ import Testing
         let result = try Jukeboxd.run(["render", "--size", "big", "--output", "/tmp/x.png"])
         #expect(result.status != 0)
         #expect(result.stderr.contains("--size must be WIDTHxHEIGHT"))
+    }
+}
+
+@Suite struct EmbeddedLyricsTests {
+    @Test func syltInAnMP3() throws {
+        let sylt: [UInt8] =
+            [3] + Array("eng".utf8) + [2, 1] + [0]
+            + Array("Embedded one".utf8) + [0, 0, 0, 0x05, 0xDC]
+            + Array("\nEmbedded two".utf8) + [0, 0, 0, 0x0F, 0xA0]
+        var body: [UInt8] = Array("SYLT".utf8) + [0, 0, 0, UInt8(sylt.count), 0, 0] + sylt
+        body += [UInt8](repeating: 0, count: 16)  // padding
+        let n = body.count
+        let tag: [UInt8] = [0x49, 0x44, 0x33, 3, 0, 0, 0, 0, UInt8(n >> 7), UInt8(n & 0x7F)] + body
+        let audio = try Array(Data(contentsOf: URL(fileURLWithPath: Fixtures.demoMusic + "/03 Night Drive.mp3")))
+        let path = "/tmp/jukebox-embedded-\(getpid()).mp3"
+        try Data(tag + audio).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let result = try Jukeboxd.run(["lyrics", path])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("00:01.500  Embedded one\n00:04.000  Embedded two\n"), "\(result.stdout)")
     }
 }
