@@ -149,6 +149,29 @@ public final class Framebuffer {
         return written
     }
 
+    /// Writes rows `rows` of `canvas` (clipped to the screen). Returns the pixels written.
+    @discardableResult
+    public func write(_ canvas: PixelCanvas, rows: Range<Int>) -> Int {
+        let w = min(canvas.width, geometry.width)
+        let y0 = max(0, rows.lowerBound)
+        let y1 = min(rows.upperBound, canvas.height, geometry.height)
+        guard y0 < y1, w > 0 else { return 0 }
+        canvas.pixels.withUnsafeBufferPointer { now in
+            for y in y0..<y1 {
+                let row = y * canvas.width
+                let line = base + y * geometry.lineLength
+                if geometry.bitsPerPixel == 16 {
+                    let out = line.assumingMemoryBound(to: UInt16.self)
+                    for x in 0..<w { out[x] = UInt16(truncatingIfNeeded: pixel(now[row + x])) }
+                } else {
+                    let out = line.assumingMemoryBound(to: UInt32.self)
+                    for x in 0..<w { out[x] = pixel(now[row + x]) }
+                }
+            }
+        }
+        return (y1 - y0) * w
+    }
+
     /// What the framebuffer holds, as 0xRRGGBB (channels widened by bit replication).
     public func readCanvas() -> PixelCanvas {
         let g = geometry
@@ -180,7 +203,8 @@ public final class FramebufferScreen: Screen {
     private var layout: PixelScreen
     private let font: BitmapFont
     private var canvas: PixelCanvas
-    private var shown: PixelCanvas?
+    /// What each band shows now (nil before the first refresh).
+    private var renderedKeys: [[String]]?
     /// Pixels written by the last refresh (for tests and the benchmark).
     public private(set) var lastWritten = 0
 
@@ -190,18 +214,21 @@ public final class FramebufferScreen: Screen {
         self.font = font
         layout = PixelScreen(width: framebuffer.geometry.width, height: framebuffer.geometry.height)
         canvas = PixelCanvas(width: framebuffer.geometry.width, height: framebuffer.geometry.height)
+        canvas.fill(x: 0, y: 0, width: canvas.width, height: canvas.height, color: PixelScreen.background)
+        framebuffer.write(canvas, previous: nil)
     }
 
     public func handle(_ event: ScreenEvent, now: Instant) { layout.handle(event, now: now) }
 
     public func refresh(_ playing: NowPlaying?, lyrics: LyricTimeline?, now: Instant) {
-        layout.render(playing, lyrics: lyrics, now: now, font: font, into: &canvas)
-        if let shown, shown == canvas {
-            lastWritten = 0
-            return
+        let keys = layout.bandKeys(playing, lyrics: lyrics, now: now)
+        let bands = layout.bands
+        lastWritten = 0
+        for band in bands.indices where renderedKeys?[band] != keys[band] {
+            layout.renderBand(band, playing, lyrics: lyrics, now: now, font: font, into: &canvas)
+            lastWritten += framebuffer.write(canvas, rows: bands[band])
         }
-        lastWritten = framebuffer.write(canvas, previous: shown)
-        shown = canvas
+        renderedKeys = keys
     }
 
     public func overlayEnds(after now: Instant) -> Instant? { layout.overlayEnds(after: now) }

@@ -37,36 +37,83 @@ public struct PixelScreen {
     /// When the overlay goes.
     public func overlayEnds(after now: Instant) -> Instant? { lyricLayout.overlayEnds(after: now) }
 
-    /// Draws the screen into `canvas` (which must be `width` × `height`).
+    /// The horizontal bands of the screen, top to bottom: title, artist, lyric line, next
+    /// line, progress. Each is redrawn on its own when its content changes.
+    public var bands: [Range<Int>] {
+        let lyricBottom = lyricY + 16 * scale
+        let nextTop = lyricBottom + 10
+        let nextBottom = max(nextTop, min(height - 22, lyricBottom + 26))
+        return [0..<22, 22..<42, lyricY..<lyricBottom, nextTop..<nextBottom, max(0, height - 22)..<max(0, height)]
+    }
+
+    /// Draws the whole screen into `canvas` (which must be `width` × `height`).
     public func render(
         _ playing: NowPlaying?, lyrics: LyricTimeline?, now: Instant, font: BitmapFont, into canvas: inout PixelCanvas
     ) {
         canvas.fill(x: 0, y: 0, width: width, height: height, color: Self.background)
+        for band in bands.indices { renderBand(band, playing, lyrics: lyrics, now: now, font: font, into: &canvas) }
+    }
+
+    /// Clears band `band` and draws its content.
+    public func renderBand(
+        _ band: Int, _ playing: NowPlaying?, lyrics: LyricTimeline?, now: Instant, font: BitmapFont,
+        into canvas: inout PixelCanvas
+    ) {
+        let range = bands[band]
+        canvas.fill(x: 0, y: range.lowerBound, width: width, height: range.count, color: Self.background)
         let columns = lineLayout.columns
         guard let playing else {
-            canvas.draw(TextCells.fit("Jukebox", columns: columns), x: 8, y: 8, font: font) { _ in Self.titleColor }
-            let row = lyricLayout.frame(nil, lyrics: nil, now: now).rows[1]
-            canvas.draw(row, x: 8, y: lyricY, scale: scale, font: font) { _ in Self.nextColor }
+            if band == 0 {
+                canvas.draw(TextCells.fit("Jukebox", columns: columns), x: 8, y: 6, font: font) { _ in Self.titleColor }
+            } else if band == 2 {
+                let row = lyricLayout.frame(nil, lyrics: nil, now: now).rows[1]
+                canvas.draw(row, x: 8, y: lyricY, scale: scale, font: font) { _ in Self.nextColor }
+            }
             return
         }
-        let title = lineLayout.headingRow(playing.title, positionMs: playing.positionMs)
-        canvas.draw(title, x: 8, y: 6, font: font) { _ in Self.titleColor }
-        canvas.draw(TextCells.fit(playing.artist, columns: columns), x: 8, y: 24, font: font) { _ in Self.artistColor }
-
-        let frame = lyricLayout.frame(playing, lyrics: lyrics, now: now)
-        let overlay = lyricLayout.overlayEnds(after: now) != nil
-        let sung = frame.highlight?.cells ?? 0
-        canvas.draw(frame.rows[1], x: 8, y: lyricY, scale: scale, font: font) { cell in
-            overlay ? Self.overlayColor : cell < sung ? Self.sungColor : Self.lyricColor
-        }
-        if height >= 120 {
+        switch band {
+        case 0:
+            let title = lineLayout.headingRow(playing.title, positionMs: playing.positionMs)
+            canvas.draw(title, x: 8, y: 6, font: font) { _ in Self.titleColor }
+        case 1:
+            canvas.draw(TextCells.fit(playing.artist, columns: columns), x: 8, y: 24, font: font) { _ in
+                Self.artistColor
+            }
+        case 2:
+            let frame = lyricLayout.frame(playing, lyrics: lyrics, now: now)
+            let overlay = lyricLayout.overlayEnds(after: now) != nil
+            let sung = frame.highlight?.cells ?? 0
+            canvas.draw(frame.rows[1], x: 8, y: lyricY, scale: scale, font: font) { cell in
+                overlay ? Self.overlayColor : cell < sung ? Self.sungColor : Self.lyricColor
+            }
+        case 3:
+            guard height >= 120 else { return }
             let next = lineLayout.frame(playing, lyrics: lyrics, now: now).rows[2]
             canvas.draw(next, x: 8, y: lyricY + 16 * scale + 10, font: font) { _ in Self.nextColor }
+        default:
+            drawProgress(playing, font: font, into: &canvas)
         }
-        drawProgress(playing, font: font, into: &canvas)
     }
 
     private var lyricY: Int { max(44, height / 2 - 8 * scale) }
+
+    /// What each band's pixels depend on, as text: a band whose key is unchanged is not
+    /// redrawn (most 50 ms ticks change one band or none).
+    public func bandKeys(_ playing: NowPlaying?, lyrics: LyricTimeline?, now: Instant) -> [[String]] {
+        let frame = lyricLayout.frame(playing, lyrics: lyrics, now: now)
+        let overlay = "\(lyricLayout.overlayEnds(after: now) != nil)"
+        guard let playing else { return [["-"], [], [frame.rows[1], overlay], [], []] }
+        var progress = ["\(playing.state)", ScreenLayout.clock(playing.positionMs)]
+        if let duration = playing.durationMs, duration > 0 {
+            progress.append(ScreenLayout.clock(duration))
+            progress.append("\(Int64(width) * min(max(0, playing.positionMs), duration) / duration)")
+        }
+        return [
+            [lineLayout.headingRow(playing.title, positionMs: playing.positionMs)], [playing.artist],
+            [frame.rows[1], "\(frame.highlight?.cells ?? -1)", overlay],
+            height >= 120 ? [lineLayout.frame(playing, lyrics: lyrics, now: now).rows[2]] : [], progress,
+        ]
+    }
 
     private func drawProgress(_ playing: NowPlaying, font: BitmapFont, into canvas: inout PixelCanvas) {
         let y = height - 22

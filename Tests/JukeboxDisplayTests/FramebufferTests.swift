@@ -122,13 +122,17 @@ let unifontInstalled = access(BitmapFont.unifontPath, R_OK) == 0
         let screen = FramebufferScreen(framebuffer: framebuffer, font: BitmapFont.builtin())
         let playing = NowPlaying(title: "Morning Light", artist: "Jukebox Demo", positionMs: 8_000, durationMs: 21_000)
         screen.refresh(playing, lyrics: demoLyrics, now: .zero)
-        #expect(screen.lastWritten == 320 * 240)
+        let bands = PixelScreen(width: 320, height: 240).bands
+        #expect(screen.lastWritten == bands.map(\.count).reduce(0, +) * 320)
         screen.refresh(playing, lyrics: demoLyrics, now: .zero)
         #expect(screen.lastWritten == 0)
         var later = playing
-        later.positionMs = 10_000  // the lyric scrolls, the clock and bar move; the title does not
+        later.positionMs = 8_050  // the bar grows a pixel; the lyric is still in its start hold
         screen.refresh(later, lyrics: demoLyrics, now: .zero)
-        #expect(screen.lastWritten > 0 && screen.lastWritten < 320 * 240 / 3)
+        #expect(screen.lastWritten == bands[4].count * 320)
+        later.positionMs = 10_000  // the lyric line scrolls, the clock and the bar move
+        screen.refresh(later, lyrics: demoLyrics, now: .zero)
+        #expect(screen.lastWritten == (bands[2].count + bands[4].count) * 320)
     }
 
     @Test func fontsCoverWhatTheLayoutDraws() {
