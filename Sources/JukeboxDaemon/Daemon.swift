@@ -23,7 +23,7 @@ final class Daemon {
     private var machine: PlayerMachine
     private var policy: CheckpointPolicy
     private let store: LibraryStore
-    private let journal: PositionJournal?
+    private let journal: ResumeJournal
     private let pipeline: AudioPipeline
     private let wakeup: WakeupEvent
     private let signals: FileDescriptor
@@ -75,7 +75,7 @@ final class Daemon {
         let opened = try LibraryStore.open(path: config.database, logger: logger)
         store = opened.store
         if let message = opened.recoveryMessage { logger.error("\(message)") }
-        journal = PositionJournal.open(databasePath: config.database, logger: logger)
+        journal = ResumeJournal(databasePath: config.database, logger: logger)
 
         pipeline = AudioPipeline(
             config: AudioOutputConfig(
@@ -114,7 +114,7 @@ final class Daemon {
         }
         // The journal is newer than the last durable commit when it names the same track.
         if var saved = record {
-            let entry = journal?.read()
+            let entry = journal.read()
             if let entry, entry.sequence > saved.journalSequence, entry.trackID != saved.trackID {
                 // Playing moved on to another track after the last database save.
                 saved.trackID = entry.trackID
@@ -122,7 +122,7 @@ final class Daemon {
             } else {
                 saved.positionMs = saved.resumePositionMs(journal: entry)
             }
-            journal?.continueAfter(saved.journalSequence)
+            journal.continueAfter(saved.journalSequence)
             record = saved
         }
         guard let record, !queue.isEmpty else {
@@ -221,8 +221,10 @@ final class Daemon {
             } else {
                 // Only the position moved: the journal carries track and position, so
                 // making it durable is one fdatasync of a 32-byte file, not a transaction.
-                writeJournal()
-                journal?.sync()
+                refreshPosition()
+                if let track = machine.queue.currentTrack {
+                    journal.recordDurably(trackID: track, positionMs: machine.positionMs)
+                }
             }
         } else if eventNotSaved {
             // Saved at once for a crash (it reaches the kernel); the fsync follows when the
@@ -348,12 +350,12 @@ final class Daemon {
         }
     }
 
-    /// The cheap checkpoint: one pwrite, no fsync. Returns the journal's sequence number.
+    /// The every-second checkpoint: one pwrite to RAM. Returns the journal's sequence number.
     @discardableResult
     private func writeJournal() -> UInt64 {
         refreshPosition()
-        guard let journal, let track = machine.queue.currentTrack else { return 0 }
-        return journal.write(trackID: track, positionMs: machine.positionMs)
+        guard let track = machine.queue.currentTrack else { return 0 }
+        return journal.record(trackID: track, positionMs: machine.positionMs)
     }
 
     /// One transaction with everything (fsync'd when `durable`); the queue rides along
