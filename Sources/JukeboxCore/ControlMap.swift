@@ -217,7 +217,7 @@ extension ConfigValidator {
             integer("very_long_press_ms", 500...60_000) { $0.buttons.veryLongPressMs = $1 },
             choice("bias", LineBias.self) { $0.buttons.bias = $1 },
             choice("active", LineActive.self) { $0.buttons.active = $1 },
-            path("input_device") { $0.buttons.inputDevice = $1 },
+            string("input_device", allowEmpty: true) { $0.buttons.inputDevice = $1 },
             string("shutdown_command", allowEmpty: true) { $0.buttons.shutdownCommand = $1 },
         ]
         + gestureKeys(buttons: ["play_pause", "next", "previous"]) { $0.buttons.gestures[$1] = $2 }
@@ -232,7 +232,7 @@ extension ConfigValidator {
             integer("acceleration", 1...10) { $0.encoder.acceleration = $1 },
             choice("bias", LineBias.self) { $0.encoder.bias = $1 },
             choice("active", LineActive.self) { $0.encoder.active = $1 },
-            path("input_device") { $0.encoder.inputDevice = $1 },
+            string("input_device", allowEmpty: true) { $0.encoder.inputDevice = $1 },
         ] + gestureKeys(buttons: ["switch"]) { $0.encoder.gestures[$1] = $2 }
 
     /// Mapping values that are not commands, and timings that contradict each other.

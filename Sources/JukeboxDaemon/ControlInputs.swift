@@ -41,8 +41,12 @@ final class ControlInputs {
             }
         }
         var devices: [String] = []
-        for device in [config.buttons.inputDevice, config.encoder.inputDevice] where !device.isEmpty {
-            if !devices.contains(device) { devices.append(device) }
+        // Each setting may list several devices, separated by commas (one per gpio-key overlay).
+        for setting in [config.buttons.inputDevice, config.encoder.inputDevice] {
+            for part in setting.split(separator: ",") {
+                let device = String(part).trimmingWhitespace
+                if !device.isEmpty, !devices.contains(device) { devices.append(device) }
+            }
         }
         for device in devices {
             do {
