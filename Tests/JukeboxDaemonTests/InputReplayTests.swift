@@ -131,3 +131,21 @@ import Testing
         #expect(stream.count == 5, "a partial record waits for the rest")
     }
 }
+
+/// config/jukebox.toml documents the control keys with the values the code uses.
+@Test func theDocumentedControlDefaultsAreTheCodes() throws {
+    let text = try String(contentsOfFile: Fixtures.path("config/jukebox.toml"), encoding: .utf8)
+    guard case .document(let document) = ConfigFile.document(text: text, fileName: "jukebox.toml") else {
+        Issue.record("config/jukebox.toml does not parse")
+        return
+    }
+    let result = ConfigValidator.validate(document) { _ in nil }
+    #expect(result.diagnostics.isEmpty, "\(result.diagnostics)")
+    let config = try #require(result.config)
+    var buttons = JukeboxConfig.Buttons()
+    (buttons.playPause, buttons.next, buttons.previous) = (17, 27, 22)
+    #expect(config.buttons == buttons)
+    var encoder = JukeboxConfig.Encoder()
+    (encoder.a, encoder.b, encoder.pushSwitch) = (5, 6, 13)
+    #expect(config.encoder == encoder)
+}
