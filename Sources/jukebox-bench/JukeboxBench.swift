@@ -16,7 +16,7 @@ struct JukeboxBench: ParsableCommand {
             Prints a table (metric | jukeboxd | peer | ratio | target | verdict) and writes it to <work>/results.md.
             """)
 
-    static let sectionNames = ["material", "cpu", "memory", "disk", "startup", "scan"]
+    static let sectionNames = ["material", "cpu", "memory", "disk", "startup", "scan", "input"]
     static let aliases = ["rss": "memory", "mem": "memory", "ttfb": "startup", "resume": "startup", "io": "disk",
                           "writes": "disk", "decode": "cpu", "library": "scan"]
 
@@ -97,6 +97,7 @@ struct JukeboxBench: ParsableCommand {
             case "disk": bench.sectionDisk()
             case "startup": bench.sectionStartup()
             case "scan": bench.sectionScan()
+            case "input": bench.sectionInput()
             default: break
             }
             try? writeText("\(workDir)/results.md", report.markdown())   // partial results survive a crash
