@@ -38,7 +38,9 @@ public struct GestureTiming: Sendable, Equatable {
     public var doublePressMs: Int64 = 300
     public var veryLongPressMs: Int64 = 5000
 
-    public init(longPressMs: Int64 = 800, repeatMs: Int64 = 300, doublePressMs: Int64 = 300, veryLongPressMs: Int64 = 5000) {
+    public init(
+        longPressMs: Int64 = 800, repeatMs: Int64 = 300, doublePressMs: Int64 = 300, veryLongPressMs: Int64 = 5000
+    ) {
         self.longPressMs = longPressMs
         self.repeatMs = repeatMs
         self.doublePressMs = doublePressMs
@@ -147,7 +149,8 @@ public struct GestureDetector: Sendable, Equatable {
             }
         } else {
             button.isDown = false
-            if !button.silenced, !button.heldGestureFired, at.milliseconds(since: button.pressedAt) < timing.longPressMs {
+            if !button.silenced, !button.heldGestureFired, at.milliseconds(since: button.pressedAt) < timing.longPressMs
+            {
                 if button.profile.gestures.contains(.double) {
                     button.waitingSince = at
                 } else if button.profile.gestures.contains(.short) {

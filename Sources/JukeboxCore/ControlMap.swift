@@ -150,7 +150,8 @@ public struct ControlMap: Sendable, Equatable {
         for (key, value) in all {
             guard case .success(let action?) = ControlAction.parse(value) else { continue }
             if let plus = key.firstIndex(of: "+") {
-                let chord = Chord(first: String(key[..<plus]), second: String(key[key.index(after: plus)...]), action: action)
+                let chord = Chord(
+                    first: String(key[..<plus]), second: String(key[key.index(after: plus)...]), action: action)
                 chords.append(chord)
             } else if let (button, gesture) = Self.split(key) {
                 buttons[button, default: [:]][gesture] = action

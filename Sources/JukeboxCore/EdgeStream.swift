@@ -112,7 +112,8 @@ public struct EdgeReplay: Sendable {
         if let line = config.encoder.pushSwitch { pins[line] = (.button("switch"), encoderLow) }
         if let line = config.encoder.a { pins[line] = (.encoderA, encoderLow) }
         if let line = config.encoder.b { pins[line] = (.encoderB, encoderLow) }
-        controller = InputController(map: ControlMap(config: config), settings: InputController.Settings(config: config))
+        controller = InputController(
+            map: ControlMap(config: config), settings: InputController.Settings(config: config))
     }
 
     /// Runs `edges`, returning every output with its time relative to the first edge, and

@@ -121,7 +121,9 @@ public struct InputController: Sendable, Equatable {
             guard var debouncer = debouncers[name] else { return outputs }
             let changes = debouncer.handle(edge: active, at: at)
             debouncers[name] = debouncer
-            for change in changes { outputs += gestures(detector.handle(button: name, pressed: change.active, at: change.at)) }
+            for change in changes {
+                outputs += gestures(detector.handle(button: name, pressed: change.active, at: change.at))
+            }
         case .encoderA, .encoderB:
             guard var decoder else { return outputs }
             let steps = decoder.handle(signal == .encoderA ? .a : .b, level: active, at: at)
@@ -144,11 +146,13 @@ public struct InputController: Sendable, Equatable {
     /// windows, chords and coalesced encoder turns.
     public mutating func advance(to now: Instant) -> [ControlOutput] {
         var outputs: [ControlOutput] = []
-        while let (name, deadline) = debouncers.compactMap({ entry in entry.value.nextDeadline.map { (entry.key, $0) } })
-            .min(by: { $0.1 < $1.1 }), deadline <= now
-        {
+        while let (name, deadline) = debouncers.compactMap({ entry in entry.value.nextDeadline.map { (entry.key, $0) } }
+        )
+        .min(by: { $0.1 < $1.1 }), deadline <= now {
             let changes = debouncers[name]!.advance(to: deadline)
-            for change in changes { outputs += gestures(detector.handle(button: name, pressed: change.active, at: change.at)) }
+            for change in changes {
+                outputs += gestures(detector.handle(button: name, pressed: change.active, at: change.at))
+            }
         }
         outputs += gestures(detector.advance(to: now))
         if var decoder {

@@ -37,7 +37,8 @@ final class ControlInputs {
                 let list = chipPins.map { "\($0.signal)=\($0.line)" }.joined(separator: " ")
                 logger.info("controls: \(chip): \(list)")
             } catch {
-                logger.error("controls: \(error); going on without \(chipPins.map { "\($0.signal)" }.joined(separator: ", "))")
+                logger.error(
+                    "controls: \(error); going on without \(chipPins.map { "\($0.signal)" }.joined(separator: ", "))")
             }
         }
         var devices: [String] = []
@@ -128,7 +129,9 @@ final class ControlInputs {
         var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
         let rc = posix_spawn(&pid, "/bin/sh", nil, nil, &argv, environ)
-        if rc != 0 { logger.error("controls: cannot run the shutdown command: \(Errno(code: rc, call: "posix_spawn"))") }
+        if rc != 0 {
+            logger.error("controls: cannot run the shutdown command: \(Errno(code: rc, call: "posix_spawn"))")
+        }
     }
 
     /// Collects exited children (the shutdown command) so that none stays a zombie.

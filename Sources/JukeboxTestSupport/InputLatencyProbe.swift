@@ -45,32 +45,32 @@ public enum InputLatencyProbe {
         guard mkfifo(fifo, 0o600) == 0 else { throw Errno.current("mkfifo", path: fifo) }
         let config = directory + "/jukebox.toml"
         try """
-            music_dir = "music"
-            database = "state/jukebox.sqlite"
+        music_dir = "music"
+        database = "state/jukebox.sqlite"
 
-            [audio]
-            device = "\(sink.alsaDevice)"
-            period_ms = \(periodMs)
-            buffer_ms = \(bufferMs)
-            start_volume = 100
-            max_volume = 100
-            pacing = "device"
+        [audio]
+        device = "\(sink.alsaDevice)"
+        period_ms = \(periodMs)
+        buffer_ms = \(bufferMs)
+        start_volume = 100
+        max_volume = 100
+        pacing = "device"
 
-            [resume]
-            on_start = "play"
+        [resume]
+        on_start = "play"
 
-            [console]
-            device = "none"
+        [console]
+        device = "none"
 
-            [buttons]
-            chip = "none-jukebox-probe"
+        [buttons]
+        chip = "none-jukebox-probe"
 
-            [encoder]
-            chip = "none-jukebox-probe"
-            a = 5
-            b = 6
-            switch = 13
-            """.write(toFile: config, atomically: true, encoding: .utf8)
+        [encoder]
+        chip = "none-jukebox-probe"
+        a = 5
+        b = 6
+        switch = 13
+        """.write(toFile: config, atomically: true, encoding: .utf8)
         let process = try DaemonProcess(
             executable: jukeboxd, arguments: ["--config", config, "--log-level", "info", "--input-replay-fifo", fifo])
         defer {
@@ -124,9 +124,12 @@ public enum InputLatencyProbe {
             }
             let bytes = sink.bytes
             var offset = mark.b0 & ~3
-            while offset + 4 <= bytes.count, abs(Int(sampleValue(bytes, at: offset)) - Int(previous)) <= 2 { offset += 4 }
+            while offset + 4 <= bytes.count, abs(Int(sampleValue(bytes, at: offset)) - Int(previous)) <= 2 {
+                offset += 4
+            }
             guard offset + 4 <= bytes.count else {
-                throw Failure(description: "no volume change after knob click \(sample + 1):\n\(process.text(of: .stderr))")
+                throw Failure(
+                    description: "no volume change after knob click \(sample + 1):\n\(process.text(of: .stderr))")
             }
             result.volumeMs.append(Double(offset - mark.b0 - mark.pipe) / byteRate * 1000)
         }

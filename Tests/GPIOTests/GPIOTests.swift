@@ -37,11 +37,27 @@ import Testing
     }
 
     @Test(arguments: [
-        ReasonCase(code: EACCES, line: 17, expected: "gpiochip0 line 17: gpiod_line_request_both_edges_events_flags failed: permission denied: add the user to the 'gpio' group"),
-        ReasonCase(code: EPERM, line: nil, expected: "gpiochip0: gpiod_line_request_both_edges_events_flags failed: permission denied: add the user to the 'gpio' group"),
-        ReasonCase(code: EBUSY, line: 27, expected: "gpiochip0 line 27: gpiod_line_request_both_edges_events_flags failed: line busy: another program or a kernel driver"),
-        ReasonCase(code: ENOENT, line: 99, expected: "gpiochip0 line 99: gpiod_line_request_both_edges_events_flags failed: no such line on this chip"),
-        ReasonCase(code: EIO, line: 5, expected: "gpiochip0 line 5: gpiod_line_request_both_edges_events_flags failed: Input/output error"),
+        ReasonCase(
+            code: EACCES, line: 17,
+            expected:
+                "gpiochip0 line 17: gpiod_line_request_both_edges_events_flags failed: permission denied: add the user to the 'gpio' group"
+        ),
+        ReasonCase(
+            code: EPERM, line: nil,
+            expected:
+                "gpiochip0: gpiod_line_request_both_edges_events_flags failed: permission denied: add the user to the 'gpio' group"
+        ),
+        ReasonCase(
+            code: EBUSY, line: 27,
+            expected:
+                "gpiochip0 line 27: gpiod_line_request_both_edges_events_flags failed: line busy: another program or a kernel driver"
+        ),
+        ReasonCase(
+            code: ENOENT, line: 99,
+            expected: "gpiochip0 line 99: gpiod_line_request_both_edges_events_flags failed: no such line on this chip"),
+        ReasonCase(
+            code: EIO, line: 5,
+            expected: "gpiochip0 line 5: gpiod_line_request_both_edges_events_flags failed: Input/output error"),
     ])
     func errorsSayWhatToDo(_ reasonCase: ReasonCase) {
         let error = GPIOError(
@@ -69,8 +85,10 @@ import Testing
         }
         try "8".write(toFile: "\(device)/bank0/num_lines", atomically: false, encoding: .utf8)
         try "1".write(toFile: "\(device)/live", atomically: false, encoding: .utf8)
-        let devName = try String(contentsOfFile: "\(device)/dev_name", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
-        let chipName = try String(contentsOfFile: "\(device)/bank0/chip_name", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        let devName = try String(contentsOfFile: "\(device)/dev_name", encoding: .utf8).trimmingCharacters(
+            in: .whitespacesAndNewlines)
+        let chipName = try String(contentsOfFile: "\(device)/bank0/chip_name", encoding: .utf8).trimmingCharacters(
+            in: .whitespacesAndNewlines)
         let pull = "/sys/devices/platform/\(devName)/\(chipName)/sim_gpio3/pull"
 
         let chip = try GPIOChip(chipName)

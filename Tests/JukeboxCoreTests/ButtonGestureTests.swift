@@ -26,44 +26,61 @@ import Testing
     }
 
     static let cases: [Case] = [
-        Case(name: "30 ms tap of a short-only button fires on the press edge", presses: [Press("switch", 100, 30)],
-             expected: ["switch short @100"]),
-        Case(name: "120 ms press of next fires short on release", presses: [Press("next", 100, 120)],
-             expected: ["next short @220"]),
+        Case(
+            name: "30 ms tap of a short-only button fires on the press edge", presses: [Press("switch", 100, 30)],
+            expected: ["switch short @100"]),
+        Case(
+            name: "120 ms press of next fires short on release", presses: [Press("next", 100, 120)],
+            expected: ["next short @220"]),
         Case(name: "799 ms press is still short", presses: [Press("next", 0, 799)], expected: ["next short @799"]),
-        Case(name: "1 s hold of next: long while held, no short", presses: [Press("next", 100, 1000)],
-             expected: ["next long @900"]),
-        Case(name: "3 s hold of next: long then a repeat every 300 ms", presses: [Press("previous", 100, 3000)],
-             expected: ["previous long @900"] + stride(from: 1200, through: 3000, by: 300).map { "previous repeat @\($0)" }),
-        Case(name: "3 s hold of play_pause: long only (very long is 5 s)", presses: [Press("play_pause", 0, 3000)],
-             expected: ["play_pause long @800"]),
-        Case(name: "5.5 s hold of play_pause: long then very long", presses: [Press("play_pause", 0, 5500)],
-             expected: ["play_pause long @800", "play_pause very_long @5000"]),
-        Case(name: "five quick taps of the switch, 150 ms apart",
-             presses: (0..<5).map { Press("switch", 50 + Int64($0) * 150, 60) },
-             expected: (0..<5).map { "switch short @\(50 + $0 * 150)" }),
-        Case(name: "repeated next presses of 80 ms, 200 ms apart",
-             presses: (0..<4).map { Press("next", Int64($0) * 200, 80) },
-             expected: (0..<4).map { "next short @\($0 * 200 + 80)" }),
-        Case(name: "alternating buttons", presses: [Press("next", 0, 100), Press("previous", 300, 40), Press("play_pause", 600, 250)],
-             expected: ["next short @100", "previous short @340", "play_pause short @850"]),
-        Case(name: "chord: play_pause then next held together for 1 s",
-             presses: [Press("play_pause", 0, 1500), Press("next", 200, 1200)],
-             expected: ["play_pause+next chord @1000"], extraGestures: ["play_pause+next": "mode"]),
-        Case(name: "chord released early fires nothing",
-             presses: [Press("play_pause", 0, 400), Press("next", 100, 250)],
-             expected: [], extraGestures: ["play_pause+next": "mode"]),
-        Case(name: "chord buttons alone still work",
-             presses: [Press("next", 0, 100), Press("play_pause", 400, 100)],
-             expected: ["next short @100", "play_pause short @500"], extraGestures: ["play_pause+next": "mode"]),
-        Case(name: "double press", presses: [Press("previous", 0, 60), Press("previous", 210, 60)],
-             expected: ["previous double @210"], extraGestures: ["previous_double": "mode"]),
-        Case(name: "single press of a double-mapped button waits for the window",
-             presses: [Press("previous", 0, 60)],
-             expected: ["previous short @360"], extraGestures: ["previous_double": "mode"]),
-        Case(name: "two presses too far apart for a double",
-             presses: [Press("previous", 0, 60), Press("previous", 500, 60)],
-             expected: ["previous short @360", "previous short @860"], extraGestures: ["previous_double": "mode"]),
+        Case(
+            name: "1 s hold of next: long while held, no short", presses: [Press("next", 100, 1000)],
+            expected: ["next long @900"]),
+        Case(
+            name: "3 s hold of next: long then a repeat every 300 ms", presses: [Press("previous", 100, 3000)],
+            expected: ["previous long @900"]
+                + stride(from: 1200, through: 3000, by: 300).map { "previous repeat @\($0)" }),
+        Case(
+            name: "3 s hold of play_pause: long only (very long is 5 s)", presses: [Press("play_pause", 0, 3000)],
+            expected: ["play_pause long @800"]),
+        Case(
+            name: "5.5 s hold of play_pause: long then very long", presses: [Press("play_pause", 0, 5500)],
+            expected: ["play_pause long @800", "play_pause very_long @5000"]),
+        Case(
+            name: "five quick taps of the switch, 150 ms apart",
+            presses: (0..<5).map { Press("switch", 50 + Int64($0) * 150, 60) },
+            expected: (0..<5).map { "switch short @\(50 + $0 * 150)" }),
+        Case(
+            name: "repeated next presses of 80 ms, 200 ms apart",
+            presses: (0..<4).map { Press("next", Int64($0) * 200, 80) },
+            expected: (0..<4).map { "next short @\($0 * 200 + 80)" }),
+        Case(
+            name: "alternating buttons",
+            presses: [Press("next", 0, 100), Press("previous", 300, 40), Press("play_pause", 600, 250)],
+            expected: ["next short @100", "previous short @340", "play_pause short @850"]),
+        Case(
+            name: "chord: play_pause then next held together for 1 s",
+            presses: [Press("play_pause", 0, 1500), Press("next", 200, 1200)],
+            expected: ["play_pause+next chord @1000"], extraGestures: ["play_pause+next": "mode"]),
+        Case(
+            name: "chord released early fires nothing",
+            presses: [Press("play_pause", 0, 400), Press("next", 100, 250)],
+            expected: [], extraGestures: ["play_pause+next": "mode"]),
+        Case(
+            name: "chord buttons alone still work",
+            presses: [Press("next", 0, 100), Press("play_pause", 400, 100)],
+            expected: ["next short @100", "play_pause short @500"], extraGestures: ["play_pause+next": "mode"]),
+        Case(
+            name: "double press", presses: [Press("previous", 0, 60), Press("previous", 210, 60)],
+            expected: ["previous double @210"], extraGestures: ["previous_double": "mode"]),
+        Case(
+            name: "single press of a double-mapped button waits for the window",
+            presses: [Press("previous", 0, 60)],
+            expected: ["previous short @360"], extraGestures: ["previous_double": "mode"]),
+        Case(
+            name: "two presses too far apart for a double",
+            presses: [Press("previous", 0, 60), Press("previous", 500, 60)],
+            expected: ["previous short @360", "previous short @860"], extraGestures: ["previous_double": "mode"]),
     ]
 
     static func controller(extra: [String: String] = [:]) -> InputController {
@@ -106,7 +123,9 @@ import Testing
 
     @Test func shortOnlyButtonsFireOnThePressEdgeOthersWait() {
         let controller = GestureDetector(
-            profiles: ["a": .init([.short]), "b": .init([.short, .long]), "c": .init([.short, .double]), "d": .init([.short])],
+            profiles: [
+                "a": .init([.short]), "b": .init([.short, .long]), "c": .init([.short, .double]), "d": .init([.short]),
+            ],
             chords: [("d", "a")])
         #expect(!controller.firesOnPress("a"), "a is in a chord")
         #expect(!controller.firesOnPress("b"))

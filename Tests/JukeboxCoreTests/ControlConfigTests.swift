@@ -9,7 +9,9 @@ import Testing
     static func validate(_ entries: [Entry]) -> (JukeboxConfig?, [String]) {
         let all = [Entry(table: "", key: "music_dir", value: .string("/music"), line: 1)] + entries
         let tables = Array(Set(entries.map(\.table))).sorted().map { (name: $0, line: Int?.none) }
-        let result = ConfigValidator.validate(ConfigDocument(fileName: "j.toml", tables: tables, entries: all)) { _ in nil }
+        let result = ConfigValidator.validate(ConfigDocument(fileName: "j.toml", tables: tables, entries: all)) { _ in
+            nil
+        }
         return (result.config, result.diagnostics.map(\.description))
     }
 
@@ -86,9 +88,18 @@ import Testing
     }
 
     @Test(arguments: [
-        ("event:  RISING EDGE offset: 17 timestamp: [  1234.567890123]", RecordedEdge(at: Instant(nanoseconds: 1_234_567_890_123), line: 17, level: true)),
-        ("event: FALLING EDGE offset: 5 timestamp: [1700000000.000000001]", RecordedEdge(at: Instant(nanoseconds: 1_700_000_000_000_000_001), line: 5, level: false)),
-        ("1234.5\trising\tgpiochip0 27", RecordedEdge(at: Instant(nanoseconds: 1_234_500_000_000), line: 27, level: true)),
+        (
+            "event:  RISING EDGE offset: 17 timestamp: [  1234.567890123]",
+            RecordedEdge(at: Instant(nanoseconds: 1_234_567_890_123), line: 17, level: true)
+        ),
+        (
+            "event: FALLING EDGE offset: 5 timestamp: [1700000000.000000001]",
+            RecordedEdge(at: Instant(nanoseconds: 1_700_000_000_000_000_001), line: 5, level: false)
+        ),
+        (
+            "1234.5\trising\tgpiochip0 27",
+            RecordedEdge(at: Instant(nanoseconds: 1_234_500_000_000), line: 27, level: true)
+        ),
         ("0.0125 17 0", RecordedEdge(at: Instant(nanoseconds: 12_500_000), line: 17, level: false)),
         ("  3 22 1   # a comment", RecordedEdge(at: Instant(nanoseconds: 3_000_000_000), line: 22, level: true)),
     ])
@@ -103,7 +114,13 @@ import Testing
             if case .success = EdgeStreamParser.parseLine(Substring(bad)) { Issue.record("accepted '\(bad)'") }
         }
         let parsed = EdgeStreamParser.parse("0.1 17 0\n\n0.2 17 1\nnonsense\n")
-        #expect(parsed == .failure(EdgeStreamParser.Problem(line: 4, message: "expected 'seconds line value' (like 0.0125 17 0) or a gpiomon line, found 'nonsense'")))
+        #expect(
+            parsed
+                == .failure(
+                    EdgeStreamParser.Problem(
+                        line: 4,
+                        message: "expected 'seconds line value' (like 0.0125 17 0) or a gpiomon line, found 'nonsense'")
+                ))
     }
 
     @Test func commandsPrintInTheConsoleLanguage() throws {

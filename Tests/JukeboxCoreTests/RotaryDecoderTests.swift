@@ -56,7 +56,8 @@ import Testing
         Case(name: "slow clockwise", detents: Array(repeating: 1, count: 12), detentMs: 120),
         Case(name: "slow counter-clockwise", detents: Array(repeating: -1, count: 12), detentMs: 120),
         Case(name: "very fast clockwise (40 detents/s)", detents: Array(repeating: 1, count: 40), detentMs: 25),
-        Case(name: "very fast counter-clockwise (40 detents/s)", detents: Array(repeating: -1, count: 40), detentMs: 25),
+        Case(
+            name: "very fast counter-clockwise (40 detents/s)", detents: Array(repeating: -1, count: 40), detentMs: 25),
         Case(name: "single-step reversals", detents: [1, -1, 1, -1, -1, 1, 1, -1, 1], detentMs: 60),
         Case(name: "fast back and forth", detents: [1, 1, 1, -1, -1, -1, 1, -1, 1, 1], detentMs: 30),
     ]
@@ -133,8 +134,9 @@ import Testing
             let from = Self.order[position]
             position = (position + 1) % 4
             let to = Self.order[position]
-            builder.transition((from ^ to) == 0b10 ? .encoderA : .encoderB, to: (to & (from ^ to)) != 0,
-                               atUs: Int64(1000 + i * 1000), bounce: false)
+            builder.transition(
+                (from ^ to) == 0b10 ? .encoderA : .encoderB, to: (to & (from ^ to)) != 0,
+                atUs: Int64(1000 + i * 1000), bounce: false)
         }
         let outputs = run(&controller, builder.sorted)
         let volumes = outputs.compactMap { output -> (Int, Instant)? in

@@ -12,7 +12,9 @@ import Testing
     static func fixture(_ name: String) -> String { Fixtures.path("Tests/Fixtures/input/\(name)") }
 
     @Test func buttonsRecordedWithGpiomon() throws {
-        let result = try Jukeboxd.run(["input-replay", "--config", Self.fixture("pins.toml"), Self.fixture("buttons.gpiomon")])
+        let result = try Jukeboxd.run([
+            "input-replay", "--config", Self.fixture("pins.toml"), Self.fixture("buttons.gpiomon"),
+        ])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(
             result.stdout == """
@@ -37,7 +39,9 @@ import Testing
     }
 
     @Test func encoderInThePlainForm() throws {
-        let result = try Jukeboxd.run(["input-replay", "--config", Self.fixture("pins.toml"), Self.fixture("encoder.txt")])
+        let result = try Jukeboxd.run([
+            "input-replay", "--config", Self.fixture("pins.toml"), Self.fixture("encoder.txt"),
+        ])
         #expect(result.status == 0, "\(result.stderr)")
         let lines = result.stdout.split(separator: "\n").map(String.init)
         let detents = lines.filter { $0.hasSuffix("encoder +1") || $0.hasSuffix("encoder -1") }
@@ -52,31 +56,31 @@ import Testing
         defer { directory.remove() }
         let config = directory.file("j.toml")
         try """
-            music_dir = "."
-            [buttons]
-            next = 27
-            long_press_ms = 500
-            next_long = "volume 30"
-            next_short = "mode"
-            [encoder]
-            switch = 13
-            switch_short = "none"
-            switch_double = "shutdown"
-            """.write(toFile: config, atomically: true, encoding: .utf8)
+        music_dir = "."
+        [buttons]
+        next = 27
+        long_press_ms = 500
+        next_long = "volume 30"
+        next_short = "mode"
+        [encoder]
+        switch = 13
+        switch_short = "none"
+        switch_double = "shutdown"
+        """.write(toFile: config, atomically: true, encoding: .utf8)
         let edges = directory.file("edges.txt")
         try """
-            1700000000.100000000\tfalling\tgpiochip0 27
-            1700000000.100800000\trising\tgpiochip0 27
-            1700000000.101200000\tfalling\tgpiochip0 27
-            1700000000.700000000\trising\tgpiochip0 27
-            1700000001.000000000\tfalling\tgpiochip0 13
-            1700000001.050000000\trising\tgpiochip0 13
-            1700000001.150000000\tfalling\tgpiochip0 13
-            1700000001.200000000\trising\tgpiochip0 13
-            1700000002.000000000\tfalling\tgpiochip0 4
-            1700000002.200000000\tfalling\tgpiochip0 27
-            1700000002.300000000\trising\tgpiochip0 27
-            """.write(toFile: edges, atomically: true, encoding: .utf8)
+        1700000000.100000000\tfalling\tgpiochip0 27
+        1700000000.100800000\trising\tgpiochip0 27
+        1700000000.101200000\tfalling\tgpiochip0 27
+        1700000000.700000000\trising\tgpiochip0 27
+        1700000001.000000000\tfalling\tgpiochip0 13
+        1700000001.050000000\trising\tgpiochip0 13
+        1700000001.150000000\tfalling\tgpiochip0 13
+        1700000001.200000000\trising\tgpiochip0 13
+        1700000002.000000000\tfalling\tgpiochip0 4
+        1700000002.200000000\tfalling\tgpiochip0 27
+        1700000002.300000000\trising\tgpiochip0 27
+        """.write(toFile: edges, atomically: true, encoding: .utf8)
         let result = try Jukeboxd.run(["input-replay", "--config", config, edges])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(
