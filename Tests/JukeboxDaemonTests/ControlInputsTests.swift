@@ -1,5 +1,6 @@
 import Glibc
 import JukeboxCore
+import JukeboxTestSupport
 import LinuxSupport
 import Logging
 import Testing
@@ -99,4 +100,27 @@ final class ScriptedEdgeSource: EdgeEventSource {
             ControlInputs.open(config: JukeboxConfig(musicDir: "/m"), replayFifo: nil, logger: Logger(label: "t"))
                 == nil)
     }
+}
+
+/// The Linux input-event source on a real kernel device, where uinput is offered.
+@Test(.enabled(if: VirtualInputDevice.isAvailable, "no writable /dev/uinput here"))
+func inputEventsFromAUinputDevice() throws {
+    let device = try VirtualInputDevice(name: "jukebox-test-keys", keys: [163, 164, 165, 28])
+    let source = try EvdevSource(path: device.eventPath)
+    try device.send(type: 1, code: 163, value: 1)
+    try device.send(type: 1, code: 163, value: 0)
+    try device.send(type: 2, code: 0, value: -1)
+    var readings: [InputReading] = []
+    let deadline = MonotonicClock.nanoseconds() + 2_000_000_000
+    while readings.count < 3, MonotonicClock.nanoseconds() < deadline {
+        _ = try Poller.wait([Poller.Interest(fd: source.fds[0])], timeoutMilliseconds: 100)
+        readings += try source.read(fd: source.fds[0], now: Instant(nanoseconds: Int64(MonotonicClock.nanoseconds())))
+    }
+    let kinds = readings.map { reading -> String in
+        switch reading {
+        case .edge(let signal, let active, _): "\(signal) \(active)"
+        case .detents(let count, _): "detents \(count)"
+        }
+    }
+    #expect(kinds == ["next true", "next false", "detents -1"])
 }
