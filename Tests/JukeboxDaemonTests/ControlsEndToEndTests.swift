@@ -116,4 +116,36 @@ final class EdgeWriter {
         process.kill(SIGTERM)
         #expect(process.waitForExit(timeout: .seconds(3)) == 0)
     }
+
+    @Test func aChordRunsTheShutdownCommandAfterSavingTheState() throws {
+        let harness = try DaemonHarness(
+            tracks: DaemonTests.demoTracks,
+            configExtra: Self.pins.replacingOccurrences(
+                of: "previous = 22",
+                with: """
+                    previous = 22
+                    "play_pause+next" = "shutdown"
+                    shutdown_command = "echo shutdown command ran >&2"
+                    """))
+        let fifo = harness.directory.file("edges.fifo")
+        let process = try harness.start(extraArguments: ["--input-replay-fifo", fifo])
+        #expect(process.waitForLine(matching: "playing \"", on: .stderr) != nil, "\(harness.log)")
+        let writer = try EdgeWriter(path: fifo)
+        // play_pause down, next down 150 ms later, both held past long_press_ms, then released.
+        writer.transition(17, to: 0)
+        sleepMilliseconds(150)
+        writer.transition(27, to: 0)
+        sleepMilliseconds(1000)
+        writer.transition(27, to: 1)
+        sleepMilliseconds(30)
+        writer.transition(17, to: 1)
+        #expect(process.waitForLine(matching: "shutdown gesture: running", on: .stderr) != nil, "\(harness.log)")
+        // The command inherits the daemon's stderr.
+        #expect(process.waitForLine(matching: "shutdown command ran", on: .stderr) != nil, "\(harness.log)")
+        // Neither button did its own gesture: still playing the first track.
+        #expect(harness.status()?.state == "play")
+        #expect(!harness.log.contains("input: -> toggle") && !harness.log.contains("input: -> next"), "\(harness.log)")
+        process.kill(SIGTERM)
+        #expect(process.waitForExit(timeout: .seconds(3)) == 0)
+    }
 }
