@@ -81,6 +81,21 @@ import Testing
             name: "two presses too far apart for a double",
             presses: [Press("previous", 0, 60), Press("previous", 500, 60)],
             expected: ["previous short @360", "previous short @860"], extraGestures: ["previous_double": "mode"]),
+        Case(
+            name: "repeat without a long mapping starts at long_press_ms", presses: [Press("next", 0, 1500)],
+            expected: ["next repeat @800", "next repeat @1100", "next repeat @1400"],
+            extraGestures: ["next_long": "none"]),
+        Case(
+            name: "chord of the encoder switch and next",
+            presses: [Press("switch", 0, 1200), Press("next", 100, 1000)],
+            expected: ["next+switch chord @900"], extraGestures: ["next+switch": "mode"]),
+        Case(
+            name: "5.2 s hold: long, repeats, then very long",
+            presses: [Press("previous", 0, 5200)],
+            expected: ["previous long @800"]
+                + stride(from: 1100, through: 5000, by: 300).map { "previous repeat @\($0)" }
+                + ["previous very_long @5000"],
+            extraGestures: ["previous_very_long": "shutdown"]),
     ]
 
     static func controller(extra: [String: String] = [:]) -> InputController {
