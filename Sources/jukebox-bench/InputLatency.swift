@@ -1,4 +1,4 @@
-// Section 7: input edge → audible change, through jukeboxd's input path (the hidden
+// Section 8: input edge → audible change, through jukeboxd's input path (the hidden
 // --input-replay-fifo source, fed like GPIO lines with bounce) to a paced virtual DAC.
 import Foundation
 import JukeboxTestSupport
@@ -6,7 +6,7 @@ import JukeboxTestSupport
 extension Bench {
     func sectionInput() {
         let (volumeRuns, pauseRuns) = quick ? (20, 10) : (60, 20)
-        note("\n== 7. input edge -> changed audio at the DAC (beyond the DAC's own pipe), \(volumeRuns) knob clicks, \(pauseRuns) presses ==")
+        note("\n== 8. input edge -> changed audio at the DAC (beyond the DAC's own pipe), \(volumeRuns) knob clicks, \(pauseRuns) presses ==")
         guard jbEnabled("input"), let jb = jukeboxd else { return }
         let dir = "\(work)/input-latency"
         removeItem(dir)
