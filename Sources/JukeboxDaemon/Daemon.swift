@@ -28,6 +28,8 @@ final class Daemon {
     private let wakeup: WakeupEvent
     private let signals: FileDescriptor
     private var console: Console?
+    /// Buttons and the encoder (GPIO lines, input devices); nil when none is wired.
+    private var controls: ControlInputs?
     private let scan: ScanRunner
     /// Tracks by id, for paths and durations; refreshed after each scan.
     private var library: [TrackID: TrackInfo] = [:]
@@ -48,7 +50,7 @@ final class Daemon {
     private var eventNotSaved = false
 
     /// Starts everything and runs until SIGTERM/SIGINT. Returns the exit status.
-    static func run(settings: LoadedConfig, logger: Logger) -> Int32 {
+    static func run(settings: LoadedConfig, logger: Logger, inputReplayFifo: String? = nil) -> Int32 {
         let signalFD = jb_termination_signalfd()
         guard signalFD >= 0 else {
             logger.critical("cannot set up signal handling: \(Errno.current("signalfd"))")
@@ -57,7 +59,7 @@ final class Daemon {
         do {
             let daemon = try Daemon(
                 config: settings.config, forceStdinConsole: settings.forceStdinConsole,
-                signals: FileDescriptor(owning: signalFD), logger: logger)
+                signals: FileDescriptor(owning: signalFD), logger: logger, inputReplayFifo: inputReplayFifo)
             return daemon.loop()
         } catch {
             logger.critical("cannot start: \(error)")
@@ -65,7 +67,10 @@ final class Daemon {
         }
     }
 
-    private init(config: JukeboxConfig, forceStdinConsole: Bool, signals: FileDescriptor, logger: Logger) throws {
+    private init(
+        config: JukeboxConfig, forceStdinConsole: Bool, signals: FileDescriptor, logger: Logger,
+        inputReplayFifo: String?
+    ) throws {
         self.config = config
         self.logger = logger
         self.signals = signals
@@ -93,6 +98,7 @@ final class Daemon {
             databasePath: config.database, musicDirectory: config.musicDir, lyricsDirectory: config.lyricsDir,
             logger: logger, wakeup: wakeup)
         console = Console.open(device: config.console.device, force: forceStdinConsole, logger: logger)
+        controls = ControlInputs.open(config: config, replayFifo: inputReplayFifo, logger: logger)
     }
 
     // MARK: - start-up
@@ -163,6 +169,7 @@ final class Daemon {
         while !stopping {
             var interests = [Poller.Interest(fd: signals.rawValue), Poller.Interest(fd: wakeup.fd.rawValue)]
             if let console { interests.append(Poller.Interest(fd: console.inputFD)) }
+            for fd in controls?.fds ?? [] { interests.append(Poller.Interest(fd: fd)) }
             let ready: [Poller.Readiness]
             do {
                 ready = try Poller.wait(interests, timeoutMilliseconds: pollTimeout())
@@ -182,8 +189,11 @@ final class Daemon {
                 } else if let console, readiness.fd == console.inputFD {
                     for line in console.readLines() { handleConsoleLine(line) }
                     if console.isClosed { self.console = nil }
+                } else if let controls, controls.owns(readiness.fd) {
+                    handleControls(controls.read(fd: readiness.fd, now: Instant.now))
                 }
             }
+            if let controls { handleControls(controls.advance(to: Instant.now)) }
             tick()
         }
         shutdown()
@@ -196,6 +206,9 @@ final class Daemon {
         if let due = startupScanDue { timeout = min(timeout, max(0, (due.nanoseconds - now.nanoseconds) / 1_000_000 + 1)) }
         if let deadline = policy.nextDeadline {
             timeout = min(timeout, max(0, (deadline.nanoseconds - now.nanoseconds) / 1_000_000 + 1))
+        }
+        if let deadline = controls?.nextDeadline {
+            timeout = min(timeout, max(0, (deadline.nanoseconds - now.nanoseconds + 999_999) / 1_000_000))
         }
         return Int32(timeout)
     }
@@ -298,6 +311,23 @@ final class Daemon {
         case .failure(let error):
             console?.reply("error: \(error.message)")
         }
+    }
+
+    /// Gestures and encoder turns: commands go to the core like console commands.
+    private func handleControls(_ outputs: [ControlOutput]) {
+        for output in outputs {
+            switch output {
+            case .gesture, .detent:
+                logger.debug("input: \(output)")
+            case .action(.command(let command), _):
+                logger.debug("input: -> \(command.consoleText)")
+                perform(machine.handle(.command(command), now: Instant.now))
+            case .action(.shutdown, _):
+                save(durable: true)
+                ControlInputs.runShutdownCommand(config.buttons.shutdownCommand, logger: logger)
+            }
+        }
+        if !outputs.isEmpty { ControlInputs.reapChildren() }
     }
 
     // MARK: - actions
