@@ -60,7 +60,7 @@ let package = Package(
         .target(
             name: "JukeboxDaemon",
             dependencies: [
-                "JukeboxCore", "JukeboxAudio", "JukeboxStore", "LinuxSupport", "JukeboxDisplay",
+                "JukeboxCore", "JukeboxAudio", "JukeboxStore", "LinuxSupport", "GPIO", "JukeboxDisplay",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
@@ -77,6 +77,7 @@ let package = Package(
         .target(name: "JukeboxTestSupport", dependencies: ["LinuxSupport", "CLinuxShims"]),
         .testTarget(name: "JukeboxCoreTests", dependencies: ["JukeboxCore"]),
         .testTarget(name: "LinuxSupportTests", dependencies: ["LinuxSupport"]),
+        .testTarget(name: "GPIOTests", dependencies: ["GPIO", "LinuxSupport"]),
         .testTarget(
             name: "JukeboxAudioTests",
             dependencies: ["JukeboxAudio", "ALSA", "MPG123", "JukeboxTestSupport"]),

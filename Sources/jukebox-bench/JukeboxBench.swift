@@ -17,7 +17,7 @@ struct JukeboxBench: ParsableCommand {
             Prints a table (metric | jukeboxd | peer | ratio | target | verdict) and writes it to <work>/results.md.
             """)
 
-    static let sectionNames = ["material", "cpu", "memory", "disk", "startup", "scan", "instructions"]
+    static let sectionNames = ["material", "cpu", "memory", "disk", "startup", "scan", "instructions", "input"]
     static let aliases = ["rss": "memory", "mem": "memory", "ttfb": "startup", "resume": "startup", "io": "disk",
                           "writes": "disk", "decode": "cpu", "library": "scan", "instr": "instructions", "callgrind": "instructions"]
 
@@ -99,6 +99,7 @@ struct JukeboxBench: ParsableCommand {
             case "startup": bench.sectionStartup()
             case "scan": bench.sectionScan()
             case "instructions": bench.sectionInstructions()
+            case "input": bench.sectionInput()
             default: break
             }
             try? writeText("\(workDir)/results.md", report.markdown())   // partial results survive a crash

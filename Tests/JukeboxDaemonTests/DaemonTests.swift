@@ -26,8 +26,10 @@ import Testing
         // It comes back on the same track, at the same second.
         let again = try harness.start()
         #expect(again.waitForLine(matching: "resuming", on: .stderr) != nil, "\(harness.log)")
+        let playing = try #require(again.waitForOutputLine(matching: "playing", on: .stderr), "\(harness.log)")
         let after = harness.status()
-        let resumed = (after?.elapsed ?? 0) - seconds(from: harness.startedAt, to: after?.at ?? 0)
+        // Where it resumed = what it reports minus what it played since it started playing.
+        let resumed = (after?.elapsed ?? 0) - seconds(from: playing.nanoseconds, to: after?.at ?? 0)
         #expect(after?.songID == before?.songID)
         #expect(abs(resumed - (before?.elapsed ?? -10)) < 0.5, "before \(String(describing: before)), after \(String(describing: after))")
         again.kill(SIGTERM)
