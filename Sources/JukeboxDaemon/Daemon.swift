@@ -28,6 +28,8 @@ final class Daemon {
     private let wakeup: WakeupEvent
     private let signals: FileDescriptor
     private var console: Console?
+    /// MPD protocol clients (network) and the serial console.
+    private var mpd: MPDFrontEnd!
     private let scan: ScanRunner
     /// Tracks by id, for paths and durations; refreshed after each scan.
     private var library: [TrackID: TrackInfo] = [:]
@@ -85,7 +87,8 @@ final class Daemon {
         scan = ScanRunner(
             databasePath: config.database, musicDirectory: config.musicDir, lyricsDirectory: config.lyricsDir,
             logger: logger, wakeup: wakeup)
-        console = Console.open(device: config.console.device, logger: logger)
+        console = config.console.device.hasPrefix("/") ? nil : Console.open(device: config.console.device, logger: logger)
+        mpd = MPDFrontEnd(config: config, logger: logger)
     }
 
     // MARK: - start-up
@@ -140,6 +143,7 @@ final class Daemon {
         while !stopping {
             var interests = [Poller.Interest(fd: signals.rawValue), Poller.Interest(fd: wakeup.fd.rawValue)]
             if let console { interests.append(Poller.Interest(fd: console.inputFD)) }
+            interests += mpd.interests()
             let ready: [Poller.Readiness]
             do {
                 ready = try Poller.wait(interests, timeoutMilliseconds: pollTimeout())
@@ -159,9 +163,12 @@ final class Daemon {
                 } else if let console, readiness.fd == console.inputFD {
                     for line in console.readLines() { handleConsoleLine(line) }
                     if console.isClosed { self.console = nil }
+                } else {
+                    _ = mpd.handle(readiness, host: self)
                 }
             }
             tick()
+            mpd.afterTurn(machine)
         }
         shutdown()
         return 0
@@ -173,6 +180,7 @@ final class Daemon {
         if let deadline = policy.nextDeadline {
             timeout = min(timeout, max(0, (deadline.nanoseconds - now.nanoseconds) / 1_000_000 + 1))
         }
+        if let mpdTimeout = mpd.timeoutMilliseconds() { timeout = min(timeout, Int64(mpdTimeout)) }
         return Int32(timeout)
     }
 
@@ -229,11 +237,13 @@ final class Daemon {
         switch result {
         case .success(let report):
             reloadLibrary()
+            mpd.libraryChanged(library.values, scanFinished: true)
             if report.added + report.removed > 0 || machine.queue.entries.isEmpty {
                 fillQueueFromLibrary()
             }
         case .failure(let error):
             logger.error("library scan failed: \(error)")
+            mpd.libraryChanged(library.values, scanFinished: true)
         }
     }
 
@@ -257,6 +267,9 @@ final class Daemon {
                 }
             }
             perform(machine.handle(.command(command), now: Instant.now))
+        case .failure(.unknownCommand):
+            // Anything else is tried as the MPD protocol (currentsong, playlistinfo, add, ...).
+            console?.reply(mpd.stdinLine(trimmed, host: self))
         case .failure(let error):
             console?.reply("error: \(error.message)")
         }
@@ -275,7 +288,9 @@ final class Daemon {
             case .pause: pipeline.pause()
             case .resume: pipeline.resume()
             case .stop: pipeline.stop()
-            case .seek(let ms): pipeline.seek(toMs: ms)
+            case .seek(let ms):
+                pipeline.seek(toMs: ms)
+                mpd.observer.mark(.player)
             case .setVolume(let percent):
                 pipeline.setVolume(percent: percent, gain: VolumeCurve.gain(percent: percent))
             case .persist(let kind):
@@ -339,6 +354,7 @@ final class Daemon {
     }
 
     private func shutdown() {
+        mpd.shutdown()
         save(durable: true)
         pipeline.shutdown()
         scan.abandon()
@@ -354,6 +370,7 @@ final class Daemon {
             logger.error("cannot read the library: \(error)")
         }
         perform(machine.handle(.tracksDescribed(Array(library.values)), now: Instant.now))
+        mpd?.libraryChanged(library.values, scanFinished: false)
     }
 
     static let probe: @Sendable (String) throws -> ProbedTags = { path in
@@ -368,6 +385,24 @@ final class Daemon {
         let title = track.title ?? track.path
         if let artist = track.artist, !artist.isEmpty { return "\"\(title)\" by \(artist)" }
         return "\"\(title)\""
+    }
+}
+
+extension Daemon: MPDPlayerHost {
+    /// Runs MPD requests against the player with the exact played position, then performs
+    /// what they asked for (player actions, a rescan).
+    func runMPD<T>(_ body: (inout MPDWorld) -> T) -> T {
+        let status = pipeline.status()
+        if status.token != nil, status.token == machine.currentRequest?.token {
+            perform(machine.handle(.position(ms: status.positionMs), now: Instant.now))
+        }
+        var world = mpd.world(machine: machine, format: status.format.map { ($0.rate, $0.channels) })
+        let result = body(&world)
+        machine = world.machine
+        mpd.absorb(world)
+        perform(world.actions)
+        if !world.updateRequests.isEmpty { scan.start(probe: Self.probe) }
+        return result
     }
 }
 
