@@ -1,6 +1,8 @@
 #define _GNU_SOURCE
 #include "CLinuxShimsSerialNet.h"
 #include <arpa/inet.h>
+#include <fcntl.h>
+#include <stdlib.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <string.h>
@@ -118,4 +120,16 @@ int jb_accept(int fd) { return accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOE
 
 long jb_send(int fd, const void *bytes, unsigned long count) {
     return (long)send(fd, bytes, count, MSG_NOSIGNAL | MSG_DONTWAIT);
+}
+
+int jb_open_pty_master(char *name, unsigned long length) {
+    int fd = posix_openpt(O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return -1;
+    if (grantpt(fd) < 0 || unlockpt(fd) < 0 || ptsname_r(fd, name, length) != 0) {
+        int saved = errno;
+        close(fd);
+        errno = saved;
+        return -1;
+    }
+    return fd;
 }
