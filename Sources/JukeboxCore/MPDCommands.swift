@@ -76,6 +76,9 @@ public enum MPDCommands {
     /// Every command name, sorted (the `commands` reply).
     public static var names: [String] { table.keys.sorted() }
 
+    /// Whether `name` is a command of the table.
+    public static func isKnown(_ name: String) -> Bool { table[name] != nil }
+
     /// Whether a client with `permission` may run `name`.
     public static func allowed(_ name: String, permission: Permission) -> Bool {
         table[name].map { permission.isSuperset(of: $0.permission) } ?? false

@@ -4,8 +4,8 @@
 /// As in MPD 0.23: a line that does not tokenize, or an empty line, gets an ACK (and the
 /// network connection is closed, since the client does not speak the protocol); during
 /// `idle` only `noidle` is allowed (anything else closes); command lists are capped in bytes.
-/// A `human` session (the serial console) keeps the connection on every error and ignores
-/// empty lines.
+/// A `human` session (the serial console) keeps the connection on every error, ignores
+/// empty lines, and leaves `idle` when another command is typed.
 public struct MPDSession {
     /// Session settings.
     public struct Options: Sendable, Equatable {
@@ -60,8 +60,9 @@ public struct MPDSession {
                 idle = nil
                 return Output(text: "OK\n", close: false)
             }
-            if options.human { return Output(text: "", close: false) }
-            return Output(text: "", close: true)
+            // A person who types something else while waiting just stops waiting.
+            guard options.human else { return Output(text: "", close: true) }
+            idle = nil
         }
         if var current = list {
             if line == "command_list_end" {

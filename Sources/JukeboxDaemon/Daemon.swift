@@ -267,11 +267,13 @@ final class Daemon {
                 }
             }
             perform(machine.handle(.command(command), now: Instant.now))
-        case .failure(.unknownCommand):
-            // Anything else is tried as the MPD protocol (currentsong, playlistinfo, add, ...).
-            console?.reply(mpd.stdinLine(trimmed, host: self))
         case .failure(let error):
-            console?.reply("error: \(error.message)")
+            // Words the console does not know may be MPD commands (currentsong, playlistinfo, add, ...).
+            if case .unknownCommand = error, let reply = mpd.stdinLine(trimmed, host: self) {
+                console?.reply(reply)
+            } else {
+                console?.reply("error: \(error.message)")
+            }
         }
     }
 

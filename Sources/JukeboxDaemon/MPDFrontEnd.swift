@@ -112,9 +112,12 @@ final class MPDFrontEnd {
         host.lastJob = world.host.lastJob
     }
 
-    /// A line from the human stdin console that its own language did not know.
-    func stdinLine(_ line: String, host player: MPDPlayerHost) -> String {
-        player.runMPD { world in stdinSession.handle(line: line, world: &world).text }
+    /// A line from the human stdin console that its own language did not know: the MPD
+    /// reply, or nil when it is no MPD command either (the console then says so its own way).
+    func stdinLine(_ line: String, host player: MPDPlayerHost) -> String? {
+        guard case .success(let request) = MPDProtocol.tokenize(line), MPDCommands.isKnown(request.command)
+        else { return nil }
+        return player.runMPD { world in stdinSession.handle(line: line, world: &world).text }
     }
 
     /// Closes every client and the console (at shutdown).

@@ -275,7 +275,9 @@ import Testing
         harness.send("currentsong")
         #expect(process.waitForLine(matching: "file: 01 Morning Light.mp3", on: .stdout) != nil)
         harness.send("frobnicate")
-        #expect(process.waitForLine(matching: "unknown command", on: .stdout) != nil)
+        #expect(process.waitForLine(matching: "unknown command 'frobnicate'", on: .stdout) != nil)
+        harness.send("play 99")
+        #expect(process.waitForLine(matching: "play: no entry 99", on: .stdout) != nil)
         harness.send("help")
         #expect(process.waitForLine(matching: "play [N]", on: .stdout) != nil)
     }
