@@ -121,7 +121,7 @@ extension AudioPipeline {
                         format: format, announce: announce), slots: slots)
                 announce = false
                 nextFrame += Int64(result.frames)
-                lock.broadcast()
+                if s.ringCount >= s.outputWaitsFor || result.isEnd { lock.broadcast() }
             }
             if let failure {
                 pending.append((.failed(failure), item))

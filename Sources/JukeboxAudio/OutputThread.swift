@@ -21,6 +21,10 @@ struct OutputLocals {
     var format: AudioFormat?
     var clock = false
     var period = 441
+    /// Frames per write: one period, so that a command is seen within one period; a whole
+    /// buffer on a PCM that does not play in real time (ALSA `null` without clock pacing,
+    /// the benchmark's case), where per-write overhead would dominate.
+    var block = 441
     var buffer = 1764
     /// Frames written to the PCM since it was opened, minus what was rewound or dropped:
     /// the index of the next frame, and the index into `history`.
@@ -157,7 +161,9 @@ extension AudioPipeline {
                 if s.awaitingNext {
                     endOfStream(&o)
                 } else {
+                    s.outputWaitsFor = o.written > o.historyStart ? max(1, slots / 4) : 1
                     lock.wait(nanoseconds: periodNanoseconds(o))
+                    s.outputWaitsFor = 1
                 }
                 continue
             }
@@ -194,7 +200,7 @@ extension AudioPipeline {
             var frames: Int
             var startedToken: UInt64?
             if replaying {
-                frames = min(o.period, Int(o.replayEnd - o.written))
+                frames = min(o.block, Int(o.replayEnd - o.written))
                 o.loadHistory(frames: frames)
             } else {
                 let c = s.chunks[head]
@@ -211,7 +217,7 @@ extension AudioPipeline {
                     o.reanchor = false
                     if c.announce && c.read == 0 { startedToken = c.item.token }
                 }
-                frames = min(o.period, c.frames - c.read)
+                frames = min(o.block, c.frames - c.read)
                 let source = samples + head * Self.chunkFrames * Self.maxChannels + c.read * c.format.channels
                 o.periodBuffer.update(from: source, count: frames * c.format.channels)
                 o.saveHistory(source, frames: frames)
@@ -267,12 +273,14 @@ extension AudioPipeline {
         UInt64(max(o.period, 1)) * 1_000_000_000 / UInt64(o.rate)
     }
 
-    /// Releases the head slot to jb-decode. Call with `lock` held.
+    /// Releases the head slot to jb-decode. Call with `lock` held. jb-decode is woken only
+    /// when the ring has drained to half (it then refills it in one burst): waking it for
+    /// every chunk cost two context switches per 46 ms of audio, more CPU than the copying.
     private func popChunk() {
         s.ringHead = (s.ringHead + 1) % slots
         s.ringCount -= 1
         s.consumedSeq += 1
-        lock.broadcast()
+        if s.ringCount <= slots / 2 { lock.broadcast() }
     }
 
     /// A command flushed the device: rewind and drop what it holds, resolve the audible
@@ -378,6 +386,7 @@ extension AudioPipeline {
             o.period = min(pcm.granted.periodFrames, o.periodCapacity)
             o.buffer = pcm.granted.bufferFrames
             o.clock = config.pacing == .clock || (config.pacing == .auto && pcm.type == .null)
+            o.block = pcm.type == .null && !o.clock ? min(max(o.buffer, o.period), o.periodCapacity) : o.period
             let shift = o.written
             o.written = 0
             o.itemOrigin -= shift

@@ -104,6 +104,11 @@ struct SharedState {
     }
 
     /// Publishes the slot after the last filled one.
+    /// How many chunks jb-output waits for when the ring ran dry mid-stream: one after a
+    /// start or flush (first sample at once), a quarter ring when it outran the decoder, so
+    /// that an unpaced device does not ping-pong the two threads for every chunk.
+    var outputWaitsFor = 1
+
     mutating func publish(_ info: ChunkInfo, slots: Int) {
         chunks[(ringHead + ringCount) % slots] = info
         ringCount += 1

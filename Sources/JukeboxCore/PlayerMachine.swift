@@ -405,13 +405,17 @@ public struct PlayerMachine: Sendable, Equatable {
             return
         }
         if let next = nextRequest, token == next.token, let upcoming = followUpQueue {
-            if let finished = currentRequest?.trackID { savedPositions[finished] = nil }
+            // An automatic advance is progress, not a user event: the position journal
+            // (which names the track) records it; the database is written only when a
+            // remembered position has to go.
+            var forgot = false
+            if let finished = currentRequest?.trackID { forgot = savedPositions.removeValue(forKey: finished) != nil }
             queue = upcoming
             currentRequest = next
             positionMs = next.fromMs
             consecutiveFailures = 0
             refreshFollowUp(into: &actions, always: true)
-            actions.append(.persist(.event))
+            actions.append(.persist(forgot ? .event : .progress))
             return
         }
         if token > (currentRequest?.token ?? 0), token <= lastToken, state == .playing, currentRequest != nil {

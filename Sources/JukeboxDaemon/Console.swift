@@ -19,13 +19,16 @@ final class Console {
         self.logger = logger
     }
 
-    /// `stdin`, `none`, or a device path. A device that cannot be opened is logged and the
-    /// daemon goes on without a console.
-    static func open(device: String, logger: Logger) -> Console? {
+    /// `stdin`, `none`, or a device path. Standard input is read when it is a terminal, or
+    /// always with `force` (`--console stdin`): a daemon started by systemd or from a script
+    /// does not read what it was not given. A device that cannot be opened is logged and
+    /// the daemon goes on without a console.
+    static func open(device: String, force: Bool, logger: Logger) -> Console? {
         switch device {
         case "none", "":
             return nil
         case "stdin", "-":
+            guard force || isatty(0) == 1 else { return nil }
             return Console(inputFD: 0, outputFD: 1, device: nil, logger: logger)
         default:
             do {

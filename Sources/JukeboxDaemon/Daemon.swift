@@ -40,6 +40,12 @@ final class Daemon {
     private var playWhenLibraryArrives = false
     private var savedQueueVersion: UInt64 = .max
     private var savedQueueCount = -1
+    /// When the start-up rescan begins, if it waits for playback to start.
+    private var startupScanDue: Instant?
+    /// An event was saved without fsync since the last durable commit.
+    private var eventSinceDurableSave = false
+    /// Per-track positions as the database has them.
+    private var persistedPositions: [TrackID: Int64] = [:]
     /// An event (pause, seek, skip, volume, mode) changed the state since the last save.
     private var eventNotSaved = false
 
@@ -52,7 +58,8 @@ final class Daemon {
         }
         do {
             let daemon = try Daemon(
-                config: settings.config, signals: FileDescriptor(owning: signalFD), logger: logger)
+                config: settings.config, forceStdinConsole: settings.forceStdinConsole,
+                signals: FileDescriptor(owning: signalFD), logger: logger)
             return daemon.loop()
         } catch {
             logger.critical("cannot start: \(error)")
@@ -60,7 +67,7 @@ final class Daemon {
         }
     }
 
-    private init(config: JukeboxConfig, signals: FileDescriptor, logger: Logger) throws {
+    private init(config: JukeboxConfig, forceStdinConsole: Bool, signals: FileDescriptor, logger: Logger) throws {
         self.config = config
         self.logger = logger
         self.signals = signals
@@ -87,7 +94,10 @@ final class Daemon {
         scan = ScanRunner(
             databasePath: config.database, musicDirectory: config.musicDir, lyricsDirectory: config.lyricsDir,
             logger: logger, wakeup: wakeup)
-        console = config.console.device.hasPrefix("/") ? nil : Console.open(device: config.console.device, logger: logger)
+        // A tty path is the serial console, which speaks the MPD protocol (MPDFrontEnd).
+        console =
+            config.console.device.hasPrefix("/")
+            ? nil : Console.open(device: config.console.device, force: forceStdinConsole, logger: logger)
         mpd = MPDFrontEnd(config: config, logger: logger)
     }
 
@@ -101,14 +111,23 @@ final class Daemon {
         do {
             record = try store.loadPlayback()
             queue = try store.loadQueue()
-            let positions = try store.savedTrackPositions()
-            if !positions.isEmpty { perform(machine.handle(.savedPositionsLoaded(positions), now: now)) }
+            persistedPositions = try store.savedTrackPositions()
+            if !persistedPositions.isEmpty {
+                perform(machine.handle(.savedPositionsLoaded(persistedPositions), now: now))
+            }
         } catch {
             logger.error("cannot read the saved state, starting afresh: \(error)")
         }
         // The journal is newer than the last durable commit when it names the same track.
         if var saved = record {
-            saved.positionMs = saved.resumePositionMs(journal: journal?.read())
+            let entry = journal?.read()
+            if let entry, entry.sequence > saved.journalSequence, entry.trackID != saved.trackID {
+                // Playing moved on to another track after the last database save.
+                saved.trackID = entry.trackID
+                saved.positionMs = entry.positionMs
+            } else {
+                saved.positionMs = saved.resumePositionMs(journal: entry)
+            }
             journal?.continueAfter(saved.journalSequence)
             record = saved
         }
@@ -117,7 +136,8 @@ final class Daemon {
             if !library.isEmpty { fillQueueFromLibrary() }
             return
         }
-        let snapshot = PlayerMachine.Snapshot(record: record, queue: queue, fallbackMode: config.queue.mode)
+        var snapshot = PlayerMachine.Snapshot(record: record, queue: queue, fallbackMode: config.queue.mode)
+        snapshot.savedPositions = persistedPositions
         perform(machine.handle(.restored(snapshot, onStart: config.resume.onStart), now: now))
         logger.info(
             "resuming \(describe(machine.queue.currentTrack)) at \(formatTime(ms: machine.positionMs)) (on_start = \(config.resume.onStart.rawValue))"
@@ -138,7 +158,13 @@ final class Daemon {
 
     private func loop() -> Int32 {
         restore()
-        scan.start(probe: Self.probe)
+        // With something to resume, the first sample comes first: the start-up rescan waits
+        // until playback started (or 2 s), so it does not compete with it for the CPU.
+        if machine.currentRequest == nil {
+            scan.start(probe: Self.probe)
+        } else {
+            startupScanDue = Instant.now.adding(milliseconds: 2000)
+        }
         console?.greet()
         while !stopping {
             var interests = [Poller.Interest(fd: signals.rawValue), Poller.Interest(fd: wakeup.fd.rawValue)]
@@ -177,6 +203,7 @@ final class Daemon {
     private func pollTimeout() -> Int32 {
         let now = Instant.now
         var timeout: Int64 = machine.state == .playing ? 250 : 60_000
+        if let due = startupScanDue { timeout = min(timeout, max(0, (due.nanoseconds - now.nanoseconds) / 1_000_000 + 1)) }
         if let deadline = policy.nextDeadline {
             timeout = min(timeout, max(0, (deadline.nanoseconds - now.nanoseconds) / 1_000_000 + 1))
         }
@@ -187,6 +214,10 @@ final class Daemon {
     /// Position report to the core and the checkpoint policy's writes.
     private func tick() {
         let now = Instant.now
+        if let due = startupScanDue, now >= due {
+            startupScanDue = nil
+            scan.start(probe: Self.probe)
+        }
         if machine.state == .playing || machine.state == .paused {
             let status = pipeline.status()
             if status.token != nil, status.token == machine.currentRequest?.token {
@@ -196,7 +227,14 @@ final class Daemon {
         }
         let due = policy.due(now: now)
         if due.durable {
-            save(durable: true)
+            if eventSinceDurableSave {
+                save(durable: true)
+            } else {
+                // Only the position moved: the journal carries track and position, so
+                // making it durable is one fdatasync of a 32-byte file, not a transaction.
+                writeJournal()
+                journal?.sync()
+            }
         } else if eventNotSaved {
             // Saved at once for a crash (it reaches the kernel); the fsync follows when the
             // policy's 2 s window closes, so a turning knob costs one fsync, not twenty.
@@ -213,6 +251,11 @@ final class Daemon {
         for event in pipeline.takeEvents() {
             switch event {
             case .started(let token):
+                defer { writeJournal() }  // the journal names the new track at once
+                if startupScanDue != nil {
+                    startupScanDue = nil
+                    scan.start(probe: Self.probe)
+                }
                 if let request = requests[token] {
                     logger.info("playing \(describe(request.trackID))")
                     console?.announce("playing \(describe(request.trackID))")
@@ -259,13 +302,9 @@ final class Daemon {
         }
         switch CommandParser.parse(trimmed) {
         case .success(let command):
-            if case .status = command {
-                // status reports the exact played position, not the last tick's.
-                let status = pipeline.status()
-                if status.token != nil, status.token == machine.currentRequest?.token {
-                    perform(machine.handle(.position(ms: status.positionMs), now: Instant.now))
-                }
-            }
+            // Commands act on the exact played position (status, seek ±, previous's 3 s rule,
+            // a long track's remembered position), not on the last tick's.
+            refreshPosition()
             perform(machine.handle(.command(command), now: Instant.now))
         case .failure(let error):
             // Words the console does not know may be MPD commands (currentsong, playlistinfo, add, ...).
@@ -297,7 +336,10 @@ final class Daemon {
                 pipeline.setVolume(percent: percent, gain: VolumeCurve.gain(percent: percent))
             case .persist(let kind):
                 policy.note(kind, now: Instant.now)
-                if kind == .event { eventNotSaved = true }
+                if kind == .event {
+                    eventNotSaved = true
+                    eventSinceDurableSave = true
+                }
             case .reply(let text):
                 console?.reply(text)
             case .log(let level, let message):
@@ -338,6 +380,7 @@ final class Daemon {
     /// (un-synced) only when it changed, and the commit after it makes it durable too (WAL order).
     private func save(durable: Bool) {
         eventNotSaved = false
+        if durable { eventSinceDurableSave = false }
         let sequence = writeJournal()
         let snapshot = machine.snapshot
         do {
@@ -346,10 +389,16 @@ final class Daemon {
                 savedQueueVersion = snapshot.queue.version
                 savedQueueCount = snapshot.queue.entries.count
             }
-            let long = snapshot.currentTrack.flatMap { library[$0]?.durationMs }.map {
-                $0 > config.resume.longTrackMs
-            } ?? false
-            try store.savePlayback(snapshot.record(sequence: sequence), durable: durable, rememberTrackPosition: long)
+            // Long tracks keep their own position (audiobooks); only changed ones are written.
+            for (track, position) in snapshot.savedPositions where persistedPositions[track] != position {
+                try store.setPosition(position, ofTrack: track)
+                persistedPositions[track] = position
+            }
+            for track in persistedPositions.keys where snapshot.savedPositions[track] == nil {
+                try store.setPosition(nil, ofTrack: track)
+                persistedPositions[track] = nil
+            }
+            try store.savePlayback(snapshot.record(sequence: sequence), durable: durable)
         } catch {
             logger.error("cannot save the playback state: \(error)")
         }

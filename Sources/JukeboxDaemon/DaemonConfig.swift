@@ -13,6 +13,8 @@ public struct LoadedConfig: Sendable {
     public var config: JukeboxConfig
     /// The config file, as given.
     public var path: String
+    /// `--console stdin` was given: read stdin even when it is not a terminal.
+    public var forceStdinConsole = false
 }
 
 /// Reads, parses and validates the config file. Relative paths in it (music_dir, database,

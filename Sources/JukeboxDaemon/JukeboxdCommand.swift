@@ -72,7 +72,10 @@ struct RunCommand: ParsableCommand {
             return
         }
         if let audioDevice { loaded.config.audio.device = audioDevice }
-        if let console { loaded.config.console.device = console }
+        if let console {
+            loaded.config.console.device = console
+            loaded.forceStdinConsole = console == "stdin"
+        }
         let status = Daemon.run(settings: loaded, logger: logger)
         if status != 0 { throw ExitCode(status) }
     }
@@ -81,6 +84,7 @@ struct RunCommand: ParsableCommand {
 /// `jukeboxd scan`: scan the music folder into the database, report, exit.
 struct ScanCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "scan",
         abstract: "Scan the music folder into the database, list what cannot be played, and exit.")
 
     @OptionGroup var options: CommonOptions

@@ -106,7 +106,8 @@ public struct ProcessStats: Sendable, Equatable {
     }
 
     private static func kibValue(_ line: Substring) -> Int {
-        Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") ?? 0
+        // "VmRSS:\t    1656 kB"
+        Int(line.split(whereSeparator: { $0 == " " || $0 == "\t" }).dropFirst().first ?? "") ?? 0
     }
 }
 

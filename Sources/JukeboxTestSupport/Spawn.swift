@@ -152,10 +152,11 @@ public func run(
     _ command: [String], input: [UInt8]? = nil, environment: [String: String] = [:],
     workingDirectory: String? = nil
 ) throws(Errno) -> RunResult {
-    let child = try spawnChild(
+    var child = try spawnChild(
         command, environment: environment, inheritEnvironment: true,
         workingDirectory: workingDirectory, stdinPipe: input != nil)
-    var stdinFD = child.stdin
+    var stdinFD = child.stdin  // the only reference: setting it to nil closes the pipe
+    child.stdin = nil
     if let fd = stdinFD { try? fd.setNonBlocking() }
     var written = 0
     var out: [UInt8] = []

@@ -47,10 +47,10 @@ import Testing
         #expect(machine.nextRequest == Self.request(2, 101))
         _ = machine.handle(.position(ms: 119_000), now: .zero)
         #expect(machine.handle(.finished(token: 1), now: .zero) == [])
-        #expect(machine.handle(.started(token: 2), now: .zero) == [.setNext(Self.request(3, 102)), .persist(.event)])
+        #expect(machine.handle(.started(token: 2), now: .zero) == [.setNext(Self.request(3, 102)), .persist(.progress)])
         #expect(machine.queue.currentIndex == 0)
         #expect(machine.positionMs == 0)
-        #expect(machine.handle(.started(token: 3), now: .zero) == [.setNext(Self.request(4, 103)), .persist(.event)])
+        #expect(machine.handle(.started(token: 3), now: .zero) == [.setNext(Self.request(4, 103)), .persist(.progress)])
         #expect(machine.queue.currentIndex == 1)
     }
 
@@ -153,7 +153,7 @@ import Testing
                 .log(.warning, "skipping 'b.mp3': truncated"), .setNext(Self.request(3, 103)),
             ])
         #expect(machine.queue.currentIndex == 0)
-        #expect(machine.handle(.started(token: 3), now: .zero) == [.setNext(Self.request(4, 104)), .persist(.event)])
+        #expect(machine.handle(.started(token: 3), now: .zero) == [.setNext(Self.request(4, 104)), .persist(.progress)])
         #expect(machine.queue.currentIndex == 2)
     }
 

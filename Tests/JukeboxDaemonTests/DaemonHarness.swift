@@ -16,7 +16,10 @@ final class DaemonHarness {
     private(set) var startedAt: UInt64 = 0
 
     /// Copies `tracks` (paths) into a fresh music folder and writes a config.
-    init(tracks: [String], configExtra: String = "", onStart: String = "play", mode: String = "repeat-all") throws {
+    init(
+        tracks: [String], configExtra: String = "", onStart: String = "play", mode: String = "repeat-all",
+        resumeExtra: String = ""
+    ) throws {
         directory = try TemporaryDirectory(prefix: "jukeboxd-test")
         musicDir = directory.file("music")
         try FileManager.default.createDirectory(atPath: musicDir, withIntermediateDirectories: true)
@@ -40,6 +43,7 @@ final class DaemonHarness {
 
             [resume]
             on_start = "\(onStart)"
+            \(resumeExtra)
 
             [console]
             device = "stdin"
@@ -60,7 +64,7 @@ final class DaemonHarness {
     func start(extraArguments: [String] = []) throws -> DaemonProcess {
         startedAt = MonotonicClock.nanoseconds()
         let process = try DaemonProcess(
-            executable: Jukeboxd.binary, arguments: ["--config", configPath, "--log-level", "debug"] + extraArguments)
+            executable: Jukeboxd.binary, arguments: ["--config", configPath, "--log-level", "debug", "--console", "stdin"] + extraArguments)
         self.process = process
         return process
     }

@@ -113,3 +113,39 @@ import Testing
         #expect(process.waitForExit(timeout: .seconds(3)) == 0)
     }
 }
+
+/// Long tracks (audiobooks, mixes) start again where they were left; short ones from the top.
+@Suite(.serialized) struct LongTrackResumeTests {
+    @Test func aLongTrackLeftInTheMiddleStartsThereAgainEvenAfterARestart() throws {
+        // 0.25 min = 15 s: the ~21-25 s demo songs count as long here.
+        let harness = try DaemonHarness(
+            tracks: DaemonTests.demoTracks, configExtra: "", onStart: "play", mode: "repeat-all",
+            resumeExtra: "long_track_minutes = 0.25")
+        let process = try harness.start()
+        #expect(process.waitForLine(matching: "playing \"Morning Light\"", on: .stderr) != nil, "\(harness.log)")
+        harness.send("seek 8")
+        sleepMilliseconds(300)
+        harness.send("next")
+        #expect(process.waitForLine(matching: "playing \"Café au Lait\"", on: .stderr) != nil, "\(harness.log)")
+        harness.send("previous")  // within 3 s of the start: the previous track, not a restart
+        #expect(process.waitForLine(matching: "playing \"Morning Light\"", on: .stderr) != nil, "\(harness.log)")
+        let back = try #require(harness.status())
+        #expect(back.elapsed >= 8.2 && back.elapsed < 9.5, "resumed at \(back.elapsed)")
+
+        harness.send("seek 12")
+        sleepMilliseconds(200)
+        harness.send("next")
+        #expect(process.waitForLine(matching: "playing \"Café au Lait\"", on: .stderr) != nil, "\(harness.log)")
+        process.kill(SIGTERM)
+        #expect(process.waitForExit(timeout: .seconds(3)) == 0)
+
+        let again = try harness.start()
+        #expect(again.waitForLine(matching: "playing", on: .stderr) != nil, "\(harness.log)")
+        harness.send("play 1")
+        #expect(again.waitForLine(matching: "playing \"Morning Light\"", on: .stderr) != nil, "\(harness.log)")
+        let restored = try #require(harness.status())
+        #expect(restored.elapsed >= 12.1 && restored.elapsed < 13.5, "resumed at \(restored.elapsed)")
+        again.kill(SIGTERM)
+        #expect(again.waitForExit(timeout: .seconds(3)) == 0)
+    }
+}

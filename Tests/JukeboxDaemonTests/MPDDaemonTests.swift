@@ -24,12 +24,8 @@ import Testing
                 port = \(port)
                 \(extra)
                 """)
-        if console != "stdin" {
-            var text = try String(contentsOfFile: harness.configPath, encoding: .utf8)
-            text = text.replacingOccurrences(of: "device = \"stdin\"", with: "device = \"\(console)\"")
-            try text.write(toFile: harness.configPath, atomically: true, encoding: .utf8)
-        }
-        let process = try harness.start()
+        // The harness asks for `--console stdin`; a later `--console` wins.
+        let process = try harness.start(extraArguments: console == "stdin" ? [] : ["--console", console])
         #expect(process.waitForLine(matching: "MPD protocol on", on: .stderr) != nil, "\(harness.log)")
         #expect(process.waitForLine(matching: "playing", on: .stderr) != nil, "\(harness.log)")
         return (harness, port)

@@ -1,0 +1,136 @@
+// MPD 0.23 as the peer: a minimal config writer, server start/stop by pid and a tiny
+// protocol client (no python-mpd needed).
+import Foundation
+import Glibc
+
+final class MPDClient {
+    private let fd: Int32
+    private var buf = [UInt8]()
+
+    init(port: Int) throws {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw BenchError("socket failed") }
+        var a = sockaddr_in()
+        a.sin_family = sa_family_t(AF_INET)
+        a.sin_port = UInt16(port).bigEndian
+        a.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let r = withUnsafePointer(to: &a) { p in
+            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard r == 0 else { close(fd); throw BenchError("connect to MPD on port \(port) failed") }
+        var one: Int32 = 1
+        setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(4))
+        let hello = try readLine()
+        guard hello.hasPrefix("OK MPD") else { close(fd); throw BenchError("not MPD: \(hello)") }
+    }
+
+    deinit { close(fd) }
+
+    private func readLine() throws -> String {
+        var tmp = [UInt8](repeating: 0, count: 4096)
+        while true {
+            if let nl = buf.firstIndex(of: 10) {
+                let s = String(decoding: buf[..<nl], as: UTF8.self)
+                buf.removeSubrange(...nl)
+                return s
+            }
+            let n = read(fd, &tmp, tmp.count)
+            if n == -1 && errno == EINTR { continue }
+            if n <= 0 { throw BenchError("MPD closed the connection") }
+            buf.append(contentsOf: tmp[0..<n])
+        }
+    }
+
+    @discardableResult
+    func cmd(_ c: String) throws -> [String: String] {
+        let d = Array((c + "\n").utf8)
+        _ = d.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        var out = [String: String]()
+        while true {
+            let l = try readLine()
+            if l == "OK" { return out }
+            if l.hasPrefix("ACK") { throw BenchError("MPD: \(l)") }
+            let parts = l.split(separator: ":", maxSplits: 1)
+            if parts.count == 2 { out[String(parts[0])] = parts[1].trimmingCharacters(in: .whitespaces) }
+        }
+    }
+}
+
+final class MPDServer {
+    let dir: String
+    let port: Int
+    let child: Child
+    let startTime: Double
+    var conf: String { "\(dir)/mpd.conf" }
+    var dbFile: String { "\(dir)/db" }
+
+    /// Writes a config (music dir, db, null output with real-time `sync`, `mad` disabled like
+    /// perf-baseline.sh) and starts `mpd --no-daemon`. `keepDb` false removes the db first, so
+    /// MPD starts a full update by itself.
+    init(dir: String, musicDir: String, keepDb: Bool, stateFile: Bool = false) throws {
+        guard let mpd = which("mpd") else { throw BenchError("mpd is not installed (apt-get install -y mpd mpc)") }
+        self.dir = dir
+        try mkdirs(dir + "/playlists")
+        port = freeLoopbackPort()
+        let text = """
+        # written by jukebox-bench (same settings as perf-baseline.sh)
+        music_directory    "\(musicDir)"
+        playlist_directory "\(dir)/playlists"
+        db_file            "\(dir)/db"
+        \(stateFile ? "state_file         \"\(dir)/state\"" : "")
+        pid_file           "\(dir)/pid"
+        log_file           "\(dir)/log"
+        bind_to_address    "127.0.0.1"
+        port               "\(port)"
+        auto_update        "no"
+        zeroconf_enabled   "no"
+        decoder {
+          plugin  "mad"
+          enabled "no"
+        }
+        audio_output {
+          type       "null"
+          name       "null-paced"
+          sync       "yes"
+          mixer_type "none"
+        }
+
+        """
+        try writeText("\(dir)/mpd.conf", text)
+        if !keepDb { removeItem("\(dir)/db") }
+        removeItem("\(dir)/state")
+        removeItem("\(dir)/pid")
+        startTime = Clock.seconds()
+        child = try Child.spawn([mpd, "--no-daemon", "\(dir)/mpd.conf"], stdout: .file("\(dir)/stdout.log"),
+                                stderr: .file("\(dir)/stderr.log"))
+    }
+
+    /// Connects as soon as MPD answers (polls every 2 ms).
+    func connect(timeout: Double = 20) throws -> MPDClient {
+        let end = Clock.seconds() + timeout
+        while true {
+            if let c = try? MPDClient(port: port), (try? c.cmd("ping")) != nil { return c }
+            if !child.isRunning {
+                let err = (readWholeFile("\(dir)/stderr.log") ?? "") + (readWholeFile("\(dir)/log") ?? "")
+                throw BenchError("mpd exited: \(err.split(separator: "\n").suffix(3).joined(separator: " / "))")
+            }
+            if Clock.seconds() > end { throw BenchError("mpd did not answer within \(Int(timeout)) s") }
+            Clock.sleep(0.002)
+        }
+    }
+
+    /// Polls every 5 ms until no update runs and the db holds `songs`; returns that time.
+    func waitUpdate(_ c: MPDClient, songs: Int, timeout: Double = 300) throws -> Double {
+        let end = Clock.seconds() + timeout
+        while Clock.seconds() < end {
+            let st = try c.cmd("status")
+            if st["updating_db"] == nil, Int(try c.cmd("stats")["songs"] ?? "0") ?? 0 >= songs {
+                return Clock.seconds()
+            }
+            Clock.sleep(0.005)
+        }
+        throw BenchError("MPD update did not reach \(songs) songs")
+    }
+
+    func stop() { child.terminate(grace: 5) }
+}
