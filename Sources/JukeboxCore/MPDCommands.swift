@@ -223,7 +223,9 @@ public enum MPDCommands {
         "repeat": Spec(permission: .control, min: 1, max: 1) { w, c in
             let on = try boolean(c.arguments[0])
             let mode = w.machine.mode
-            if on { if mode == .inOrder { w.run(.setMode(.repeatAll)) } } else if mode != .inOrder {
+            if on {
+                if mode == .inOrder { w.run(.setMode(.repeatAll)) }
+            } else if mode != .inOrder {
                 w.run(.setMode(.inOrder))
             }
         },

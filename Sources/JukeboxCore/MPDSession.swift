@@ -150,14 +150,16 @@ public struct MPDSession {
         return Output(text: text + "OK\n", close: false)
     }
 
-    private mutating func process(_ line: String, index: Int, world: inout MPDWorld, into text: inout String) -> Result {
+    private mutating func process(_ line: String, index: Int, world: inout MPDWorld, into text: inout String) -> Result
+    {
         let request: MPDProtocol.Request
         switch MPDProtocol.tokenize(line) {
         case .success(let parsed): request = parsed
         case .failure(let error):
             text += error.ack(index: index, command: "")
             // MPD kicks a client whose command word does not parse; a bad argument only errs.
-            let kick = error.message == "No command given" || error.message == "Letter expected"
+            let kick =
+                error.message == "No command given" || error.message == "Letter expected"
                 || error.message == "Invalid word character"
             return .error(kick: kick)
         }

@@ -79,7 +79,8 @@ final class NetworkListener {
     func interests() -> [Poller.Interest] {
         var result = listeners.map { Poller.Interest(fd: $0.rawValue) }
         for client in clients.values {
-            result.append(Poller.Interest(fd: client.fd.rawValue, readable: !client.closing, writable: client.pendingOutput > 0))
+            result.append(
+                Poller.Interest(fd: client.fd.rawValue, readable: !client.closing, writable: client.pendingOutput > 0))
         }
         return result
     }
@@ -188,7 +189,8 @@ final class NetworkListener {
             if close { client.closing = true }
         }
         if overlong && !client.closing {
-            logger.warning("MPD client \(client.number): line longer than \(MPDProtocol.maximumLineBytes) bytes; closing")
+            logger.warning(
+                "MPD client \(client.number): line longer than \(MPDProtocol.maximumLineBytes) bytes; closing")
             client.closing = true
             client.input = []
         }

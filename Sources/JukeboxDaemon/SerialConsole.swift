@@ -61,8 +61,11 @@ final class SerialConsole {
                             switch line {
                             case .text(let line): text += session.handle(line: line, world: &world).text
                             case .tooLong(let bytes):
-                                text += MPDError(.argument, "line too long (\(bytes) bytes, at most \(SerialLineEditor.maximumLineBytes)); ignored")
-                                    .ack(index: 0, command: "")
+                                text += MPDError(
+                                    .argument,
+                                    "line too long (\(bytes) bytes, at most \(SerialLineEditor.maximumLineBytes)); ignored"
+                                )
+                                .ack(index: 0, command: "")
                             }
                         }
                         return text
@@ -114,7 +117,9 @@ final class SerialConsole {
         session = MPDSession(options: .init(human: true))
         output = []
         logger.info("serial console on \(path) at \(baud) baud")
-        write("\nJukebox \(JukeboxVersion.string) ready (MPD protocol \(MPDProtocol.version)). Type 'help' for the commands.\n")
+        write(
+            "\nJukebox \(JukeboxVersion.string) ready (MPD protocol \(MPDProtocol.version)). Type 'help' for the commands.\n"
+        )
         flush()
     }
 
@@ -192,7 +197,8 @@ struct SerialLineEditor {
                 while let last = line.popLast(), last & 0xC0 == 0x80, !line.isEmpty {}
                 echo += [0x08, 0x20, 0x08]
             case 0x15:
-                echo += Array(repeating: 0x08, count: line.count) + Array(repeating: 0x20, count: line.count)
+                echo +=
+                    Array(repeating: 0x08, count: line.count) + Array(repeating: 0x20, count: line.count)
                     + Array(repeating: 0x08, count: line.count)
                 line.removeAll(keepingCapacity: true)
                 overflow = 0

@@ -5,9 +5,11 @@ import Testing
 /// The MPD protocol layer: tokenizer, ACKs, command lists, idle, commands against a machine.
 @Suite struct MPDProtocolTests {
     static let tracks: [TrackInfo] = [
-        TrackInfo(id: 1, path: "Ann/First/01 Alpha.mp3", title: "Alpha", artist: "Ann", album: "First", trackNumber: 1,
+        TrackInfo(
+            id: 1, path: "Ann/First/01 Alpha.mp3", title: "Alpha", artist: "Ann", album: "First", trackNumber: 1,
             durationMs: 180_000),
-        TrackInfo(id: 2, path: "Ann/First/02 Beta.mp3", title: "Beta", artist: "Ann", album: "First", trackNumber: 2,
+        TrackInfo(
+            id: 2, path: "Ann/First/02 Beta.mp3", title: "Beta", artist: "Ann", album: "First", trackNumber: 2,
             durationMs: 200_500),
         TrackInfo(id: 3, path: "Bob/Gamma \"live\".mp3", title: "Gamma \"live\"", artist: "Bob", durationMs: 61_000),
         TrackInfo(id: 4, path: "loose.wav", durationMs: 5_000),
@@ -15,7 +17,8 @@ import Testing
 
     static func world(entries: [TrackID] = [1, 2, 3, 4], mode: PlayMode = .repeatAll) -> MPDWorld {
         var machine = PlayerMachine(
-            configuration: .init(maxVolume: 85, startVolume: 40), queue: PlayQueue(entries: entries, mode: mode, seed: 7))
+            configuration: .init(maxVolume: 85, startVolume: 40),
+            queue: PlayQueue(entries: entries, mode: mode, seed: 7))
         _ = machine.handle(.tracksDescribed(tracks), now: .zero)
         var observer = MPDObserver()
         _ = observer.changes(machine)
@@ -48,19 +51,20 @@ import Testing
 
     // MARK: tokenizer
 
-    @Test(arguments: [
-        ("play", "play", [String]()),
-        ("play 3", "play", ["3"]),
-        ("  ", nil, []),
-        ("add \"a b/c d.mp3\"", "add", ["a b/c d.mp3"]),
-        ("find artist \"say \\\"hi\\\"\"", "find", ["artist", "say \"hi\""]),
-        ("find \"a\\\\b\"", "find", ["a\\b"]),
-        ("search  any\t\"x\"  ", "search", ["any", "x"]),
-        ("list_x 1", "list_x", ["1"]),
-        ("setvol 50\r", "setvol", ["50"]),
-        ("add \"Ünïcødé.mp3\"", "add", ["Ünïcødé.mp3"]),
-        ("status \"\"", "status", [""]),
-    ] as [(String, String?, [String])])
+    @Test(
+        arguments: [
+            ("play", "play", [String]()),
+            ("play 3", "play", ["3"]),
+            ("  ", nil, []),
+            ("add \"a b/c d.mp3\"", "add", ["a b/c d.mp3"]),
+            ("find artist \"say \\\"hi\\\"\"", "find", ["artist", "say \"hi\""]),
+            ("find \"a\\\\b\"", "find", ["a\\b"]),
+            ("search  any\t\"x\"  ", "search", ["any", "x"]),
+            ("list_x 1", "list_x", ["1"]),
+            ("setvol 50\r", "setvol", ["50"]),
+            ("add \"Ünïcødé.mp3\"", "add", ["Ünïcødé.mp3"]),
+            ("status \"\"", "status", [""]),
+        ] as [(String, String?, [String])])
     func tokenizerSplitsLikeMPD(line: String, command: String?, arguments: [String]) throws {
         let result = MPDProtocol.tokenize(line)
         if let command {
@@ -296,11 +300,14 @@ import Testing
         var world = Self.world()
         #expect(Self.run("lsinfo", world: &world).hasPrefix("directory: Ann\ndirectory: Bob\nfile: loose.wav\n"))
         #expect(Self.run("lsinfo Ann", world: &world) == "directory: Ann/First\nOK\n")
-        #expect(Self.run("listall Ann", world: &world) == "directory: Ann/First\nfile: Ann/First/01 Alpha.mp3\n"
-            + "file: Ann/First/02 Beta.mp3\nOK\n")
+        #expect(
+            Self.run("listall Ann", world: &world) == "directory: Ann/First\nfile: Ann/First/01 Alpha.mp3\n"
+                + "file: Ann/First/02 Beta.mp3\nOK\n")
         #expect(Self.run("list artist", world: &world) == "Artist: Ann\nArtist: Bob\nOK\n")
         #expect(Self.run("list album artist Ann", world: &world) == "Album: First\nOK\n")
-        #expect(Self.run("list album group artist", world: &world) == "Artist: \nArtist: Ann\nAlbum: First\nArtist: Bob\nOK\n")
+        #expect(
+            Self.run("list album group artist", world: &world)
+                == "Artist: \nArtist: Ann\nAlbum: First\nArtist: Bob\nOK\n")
         let exact = Self.run("find artist ann", world: &world)
         #expect(exact == "OK\n")
         let found = Self.run("search artist ann", world: &world)
@@ -334,7 +341,8 @@ import Testing
     /// Random lines never crash the session, and every answer ends in OK, ACK or nothing.
     @Test func randomLinesAlwaysGetAnAnswerOrAClose() {
         var random = SplitMix64(seed: 42)
-        let words = MPDCommands.names + ["command_list_begin", "command_list_end", "noidle", "\"", "'", "\\", "-1", "0:"]
+        let words =
+            MPDCommands.names + ["command_list_begin", "command_list_end", "noidle", "\"", "'", "\\", "-1", "0:"]
         for _ in 0..<3000 {
             var world = Self.world()
             var session = MPDSession()

@@ -100,7 +100,9 @@ import Testing
             var offset = 0
             var lost = false
             while !lost {
-                var fds = [pollfd(fd: client, events: Int16(offset < batch.count ? POLLIN | POLLOUT : POLLIN), revents: 0)]
+                var fds = [
+                    pollfd(fd: client, events: Int16(offset < batch.count ? POLLIN | POLLOUT : POLLIN), revents: 0)
+                ]
                 let ready = poll(&fds, 1, offset < batch.count ? 1000 : 0)
                 if ready > 0, fds[0].revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 {
                     let n = sink.withUnsafeMutableBytes { recv(client, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }

@@ -127,11 +127,14 @@ func freeTCPPort() -> Int {
 
 func deadline(_ timeout: Duration) -> UInt64 {
     let (seconds, attoseconds) = timeout.components
-    return MonotonicClock.nanoseconds() + UInt64(max(0, seconds)) * 1_000_000_000 + UInt64(max(0, attoseconds) / 1_000_000_000)
+    return MonotonicClock.nanoseconds() + UInt64(max(0, seconds)) * 1_000_000_000
+        + UInt64(max(0, attoseconds) / 1_000_000_000)
 }
 
 /// Runs a program to completion with a timeout; returns its exit status and output.
-func runTool(_ executable: String, _ arguments: [String], timeout: TimeInterval = 20) throws -> (status: Int32, output: String) {
+func runTool(_ executable: String, _ arguments: [String], timeout: TimeInterval = 20) throws -> (
+    status: Int32, output: String
+) {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
