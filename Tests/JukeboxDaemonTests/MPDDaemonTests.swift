@@ -15,7 +15,9 @@ import Testing
     }
 
     /// A daemon with the demo tracks and the MPD listener on a free port.
-    static func start(extra: String = "", console: String = "stdin") throws -> (DaemonHarness, Int) {
+    static func start(
+        extra: String = "", console: String = "stdin", prepare: (DaemonHarness) throws -> Void = { _ in }
+    ) throws -> (DaemonHarness, Int) {
         let port = freeTCPPort()
         let harness = try DaemonHarness(
             tracks: DaemonTests.demoTracks,
@@ -24,6 +26,7 @@ import Testing
                 port = \(port)
                 \(extra)
                 """)
+        try prepare(harness)
         // The harness asks for `--console stdin`; a later `--console` wins.
         let process = try harness.start(extraArguments: console == "stdin" ? [] : ["--console", console])
         #expect(process.waitForLine(matching: "MPD protocol on", on: .stderr) != nil, "\(harness.log)")
@@ -192,6 +195,27 @@ import Testing
         #expect(g.greeting.isEmpty && g.isClosed())
         #expect(b.command("close").isEmpty && b.isClosed())
         #expect(harness.status()?.state == "play")
+    }
+
+    @Test(.enabled(if: hasMPC)) func unixSocketAndSymlinksThatLeaveTheMusicFolder() throws {
+        let socketPath = "/tmp/jukebox-mpd-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock"
+        let outside = "/tmp/jukebox-outside-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        try FileManager.default.createDirectory(atPath: outside, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: outside) }
+        try FileManager.default.copyItem(atPath: DaemonTests.demoTracks[0], toPath: "\(outside)/escaped.mp3")
+        let (harness, port) = try Self.start(extra: "socket = \"\(socketPath)\"") { harness in
+            #expect(symlink(outside, "\(harness.musicDir)/elsewhere") == 0)
+        }
+        defer { Self.stop(harness) }
+        let viaSocket = try runTool(Self.mpc, ["-h", socketPath, "status"])
+        #expect(viaSocket.output.contains("[playing]"), "\(viaSocket.output)")
+        let client = try MPDTestClient(port: port)
+        let before = client.fields("status")["playlistlength"]
+        for command in ["lsinfo elsewhere", "add elsewhere", "add elsewhere/escaped.mp3", "lsinfo \"../\"", "add /etc"] {
+            let reply = client.command(command)
+            #expect(reply.last?.hasPrefix("ACK [50@0]") == true, "\(command): \(reply)")
+        }
+        #expect(client.fields("status")["playlistlength"] == before)
     }
 
     @Test func aPasswordGatesCommands() throws {
