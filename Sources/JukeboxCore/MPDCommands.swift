@@ -34,9 +34,9 @@ public enum MPDCommands {
         }
     }
 
-    typealias Handler = (inout MPDWorld, inout Call) throws -> Void
+    typealias Handler = @Sendable (inout MPDWorld, inout Call) throws -> Void
 
-    struct Spec {
+    struct Spec: Sendable {
         var permission: Permission
         var min: Int
         /// -1: no limit.
@@ -86,7 +86,7 @@ public enum MPDCommands {
 
     // MARK: the table
 
-    nonisolated(unsafe) static let table: [String: Spec] = [
+    static let table: [String: Spec] = [
         // status and the current song
         "status": Spec(permission: .read, min: 0, max: 0) { w, c in status(&w, &c) },
         "currentsong": Spec(permission: .read, min: 0, max: 0) { w, c in
