@@ -13,7 +13,9 @@ extension Bench {
         let roundTrips = quick ? 300 : 2000
         let pauses = quick ? 5 : 12
         let dir = "\(work)/control"
-        note("\n== 7. control latency over the MPD protocol: status round trip (\(roundTrips)×), pause/resume at a paced sink (\(pauses)×) ==")
+        note(
+            "\n== 7. control latency over the MPD protocol: status round trip (\(roundTrips)×), pause/resume at a paced sink (\(pauses)×) =="
+        )
         do { try mkdirs(dir) } catch { report.error("control", "\(error)"); return }
         let musicDir = dirOf(material.cbr320)
 
@@ -22,7 +24,8 @@ extension Bench {
         var jbResume: Stat?
         if let jb = jukeboxd {
             do {
-                (jbStatus, jbPause, jbResume) = try measureJukeboxd(jb, musicDir: musicDir, dir: dir, roundTrips: roundTrips, pauses: pauses)
+                (jbStatus, jbPause, jbResume) = try measureJukeboxd(
+                    jb, musicDir: musicDir, dir: dir, roundTrips: roundTrips, pauses: pauses)
             } catch { report.error("control", "jukeboxd: \(error)") }
         } else {
             report.error("control", "no jukeboxd binary (pass --jukeboxd PATH); jukeboxd side skipped")
@@ -31,15 +34,19 @@ extension Bench {
         var mpdPause: Stat?
         var mpdResume: Stat?
         do {
-            (mpdStatus, mpdPause, mpdResume) = try measureMPD(musicDir: musicDir, dir: dir, roundTrips: roundTrips, pauses: pauses)
+            (mpdStatus, mpdPause, mpdResume) = try measureMPD(
+                musicDir: musicDir, dir: dir, roundTrips: roundTrips, pauses: pauses)
         } catch { report.error("control", "MPD: \(error)") }
 
         func row(_ metric: String, _ j: Stat?, _ p: Stat?, unit: String, digits: Int, target: String) {
-            report.add(Row(section: "control", metric: metric,
-                           jukeboxd: j.map { $0.fmt(digits, unit) } ?? "error",
-                           peer: p.map { "\($0.fmt(digits, unit)) (MPD)" } ?? "error",
-                           ratio: Report.ratio(j?.median, p?.median), target: target,
-                           verdict: j == nil ? "ERROR" : p == nil ? "info" : (j!.median <= p!.median * 1.05 ? "ok" : "slower")))
+            report.add(
+                Row(
+                    section: "control", metric: metric,
+                    jukeboxd: j.map { $0.fmt(digits, unit) } ?? "error",
+                    peer: p.map { "\($0.fmt(digits, unit)) (MPD)" } ?? "error",
+                    ratio: Report.ratio(j?.median, p?.median), target: target,
+                    verdict: j == nil ? "ERROR" : p == nil ? "info" : (j!.median <= p!.median * 1.05 ? "ok" : "slower"))
+            )
         }
         row("status round trip (TCP, loopback)", jbStatus, mpdStatus, unit: " µs", digits: 0, target: "≤ 1.05×")
         row("pause → audio stops at the paced sink", jbPause, mpdPause, unit: " ms", digits: 1, target: "≤ 1.05×")
@@ -77,8 +84,9 @@ extension Bench {
 
             """
         try writeText("\(dir)/jukebox-control.toml", config)
-        let daemon = try DaemonProc(jukeboxd: jb, config: "\(dir)/jukebox-control.toml", extraArgs: ["--console", "none"],
-                                    logPath: "\(dir)/jukeboxd-control.log")
+        let daemon = try DaemonProc(
+            jukeboxd: jb, config: "\(dir)/jukebox-control.toml", extraArgs: ["--console", "none"],
+            logPath: "\(dir)/jukeboxd-control.log")
         defer { _ = daemon.stop() }
         let client = try connect(port: port, alive: { daemon.child.isRunning })
         try waitPlaying(client, sink: sink)
@@ -116,8 +124,9 @@ extension Bench {
 
             """
         try writeText("\(mpdDir)/mpd.conf", text)
-        let child = try Child.spawn([mpd, "--no-daemon", "\(mpdDir)/mpd.conf"], stdout: .file("\(mpdDir)/stdout.log"),
-                                    stderr: .file("\(mpdDir)/stderr.log"))
+        let child = try Child.spawn(
+            [mpd, "--no-daemon", "\(mpdDir)/mpd.conf"], stdout: .file("\(mpdDir)/stdout.log"),
+            stderr: .file("\(mpdDir)/stderr.log"))
         defer { _ = child.terminate(grace: 5) }
         let client = try connect(port: port, alive: { child.isRunning })
         try client.cmd("update")

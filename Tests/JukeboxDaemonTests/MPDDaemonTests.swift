@@ -265,6 +265,39 @@ import Testing
         #expect(try MPDTestClient(port: port).fields("status")["state"] == "play")
     }
 
+    /// The commands the mpc test uses, typed on the serial line.
+    @Test func theMPCCommandsOnTheSerialLine() throws {
+        let pty = try PseudoTerminal()
+        let link = "/tmp/jukebox-serial-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        #expect(symlink(pty.slavePath, link) == 0)
+        defer { unlink(link) }
+        let (harness, port) = try Self.start(console: link)
+        defer { Self.stop(harness) }
+        #expect(pty.waitFor("Type 'help'") != nil, "\(harness.log)")
+        func run(_ line: String) -> String {
+            pty.discard()
+            pty.write(line + "\r")
+            return pty.waitFor("OK\r\n") ?? pty.waitFor("ACK [", timeout: .milliseconds(10)) ?? ""
+        }
+        #expect(run("status").contains("state: play\r\n"))
+        #expect(run("pause 1").hasSuffix("OK\r\n"))
+        #expect(run("status").contains("state: pause\r\n"))
+        #expect(run("play").hasSuffix("OK\r\n"))
+        #expect(run("next").hasSuffix("OK\r\n"))
+        #expect(run("currentsong").contains("file: 02 Cafe au Lait.mp3\r\n"))
+        #expect(run("setvol 44").hasSuffix("OK\r\n"))
+        #expect(run("search title \"night drive\"").contains("file: 03 Night Drive.mp3\r\n"))
+        #expect(run("add \"03 Night Drive.mp3\"").hasSuffix("OK\r\n"))
+        let playlist = run("playlistinfo")
+        #expect(playlist.components(separatedBy: "file: ").count == 5, "\(playlist)")
+        // idle on the serial line wakes on a change made over TCP.
+        pty.discard()
+        pty.write("idle mixer\r")
+        sleepMilliseconds(100)
+        #expect(try MPDTestClient(port: port).command("setvol 45") == ["OK"])
+        #expect(pty.waitFor("changed: mixer\r\nOK\r\n") != nil)
+    }
+
     @Test func serialConsoleComesBackAfterTheCableIsPulled() throws {
         var pty: PseudoTerminal? = try PseudoTerminal()
         let link = "/tmp/jukebox-serial-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
