@@ -53,7 +53,7 @@ let package = Package(
         .target(
             name: "JukeboxDaemon",
             dependencies: [
-                "JukeboxCore", "JukeboxAudio", "JukeboxStore", "LinuxSupport",
+                "JukeboxCore", "JukeboxAudio", "JukeboxStore", "LinuxSupport", "GPIO",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
@@ -70,6 +70,7 @@ let package = Package(
         .target(name: "JukeboxTestSupport", dependencies: ["LinuxSupport", "CLinuxShims"]),
         .testTarget(name: "JukeboxCoreTests", dependencies: ["JukeboxCore"]),
         .testTarget(name: "LinuxSupportTests", dependencies: ["LinuxSupport"]),
+        .testTarget(name: "GPIOTests", dependencies: ["GPIO", "LinuxSupport"]),
         .testTarget(
             name: "JukeboxAudioTests",
             dependencies: ["JukeboxAudio", "ALSA", "MPG123", "JukeboxTestSupport"]),

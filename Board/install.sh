@@ -12,9 +12,21 @@ swift build -c release --product jukeboxd
 install -m 0755 .build/release/jukeboxd /usr/local/bin/jukeboxd
 
 id jukebox >/dev/null 2>&1 || useradd --system --home-dir /var/lib/jukebox --shell /usr/sbin/nologin jukebox
-for group in audio gpio dialout; do
+for group in audio gpio dialout input; do
     getent group "$group" >/dev/null && usermod -a -G "$group" jukebox
 done
+# The shutdown gesture runs `systemctl poweroff` ([buttons] shutdown_command) as this user.
+if [ -d /etc/polkit-1/rules.d ]; then
+    cat > /etc/polkit-1/rules.d/50-jukebox-poweroff.rules <<'RULES'
+// Lets the jukebox service power the board off (its shutdown button gesture).
+polkit.addRule(function (action, subject) {
+    if (subject.user == "jukebox" && (action.id == "org.freedesktop.login1.power-off" ||
+            action.id == "org.freedesktop.login1.power-off-multiple-sessions")) {
+        return polkit.Result.YES;
+    }
+});
+RULES
+fi
 install -d -o jukebox -g jukebox -m 0750 /var/lib/jukebox
 install -d -m 0755 /etc/jukebox
 if [ ! -f /etc/jukebox/jukebox.toml ]; then

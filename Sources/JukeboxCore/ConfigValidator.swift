@@ -114,6 +114,7 @@ public enum ConfigValidator {
                     fileName: document.fileName, line: lines["encoder.a"] ?? lines["encoder.b"] ?? nil, key: key,
                     problem: "required when the encoder has the other line: an encoder needs both a and b"))
         }
+        run.diagnostics += controlDiagnostics(config, lines: lines, fileName: document.fileName)
 
         if run.diagnostics.isEmpty {
             return (config, [])
@@ -212,7 +213,7 @@ public enum ConfigValidator {
             integer("play_pause", gpioLines) { $0.buttons.playPause = $1 },
             integer("next", gpioLines) { $0.buttons.next = $1 },
             integer("previous", gpioLines) { $0.buttons.previous = $1 },
-        ],
+        ] + buttonControlKeys,
         "encoder": [
             string("chip") { $0.encoder.chip = $1 },
             integer("a", gpioLines) { $0.encoder.a = $1 },
@@ -221,7 +222,7 @@ public enum ConfigValidator {
             KeySpec(name: "steps_per_detent", kind: .integerChoice([1, 2, 4])) {
                 $0.encoder.stepsPerDetent = $1.integer ?? 4
             },
-        ],
+        ] + encoderControlKeys,
         "display": [
             choice("kind", JukeboxConfig.DisplayKind.self) { $0.display.kind = $1 },
             string("device", allowEmpty: true) { $0.display.device = $1 },

@@ -87,6 +87,21 @@ public struct JukeboxConfig: Sendable, Equatable {
         public var playPause: Int?
         public var next: Int?
         public var previous: Int?
+        /// Contact bounce is ignored for this long after an accepted change.
+        public var debounceMs = 20
+        public var longPressMs = 800
+        public var repeatMs = 300
+        public var doublePressMs = 300
+        public var veryLongPressMs = 5000
+        public var bias = LineBias.pullUp
+        public var active = LineActive.low
+        /// A Linux input device (`/dev/input/eventN`, gpio-keys overlay) read for KEY_* events.
+        public var inputDevice = ""
+        /// Run by `/bin/sh -c` for a `shutdown` gesture.
+        public var shutdownCommand = "systemctl poweroff"
+        /// `<button>_<gesture>` and `<button>+<button>` (chords) → a console command,
+        /// `shutdown`, or `none`.
+        public var gestures = ControlDefaults.buttonGestures
 
         /// The defaults.
         public init() {}
@@ -100,6 +115,20 @@ public struct JukeboxConfig: Sendable, Equatable {
         public var pushSwitch: Int?
         /// Quadrature steps per detent: 1, 2 or 4.
         public var stepsPerDetent = 4
+        /// Per-line bounce lockout of A and B, in milliseconds.
+        public var debounceMs = 3
+        public var turn = EncoderTurn.volume
+        /// Volume percent (or seek seconds) per detent.
+        public var step = 2
+        public var direction = EncoderDirection.normal
+        /// 1 = off; up to this many steps per detent when turned fast.
+        public var acceleration = 1
+        public var bias = LineBias.pullUp
+        public var active = LineActive.low
+        /// A Linux input device (`/dev/input/eventN`, rotary-encoder overlay) read for REL_* events.
+        public var inputDevice = ""
+        /// `switch_<gesture>` → a console command, `shutdown` or `none`.
+        public var gestures = ControlDefaults.encoderGestures
 
         /// The defaults.
         public init() {}

@@ -23,13 +23,15 @@ final class Daemon {
     private var machine: PlayerMachine
     private var policy: CheckpointPolicy
     private let store: LibraryStore
-    private let journal: PositionJournal?
+    private let journal: ResumeJournal
     private let pipeline: AudioPipeline
     private let wakeup: WakeupEvent
     private let signals: FileDescriptor
     private var console: Console?
     /// MPD protocol clients (network) and the serial console.
     private var mpd: MPDFrontEnd!
+    /// Buttons and the encoder (GPIO lines, input devices); nil when none is wired.
+    private var controls: ControlInputs?
     private let scan: ScanRunner
     /// Tracks by id, for paths and durations; refreshed after each scan.
     private var library: [TrackID: TrackInfo] = [:]
@@ -50,7 +52,7 @@ final class Daemon {
     private var eventNotSaved = false
 
     /// Starts everything and runs until SIGTERM/SIGINT. Returns the exit status.
-    static func run(settings: LoadedConfig, logger: Logger) -> Int32 {
+    static func run(settings: LoadedConfig, logger: Logger, inputReplayFifo: String? = nil) -> Int32 {
         let signalFD = jb_termination_signalfd()
         guard signalFD >= 0 else {
             logger.critical("cannot set up signal handling: \(Errno.current("signalfd"))")
@@ -59,7 +61,7 @@ final class Daemon {
         do {
             let daemon = try Daemon(
                 config: settings.config, forceStdinConsole: settings.forceStdinConsole,
-                signals: FileDescriptor(owning: signalFD), logger: logger)
+                signals: FileDescriptor(owning: signalFD), logger: logger, inputReplayFifo: inputReplayFifo)
             return daemon.loop()
         } catch {
             logger.critical("cannot start: \(error)")
@@ -67,7 +69,10 @@ final class Daemon {
         }
     }
 
-    private init(config: JukeboxConfig, forceStdinConsole: Bool, signals: FileDescriptor, logger: Logger) throws {
+    private init(
+        config: JukeboxConfig, forceStdinConsole: Bool, signals: FileDescriptor, logger: Logger,
+        inputReplayFifo: String?
+    ) throws {
         self.config = config
         self.logger = logger
         self.signals = signals
@@ -77,7 +82,7 @@ final class Daemon {
         let opened = try LibraryStore.open(path: config.database, logger: logger)
         store = opened.store
         if let message = opened.recoveryMessage { logger.error("\(message)") }
-        journal = PositionJournal.open(databasePath: config.database, logger: logger)
+        journal = ResumeJournal(databasePath: config.database, logger: logger)
 
         pipeline = AudioPipeline(
             config: AudioOutputConfig(
@@ -99,6 +104,7 @@ final class Daemon {
             config.console.device.hasPrefix("/")
             ? nil : Console.open(device: config.console.device, force: forceStdinConsole, logger: logger)
         mpd = MPDFrontEnd(config: config, logger: logger)
+        controls = ControlInputs.open(config: config, replayFifo: inputReplayFifo, logger: logger)
     }
 
     // MARK: - start-up
@@ -120,7 +126,7 @@ final class Daemon {
         }
         // The journal is newer than the last durable commit when it names the same track.
         if var saved = record {
-            let entry = journal?.read()
+            let entry = journal.read()
             if let entry, entry.sequence > saved.journalSequence, entry.trackID != saved.trackID {
                 // Playing moved on to another track after the last database save.
                 saved.trackID = entry.trackID
@@ -128,7 +134,7 @@ final class Daemon {
             } else {
                 saved.positionMs = saved.resumePositionMs(journal: entry)
             }
-            journal?.continueAfter(saved.journalSequence)
+            journal.continueAfter(saved.journalSequence)
             record = saved
         }
         guard let record, !queue.isEmpty else {
@@ -170,6 +176,7 @@ final class Daemon {
             var interests = [Poller.Interest(fd: signals.rawValue), Poller.Interest(fd: wakeup.fd.rawValue)]
             if let console { interests.append(Poller.Interest(fd: console.inputFD)) }
             interests += mpd.interests()
+            for fd in controls?.fds ?? [] { interests.append(Poller.Interest(fd: fd)) }
             let ready: [Poller.Readiness]
             do {
                 ready = try Poller.wait(interests, timeoutMilliseconds: pollTimeout())
@@ -189,10 +196,13 @@ final class Daemon {
                 } else if let console, readiness.fd == console.inputFD {
                     for line in console.readLines() { handleConsoleLine(line) }
                     if console.isClosed { self.console = nil }
+                } else if let controls, controls.owns(readiness.fd) {
+                    handleControls(controls.read(fd: readiness.fd, now: Instant.now))
                 } else {
                     _ = mpd.handle(readiness, host: self)
                 }
             }
+            if let controls { handleControls(controls.advance(to: Instant.now)) }
             tick()
             mpd.afterTurn(machine)
         }
@@ -206,6 +216,9 @@ final class Daemon {
         if let due = startupScanDue { timeout = min(timeout, max(0, (due.nanoseconds - now.nanoseconds) / 1_000_000 + 1)) }
         if let deadline = policy.nextDeadline {
             timeout = min(timeout, max(0, (deadline.nanoseconds - now.nanoseconds) / 1_000_000 + 1))
+        }
+        if let deadline = controls?.nextDeadline {
+            timeout = min(timeout, max(0, (deadline.nanoseconds - now.nanoseconds + 999_999) / 1_000_000))
         }
         if let mpdTimeout = mpd.timeoutMilliseconds() { timeout = min(timeout, Int64(mpdTimeout)) }
         return Int32(timeout)
@@ -232,8 +245,10 @@ final class Daemon {
             } else {
                 // Only the position moved: the journal carries track and position, so
                 // making it durable is one fdatasync of a 32-byte file, not a transaction.
-                writeJournal()
-                journal?.sync()
+                refreshPosition()
+                if let track = machine.queue.currentTrack {
+                    journal.recordDurably(trackID: track, positionMs: machine.positionMs)
+                }
             }
         } else if eventNotSaved {
             // Saved at once for a crash (it reaches the kernel); the fsync follows when the
@@ -316,6 +331,23 @@ final class Daemon {
         }
     }
 
+    /// Gestures and encoder turns: commands go to the core like console commands.
+    private func handleControls(_ outputs: [ControlOutput]) {
+        for output in outputs {
+            switch output {
+            case .gesture, .detent:
+                logger.debug("input: \(output)")
+            case .action(.command(let command), _):
+                logger.debug("input: -> \(command.consoleText)")
+                perform(machine.handle(.command(command), now: Instant.now))
+            case .action(.shutdown, _):
+                save(durable: true)
+                ControlInputs.runShutdownCommand(config.buttons.shutdownCommand, logger: logger)
+            }
+        }
+        if !outputs.isEmpty { ControlInputs.reapChildren() }
+    }
+
     // MARK: - actions
 
     private func perform(_ actions: [PlayerAction]) {
@@ -368,12 +400,12 @@ final class Daemon {
         }
     }
 
-    /// The cheap checkpoint: one pwrite, no fsync. Returns the journal's sequence number.
+    /// The every-second checkpoint: one pwrite to RAM. Returns the journal's sequence number.
     @discardableResult
     private func writeJournal() -> UInt64 {
         refreshPosition()
-        guard let journal, let track = machine.queue.currentTrack else { return 0 }
-        return journal.write(trackID: track, positionMs: machine.positionMs)
+        guard let track = machine.queue.currentTrack else { return 0 }
+        return journal.record(trackID: track, positionMs: machine.positionMs)
     }
 
     /// One transaction with everything (fsync'd when `durable`); the queue rides along

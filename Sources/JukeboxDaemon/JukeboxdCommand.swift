@@ -16,7 +16,7 @@ public struct JukeboxdCommand: ParsableCommand {
             previous, seek ±s, volume ±n, mode NAME, status, update, help.
             """,
         version: JukeboxVersion.string,
-        subcommands: [RunCommand.self, ScanCommand.self],
+        subcommands: [RunCommand.self, ScanCommand.self, InputReplayCommand.self],
         defaultSubcommand: RunCommand.self)
 
     public init() {}
@@ -65,6 +65,9 @@ struct RunCommand: ParsableCommand {
     @Option(name: .long, help: "Read commands from 'stdin', a tty path, or 'none'; overrides [console] device.")
     var console: String?
 
+    @Option(name: .long, help: ArgumentHelp("Also read edge lines (input-replay formats) from this FIFO.", visibility: .hidden))
+    var inputReplayFifo: String?
+
     func run() throws {
         var (loaded, logger) = try options.load()
         if checkConfig {
@@ -76,7 +79,7 @@ struct RunCommand: ParsableCommand {
             loaded.config.console.device = console
             loaded.forceStdinConsole = console == "stdin"
         }
-        let status = Daemon.run(settings: loaded, logger: logger)
+        let status = Daemon.run(settings: loaded, logger: logger, inputReplayFifo: inputReplayFifo)
         if status != 0 { throw ExitCode(status) }
     }
 }

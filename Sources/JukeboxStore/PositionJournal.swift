@@ -83,7 +83,14 @@ public final class PositionJournal {
     /// which is logged once until a write succeeds again).
     @discardableResult
     public func write(trackID: Int64, positionMs: Int64) -> UInt64 {
-        sequence += 1
+        write(trackID: trackID, positionMs: positionMs, sequence: sequence + 1)
+    }
+
+    /// Records the position under a sequence number the caller keeps (several journals that
+    /// share one counter); returns it, or 0 if the write failed.
+    @discardableResult
+    public func write(trackID: Int64, positionMs: Int64, sequence: UInt64) -> UInt64 {
+        self.sequence = sequence
         let bytes = Self.encode(Entry(trackID: trackID, positionMs: positionMs, sequence: sequence))
         do {
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: bytes.count, alignment: 8)

@@ -1,5 +1,5 @@
 // jukebox-bench: jukeboxd side by side with mpg123 and MPD 0.23 on the same files, in one run.
-// See docs/BENCHMARK.md. Sections: material cpu memory disk startup scan.
+// See docs/BENCHMARK.md. Sections: material cpu memory disk startup scan instructions.
 import ArgumentParser
 import Foundation
 import Glibc
@@ -12,13 +12,14 @@ struct JukeboxBench: ParsableCommand {
         discussion: """
             Sections: material (generate/reuse test files), cpu (CPU per minute of audio, unpaced), \
             memory (RSS while playing in real time), disk (writes and fsyncs per hour), \
-            startup (exec -> first sample on auto-resume), scan (2,000-file library scan). \
+            startup (exec -> first sample on auto-resume), scan (2,000-file library scan), \
+            instructions (callgrind instruction counts of the cpu case). \
             Prints a table (metric | jukeboxd | peer | ratio | target | verdict) and writes it to <work>/results.md.
             """)
 
-    static let sectionNames = ["material", "cpu", "memory", "disk", "startup", "scan"]
+    static let sectionNames = ["material", "cpu", "memory", "disk", "startup", "scan", "instructions", "input"]
     static let aliases = ["rss": "memory", "mem": "memory", "ttfb": "startup", "resume": "startup", "io": "disk",
-                          "writes": "disk", "decode": "cpu", "library": "scan"]
+                          "writes": "disk", "decode": "cpu", "library": "scan", "instr": "instructions", "callgrind": "instructions"]
 
     @Option(help: "Path of the jukeboxd binary (default: .build/release/jukeboxd if present).")
     var jukeboxd: String?
@@ -97,6 +98,8 @@ struct JukeboxBench: ParsableCommand {
             case "disk": bench.sectionDisk()
             case "startup": bench.sectionStartup()
             case "scan": bench.sectionScan()
+            case "instructions": bench.sectionInstructions()
+            case "input": bench.sectionInput()
             default: break
             }
             try? writeText("\(workDir)/results.md", report.markdown())   // partial results survive a crash

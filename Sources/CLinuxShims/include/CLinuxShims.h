@@ -27,5 +27,6 @@ int jb_termination_signalfd(void);
 int jb_read_signal(int fd);
 
 #include "CLinuxShimsSerialNet.h"
+#include "UInputShims.h"
 
 #endif

@@ -1,0 +1,172 @@
+import Testing
+
+@testable import JukeboxCore
+
+/// Debouncer and gesture detection on recorded-style edge streams (bounce 0.1–2 ms).
+@Suite struct ButtonGestureTests {
+    /// A press: button, start and length in milliseconds.
+    struct Press: Sendable {
+        var button: String
+        var at: Int64
+        var length: Int64
+        init(_ button: String, _ at: Int64, _ length: Int64) {
+            self.button = button
+            self.at = at
+            self.length = length
+        }
+    }
+
+    struct Case: Sendable, CustomTestStringConvertible {
+        var name: String
+        var presses: [Press]
+        /// Expected `control gesture @ms` (times to the millisecond).
+        var expected: [String]
+        var extraGestures: [String: String] = [:]
+        var testDescription: String { name }
+    }
+
+    static let cases: [Case] = [
+        Case(
+            name: "30 ms tap of a short-only button fires on the press edge", presses: [Press("switch", 100, 30)],
+            expected: ["switch short @100"]),
+        Case(
+            name: "120 ms press of next fires short on release", presses: [Press("next", 100, 120)],
+            expected: ["next short @220"]),
+        Case(name: "799 ms press is still short", presses: [Press("next", 0, 799)], expected: ["next short @799"]),
+        Case(
+            name: "1 s hold of next: long while held, no short", presses: [Press("next", 100, 1000)],
+            expected: ["next long @900"]),
+        Case(
+            name: "3 s hold of next: long then a repeat every 300 ms", presses: [Press("previous", 100, 3000)],
+            expected: ["previous long @900"]
+                + stride(from: 1200, through: 3000, by: 300).map { "previous repeat @\($0)" }),
+        Case(
+            name: "3 s hold of play_pause: long only (very long is 5 s)", presses: [Press("play_pause", 0, 3000)],
+            expected: ["play_pause long @800"]),
+        Case(
+            name: "5.5 s hold of play_pause: long then very long", presses: [Press("play_pause", 0, 5500)],
+            expected: ["play_pause long @800", "play_pause very_long @5000"]),
+        Case(
+            name: "five quick taps of the switch, 150 ms apart",
+            presses: (0..<5).map { Press("switch", 50 + Int64($0) * 150, 60) },
+            expected: (0..<5).map { "switch short @\(50 + $0 * 150)" }),
+        Case(
+            name: "repeated next presses of 80 ms, 200 ms apart",
+            presses: (0..<4).map { Press("next", Int64($0) * 200, 80) },
+            expected: (0..<4).map { "next short @\($0 * 200 + 80)" }),
+        Case(
+            name: "alternating buttons",
+            presses: [Press("next", 0, 100), Press("previous", 300, 40), Press("play_pause", 600, 250)],
+            expected: ["next short @100", "previous short @340", "play_pause short @850"]),
+        Case(
+            name: "chord: play_pause then next held together for 1 s",
+            presses: [Press("play_pause", 0, 1500), Press("next", 200, 1200)],
+            expected: ["play_pause+next chord @1000"], extraGestures: ["play_pause+next": "mode"]),
+        Case(
+            name: "chord released early fires nothing",
+            presses: [Press("play_pause", 0, 400), Press("next", 100, 250)],
+            expected: [], extraGestures: ["play_pause+next": "mode"]),
+        Case(
+            name: "chord buttons alone still work",
+            presses: [Press("next", 0, 100), Press("play_pause", 400, 100)],
+            expected: ["next short @100", "play_pause short @500"], extraGestures: ["play_pause+next": "mode"]),
+        Case(
+            name: "double press", presses: [Press("previous", 0, 60), Press("previous", 210, 60)],
+            expected: ["previous double @210"], extraGestures: ["previous_double": "mode"]),
+        Case(
+            name: "single press of a double-mapped button waits for the window",
+            presses: [Press("previous", 0, 60)],
+            expected: ["previous short @360"], extraGestures: ["previous_double": "mode"]),
+        Case(
+            name: "two presses too far apart for a double",
+            presses: [Press("previous", 0, 60), Press("previous", 500, 60)],
+            expected: ["previous short @360", "previous short @860"], extraGestures: ["previous_double": "mode"]),
+        Case(
+            name: "repeat without a long mapping starts at long_press_ms", presses: [Press("next", 0, 1500)],
+            expected: ["next repeat @800", "next repeat @1100", "next repeat @1400"],
+            extraGestures: ["next_long": "none"]),
+        Case(
+            name: "chord of the encoder switch and next",
+            presses: [Press("switch", 0, 1200), Press("next", 100, 1000)],
+            expected: ["next+switch chord @900"], extraGestures: ["next+switch": "mode"]),
+        Case(
+            name: "5.2 s hold: long, repeats, then very long",
+            presses: [Press("previous", 0, 5200)],
+            expected: ["previous long @800"]
+                + stride(from: 1100, through: 5000, by: 300).map { "previous repeat @\($0)" }
+                + ["previous very_long @5000"],
+            extraGestures: ["previous_very_long": "shutdown"]),
+    ]
+
+    static func controller(extra: [String: String] = [:]) -> InputController {
+        var config = JukeboxConfig(musicDir: "/m")
+        config.buttons.gestures.merge(extra) { $1 }
+        return InputController(map: ControlMap(config: config), settings: InputController.Settings(config: config))
+    }
+
+    @Test(arguments: cases)
+    func gestures(_ testCase: Case) {
+        // The same presses with ten different bounce patterns.
+        for seed in UInt64(1)...10 {
+            var builder = EdgeStreamBuilder(seed: seed)
+            for press in testCase.presses { builder.press(press.button, atMs: press.at, forMs: press.length) }
+            var controller = Self.controller(extra: testCase.extraGestures)
+            let outputs = run(&controller, builder.sorted)
+            let gestures = outputs.compactMap { output -> String? in
+                guard case .gesture(let event) = output else { return nil }
+                return "\(event) @\(event.at.nanoseconds / 1_000_000)"
+            }
+            #expect(gestures == testCase.expected, "seed \(seed)")
+        }
+    }
+
+    @Test func defaultMappingsGiveTheIssuesCommands() {
+        var builder = EdgeStreamBuilder(seed: 7)
+        builder.press("play_pause", atMs: 0, forMs: 100)
+        builder.press("next", atMs: 300, forMs: 100)
+        builder.press("next", atMs: 600, forMs: 1200)
+        builder.press("previous", atMs: 2000, forMs: 100)
+        builder.press("play_pause", atMs: 2300, forMs: 1000)
+        builder.press("switch", atMs: 3500, forMs: 50)
+        var controller = Self.controller()
+        let actions = run(&controller, builder.sorted).compactMap { output -> String? in
+            guard case .action(let action, _) = output else { return nil }
+            return "\(action)"
+        }
+        #expect(actions == ["toggle", "next", "seek +10", "seek +10", "previous", "stop", "toggle"])
+    }
+
+    @Test func shortOnlyButtonsFireOnThePressEdgeOthersWait() {
+        let controller = GestureDetector(
+            profiles: [
+                "a": .init([.short]), "b": .init([.short, .long]), "c": .init([.short, .double]), "d": .init([.short]),
+            ],
+            chords: [("d", "a")])
+        #expect(!controller.firesOnPress("a"), "a is in a chord")
+        #expect(!controller.firesOnPress("b"))
+        #expect(!controller.firesOnPress("c"))
+        let free = GestureDetector(profiles: ["a": .init([.short])])
+        #expect(free.firesOnPress("a"))
+    }
+
+    @Test func debouncerAcceptsTheFirstEdgeAndHidesBounce() {
+        var debouncer = Debouncer(lockoutMs: 20)
+        var changes: [Debouncer.Change] = []
+        changes += debouncer.handle(edge: true, at: .milliseconds(100))
+        changes += debouncer.handle(edge: false, at: Instant(nanoseconds: 100_300_000))
+        changes += debouncer.handle(edge: true, at: Instant(nanoseconds: 101_900_000))
+        changes += debouncer.advance(to: .milliseconds(200))
+        #expect(changes == [.init(active: true, at: .milliseconds(100))])
+        changes = debouncer.handle(edge: false, at: .milliseconds(300))
+        changes += debouncer.handle(edge: true, at: .milliseconds(301))
+        changes += debouncer.handle(edge: false, at: .milliseconds(302))
+        #expect(debouncer.nextDeadline == .milliseconds(320))
+        changes += debouncer.advance(to: .milliseconds(400))
+        #expect(changes == [.init(active: false, at: .milliseconds(300))])
+        // A glitch shorter than the lockout is reported as a press that ends with the lockout.
+        changes = debouncer.handle(edge: true, at: .milliseconds(500))
+        changes += debouncer.handle(edge: false, at: .milliseconds(505))
+        changes += debouncer.advance(to: .milliseconds(600))
+        #expect(changes == [.init(active: true, at: .milliseconds(500)), .init(active: false, at: .milliseconds(520))])
+    }
+}

@@ -1,0 +1,136 @@
+import Testing
+
+@testable import JukeboxCore
+
+/// The [buttons]/[encoder] control keys, the control map built from them, and the edge-file parser.
+@Suite struct ControlConfigTests {
+    typealias Entry = ConfigDocument.Entry
+
+    static func validate(_ entries: [Entry]) -> (JukeboxConfig?, [String]) {
+        let all = [Entry(table: "", key: "music_dir", value: .string("/music"), line: 1)] + entries
+        let tables = Array(Set(entries.map(\.table))).sorted().map { (name: $0, line: Int?.none) }
+        let result = ConfigValidator.validate(ConfigDocument(fileName: "j.toml", tables: tables, entries: all)) { _ in
+            nil
+        }
+        return (result.config, result.diagnostics.map(\.description))
+    }
+
+    @Test func defaultMappingsAreTheIssuesExample() throws {
+        let map = ControlMap(config: JukeboxConfig(musicDir: "/m"))
+        #expect(map.buttons["play_pause"] == [.short: .command(.toggle), .long: .command(.stop), .veryLong: .shutdown])
+        #expect(
+            map.buttons["next"] == [
+                .short: .command(.next), .long: .command(.seek(.relative(ms: 10_000))),
+                .repeated: .command(.seek(.relative(ms: 10_000))),
+            ])
+        #expect(map.buttons["previous"]?[.short] == .command(.previous))
+        #expect(map.buttons["previous"]?[.repeated] == .command(.seek(.relative(ms: -10_000))))
+        #expect(map.buttons["switch"] == [.short: .command(.toggle)])
+        #expect(map.chords.isEmpty)
+        #expect(map.turnCommand(units: -3) == .changeVolume(-6))
+    }
+
+    @Test func mappingsTimingsAndChordsFromTheFile() throws {
+        let (config, diagnostics) = Self.validate([
+            Entry(table: "buttons", key: "long_press_ms", value: .integer(600), line: 3),
+            Entry(table: "buttons", key: "debounce_ms", value: .integer(15), line: 4),
+            Entry(table: "buttons", key: "next_long", value: .string("none"), line: 5),
+            Entry(table: "buttons", key: "previous_double", value: .string("mode shuffle"), line: 6),
+            Entry(table: "buttons", key: "play_pause+next", value: .string("shutdown"), line: 7),
+            Entry(table: "buttons", key: "shutdown_command", value: .string("sudo poweroff"), line: 8),
+            Entry(table: "buttons", key: "active", value: .string("high"), line: 9),
+            Entry(table: "buttons", key: "bias", value: .string("pull-down"), line: 10),
+            Entry(table: "encoder", key: "turn", value: .string("seek"), line: 12),
+            Entry(table: "encoder", key: "step", value: .integer(5), line: 13),
+            Entry(table: "encoder", key: "direction", value: .string("reversed"), line: 14),
+            Entry(table: "encoder", key: "acceleration", value: .integer(4), line: 15),
+            Entry(table: "encoder", key: "switch_long", value: .string("mode"), line: 16),
+        ])
+        #expect(diagnostics == [])
+        let value = try #require(config)
+        #expect(value.buttons.longPressMs == 600)
+        #expect(value.buttons.debounceMs == 15)
+        #expect(value.buttons.active == .high)
+        #expect(value.buttons.bias == .pullDown)
+        #expect(value.buttons.shutdownCommand == "sudo poweroff")
+        let map = ControlMap(config: value)
+        #expect(map.buttons["next"]?[.long] == nil)
+        #expect(map.buttons["previous"]?[.double] == .command(.setMode(.shuffle)))
+        #expect(map.chords == [ControlMap.Chord(first: "play_pause", second: "next", action: .shutdown)])
+        #expect(map.buttons["switch"]?[.long] == .command(.cycleMode))
+        #expect(map.turnCommand(units: 2) == .seek(.relative(ms: 10_000)))
+        let settings = InputController.Settings(config: value)
+        #expect(settings.timing.longPressMs == 600)
+        #expect(settings.inverted)
+        #expect(settings.acceleration == 4)
+        #expect(settings.stepsPerDetent == nil, "no encoder lines wired")
+    }
+
+    @Test func badControlKeysAreReportedWithTheirLines() {
+        let (config, diagnostics) = Self.validate([
+            Entry(table: "buttons", key: "next_short", value: .string("skip"), line: 3),
+            Entry(table: "buttons", key: "next_tripple", value: .string("next"), line: 4),
+            Entry(table: "buttons", key: "long_press_ms", value: .integer(2000), line: 5),
+            Entry(table: "buttons", key: "very_long_press_ms", value: .integer(1500), line: 6),
+            Entry(table: "encoder", key: "step", value: .integer(0), line: 7),
+            Entry(table: "encoder", key: "direction", value: .string("backwards"), line: 8),
+        ])
+        #expect(config == nil)
+        #expect(
+            diagnostics == [
+                "j.toml:4: buttons.next_tripple: unknown key 'next_tripple'; did you mean 'next'?",
+                "j.toml:7: encoder.step: must be between 1 and 30, found 0",
+                "j.toml:8: encoder.direction: must be one of normal or reversed, found 'backwards'",
+                "j.toml:3: buttons.next_short: not a command (unknown command 'skip' (type 'help')); use a console "
+                    + "command like 'toggle' or 'seek +10', 'shutdown' or 'none'",
+                "j.toml:6: buttons.very_long_press_ms: must be longer than long_press_ms (2000), found 1500",
+            ])
+    }
+
+    @Test(arguments: [
+        (
+            "event:  RISING EDGE offset: 17 timestamp: [  1234.567890123]",
+            RecordedEdge(at: Instant(nanoseconds: 1_234_567_890_123), line: 17, level: true)
+        ),
+        (
+            "event: FALLING EDGE offset: 5 timestamp: [1700000000.000000001]",
+            RecordedEdge(at: Instant(nanoseconds: 1_700_000_000_000_000_001), line: 5, level: false)
+        ),
+        (
+            "1234.5\trising\tgpiochip0 27",
+            RecordedEdge(at: Instant(nanoseconds: 1_234_500_000_000), line: 27, level: true)
+        ),
+        ("0.0125 17 0", RecordedEdge(at: Instant(nanoseconds: 12_500_000), line: 17, level: false)),
+        ("  3 22 1   # a comment", RecordedEdge(at: Instant(nanoseconds: 3_000_000_000), line: 22, level: true)),
+    ])
+    func edgeLines(_ text: String, _ expected: RecordedEdge) throws {
+        #expect(try EdgeStreamParser.parseLine(Substring(text)).get() == expected)
+    }
+
+    @Test func edgeFileProblems() throws {
+        #expect(try EdgeStreamParser.parseLine("# only a comment").get() == nil)
+        #expect(try EdgeStreamParser.parseLine("   ").get() == nil)
+        for bad in ["0.1 17 2", "0.1 17", "x 17 1", "event: RISING EDGE offset: 17", "0.1234567891 17 1"] {
+            if case .success = EdgeStreamParser.parseLine(Substring(bad)) { Issue.record("accepted '\(bad)'") }
+        }
+        let parsed = EdgeStreamParser.parse("0.1 17 0\n\n0.2 17 1\nnonsense\n")
+        #expect(
+            parsed
+                == .failure(
+                    EdgeStreamParser.Problem(
+                        line: 4,
+                        message: "expected 'seconds line value' (like 0.0125 17 0) or a gpiomon line, found 'nonsense'")
+                ))
+    }
+
+    @Test func commandsPrintInTheConsoleLanguage() throws {
+        let commands: [Command] = [
+            .toggle, .seek(.relative(ms: -10_000)), .seek(.relative(ms: 2500)), .seek(.absolute(ms: 83_000)),
+            .changeVolume(4), .changeVolume(-6), .setVolume(30), .setMode(.repeatOne), .cycleMode, .play(index: 2),
+        ]
+        for command in commands {
+            #expect(try CommandParser.parse(command.consoleText).get() == command, "\(command.consoleText)")
+        }
+        #expect(Command.seek(.relative(ms: 2500)).consoleText == "seek +2.500")
+    }
+}

@@ -1,0 +1,155 @@
+import Foundation
+import Glibc
+import JukeboxCore
+import JukeboxTestSupport
+import Testing
+
+@testable import JukeboxDaemon
+
+/// `jukeboxd input-replay` through the real binary, on recorded-style edge files
+/// (Tests/Fixtures/input, made by make-edges.py: bounce of 0.1–2 ms on every transition).
+@Suite struct InputReplayTests {
+    static func fixture(_ name: String) -> String { Fixtures.path("Tests/Fixtures/input/\(name)") }
+
+    @Test func buttonsRecordedWithGpiomon() throws {
+        let result = try Jukeboxd.run([
+            "input-replay", "--config", Self.fixture("pins.toml"), Self.fixture("buttons.gpiomon"),
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(
+            result.stdout == """
+                # pin map: 5=encoder.a 6=encoder.b 13=switch 17=play_pause 22=previous 27=next
+                   0.090  play_pause short
+                   0.090  -> toggle
+                   0.750  next short
+                   0.750  -> next
+                   2.100  next long
+                   2.100  -> seek +10
+                   2.400  next repeat
+                   2.400  -> seek +10
+                   3.360  previous short
+                   3.360  -> previous
+                   3.800  switch short
+                   3.800  -> toggle
+                   5.600  play_pause long
+                   5.600  -> stop
+                # 72 edges: 7 gestures, 0 detents, 7 commands
+
+                """)
+    }
+
+    @Test func encoderInThePlainForm() throws {
+        let result = try Jukeboxd.run([
+            "input-replay", "--config", Self.fixture("pins.toml"), Self.fixture("encoder.txt"),
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        let detents = lines.filter { $0.hasSuffix("encoder +1") || $0.hasSuffix("encoder -1") }
+        #expect(detents.map { $0.hasSuffix("+1") ? 1 : -1 } == [1, 1, 1, 1, 1, -1, -1, -1])
+        #expect(lines.filter { $0.hasSuffix("-> volume +2") }.count == 5)
+        #expect(lines.filter { $0.hasSuffix("-> volume -2") }.count == 3)
+        #expect(lines.last == "# 190 edges: 0 gestures, 8 detents, 8 commands")
+    }
+
+    @Test func libgpiod2FormatMappingsAndUnknownLines() throws {
+        let directory = try TemporaryDirectory(prefix: "input-replay")
+        defer { directory.remove() }
+        let config = directory.file("j.toml")
+        try """
+        music_dir = "."
+        [buttons]
+        next = 27
+        long_press_ms = 500
+        next_long = "volume 30"
+        next_short = "mode"
+        [encoder]
+        switch = 13
+        switch_short = "none"
+        switch_double = "shutdown"
+        """.write(toFile: config, atomically: true, encoding: .utf8)
+        let edges = directory.file("edges.txt")
+        try """
+        1700000000.100000000\tfalling\tgpiochip0 27
+        1700000000.100800000\trising\tgpiochip0 27
+        1700000000.101200000\tfalling\tgpiochip0 27
+        1700000000.700000000\trising\tgpiochip0 27
+        1700000001.000000000\tfalling\tgpiochip0 13
+        1700000001.050000000\trising\tgpiochip0 13
+        1700000001.150000000\tfalling\tgpiochip0 13
+        1700000001.200000000\trising\tgpiochip0 13
+        1700000002.000000000\tfalling\tgpiochip0 4
+        1700000002.200000000\tfalling\tgpiochip0 27
+        1700000002.300000000\trising\tgpiochip0 27
+        """.write(toFile: edges, atomically: true, encoding: .utf8)
+        let result = try Jukeboxd.run(["input-replay", "--config", config, edges])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(
+            result.stdout == """
+                # pin map: 13=switch 27=next
+                # warning: line 4 is not in the pin map; its edges are ignored
+                   0.500  next long
+                   0.500  -> volume 30
+                   1.050  switch double
+                   1.050  -> shutdown
+                   2.200  next short
+                   2.200  -> mode
+                # 11 edges: 3 gestures, 0 detents, 3 commands
+
+                """)
+    }
+
+    @Test func aBadLineIsReportedWithItsNumber() throws {
+        let directory = try TemporaryDirectory(prefix: "input-replay")
+        defer { directory.remove() }
+        let edges = directory.file("edges.txt")
+        try "0.1 17 0\n# fine\n0.2 seventeen 1\n".write(toFile: edges, atomically: true, encoding: .utf8)
+        let result = try Jukeboxd.run(["input-replay", "--config", Self.fixture("pins.toml"), edges])
+        #expect(result.status == 65)
+        #expect(result.stderr.hasPrefix("\(edges):3: expected 'seconds line value'"), "\(result.stderr)")
+        let missing = try Jukeboxd.run(["input-replay", "--config", Self.fixture("pins.toml"), directory.file("nope")])
+        #expect(missing.status == 66)
+    }
+
+    @Test func inputEventsFromTheKernelDrivers() {
+        // struct input_event records: EV_KEY KEY_NEXTSONG down/up, an autorepeat, EV_REL REL_X -2, EV_SYN.
+        func record(_ type: UInt16, _ code: UInt16, _ value: Int32, micros: Int) -> [UInt8] {
+            var tv = timeval(tv_sec: 100, tv_usec: micros)
+            var bytes = withUnsafeBytes(of: &tv) { Array($0) }
+            withUnsafeBytes(of: type) { bytes += $0 }
+            withUnsafeBytes(of: code) { bytes += $0 }
+            withUnsafeBytes(of: value) { bytes += $0 }
+            return bytes
+        }
+        var stream = record(1, 163, 1, micros: 1000) + record(0, 0, 0, micros: 1000) + record(1, 163, 2, micros: 2000)
+        stream += record(1, 163, 0, micros: 3000) + record(2, 0, -2, micros: 4000)
+        stream += record(1, 115, 1, micros: 5000) + Array(record(1, 164, 1, micros: 6000).prefix(5))
+        let now = Instant.milliseconds(50_000)
+        let readings = EvdevSource.decode(&stream, now: now, realtimeNow: 100_010_000_000)
+        #expect(
+            readings == [
+                .edge(.button("next"), active: true, at: Instant(nanoseconds: now.nanoseconds - 9_000_000)),
+                .edge(.button("next"), active: false, at: Instant(nanoseconds: now.nanoseconds - 7_000_000)),
+                .detents(-2, at: Instant(nanoseconds: now.nanoseconds - 6_000_000)),
+                .detents(1, at: Instant(nanoseconds: now.nanoseconds - 5_000_000)),
+            ])
+        #expect(stream.count == 5, "a partial record waits for the rest")
+    }
+}
+
+/// config/jukebox.toml documents the control keys with the values the code uses.
+@Test func theDocumentedControlDefaultsAreTheCodes() throws {
+    let text = try String(contentsOfFile: Fixtures.path("config/jukebox.toml"), encoding: .utf8)
+    guard case .document(let document) = ConfigFile.document(text: text, fileName: "jukebox.toml") else {
+        Issue.record("config/jukebox.toml does not parse")
+        return
+    }
+    let result = ConfigValidator.validate(document) { _ in nil }
+    #expect(result.diagnostics.isEmpty, "\(result.diagnostics)")
+    let config = try #require(result.config)
+    var buttons = JukeboxConfig.Buttons()
+    (buttons.playPause, buttons.next, buttons.previous) = (17, 27, 22)
+    #expect(config.buttons == buttons)
+    var encoder = JukeboxConfig.Encoder()
+    (encoder.a, encoder.b, encoder.pushSwitch) = (5, 6, 13)
+    #expect(config.encoder == encoder)
+}
