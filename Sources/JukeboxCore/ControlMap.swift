@@ -68,6 +68,8 @@ extension Command {
         case .cycleMode: "mode"
         case .status: "status"
         case .help: "help"
+        // Queue edits come from MPD clients only; the console language has no words for them.
+        case .editQueue(let edit): "queue edit \(edit)"
         }
     }
 

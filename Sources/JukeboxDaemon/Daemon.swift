@@ -28,6 +28,8 @@ final class Daemon {
     private let wakeup: WakeupEvent
     private let signals: FileDescriptor
     private var console: Console?
+    /// MPD protocol clients (network) and the serial console.
+    private var mpd: MPDFrontEnd!
     /// Buttons and the encoder (GPIO lines, input devices); nil when none is wired.
     private var controls: ControlInputs?
     private let scan: ScanRunner
@@ -97,7 +99,11 @@ final class Daemon {
         scan = ScanRunner(
             databasePath: config.database, musicDirectory: config.musicDir, lyricsDirectory: config.lyricsDir,
             logger: logger, wakeup: wakeup)
-        console = Console.open(device: config.console.device, force: forceStdinConsole, logger: logger)
+        // A tty path is the serial console, which speaks the MPD protocol (MPDFrontEnd).
+        console =
+            config.console.device.hasPrefix("/")
+            ? nil : Console.open(device: config.console.device, force: forceStdinConsole, logger: logger)
+        mpd = MPDFrontEnd(config: config, logger: logger)
         controls = ControlInputs.open(config: config, replayFifo: inputReplayFifo, logger: logger)
     }
 
@@ -169,6 +175,7 @@ final class Daemon {
         while !stopping {
             var interests = [Poller.Interest(fd: signals.rawValue), Poller.Interest(fd: wakeup.fd.rawValue)]
             if let console { interests.append(Poller.Interest(fd: console.inputFD)) }
+            interests += mpd.interests()
             for fd in controls?.fds ?? [] { interests.append(Poller.Interest(fd: fd)) }
             let ready: [Poller.Readiness]
             do {
@@ -191,10 +198,13 @@ final class Daemon {
                     if console.isClosed { self.console = nil }
                 } else if let controls, controls.owns(readiness.fd) {
                     handleControls(controls.read(fd: readiness.fd, now: Instant.now))
+                } else {
+                    _ = mpd.handle(readiness, host: self)
                 }
             }
             if let controls { handleControls(controls.advance(to: Instant.now)) }
             tick()
+            mpd.afterTurn(machine)
         }
         shutdown()
         return 0
@@ -210,6 +220,7 @@ final class Daemon {
         if let deadline = controls?.nextDeadline {
             timeout = min(timeout, max(0, (deadline.nanoseconds - now.nanoseconds + 999_999) / 1_000_000))
         }
+        if let mpdTimeout = mpd.timeoutMilliseconds() { timeout = min(timeout, Int64(mpdTimeout)) }
         return Int32(timeout)
     }
 
@@ -284,11 +295,13 @@ final class Daemon {
         switch result {
         case .success(let report):
             reloadLibrary()
+            mpd.libraryChanged(library.values, scanFinished: true)
             if report.added + report.removed > 0 || machine.queue.entries.isEmpty {
                 fillQueueFromLibrary()
             }
         case .failure(let error):
             logger.error("library scan failed: \(error)")
+            mpd.libraryChanged(library.values, scanFinished: true)
         }
     }
 
@@ -309,7 +322,12 @@ final class Daemon {
             refreshPosition()
             perform(machine.handle(.command(command), now: Instant.now))
         case .failure(let error):
-            console?.reply("error: \(error.message)")
+            // Words the console does not know may be MPD commands (currentsong, playlistinfo, add, ...).
+            if case .unknownCommand = error, let reply = mpd.stdinLine(trimmed, host: self) {
+                console?.reply(reply)
+            } else {
+                console?.reply("error: \(error.message)")
+            }
         }
     }
 
@@ -343,7 +361,9 @@ final class Daemon {
             case .pause: pipeline.pause()
             case .resume: pipeline.resume()
             case .stop: pipeline.stop()
-            case .seek(let ms): pipeline.seek(toMs: ms)
+            case .seek(let ms):
+                pipeline.seek(toMs: ms)
+                mpd.observer.mark(.player)
             case .setVolume(let percent):
                 pipeline.setVolume(percent: percent, gain: VolumeCurve.gain(percent: percent))
             case .persist(let kind):
@@ -417,6 +437,7 @@ final class Daemon {
     }
 
     private func shutdown() {
+        mpd.shutdown()
         save(durable: true)
         pipeline.shutdown()
         scan.abandon()
@@ -432,6 +453,7 @@ final class Daemon {
             logger.error("cannot read the library: \(error)")
         }
         perform(machine.handle(.tracksDescribed(Array(library.values)), now: Instant.now))
+        mpd?.libraryChanged(library.values, scanFinished: false)
     }
 
     static let probe: @Sendable (String) throws -> ProbedTags = { path in
@@ -446,6 +468,24 @@ final class Daemon {
         let title = track.title ?? track.path
         if let artist = track.artist, !artist.isEmpty { return "\"\(title)\" by \(artist)" }
         return "\"\(title)\""
+    }
+}
+
+extension Daemon: MPDPlayerHost {
+    /// Runs MPD requests against the player with the exact played position, then performs
+    /// what they asked for (player actions, a rescan).
+    func runMPD<T>(_ body: (inout MPDWorld) -> T) -> T {
+        let status = pipeline.status()
+        if status.token != nil, status.token == machine.currentRequest?.token {
+            perform(machine.handle(.position(ms: status.positionMs), now: Instant.now))
+        }
+        var world = mpd.world(machine: machine, format: status.format.map { ($0.rate, $0.channels) })
+        let result = body(&world)
+        machine = world.machine
+        mpd.absorb(world)
+        perform(world.actions)
+        if !world.updateRequests.isEmpty { scan.start(probe: Self.probe) }
+        return result
     }
 }
 

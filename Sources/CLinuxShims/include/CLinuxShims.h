@@ -26,6 +26,7 @@ int jb_termination_signalfd(void);
 /* Reads one pending signal from a signalfd; returns its number, or -1 with errno set. */
 int jb_read_signal(int fd);
 
+#include "CLinuxShimsSerialNet.h"
 #include "UInputShims.h"
 
 #endif
