@@ -62,15 +62,3 @@ int jb_display_tty_raw(int fd, int baud) {
     cfsetospeed(&t, jb_speed(baud));
     return tcsetattr(fd, TCSANOW, &t);
 }
-
-int jb_open_pty_master(char *name, int capacity) {
-    int fd = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
-    if (fd < 0) return -1;
-    if (grantpt(fd) != 0 || unlockpt(fd) != 0 || ptsname_r(fd, name, (size_t)capacity) != 0) {
-        int saved = errno;
-        close(fd);
-        errno = saved;
-        return -1;
-    }
-    return fd;
-}

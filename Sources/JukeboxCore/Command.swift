@@ -19,6 +19,8 @@ public enum Command: Sendable, Equatable {
     case cycleMode
     case status
     case help
+    /// Change the queue's entries (MPD add, delete, move, clear, shuffle).
+    case editQueue(QueueEdit)
 }
 
 /// Where a seek goes: a position in the track, or a distance from the current position.

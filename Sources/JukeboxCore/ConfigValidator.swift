@@ -236,6 +236,9 @@ public enum ConfigValidator {
         "network": [
             string("address") { $0.network.address = $1 },
             integer("port", 1...65535) { $0.network.port = $1 },
+            string("socket", allowEmpty: true) { $0.network.socket = $1 },
+            string("password", allowEmpty: true) { $0.network.password = $1 },
+            integer("max_connections", 1...1000) { $0.network.maxConnections = $1 },
         ],
     ]
 

@@ -17,6 +17,8 @@ public enum LineActive: String, Sendable, Equatable, CaseIterable {
 public enum EncoderTurn: String, Sendable, Equatable, CaseIterable {
     case volume
     case seek
+    /// Nudges the playing track's lyrics, `lyricsStepMs` per detent (clockwise: sooner).
+    case lyrics
     case none
 }
 
@@ -26,9 +28,12 @@ public enum EncoderDirection: String, Sendable, Equatable, CaseIterable {
     case reversed
 }
 
-/// What a gesture does: a command of the one command model, or running the shutdown command.
+/// What a gesture does: a command of the one command model, a lyric offset nudge, or
+/// running the shutdown command.
 public enum ControlAction: Sendable, Equatable, CustomStringConvertible {
     case command(Command)
+    /// `lyrics offset +200`: the playing track's lyrics sooner (or later), saved per track.
+    case lyricsOffset(LyricNudge)
     case shutdown
 
     /// Parses a mapping value: a console command line (`toggle`, `seek +10`), `shutdown`, or
@@ -37,6 +42,13 @@ public enum ControlAction: Sendable, Equatable, CustomStringConvertible {
         let lowered = text.lowercased()
         if lowered.allSatisfy({ $0 == " " }) || lowered == "none" { return .success(nil) }
         if lowered == "shutdown" || lowered == "poweroff" { return .success(.shutdown) }
+        let words = lowered.split(separator: " ")
+        if words.first == "lyrics" {
+            guard words.count == 3, words[1] == "offset", let nudge = LyricNudge.parse(String(words[2])) else {
+                return .failure(.badArgument(command: "lyrics", problem: LyricNudge.usage))
+            }
+            return .success(.lyricsOffset(nudge))
+        }
         return CommandParser.parse(text).map { .command($0) }
     }
 
@@ -44,6 +56,7 @@ public enum ControlAction: Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .shutdown: "shutdown"
+        case .lyricsOffset(let nudge): "lyrics offset \(nudge.text)"
         case .command(let command): command.consoleText
         }
     }
@@ -68,6 +81,8 @@ extension Command {
         case .cycleMode: "mode"
         case .status: "status"
         case .help: "help"
+        // Queue edits come from MPD clients only; the console language has no words for them.
+        case .editQueue(let edit): "queue edit \(edit)"
         }
     }
 
@@ -183,12 +198,16 @@ public struct ControlMap: Sendable, Equatable {
         return buttons[event.control]?[event.gesture]
     }
 
-    /// The command for `units` detents (signed, after acceleration).
-    public func turnCommand(units: Int) -> Command? {
+    /// Milliseconds of lyric offset per detent when the encoder nudges lyrics.
+    public static let lyricsStepMs: Int64 = 100
+
+    /// The action for `units` detents (signed, after acceleration).
+    public func turnAction(units: Int) -> ControlAction? {
         guard units != 0 else { return nil }
         switch turn {
-        case .volume: return .changeVolume(units * step)
-        case .seek: return .seek(.relative(ms: Int64(units * step) * 1000))
+        case .volume: return .command(.changeVolume(units * step))
+        case .seek: return .command(.seek(.relative(ms: Int64(units * step) * 1000)))
+        case .lyrics: return .lyricsOffset(LyricNudge(relative: true, ms: Int64(units) * Self.lyricsStepMs))
         case .none: return nil
         }
     }

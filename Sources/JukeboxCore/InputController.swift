@@ -195,7 +195,7 @@ public struct InputController: Sendable, Equatable {
         let units = pendingUnits
         pendingUnits = 0
         lastTurnAction = at
-        guard let command = map.turnCommand(units: units) else { return [] }
-        return [.action(.command(command), at: at)]
+        guard let action = map.turnAction(units: units) else { return [] }
+        return [.action(action, at: at)]
     }
 }

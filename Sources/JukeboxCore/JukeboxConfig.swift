@@ -174,8 +174,15 @@ public struct JukeboxConfig: Sendable, Equatable {
 
     /// `[network]`: the MPD protocol listener.
     public struct Network: Sendable, Equatable {
+        /// The TCP address to listen on (`any` for every address, `none` for no TCP).
         public var address = "127.0.0.1"
         public var port = 6600
+        /// A Unix socket path to listen on as well; empty for none.
+        public var socket = ""
+        /// A password that MPD clients must send before other commands; empty for none.
+        public var password = ""
+        /// The most MPD clients connected at once.
+        public var maxConnections = 10
 
         /// The defaults.
         public init() {}

@@ -150,11 +150,11 @@ public struct PlayerMachine: Sendable, Equatable {
 
     /// The settings it was created with.
     public let configuration: Configuration
-    public private(set) var queue: PlayQueue
+    public internal(set) var queue: PlayQueue
     public private(set) var state: PlayState = .stopped
     public private(set) var volume: Int
     /// The position in the current track, as last reported (or set by a seek/start).
-    public private(set) var positionMs: Int64 = 0
+    public internal(set) var positionMs: Int64 = 0
     /// Saved positions of long tracks.
     public private(set) var savedPositions: [TrackID: Int64] = [:]
     public private(set) var tracks: [TrackID: TrackInfo] = [:]
@@ -321,6 +321,8 @@ public struct PlayerMachine: Sendable, Equatable {
             actions.append(.reply(statusText))
         case .help:
             actions.append(.reply(CommandParser.helpText))
+        case .editQueue(let edit):
+            editQueue(edit, into: &actions)
         }
     }
 
@@ -338,7 +340,7 @@ public struct PlayerMachine: Sendable, Equatable {
         startCurrent(from: positionMs, into: &actions)
     }
 
-    private mutating func pause(into actions: inout [PlayerAction]) {
+    mutating func pause(into actions: inout [PlayerAction]) {
         state = .paused
         rememberPosition()
         actions.append(.pause)
@@ -356,7 +358,7 @@ public struct PlayerMachine: Sendable, Equatable {
     }
 
     /// Stops; the current entry stays selected, positioned by the resume rule for a later `play`.
-    private mutating func stop(into actions: inout [PlayerAction]) {
+    mutating func stop(into actions: inout [PlayerAction]) {
         state = .stopped
         positionMs = resumePosition(for: queue.currentTrack)
         currentRequest = nil
@@ -537,7 +539,7 @@ public struct PlayerMachine: Sendable, Equatable {
     // MARK: helpers
 
     /// Flushes the pipeline and plays the current entry from `from`, then sets the follow-up.
-    private mutating func startCurrent(from: Int64, into actions: inout [PlayerAction]) {
+    mutating func startCurrent(from: Int64, into actions: inout [PlayerAction]) {
         guard let track = queue.currentTrack else { return }
         let request = makeRequest(track, from: from)
         currentRequest = request
@@ -549,7 +551,7 @@ public struct PlayerMachine: Sendable, Equatable {
     }
 
     /// Recomputes the gapless follow-up; emits `.setNext` when it changed (or always after a start).
-    private mutating func refreshFollowUp(into actions: inout [PlayerAction], always: Bool = false) {
+    mutating func refreshFollowUp(into actions: inout [PlayerAction], always: Bool = false) {
         guard currentRequest != nil else { return }
         var upcoming = queue
         let track = upcoming.next(userInitiated: false) != nil ? upcoming.currentTrack : nil
@@ -588,7 +590,7 @@ public struct PlayerMachine: Sendable, Equatable {
     }
 
     /// Called before moving away from the current track by a user action.
-    private mutating func leaveCurrentTrack() {
+    mutating func leaveCurrentTrack() {
         if state != .stopped { rememberPosition() }
     }
 

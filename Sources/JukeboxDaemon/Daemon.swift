@@ -28,10 +28,14 @@ final class Daemon {
     private let wakeup: WakeupEvent
     private let signals: FileDescriptor
     private var console: Console?
+    /// MPD protocol clients (network) and the serial console.
+    private var mpd: MPDFrontEnd!
     /// Buttons and the encoder (GPIO lines, input devices); nil when none is wired.
     private var controls: ControlInputs?
     private let scan: ScanRunner
     private let display: DisplayController?
+    /// The playing track's lyrics (display, `lyrics` on every console, the nudge gesture).
+    private let lyrics: TrackLyrics
     /// Tracks by id, for paths and durations; refreshed after each scan.
     private var library: [TrackID: TrackInfo] = [:]
     /// Playback requests the pipeline knows, by token (for the track path and id).
@@ -98,8 +102,13 @@ final class Daemon {
         scan = ScanRunner(
             databasePath: config.database, musicDirectory: config.musicDir, lyricsDirectory: config.lyricsDir,
             logger: logger, wakeup: wakeup)
-        console = Console.open(device: config.console.device, force: forceStdinConsole, logger: logger)
+        // A tty path is the serial console, which speaks the MPD protocol (MPDFrontEnd).
+        console =
+            config.console.device.hasPrefix("/")
+            ? nil : Console.open(device: config.console.device, force: forceStdinConsole, logger: logger)
+        mpd = MPDFrontEnd(config: config, logger: logger)
         display = DisplayController.make(config: config, logger: logger)
+        lyrics = TrackLyrics(config: config, logger: logger)
         controls = ControlInputs.open(config: config, replayFifo: inputReplayFifo, logger: logger)
     }
 
@@ -171,6 +180,7 @@ final class Daemon {
         while !stopping {
             var interests = [Poller.Interest(fd: signals.rawValue), Poller.Interest(fd: wakeup.fd.rawValue)]
             if let console { interests.append(Poller.Interest(fd: console.inputFD)) }
+            interests += mpd.interests()
             for fd in controls?.fds ?? [] { interests.append(Poller.Interest(fd: fd)) }
             let ready: [Poller.Readiness]
             do {
@@ -193,10 +203,13 @@ final class Daemon {
                     if console.isClosed { self.console = nil }
                 } else if let controls, controls.owns(readiness.fd) {
                     handleControls(controls.read(fd: readiness.fd, now: Instant.now))
+                } else {
+                    _ = mpd.handle(readiness, host: self)
                 }
             }
             if let controls { handleControls(controls.advance(to: Instant.now)) }
             tick()
+            mpd.afterTurn(machine)
         }
         shutdown()
         return 0
@@ -205,7 +218,9 @@ final class Daemon {
     private func pollTimeout() -> Int32 {
         let now = Instant.now
         var timeout: Int64 = machine.state == .playing ? 250 : 60_000
-        if let due = startupScanDue { timeout = min(timeout, max(0, (due.nanoseconds - now.nanoseconds) / 1_000_000 + 1)) }
+        if let due = startupScanDue {
+            timeout = min(timeout, max(0, (due.nanoseconds - now.nanoseconds) / 1_000_000 + 1))
+        }
         if let deadline = policy.nextDeadline {
             timeout = min(timeout, max(0, (deadline.nanoseconds - now.nanoseconds) / 1_000_000 + 1))
         }
@@ -213,6 +228,7 @@ final class Daemon {
         if let deadline = controls?.nextDeadline {
             timeout = min(timeout, max(0, (deadline.nanoseconds - now.nanoseconds + 999_999) / 1_000_000))
         }
+        if let mpdTimeout = mpd.timeoutMilliseconds() { timeout = min(timeout, Int64(mpdTimeout)) }
         return Int32(timeout)
     }
 
@@ -252,15 +268,22 @@ final class Daemon {
         updateDisplay(now: now)
     }
 
-    /// The display follows the player; its position is the audio clock's.
+    /// The display and the lyrics follow the player; the position is the audio clock's.
     private func updateDisplay(now: Instant) {
+        let track = machine.queue.currentTrack.flatMap { library[$0] }
+        lyrics.follow(track)
         guard let display else { return }
-        var position = machine.positionMs
-        let status = pipeline.status()
-        if status.token != nil, status.token == machine.currentRequest?.token { position = status.positionMs }
         display.update(
-            now: now, track: machine.queue.currentTrack.flatMap { library[$0] }, state: machine.state,
-            positionMs: position, volume: machine.volume, mode: machine.mode)
+            now: now, track: track, lyrics: lyrics.timeline, lyricsVersion: lyrics.version, state: machine.state,
+            positionMs: playedPositionMs(), volume: machine.volume, mode: machine.mode)
+    }
+
+    /// The position of the sample the device is playing (the pipeline's audio clock) when
+    /// it plays the machine's track, else the machine's.
+    private func playedPositionMs() -> Int64 {
+        let status = pipeline.status()
+        if status.token != nil, status.token == machine.currentRequest?.token { return status.positionMs }
+        return machine.positionMs
     }
 
     // MARK: - events
@@ -299,11 +322,13 @@ final class Daemon {
         switch result {
         case .success(let report):
             reloadLibrary()
+            mpd.libraryChanged(library.values, scanFinished: true)
             if report.added + report.removed > 0 || machine.queue.entries.isEmpty {
                 fillQueueFromLibrary()
             }
         case .failure(let error):
             logger.error("library scan failed: \(error)")
+            mpd.libraryChanged(library.values, scanFinished: true)
         }
     }
 
@@ -317,7 +342,7 @@ final class Daemon {
             return
         default: break
         }
-        if let reply = display?.handleConsole(trimmed) {
+        if let reply = lyrics.handleConsole(trimmed, positionMs: playedPositionMs()) {
             console?.reply(reply)
             return
         }
@@ -328,7 +353,12 @@ final class Daemon {
             refreshPosition()
             perform(machine.handle(.command(command), now: Instant.now))
         case .failure(let error):
-            console?.reply("error: \(error.message)")
+            // Words the console does not know may be MPD commands (currentsong, playlistinfo, add, ...).
+            if case .unknownCommand = error, let reply = mpd.stdinLine(trimmed, host: self) {
+                console?.reply(reply)
+            } else {
+                console?.reply("error: \(error.message)")
+            }
         }
     }
 
@@ -341,6 +371,9 @@ final class Daemon {
             case .action(.command(let command), _):
                 logger.debug("input: -> \(command.consoleText)")
                 perform(machine.handle(.command(command), now: Instant.now))
+            case .action(.lyricsOffset(let nudge), _):
+                lyrics.follow(machine.queue.currentTrack.flatMap { library[$0] })
+                if lyrics.nudge(nudge) == nil { logger.info("input: lyrics offset: no lyrics for this track") }
             case .action(.shutdown, _):
                 save(durable: true)
                 ControlInputs.runShutdownCommand(config.buttons.shutdownCommand, logger: logger)
@@ -362,7 +395,9 @@ final class Daemon {
             case .pause: pipeline.pause()
             case .resume: pipeline.resume()
             case .stop: pipeline.stop()
-            case .seek(let ms): pipeline.seek(toMs: ms)
+            case .seek(let ms):
+                pipeline.seek(toMs: ms)
+                mpd.observer.mark(.player)
             case .setVolume(let percent):
                 pipeline.setVolume(percent: percent, gain: VolumeCurve.gain(percent: percent))
             case .persist(let kind):
@@ -436,6 +471,7 @@ final class Daemon {
     }
 
     private func shutdown() {
+        mpd.shutdown()
         save(durable: true)
         display?.close()
         pipeline.shutdown()
@@ -452,6 +488,7 @@ final class Daemon {
             logger.error("cannot read the library: \(error)")
         }
         perform(machine.handle(.tracksDescribed(Array(library.values)), now: Instant.now))
+        mpd?.libraryChanged(library.values, scanFinished: false)
     }
 
     static let probe: @Sendable (String) throws -> ProbedTags = { path in
@@ -466,6 +503,27 @@ final class Daemon {
         let title = track.title ?? track.path
         if let artist = track.artist, !artist.isEmpty { return "\"\(title)\" by \(artist)" }
         return "\"\(title)\""
+    }
+}
+
+extension Daemon: MPDPlayerHost {
+    /// Runs MPD requests against the player with the exact played position, then performs
+    /// what they asked for (player actions, a rescan).
+    func runMPD<T>(_ body: (inout MPDWorld) -> T) -> T {
+        let status = pipeline.status()
+        if status.token != nil, status.token == machine.currentRequest?.token {
+            perform(machine.handle(.position(ms: status.positionMs), now: Instant.now))
+        }
+        var world = mpd.world(machine: machine, format: status.format.map { ($0.rate, $0.channels) })
+        lyrics.follow(machine.queue.currentTrack.flatMap { library[$0] })
+        world.lyrics = lyrics.atPosition(machine.positionMs)
+        let result = body(&world)
+        machine = world.machine
+        mpd.absorb(world)
+        if let nudge = world.lyricNudge { lyrics.nudge(nudge) }
+        perform(world.actions)
+        if !world.updateRequests.isEmpty { scan.start(probe: Self.probe) }
+        return result
     }
 }
 

@@ -27,7 +27,7 @@ import Testing
         #expect(map.buttons["previous"]?[.repeated] == .command(.seek(.relative(ms: -10_000))))
         #expect(map.buttons["switch"] == [.short: .command(.toggle)])
         #expect(map.chords.isEmpty)
-        #expect(map.turnCommand(units: -3) == .changeVolume(-6))
+        #expect(map.turnAction(units: -3) == .command(.changeVolume(-6)))
     }
 
     @Test func mappingsTimingsAndChordsFromTheFile() throws {
@@ -58,12 +58,44 @@ import Testing
         #expect(map.buttons["previous"]?[.double] == .command(.setMode(.shuffle)))
         #expect(map.chords == [ControlMap.Chord(first: "play_pause", second: "next", action: .shutdown)])
         #expect(map.buttons["switch"]?[.long] == .command(.cycleMode))
-        #expect(map.turnCommand(units: 2) == .seek(.relative(ms: 10_000)))
+        #expect(map.turnAction(units: 2) == .command(.seek(.relative(ms: 10_000))))
         let settings = InputController.Settings(config: value)
         #expect(settings.timing.longPressMs == 600)
         #expect(settings.inverted)
         #expect(settings.acceleration == 4)
         #expect(settings.stepsPerDetent == nil, "no encoder lines wired")
+    }
+
+    @Test func lyricNudgesAsGesturesAndAsTheEncoderTurn() throws {
+        let (config, diagnostics) = Self.validate([
+            Entry(table: "buttons", key: "next_double", value: .string("lyrics offset +200"), line: 3),
+            Entry(table: "buttons", key: "previous_double", value: .string("lyrics offset -200"), line: 4),
+            Entry(table: "encoder", key: "turn", value: .string("lyrics"), line: 5),
+        ])
+        #expect(diagnostics.isEmpty)
+        let map = ControlMap(config: try #require(config))
+        #expect(map.buttons["next"]?[.double] == .lyricsOffset(LyricNudge(relative: true, ms: 200)))
+        #expect(map.buttons["previous"]?[.double] == .lyricsOffset(LyricNudge(relative: true, ms: -200)))
+        #expect(map.buttons["previous"]?[.double]?.description == "lyrics offset -200")
+        #expect(map.turnAction(units: 3) == .lyricsOffset(LyricNudge(relative: true, ms: 300)))
+        #expect(map.turnAction(units: -1) == .lyricsOffset(LyricNudge(relative: true, ms: -100)))
+
+        let (_, bad) = Self.validate([
+            Entry(table: "buttons", key: "next_double", value: .string("lyrics offset soon"), line: 3)
+        ])
+        #expect(bad.count == 1 && bad[0].hasPrefix("j.toml:3: buttons.next_double:"), "\(bad)")
+    }
+
+    @Test func lyricNudgeArguments() {
+        #expect(LyricNudge.parse("+200") == LyricNudge(relative: true, ms: 200))
+        #expect(LyricNudge.parse("-50") == LyricNudge(relative: true, ms: -50))
+        #expect(LyricNudge.parse("0") == LyricNudge(relative: false, ms: 0))
+        #expect(LyricNudge.parse("1e3") == nil)
+        #expect(LyricNudge.parse("+") == nil)
+        #expect(LyricNudge.parse("9999999") == nil)
+        #expect(LyricNudge(relative: true, ms: -300).applied(to: 1000) == 700)
+        #expect(LyricNudge(relative: false, ms: 250).applied(to: 1000) == 250)
+        #expect(LyricNudge(relative: true, ms: 600_000).applied(to: 500_000) == LyricNudge.limitMs)
     }
 
     @Test func badControlKeysAreReportedWithTheirLines() {

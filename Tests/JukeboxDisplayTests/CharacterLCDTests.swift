@@ -1,6 +1,7 @@
 import CLinuxShims
 import Glibc
 import JukeboxCore
+import JukeboxTestSupport
 import LinuxSupport
 import Testing
 
@@ -9,17 +10,11 @@ import Testing
 /// A pseudo-terminal pair: the driver opens the slave like a USB serial adapter, the test
 /// reads what reached the "LCD" on the master.
 final class PtyPair {
-    let master: Int32
-    let slavePath: String
+    private let pty: PseudoTerminal
+    var master: Int32 { pty.master }
+    var slavePath: String { pty.slavePath }
 
-    init() throws {
-        var name = [CChar](repeating: 0, count: 128)
-        master = jb_open_pty_master(&name, Int32(name.count))
-        guard master >= 0 else { throw Errno.current("posix_openpt") }
-        slavePath = String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
-
-    deinit { close(master) }
+    init() throws { pty = try PseudoTerminal() }
 
     /// Everything written so far (waits up to 200 ms for the first byte, then drains).
     func read() -> [UInt8] {

@@ -27,6 +27,7 @@ int jb_termination_signalfd(void);
 int jb_read_signal(int fd);
 
 #include "CLinuxShimsDisplay.h"
+#include "CLinuxShimsSerialNet.h"
 #include "UInputShims.h"
 
 #endif

@@ -15,7 +15,4 @@ int jb_fb_get_info(int fd, struct jb_fb_info *info);
 int jb_i2c_set_address(int fd, int address);
 /* Raw 8N1 at `baud` (a standard rate) for a serial display; 0, or -1 with errno set. */
 int jb_display_tty_raw(int fd, int baud);
-/* Opens a pseudo-terminal master (posix_openpt, grantpt, unlockpt) and puts the slave's path in
-   `name`; the master fd, or -1 with errno set. For serial-device tests. */
-int jb_open_pty_master(char *name, int capacity);
 #endif

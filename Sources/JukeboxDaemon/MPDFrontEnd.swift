@@ -1,0 +1,141 @@
+// The MPD protocol front ends (TCP/Unix clients and the serial console), run by the control
+// loop (`jb-control`) inside its one poll(): no thread of their own, no blocking calls. All
+// sockets and the tty are non-blocking; a client that cannot take its replies fast enough is
+// dropped when its output passes MPD's 8 MiB limit, never waited for.
+
+import Glibc
+import JukeboxCore
+import LinuxSupport
+import Logging
+
+/// What the front ends need from the daemon: running protocol requests against the player.
+/// The daemon moves its machine into the world, and afterwards performs the world's actions.
+protocol MPDPlayerHost: AnyObject {
+    func runMPD<T>(_ body: (inout MPDWorld) -> T) -> T
+}
+
+/// Everything MPD-related the control loop owns: listeners, clients, the serial console,
+/// the library index, change tracking and host facts. Used on the control thread only.
+final class MPDFrontEnd {
+    private let logger: Logger
+    private let network: NetworkListener?
+    private let serial: SerialConsole?
+    /// The human stdin console's MPD session (for commands its own language does not know).
+    private var stdinSession = MPDSession(options: .init(human: true))
+    var observer = MPDObserver()
+    private(set) var library = MPDLibrary()
+    var host = MPDHostInfo()
+    private let musicDir: String
+    private let startedAt = MonotonicClock.nanoseconds()
+    private var lastTurn = MonotonicClock.nanoseconds()
+    private var playedNanoseconds: UInt64 = 0
+
+    init(config: JukeboxConfig, logger: Logger) {
+        self.logger = logger
+        musicDir = config.musicDir
+        host.outputName = config.audio.device
+        let password = config.network.password.isEmpty ? nil : config.network.password
+        network = NetworkListener(config: config.network, password: password, logger: logger)
+        if config.console.device.hasPrefix("/") {
+            serial = SerialConsole(path: config.console.device, baud: config.console.baud, logger: logger)
+        } else {
+            serial = nil
+        }
+    }
+
+    /// The TCP port actually bound (for logs and tests).
+    var tcpPort: Int? { network?.tcpPort }
+
+    /// The fds to poll this turn.
+    func interests() -> [Poller.Interest] {
+        (network?.interests() ?? []) + (serial?.interests() ?? [])
+    }
+
+    /// Handles a ready fd that belongs to a front end; false when it is not one of theirs.
+    func handle(_ readiness: Poller.Readiness, host player: MPDPlayerHost) -> Bool {
+        if let network, network.owns(readiness.fd) {
+            network.handle(readiness, host: player)
+            return true
+        }
+        if let serial, serial.owns(readiness.fd) {
+            serial.handle(readiness, host: player)
+            return true
+        }
+        return false
+    }
+
+    /// The most the loop may sleep for the front ends (serial reopen attempts), in ms.
+    func timeoutMilliseconds() -> Int32? { serial?.timeoutMilliseconds() }
+
+    /// Once per loop turn, after everything else: idle notifications, reopen and timeouts.
+    func afterTurn(_ machine: PlayerMachine) {
+        let now = MonotonicClock.nanoseconds()
+        if machine.state == .playing { playedNanoseconds += now - lastTurn }
+        lastTurn = now
+        let changes = observer.changes(machine)
+        network?.notify(changes)
+        serial?.notify(changes)
+        network?.dropTimedOut(now: now)
+        serial?.reopenIfDue(now: now)
+    }
+
+    /// The library was reloaded after a scan.
+    func libraryChanged(_ tracks: some Collection<TrackInfo>, scanFinished: Bool) {
+        library = MPDLibrary(tracks: Array(tracks))
+        if scanFinished {
+            host.updatingJob = nil
+            var now = timespec()
+            clock_gettime(CLOCK_REALTIME, &now)
+            host.databaseUpdateTime = Int64(now.tv_sec)
+            observer.mark(.database)
+            observer.mark(.update)
+        }
+    }
+
+    /// Builds the world for a request: the daemon fills in the machine.
+    func world(machine: PlayerMachine, format: (rate: Int, channels: Int)?) -> MPDWorld {
+        var info = host
+        let now = MonotonicClock.nanoseconds()
+        info.uptimeSeconds = Int64((now - startedAt) / 1_000_000_000)
+        info.playTimeSeconds = Int64(playedNanoseconds / 1_000_000_000)
+        info.audioFormat = format.map { "\($0.rate):16:\($0.channels)" }
+        let root = musicDir
+        return MPDWorld(
+            machine: machine, library: library, observer: observer, now: Instant.now, host: info,
+            hostPathProblem: { MPDFrontEnd.escapes(root: root, relative: $0) })
+    }
+
+    /// Takes back what a request changed in the front end's state.
+    func absorb(_ world: MPDWorld) {
+        observer = world.observer
+        host.updatingJob = world.host.updatingJob
+        host.lastJob = world.host.lastJob
+    }
+
+    /// A line from the human stdin console that its own language did not know: the MPD
+    /// reply, or nil when it is no MPD command either (the console then says so its own way).
+    func stdinLine(_ line: String, host player: MPDPlayerHost) -> String? {
+        guard case .success(let request) = MPDProtocol.tokenize(line), MPDCommands.isKnown(request.command)
+        else { return nil }
+        return player.runMPD { world in stdinSession.handle(line: line, world: &world).text }
+    }
+
+    /// Closes every client and the console (at shutdown).
+    func shutdown() {
+        network?.closeAll()
+        serial?.close()
+    }
+
+    /// A problem when `relative` (already free of `..` and absolute forms) resolves, through
+    /// symlinks, to somewhere outside `root`; nil when it stays inside or does not exist.
+    static func escapes(root: String, relative: String) -> String? {
+        guard let resolvedRoot = realpath(root, nil) else { return nil }
+        defer { free(resolvedRoot) }
+        guard let resolved = realpath("\(root)/\(relative)", nil) else { return nil }
+        defer { free(resolved) }
+        let base = String(cString: resolvedRoot)
+        let target = String(cString: resolved)
+        if target == base || target.hasPrefix(base.hasSuffix("/") ? base : base + "/") { return nil }
+        return "Access denied: the path leaves the music folder"
+    }
+}

@@ -1,0 +1,156 @@
+// The playing track's lyrics, for every front end: the display draws them, the consoles
+// (`lyrics`, `lyrics offset ±ms`), MPD clients and a button gesture read or nudge them.
+// Kept apart from the display so that a box without a screen still answers `lyrics`.
+
+import Glibc
+import JukeboxCore
+import LinuxSupport
+import Logging
+
+/// Loads the lyrics of the playing track (sidecar .lrc/.ksc, else ID3 SYLT/USLT) and keeps
+/// the per-track offset nudges. Control thread only.
+final class TrackLyrics {
+    private let logger: Logger
+    private let offsets: LyricOffsetStore
+    private let musicDirectory: String
+    private var track: TrackInfo?
+    private(set) var timeline: LyricTimeline?
+    /// Where the lyrics came from (a path, or "ID3 SYLT in ...").
+    private(set) var source: String?
+    /// Changes whenever `timeline` is reloaded or nudged (the display redraws on it).
+    private(set) var version = 0
+
+    init(config: JukeboxConfig, logger: Logger) {
+        self.logger = logger
+        self.offsets = LyricOffsetStore(path: config.database + "-lyric-offsets", logger: logger)
+        self.musicDirectory = config.musicDir
+    }
+
+    /// Follows the playing track: loads its lyrics when the track (or its lyric file) changed.
+    func follow(_ track: TrackInfo?) {
+        guard track?.id != self.track?.id || track?.lyricPath != self.track?.lyricPath else { return }
+        self.track = track
+        load()
+        version += 1
+    }
+
+    /// Nudges the playing track's lyrics and saves the offset for that track. Returns the
+    /// new offset, or nil when the track has no lyrics.
+    @discardableResult
+    func nudge(_ nudge: LyricNudge) -> Int64? {
+        guard var timeline, let track else { return nil }
+        timeline.nudgeMs = nudge.applied(to: timeline.nudgeMs)
+        self.timeline = timeline
+        offsets.set(timeline.nudgeMs, for: track.path)
+        version += 1
+        logger.info("lyrics offset \(timeline.nudgeMs) ms for \(track.path)")
+        return timeline.nudgeMs
+    }
+
+    /// The lyrics at `positionMs` (the audio clock), for MPD's `lyrics`.
+    func atPosition(_ positionMs: Int64) -> MPDLyrics? {
+        timeline.map { MPDLyrics(timeline: $0, positionMs: positionMs, source: source) }
+    }
+
+    /// `lyrics`, `lyrics offset [±ms]` on the human console: a reply, or nil when the line is
+    /// not a lyrics command.
+    func handleConsole(_ line: String, positionMs: Int64) -> String? {
+        let words = line.split(separator: " ").map(String.init)
+        guard words.first?.lowercased() == "lyrics" else { return nil }
+        if words.count == 1 {
+            guard let timeline else { return "lyrics: none for this track" }
+            let moment = timeline.moment(at: positionMs)
+            return """
+                lyrics: \(source ?? "?") (\(timeline.lines.count) lines, offset \(timeline.nudgeMs) ms)
+                current: \(moment.current?.text ?? "")
+                next: \(moment.next?.text ?? "")
+                """
+        }
+        guard words[1].lowercased() == "offset", words.count <= 3 else {
+            return "error: usage: lyrics | lyrics offset [+ms|-ms|ms]"
+        }
+        guard timeline != nil, let track else { return "error: no lyrics for this track" }
+        if words.count == 3 {
+            guard let change = LyricNudge.parse(words[2]) else { return "error: \(LyricNudge.usage)" }
+            nudge(change)
+        }
+        return "lyrics offset: \(timeline?.nudgeMs ?? 0) ms (positive = sooner) for \(track.path)"
+    }
+
+    private func load() {
+        timeline = nil
+        source = nil
+        guard let track else { return }
+        let nudge = offsets.offset(for: track.path)
+        if let path = track.lyricPath {
+            do {
+                let bytes = try readWholeFile(path, limit: 4 << 20)
+                let lyrics = Lyrics.parse(bytes: bytes, fileName: path)
+                for warning in lyrics.warnings.prefix(5) { logger.debug("\(path): \(warning)") }
+                if !lyrics.lines.isEmpty {
+                    timeline = LyricTimeline(lyrics: lyrics, nudgeMs: nudge)
+                    source = path
+                    return
+                }
+                logger.info("lyrics \(path): no timed lines (\(lyrics.warnings.count) skipped)")
+            } catch {
+                logger.info("lyrics \(path): \(error)")
+            }
+        }
+        if let embedded = EmbeddedLyrics.read(path: musicDirectory + "/" + track.path), !embedded.lines.isEmpty {
+            timeline = LyricTimeline(lyrics: embedded, nudgeMs: nudge)
+            source = "ID3 \(embedded.format == .unsynced ? "USLT" : "SYLT") in \(track.path)"
+        }
+    }
+}
+
+/// Per-track lyric offsets (the `lyrics offset` nudge), kept in a small text file beside the
+/// database (`<ms>\t<track path>` lines), keyed by path so that a rescan keeps them. Written
+/// (fsync'd, then renamed over) only when a nudge changes. Control thread only.
+final class LyricOffsetStore {
+    private let path: String
+    private let logger: Logger
+    private var offsets: [String: Int64] = [:]
+
+    init(path: String, logger: Logger) {
+        self.path = path
+        self.logger = logger
+        guard let bytes = try? readWholeFile(path, limit: 4 << 20) else { return }
+        for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") {
+            guard let tab = line.firstIndex(of: "\t"), let ms = Int64(line[..<tab]) else { continue }
+            offsets[String(line[line.index(after: tab)...])] = ms
+        }
+    }
+
+    func offset(for track: String) -> Int64 { offsets[track] ?? 0 }
+
+    func set(_ ms: Int64, for track: String) {
+        offsets[track] = ms == 0 ? nil : ms
+        let text = offsets.sorted { $0.key < $1.key }.map { "\($0.value)\t\($0.key)\n" }.joined()
+        let temporary = path + ".new"
+        do {
+            let fd = try FileDescriptor(path: temporary, flags: O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC)
+            try fd.writeAll(Array(text.utf8))
+            try fd.syncData()
+            guard rename(temporary, path) == 0 else { throw Errno.current("rename", path: path) }
+        } catch {
+            logger.warning("cannot save the lyric offset: \(error)")
+        }
+    }
+}
+
+/// Reads the ID3v2 tag at the start of an MP3 for embedded lyrics (`ID3Lyrics`).
+enum EmbeddedLyrics {
+    static func read(path: String) -> Lyrics? {
+        guard path.lowercased().hasSuffix(".mp3"),
+            let fd = try? FileDescriptor(path: path, flags: O_RDONLY | O_CLOEXEC)
+        else { return nil }
+        var header = [UInt8](repeating: 0, count: 10)
+        guard (try? header.withUnsafeMutableBytes({ try fd.read(into: $0.baseAddress!, count: 10) })) == 10,
+            let size = ID3Lyrics.tagSize(header), size <= 16 << 20
+        else { return nil }
+        var tag = [UInt8](repeating: 0, count: size)
+        let n = (try? tag.withUnsafeMutableBytes { try fd.read(into: $0.baseAddress!, count: size, at: 0) }) ?? 0
+        return ID3Lyrics.parse(Array(tag.prefix(n)))
+    }
+}

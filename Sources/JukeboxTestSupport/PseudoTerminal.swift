@@ -1,0 +1,90 @@
+import CLinuxShims
+import Glibc
+import LinuxSupport
+
+/// A pseudo-terminal pair: the test holds the master, the daemon opens `slavePath` as its
+/// serial console.
+public final class PseudoTerminal {
+    public let master: Int32
+    /// The slave's path (/dev/pts/N).
+    public let slavePath: String
+    private var buffer: [UInt8] = []
+
+    /// Opens a new pair (the slave is opened by whoever uses `slavePath`).
+    public init() throws(Errno) {
+        var name = [CChar](repeating: 0, count: 128)
+        let fd = jb_open_pty_master(&name, UInt(name.count))
+        guard fd >= 0 else { throw Errno.current("posix_openpt") }
+        master = fd
+        slavePath = String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    deinit { close(master) }
+
+    public func write(_ text: String) { writeBytes(Array(text.utf8)) }
+
+    public func writeBytes(_ bytes: [UInt8]) {
+        var offset = 0
+        let end = ptyDeadline(.seconds(10))
+        while offset < bytes.count, MonotonicClock.nanoseconds() < end {
+            let n = bytes[offset...].withUnsafeBytes { Glibc.write(master, $0.baseAddress, $0.count) }
+            if n > 0 {
+                offset += n
+            } else {
+                _ = drain()
+                MonotonicClock.sleep(nanoseconds: 1_000_000)
+            }
+        }
+    }
+
+    /// Reads what is there (non-blocking) into the buffer; returns the number of bytes.
+    @discardableResult
+    public func drain() -> Int {
+        var total = 0
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { Glibc.read(master, $0.baseAddress, $0.count) }
+            if n <= 0 { return total }
+            buffer += chunk[0..<n]
+            total += n
+        }
+    }
+
+    /// Waits until the output so far contains `text`; returns everything up to and including
+    /// it (and drops that from the buffer), or nil on timeout.
+    public func waitFor(_ text: String, timeout: Duration = .seconds(5)) -> String? {
+        let end = ptyDeadline(timeout)
+        let needle = Array(text.utf8)
+        while true {
+            if let range = find(needle) {
+                let found = String(decoding: buffer[..<range.upperBound], as: UTF8.self)
+                buffer.removeFirst(range.upperBound)
+                return found
+            }
+            guard MonotonicClock.nanoseconds() < end else { return nil }
+            var pfd = pollfd(fd: master, events: Int16(POLLIN), revents: 0)
+            _ = poll(&pfd, 1, 20)
+            drain()
+        }
+    }
+
+    /// Forgets what was read so far.
+    public func discard() {
+        drain()
+        buffer = []
+    }
+
+    private func find(_ needle: [UInt8]) -> Range<Int>? {
+        guard !needle.isEmpty, buffer.count >= needle.count else { return nil }
+        for start in 0...(buffer.count - needle.count) where buffer[start] == needle[0] {
+            if Array(buffer[start..<start + needle.count]) == needle { return start..<start + needle.count }
+        }
+        return nil
+    }
+}
+
+private func ptyDeadline(_ timeout: Duration) -> UInt64 {
+    let (seconds, attoseconds) = timeout.components
+    return MonotonicClock.nanoseconds() + UInt64(max(0, seconds)) * 1_000_000_000
+        + UInt64(max(0, attoseconds) / 1_000_000_000)
+}

@@ -1,0 +1,152 @@
+import Foundation
+import Glibc
+import JukeboxTestSupport
+import LinuxSupport
+
+/// A plain blocking MPD client over TCP for tests: send lines, read until OK/ACK, with timeouts.
+final class MPDTestClient {
+    let fd: Int32
+    private var buffer: [UInt8] = []
+    private(set) var greeting = ""
+
+    /// Connects to 127.0.0.1:`port` and reads the greeting line.
+    init(port: Int, timeout: Duration = .seconds(5)) throws {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw Errno.current("socket") }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let end = deadline(timeout)
+        while true {
+            let result = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            }
+            if result == 0 { break }
+            if MonotonicClock.nanoseconds() > end {
+                close(fd)
+                throw Errno.current("connect")
+            }
+            MonotonicClock.sleep(nanoseconds: 20_000_000)
+        }
+        greeting = readLine(timeout: timeout) ?? ""
+    }
+
+    deinit { close(fd) }
+
+    func send(_ line: String) { sendBytes(Array((line + "\n").utf8)) }
+
+    func sendBytes(_ bytes: [UInt8]) {
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if n <= 0 { return }
+            offset += n
+        }
+    }
+
+    /// One line, or nil on timeout or end of stream.
+    func readLine(timeout: Duration = .seconds(5)) -> String? {
+        let end = deadline(timeout)
+        while true {
+            if let newline = buffer.firstIndex(of: 0x0A) {
+                let line = String(decoding: buffer[..<newline], as: UTF8.self)
+                buffer.removeFirst(newline + 1)
+                return line
+            }
+            let now = MonotonicClock.nanoseconds()
+            guard now < end else { return nil }
+            var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            if poll(&pfd, 1, Int32((end - now) / 1_000_000) + 1) <= 0 { continue }
+            var chunk = [UInt8](repeating: 0, count: 65536)
+            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n <= 0 { return nil }
+            buffer += chunk[0..<n]
+        }
+    }
+
+    /// Lines up to and including the final `OK` or `ACK ...` line.
+    func response(timeout: Duration = .seconds(5)) -> [String] {
+        var lines: [String] = []
+        while let line = readLine(timeout: timeout) {
+            lines.append(line)
+            if line == "OK" || line.hasPrefix("ACK [") { break }
+        }
+        return lines
+    }
+
+    /// Sends a command and returns its response lines.
+    func command(_ line: String, timeout: Duration = .seconds(5)) -> [String] {
+        send(line)
+        return response(timeout: timeout)
+    }
+
+    /// `key: value` pairs of a response.
+    func fields(_ line: String) -> [String: String] {
+        var result: [String: String] = [:]
+        for entry in command(line) {
+            guard let colon = entry.firstIndex(of: ":") else { continue }
+            result[String(entry[..<colon])] = String(entry[entry.index(colon, offsetBy: 2)...])
+        }
+        return result
+    }
+
+    /// Whether the server closed the connection (reads end of stream within `timeout`).
+    func isClosed(timeout: Duration = .seconds(3)) -> Bool {
+        let end = deadline(timeout)
+        while MonotonicClock.nanoseconds() < end {
+            var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&pfd, 1, 50) > 0 else { continue }
+            var chunk = [UInt8](repeating: 0, count: 65536)
+            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n <= 0 { return true }
+        }
+        return false
+    }
+}
+
+/// A TCP port nobody listens on right now (bound to 0, read back, released).
+func freeTCPPort() -> Int {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = 0
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    _ = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+            _ = bind(fd, pointer, length)
+            return getsockname(fd, pointer, &length)
+        }
+    }
+    return Int(UInt16(bigEndian: address.sin_port))
+}
+
+func deadline(_ timeout: Duration) -> UInt64 {
+    let (seconds, attoseconds) = timeout.components
+    return MonotonicClock.nanoseconds() + UInt64(max(0, seconds)) * 1_000_000_000
+        + UInt64(max(0, attoseconds) / 1_000_000_000)
+}
+
+/// Runs a program to completion with a timeout; returns its exit status and output.
+func runTool(_ executable: String, _ arguments: [String], timeout: TimeInterval = 20) throws -> (
+    status: Int32, output: String
+) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    process.standardError = pipe
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    let timer = DispatchWorkItem { if process.isRunning { process.terminate() } }
+    DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: timer)
+    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    timer.cancel()
+    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+}
