@@ -40,6 +40,8 @@ int jb_thread_id(void) { return (int)syscall(SYS_gettid); }
 
 int jb_open(const char *path, int flags, unsigned int mode) { return open(path, flags, (mode_t)mode); }
 
+int jb_o_direct_flag(void) { return O_DIRECT; }
+
 #include <sys/eventfd.h>
 int jb_eventfd(void) { return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK); }
 

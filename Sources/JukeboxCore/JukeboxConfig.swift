@@ -60,7 +60,7 @@ public struct JukeboxConfig: Sendable, Equatable {
         /// Tracks longer than this resume from their own saved position.
         public var longTrackMinutes: Double = 10
         /// A durable commit happens at least this often while playing.
-        public var syncIntervalSeconds = 30
+        public var syncIntervalSeconds = 2
 
         /// The defaults.
         public init() {}

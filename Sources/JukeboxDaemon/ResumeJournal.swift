@@ -6,9 +6,8 @@ import Logging
 ///
 /// - In RAM (`/dev/shm`): rewritten every second. It survives a crash or `kill -9` of the
 ///   daemon, costs the SD card nothing, and is gone after a reboot.
-/// - Beside the database: rewritten and fdatasync'd every `sync_interval_s`, so a pulled
-///   plug loses at most that much. Writing it only then keeps the kernel from flushing a
-///   page every 30 s on its own.
+/// - Beside the database: one O_DIRECT sector, fdatasync'd every `sync_interval_s` (2 s),
+///   so a pulled plug loses at most that much and the card sees 512 bytes per checkpoint.
 ///
 /// Both carry one increasing sequence number; on start the newest valid record wins. The
 /// RAM file's name carries the database file's device and inode, so a rebuilt database

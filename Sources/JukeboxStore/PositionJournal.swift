@@ -10,6 +10,11 @@ import Logging
 /// Record (little-endian): `0..<4` magic "JBPJ", `4..<8` CRC-32 (IEEE) of bytes `8..<32`,
 /// `8..<16` track id, `16..<24` position in ms, `24..<32` sequence number.
 ///
+/// `direct` (the journal on the SD card, fdatasync'd every 2 s): the record is written with
+/// O_DIRECT as one 512-byte sector (4 KiB where the device needs it), so a checkpoint costs
+/// the card one sector, not the 4 KiB page the page cache would write back. Where O_DIRECT
+/// is refused (tmpfs, some FUSE file systems) it writes through the page cache.
+///
 /// Used by the control thread only.
 public final class PositionJournal {
     /// What the journal last recorded.
@@ -34,6 +39,10 @@ public final class PositionJournal {
     /// The journal file.
     public let path: String
     private let file: FileDescriptor
+    /// The O_DIRECT descriptor and its sector-aligned buffer, when `direct` works here.
+    private var directFile: FileDescriptor?
+    private var directBlock = 512
+    private let block = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 4096)
     private let logger: Logger
     private var sequence: UInt64
     private var writeFailing = false
@@ -43,21 +52,34 @@ public final class PositionJournal {
     public static func open(databasePath: String, logger: Logger) -> PositionJournal? {
         let path = databasePath + suffix
         do {
-            return try PositionJournal(path: path, logger: logger)
+            return try PositionJournal(path: path, logger: logger, direct: true)
         } catch {
             logger.info("position journal unavailable, resuming from database checkpoints only: \(error)")
             return nil
         }
     }
 
-    /// Opens (creating) the journal at `path`.
-    public init(path: String, logger: Logger) throws(Errno) {
+    /// Opens (creating) the journal at `path`; `direct` writes whole sectors with O_DIRECT.
+    public init(path: String, logger: Logger, direct: Bool = false) throws(Errno) {
         self.path = path
         self.logger = logger
         self.file = try FileDescriptor(path: path, flags: O_RDWR | O_CREAT, mode: 0o644)
+        block.initializeMemory(as: UInt8.self, repeating: 0)
         self.sequence = 0
         self.sequence = read()?.sequence ?? 0
+        if direct {
+            do {
+                directFile = try FileDescriptor(path: path, flags: O_RDWR | FileDescriptor.directIO)
+            } catch {
+                logger.debug("position journal: no O_DIRECT on \(path) (\(error)); writing through the page cache")
+            }
+        }
     }
+
+    deinit { block.deallocate() }
+
+    /// Whether records go to the device as single sectors (O_DIRECT).
+    public var writesSectors: Bool { directFile != nil }
 
     /// The last record, or nil when the file is missing, short, or fails its checksum.
     public func read() -> Entry? {
@@ -92,11 +114,18 @@ public final class PositionJournal {
     public func write(trackID: Int64, positionMs: Int64, sequence: UInt64) -> UInt64 {
         self.sequence = sequence
         let bytes = Self.encode(Entry(trackID: trackID, positionMs: positionMs, sequence: sequence))
+        block.copyBytes(from: bytes)
         do {
-            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: bytes.count, alignment: 8)
-            defer { buffer.deallocate() }
-            buffer.copyBytes(from: bytes)
-            try file.writeAll(buffer.baseAddress!, count: buffer.count, at: 0)
+            if let directFile {
+                do {
+                    try directFile.writeAll(block.baseAddress!, count: directBlock, at: 0)
+                } catch let error where error.code == EINVAL && directBlock < block.count {
+                    directBlock = block.count  // a device with 4 KiB logical sectors
+                    try directFile.writeAll(block.baseAddress!, count: directBlock, at: 0)
+                }
+            } else {
+                try file.writeAll(block.baseAddress!, count: Self.recordSize, at: 0)
+            }
             writeFailing = false
             return sequence
         } catch {
@@ -110,7 +139,7 @@ public final class PositionJournal {
     /// checkpoint while playing, far cheaper than a database transaction.
     public func sync() {
         do {
-            try file.syncData()
+            try (directFile ?? file).syncData()
         } catch {
             if !writeFailing { logger.info("position journal sync failed: \(error)") }
         }

@@ -14,6 +14,9 @@ public final class FileDescriptor: @unchecked Sendable {
         self.path = path
     }
 
+    /// O_DIRECT for this architecture (0o40000 on x86-64, 0o200000 on ARM).
+    public static let directIO: Int32 = jb_o_direct_flag()
+
     /// Opens `path` (open(2)); flags are O_* values, O_CLOEXEC is always added.
     public convenience init(path: String, flags: Int32, mode: UInt32 = 0o644) throws(Errno) {
         let fd = retryingOnInterrupt { jb_open(path, flags | O_CLOEXEC, mode) }

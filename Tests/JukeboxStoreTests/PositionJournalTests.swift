@@ -16,12 +16,37 @@ import Testing
 
         var info = stat()
         stat(journal.path, &info)
-        #expect(info.st_size == 32)
+        // A whole sector with O_DIRECT, else just the record.
+        #expect(journal.writesSectors ? [512, 4096].contains(info.st_size) : info.st_size == 32)
 
         let reopened = try #require(PositionJournal.open(databasePath: db, logger: quietLogger))
         #expect(reopened.read() == .init(trackID: 7, positionMs: 3000, sequence: 2))
         #expect(reopened.write(trackID: -1, positionMs: Int64.max) == 3)
         #expect(journal.read() == .init(trackID: -1, positionMs: Int64.max, sequence: 3))
+    }
+
+    /// What a durable checkpoint costs the storage, from this process's /proc io counters:
+    /// one sector with O_DIRECT, where the page cache would write back a 4 KiB page.
+    @Test func aDurableCheckpointWritesOneSector() throws {
+        let dir = TemporaryDirectory()
+        let journal = try #require(PositionJournal.open(databasePath: dir.at("db"), logger: quietLogger))
+        try #require(journal.writesSectors, "O_DIRECT is not available in \(dir.path)")
+        journal.write(trackID: 1, positionMs: 0)
+        journal.sync()
+        let before = try writeBytes()
+        for second in 1...50 {
+            journal.write(trackID: 1, positionMs: Int64(second) * 2000)
+            journal.sync()
+        }
+        let perCheckpoint = (try writeBytes() - before) / 50
+        #expect(perCheckpoint <= 512, "\(perCheckpoint) bytes to storage per checkpoint")
+        #expect(journal.read() == .init(trackID: 1, positionMs: 100_000, sequence: 51))
+    }
+
+    private func writeBytes() throws -> Int {
+        let text = String(decoding: try readWholeFile("/proc/thread-self/io", limit: 4096), as: UTF8.self)
+        let line = try #require(text.split(separator: "\n").first { $0.hasPrefix("write_bytes:") })
+        return try #require(Int(line.dropFirst("write_bytes:".count).trimmingPrefix(" ")))
     }
 
     @Test(arguments: [4, 8, 12, 20, 31])

@@ -19,6 +19,8 @@ int jb_thread_id(void);
 int jb_eventfd(void);
 /* open(2) with a mode: open is variadic in C. */
 int jb_open(const char *path, int flags, unsigned int mode);
+/* O_DIRECT, which differs between architectures and which Glibc's Swift module hides. */
+int jb_o_direct_flag(void);
 
 /* Blocks SIGTERM, SIGINT and SIGHUP for this thread (and threads it creates later), ignores
    SIGPIPE, and returns a signalfd that becomes readable when one arrives; -1 with errno. */
