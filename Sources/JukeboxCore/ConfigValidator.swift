@@ -207,6 +207,7 @@ public enum ConfigValidator {
         "console": [
             path("device", allowStdin: true) { $0.console.device = $1 },
             KeySpec(name: "baud", kind: .integerChoice(standardBaudRates)) { $0.console.baud = $1.integer ?? 115_200 },
+            choice("input", JukeboxConfig.ConsoleInput.self) { $0.console.input = $1 },
         ],
         "buttons": [
             string("chip") { $0.buttons.chip = $1 },

@@ -76,9 +76,20 @@ public struct JukeboxConfig: Sendable, Equatable {
         /// `stdin`, or a tty path such as `/dev/serial0`.
         public var device = "stdin"
         public var baud = 115_200
+        /// How a terminal on stdin is read: command lines, or single keys acting as buttons.
+        public var input = ConsoleInput.lines
 
         /// The defaults.
         public init() {}
+    }
+
+    /// `[console] input`.
+    public enum ConsoleInput: String, Sendable, Equatable, CaseIterable {
+        /// Whole command lines (`pause`, `seek +10`).
+        case lines
+        /// Keys as buttons (space = play/pause, arrows = the knob); `:` opens a command line.
+        /// Only when stdin is a terminal; otherwise lines.
+        case keys
     }
 
     /// `[buttons]`: libgpiod lines (BCM numbers on a Pi); nil means not wired.

@@ -1,9 +1,20 @@
 import Glibc
+import JukeboxCore
 import LinuxSupport
 import Logging
 
+/// What the console read: a command line, or (in key mode) what a key did.
+enum ConsoleEvent: Equatable {
+    case line(String)
+    case action(ControlAction)
+}
+
 /// The text console: standard input/output, or a terminal device given by path.
 /// Replies go to the same place the commands came from. Used on the control thread only.
+///
+/// With `[console] input = "keys"` and a terminal on stdin, single keys act as the box's
+/// buttons (`TerminalKeyControls`): the terminal is put in non-canonical mode without echo
+/// (Ctrl-C still stops the daemon) and restored by `close()`.
 final class Console {
     let inputFD: Int32
     private let outputFD: Int32
@@ -11,12 +22,46 @@ final class Console {
     private var lines = ConsoleLineBuffer()
     private let logger: Logger
     private(set) var isClosed = false
+    /// Key mode: the decoder, the key map and the terminal settings to restore.
+    private var keyDecoder = TerminalKeyDecoder()
+    private var keys: TerminalKeyControls?
+    private var savedTerminal: termios?
 
     private init(inputFD: Int32, outputFD: Int32, device: FileDescriptor?, logger: Logger) {
         self.inputFD = inputFD
         self.outputFD = outputFD
         self.device = device
         self.logger = logger
+    }
+
+    /// Reads single keys as buttons when the input is a terminal; false when it is not.
+    func enableKeys(_ map: ControlMap) -> Bool {
+        guard isatty(inputFD) == 1 else { return false }
+        var settings = termios()
+        guard tcgetattr(inputFD, &settings) == 0 else {
+            logger.warning("console: cannot read the terminal settings: \(Errno.current("tcgetattr")); reading lines")
+            return false
+        }
+        savedTerminal = settings
+        settings.c_lflag &= ~tcflag_t(ICANON | ECHO)
+        withUnsafeMutableBytes(of: &settings.c_cc) { cc in
+            cc[Int(VMIN)] = 1
+            cc[Int(VTIME)] = 0
+        }
+        guard tcsetattr(inputFD, TCSANOW, &settings) == 0 else {
+            logger.warning("console: cannot set the terminal to keys: \(Errno.current("tcsetattr")); reading lines")
+            savedTerminal = nil
+            return false
+        }
+        keys = TerminalKeyControls(map: map)
+        reply(TerminalKeyControls.help)
+        return true
+    }
+
+    /// Gives the terminal its settings back.
+    func close() {
+        if var saved = savedTerminal { _ = tcsetattr(inputFD, TCSANOW, &saved) }
+        savedTerminal = nil
     }
 
     /// `stdin`, `none`, or a device path. Standard input is read when it is a terminal, or
@@ -42,13 +87,42 @@ final class Console {
     }
 
     func greet() {
-        reply("Jukebox \(JukeboxVersion.string) ready. Type 'help' for the commands.")
+        if keys != nil {
+            reply("Jukebox \(JukeboxVersion.string) ready. Keys are the buttons (? lists them); ':' types a command.")
+        } else {
+            reply("Jukebox \(JukeboxVersion.string) ready. Type 'help' for the commands.")
+        }
+    }
+
+    /// Reads what is there: complete lines, or in key mode what the keys did.
+    func read() -> [ConsoleEvent] {
+        guard var keys else { return readLines().map { .line($0) } }
+        var buffer = [UInt8](repeating: 0, count: 256)
+        let n = buffer.withUnsafeMutableBytes { Glibc.read(inputFD, $0.baseAddress, $0.count) }
+        if n <= 0 {
+            if n < 0, errno == EAGAIN || errno == EINTR { return [] }
+            isClosed = true
+            logger.info("console: end of input; going on without a console")
+            return []
+        }
+        var events: [ConsoleEvent] = []
+        for key in keyDecoder.feed(buffer[0..<n]) {
+            for output in keys.handle(key) {
+                switch output {
+                case .action(let action): events.append(.action(action))
+                case .line(let text): events.append(.line(text))
+                case .show(let text): write(Array(text.utf8))
+                }
+            }
+        }
+        self.keys = keys
+        return events
     }
 
     /// Reads what is there and returns the complete lines.
-    func readLines() -> [String] {
+    private func readLines() -> [String] {
         var buffer = [UInt8](repeating: 0, count: 4096)
-        let n = buffer.withUnsafeMutableBytes { read(inputFD, $0.baseAddress, $0.count) }
+        let n = buffer.withUnsafeMutableBytes { Glibc.read(inputFD, $0.baseAddress, $0.count) }
         if n == 0 {
             isClosed = true
             logger.info("console: end of input; going on without a console")
@@ -73,9 +147,13 @@ final class Console {
     func reply(_ text: String) {
         var bytes = Array(text.utf8)
         if bytes.last != 0x0A { bytes.append(0x0A) }
+        write(bytes)
+    }
+
+    private func write(_ bytes: [UInt8]) {
         var offset = 0
         while offset < bytes.count {
-            let n = bytes[offset...].withUnsafeBytes { write(outputFD, $0.baseAddress, $0.count) }
+            let n = bytes[offset...].withUnsafeBytes { Glibc.write(outputFD, $0.baseAddress, $0.count) }
             if n <= 0 { return }  // a console that went away must not stop the player
             offset += n
         }

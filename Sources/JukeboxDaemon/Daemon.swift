@@ -176,6 +176,9 @@ final class Daemon {
         } else {
             startupScanDue = Instant.now.adding(milliseconds: 2000)
         }
+        if config.console.input == .keys, console?.enableKeys(ControlMap(config: config)) == false {
+            logger.info("console: [console] input = \"keys\" needs a terminal on stdin; reading lines")
+        }
         console?.greet()
         while !stopping {
             var interests = [Poller.Interest(fd: signals.rawValue), Poller.Interest(fd: wakeup.fd.rawValue)]
@@ -199,8 +202,16 @@ final class Daemon {
                     handlePipelineEvents()
                     handleScanResult()
                 } else if let console, readiness.fd == console.inputFD {
-                    for line in console.readLines() { handleConsoleLine(line) }
-                    if console.isClosed { self.console = nil }
+                    for event in console.read() {
+                        switch event {
+                        case .line(let line): handleConsoleLine(line)
+                        case .action(let action): perform(action, source: "key")
+                        }
+                    }
+                    if console.isClosed {
+                        console.close()
+                        self.console = nil
+                    }
                 } else if let controls, controls.owns(readiness.fd) {
                     handleControls(controls.read(fd: readiness.fd, now: Instant.now))
                 } else {
@@ -368,18 +379,30 @@ final class Daemon {
             switch output {
             case .gesture, .detent:
                 logger.debug("input: \(output)")
-            case .action(.command(let command), _):
-                logger.debug("input: -> \(command.consoleText)")
-                perform(machine.handle(.command(command), now: Instant.now))
-            case .action(.lyricsOffset(let nudge), _):
-                lyrics.follow(machine.queue.currentTrack.flatMap { library[$0] })
-                if lyrics.nudge(nudge) == nil { logger.info("input: lyrics offset: no lyrics for this track") }
-            case .action(.shutdown, _):
-                save(durable: true)
-                ControlInputs.runShutdownCommand(config.buttons.shutdownCommand, logger: logger)
+            case .action(let action, _):
+                perform(action, source: "input")
             }
         }
         if !outputs.isEmpty { ControlInputs.reapChildren() }
+    }
+
+    /// A gesture's (or a key's) action: commands go to the core like console commands.
+    private func perform(_ action: ControlAction, source: String) {
+        logger.debug("\(source): -> \(action)")
+        switch action {
+        case .command(let command):
+            perform(machine.handle(.command(command), now: Instant.now))
+        case .lyricsOffset(let nudge):
+            lyrics.follow(machine.queue.currentTrack.flatMap { library[$0] })
+            if let offset = lyrics.nudge(nudge) {
+                console?.announce("lyrics offset \(offset) ms")
+            } else {
+                logger.info("\(source): lyrics offset: no lyrics for this track")
+            }
+        case .shutdown:
+            save(durable: true)
+            ControlInputs.runShutdownCommand(config.buttons.shutdownCommand, logger: logger)
+        }
     }
 
     // MARK: - actions
@@ -474,6 +497,7 @@ final class Daemon {
         mpd.shutdown()
         save(durable: true)
         display?.close()
+        console?.close()
         pipeline.shutdown()
         scan.abandon()
         logger.info("stopped")

@@ -29,14 +29,15 @@ public final class DaemonProcess: @unchecked Sendable {
     private var termination: Termination?  // protected by `lock`
 
     /// Starts `executable` with `arguments`. `environment` is added to the inherited one.
+    /// With `stdinPath` (a pty's slave, say) stdin is that file instead of a pipe.
     public init(
         executable: String, arguments: [String] = [], environment: [String: String] = [:],
-        inheritEnvironment: Bool = true, workingDirectory: String? = nil
+        inheritEnvironment: Bool = true, workingDirectory: String? = nil, stdinPath: String? = nil
     ) throws(Errno) {
         command = [executable] + arguments
         let child = try spawnChild(
             command, environment: environment, inheritEnvironment: inheritEnvironment,
-            workingDirectory: workingDirectory, stdinPipe: true)
+            workingDirectory: workingDirectory, stdinPipe: stdinPath == nil, stdinPath: stdinPath)
         pid = child.pid
         stdin = child.stdin
         let echo = ProcessInfo.processInfo.environment["JUKEBOX_TEST_ECHO"].map { !$0.isEmpty && $0 != "0" } ?? false
@@ -165,7 +166,9 @@ func deadline(after timeout: Duration) -> UInt64 {
 }
 
 /// The reader thread's loop: poll the pipe and the stop event, split into lines.
-private func readLines(from fd: FileDescriptor, stream: OutputLine.Stream, into collector: LineCollector, stop: WakeupEvent) {
+private func readLines(
+    from fd: FileDescriptor, stream: OutputLine.Stream, into collector: LineCollector, stop: WakeupEvent
+) {
     var buffer = [UInt8](repeating: 0, count: 16384)
     var pending: [UInt8] = []
     reading: while true {

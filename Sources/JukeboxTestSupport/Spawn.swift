@@ -51,13 +51,14 @@ private let addChdirFunction: AddChdirFunction? = dlsym(nil, "posix_spawn_file_a
     unsafeBitCast($0, to: AddChdirFunction.self)
 }
 
-/// posix_spawn(p) with stdout and stderr on pipes and stdin on a pipe or /dev/null. The child
+/// posix_spawn(p) with stdout and stderr on pipes and stdin on a pipe, a file (a pty's
+/// slave, say) or /dev/null. The child
 /// gets a clean signal mask and default signal dispositions. A name without "/" is looked
 /// up in PATH. `environment` is added to (or, with `inheritEnvironment: false`, replaces)
 /// the current environment.
 func spawnChild(
     _ command: [String], environment: [String: String], inheritEnvironment: Bool,
-    workingDirectory: String?, stdinPipe: Bool
+    workingDirectory: String?, stdinPipe: Bool, stdinPath: String? = nil
 ) throws(Errno) -> SpawnedChild {
     _ = ignoreSIGPIPE
     precondition(!command.isEmpty, "spawn: empty command")
@@ -81,6 +82,8 @@ func spawnChild(
     defer { posix_spawn_file_actions_destroy(&actions) }
     if let input {
         posix_spawn_file_actions_adddup2(&actions, input.read, 0)
+    } else if let stdinPath {
+        posix_spawn_file_actions_addopen(&actions, 0, stdinPath, O_RDWR | O_NOCTTY, 0)
     } else {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
     }
@@ -172,7 +175,8 @@ public func run(
                 let bytes = input ?? []
                 let n =
                     written < bytes.count
-                    ? bytes.withUnsafeBytes { Glibc.write(fd.rawValue, $0.baseAddress! + written, $0.count - written) } : 0
+                    ? bytes.withUnsafeBytes { Glibc.write(fd.rawValue, $0.baseAddress! + written, $0.count - written) }
+                    : 0
                 if n > 0 { written += n }
                 if written >= bytes.count || (n < 0 && errno != EAGAIN && errno != EINTR) || r.error {
                     stdinFD = nil  // closes it: the child sees end of input

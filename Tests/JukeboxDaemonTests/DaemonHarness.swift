@@ -61,10 +61,12 @@ final class DaemonHarness {
     }
 
     @discardableResult
-    func start(extraArguments: [String] = []) throws -> DaemonProcess {
+    func start(extraArguments: [String] = [], stdinPath: String? = nil) throws -> DaemonProcess {
         startedAt = MonotonicClock.nanoseconds()
         let process = try DaemonProcess(
-            executable: Jukeboxd.binary, arguments: ["--config", configPath, "--log-level", "debug", "--console", "stdin"] + extraArguments)
+            executable: Jukeboxd.binary,
+            arguments: ["--config", configPath, "--log-level", "debug", "--console", "stdin"] + extraArguments,
+            stdinPath: stdinPath)
         self.process = process
         return process
     }
@@ -90,7 +92,9 @@ final class DaemonHarness {
         guard let process else { return nil }
         process.skipOutput()
         send("status")
-        guard let first = process.waitForOutputLine(matching: "state: ", on: .stdout, timeout: timeout) else { return nil }
+        guard let first = process.waitForOutputLine(matching: "state: ", on: .stdout, timeout: timeout) else {
+            return nil
+        }
         var fields: [String: String] = [:]
         fields["state"] = String(first.text.dropFirst("state: ".count))
         // The reply ends with the mode line (then title/artist when known).
