@@ -36,29 +36,3 @@ int jb_fb_get_info(int fd, struct jb_fb_info *info) {
 }
 
 int jb_i2c_set_address(int fd, int address) { return ioctl(fd, I2C_SLAVE, address); }
-
-static speed_t jb_speed(int baud) {
-    switch (baud) {
-    case 1200: return B1200;
-    case 2400: return B2400;
-    case 4800: return B4800;
-    case 9600: return B9600;
-    case 19200: return B19200;
-    case 38400: return B38400;
-    case 57600: return B57600;
-    case 115200: return B115200;
-    case 230400: return B230400;
-    default: return B9600;
-    }
-}
-
-int jb_display_tty_raw(int fd, int baud) {
-    struct termios t;
-    if (tcgetattr(fd, &t) < 0) return -1;
-    cfmakeraw(&t);
-    t.c_cflag |= CLOCAL | CREAD;
-    t.c_cflag &= ~(CSTOPB | CRTSCTS);
-    cfsetispeed(&t, jb_speed(baud));
-    cfsetospeed(&t, jb_speed(baud));
-    return tcsetattr(fd, TCSANOW, &t);
-}

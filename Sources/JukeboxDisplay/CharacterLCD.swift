@@ -126,7 +126,7 @@ public final class SerialCharacterLCD: TextDisplay {
         device: String, baud: Int, columns: Int, rows: Int, protocol kind: JukeboxConfig.SerialLCDProtocol
     ) throws(Errno) {
         fd = try FileDescriptor(path: device, flags: O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)
-        if isatty(fd.rawValue) == 1, jb_display_tty_raw(fd.rawValue, Int32(baud)) != 0 {
+        if isatty(fd.rawValue) == 1, jb_tty_configure(fd.rawValue, Int32(baud)) != 0 {
             throw Errno.current("tcsetattr", path: device)
         }
         self.columns = columns

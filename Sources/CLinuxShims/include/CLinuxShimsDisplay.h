@@ -13,6 +13,4 @@ struct jb_fb_info {
 int jb_fb_get_info(int fd, struct jb_fb_info *info);
 /* ioctl(fd, I2C_SLAVE, address); 0, or -1 with errno set. */
 int jb_i2c_set_address(int fd, int address);
-/* Raw 8N1 at `baud` (a standard rate) for a serial display; 0, or -1 with errno set. */
-int jb_display_tty_raw(int fd, int baud);
 #endif
