@@ -17,9 +17,13 @@ struct JukeboxBench: ParsableCommand {
             Prints a table (metric | jukeboxd | peer | ratio | target | verdict) and writes it to <work>/results.md.
             """)
 
-    static let sectionNames = ["material", "cpu", "memory", "disk", "startup", "scan", "instructions", "input"]
-    static let aliases = ["rss": "memory", "mem": "memory", "ttfb": "startup", "resume": "startup", "io": "disk",
-                          "writes": "disk", "decode": "cpu", "library": "scan", "instr": "instructions", "callgrind": "instructions"]
+    static let sectionNames = [
+        "material", "cpu", "memory", "disk", "startup", "scan", "instructions", "input", "control", "display",
+    ]
+    static let aliases = [
+        "rss": "memory", "mem": "memory", "ttfb": "startup", "resume": "startup", "io": "disk",
+        "writes": "disk", "decode": "cpu", "library": "scan", "instr": "instructions", "callgrind": "instructions",
+    ]
 
     @Option(help: "Path of the jukeboxd binary (default: .build/release/jukeboxd if present).")
     var jukeboxd: String?
@@ -35,8 +39,12 @@ struct JukeboxBench: ParsableCommand {
 
     mutating func run() throws {
         signal(SIGPIPE, SIG_IGN)
-        signal(SIGINT) { _ in ChildRegistry.shared.killAll(); _exit(130) }
-        signal(SIGTERM) { _ in ChildRegistry.shared.killAll(); _exit(143) }
+        signal(SIGINT) { _ in
+            ChildRegistry.shared.killAll(); _exit(130)
+        }
+        signal(SIGTERM) { _ in
+            ChildRegistry.shared.killAll(); _exit(143)
+        }
 
         var wanted = Self.sectionNames
         if !only.isEmpty {
@@ -44,7 +52,8 @@ struct JukeboxBench: ParsableCommand {
             for raw in only.flatMap({ $0.split(separator: ",") }) {
                 let s = Self.aliases[String(raw).lowercased()] ?? String(raw).lowercased()
                 guard Self.sectionNames.contains(s) else {
-                    throw ValidationError("unknown section '\(raw)'; sections: \(Self.sectionNames.joined(separator: ", "))")
+                    throw ValidationError(
+                        "unknown section '\(raw)'; sections: \(Self.sectionNames.joined(separator: ", "))")
                 }
                 if !wanted.contains(s) { wanted.append(s) }
             }
@@ -63,17 +72,23 @@ struct JukeboxBench: ParsableCommand {
 
         let report = Report()
         let t0 = Clock.seconds()
-        let machine = "\(ProcessInfo.processInfo.activeProcessorCount) cores, " +
-            ((readWholeFile("/proc/cpuinfo") ?? "").split(separator: "\n").first { $0.hasPrefix("model name") }?
+        let machine =
+            "\(ProcessInfo.processInfo.activeProcessorCount) cores, "
+            + ((readWholeFile("/proc/cpuinfo") ?? "").split(separator: "\n").first { $0.hasPrefix("model name") }?
                 .split(separator: ":", maxSplits: 1).last?.trimmingCharacters(in: .whitespaces) ?? "?")
         func firstLine(_ argv: [String]) -> String {
-            guard which(argv[0]) != nil, let (_, out) = try? capture(argv, stderr: .fd(1)) else { return "not installed" }
+            guard which(argv[0]) != nil, let (_, out) = try? capture(argv, stderr: .fd(1)) else {
+                return "not installed"
+            }
             return out.split(separator: "\n").first.map(String.init) ?? "?"
         }
         report.header = [
             "run: \(ISO8601DateFormatter().string(from: Date()))\(quick ? " (--quick)" : ""), sections: \(wanted.joined(separator: " "))",
             "machine: \(machine)",
-            "jukeboxd: \(jb ?? "none")" + (jb.flatMap { try? fm.attributesOfItem(atPath: $0)[.modificationDate] as? Date }.map { " (built \(ISO8601DateFormatter().string(from: $0)))" } ?? ""),
+            "jukeboxd: \(jb ?? "none")"
+                + (jb.flatMap { try? fm.attributesOfItem(atPath: $0)[.modificationDate] as? Date }.map {
+                    " (built \(ISO8601DateFormatter().string(from: $0)))"
+                } ?? ""),
             "mpg123: \(firstLine(["mpg123", "--version"])); MPD: \(firstLine(["mpd", "--version"]))",
             "work: \(workDir)",
         ]
@@ -84,7 +99,9 @@ struct JukeboxBench: ParsableCommand {
         // material is needed by every section
         do {
             print("\n== 1. material ==")
-            let d = try bench.material.ensure { print($0); fflush(nil) }
+            let d = try bench.material.ensure {
+                print($0); fflush(nil)
+            }
             report.note(d)
         } catch {
             report.error("material", "\(error)")
@@ -100,9 +117,11 @@ struct JukeboxBench: ParsableCommand {
             case "scan": bench.sectionScan()
             case "instructions": bench.sectionInstructions()
             case "input": bench.sectionInput()
+            case "control": bench.sectionControl()
+            case "display": bench.sectionDisplay()
             default: break
             }
-            try? writeText("\(workDir)/results.md", report.markdown())   // partial results survive a crash
+            try? writeText("\(workDir)/results.md", report.markdown())  // partial results survive a crash
         }
         finish(report, workDir, t0)
     }
