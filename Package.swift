@@ -15,7 +15,6 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
-        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
     ],
     targets: [
         // MARK: C libraries (Debian -dev packages, found through pkg-config)
@@ -63,7 +62,6 @@ let package = Package(
                 "JukeboxCore", "JukeboxAudio", "JukeboxStore", "LinuxSupport", "GPIO", "JukeboxDisplay",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "TOMLKit", package: "TOMLKit"),
             ]),
         .executableTarget(name: "jukeboxd", dependencies: ["JukeboxDaemon"]),
         .executableTarget(

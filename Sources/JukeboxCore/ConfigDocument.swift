@@ -1,5 +1,5 @@
 /// A config file as parsed, before validation: every value with the line it came from.
-/// The daemon builds it from TOML (TOMLKit); the core validates it without any I/O.
+/// `TOMLParser` builds it from the file's text; the core validates it without any I/O.
 public struct ConfigDocument: Sendable, Equatable {
     /// One `key = value` of the file. `table` is the dotted table path (`"audio"`,
     /// `""` for the top level), `key` the key inside it.
