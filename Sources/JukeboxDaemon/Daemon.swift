@@ -53,6 +53,8 @@ final class Daemon {
     private var persistedPositions: [TrackID: Int64] = [:]
     /// An event (pause, seek, skip, volume, mode) changed the state since the last save.
     private var eventNotSaved = false
+    /// What the database holds (nil until the first save of this run).
+    private var lastSavedRecord: PlaybackRecord?
 
     /// Starts everything and runs until SIGTERM/SIGINT. Returns the exit status.
     static func run(settings: LoadedConfig, logger: Logger, inputReplayFifo: String? = nil) -> Int32 {
@@ -139,6 +141,8 @@ final class Daemon {
             } else {
                 saved.positionMs = saved.resumePositionMs(journal: entry)
             }
+            // A volume change may have been saved in the journal alone.
+            if let entry, entry.sequence > saved.journalSequence, let volume = entry.volume { saved.volume = volume }
             journal.continueAfter(saved.journalSequence)
             record = saved
         }
@@ -259,20 +263,27 @@ final class Daemon {
         }
         let due = policy.due(now: now)
         if due.durable {
-            if eventSinceDurableSave {
+            if eventSinceDurableSave && !journalCoversChanges() {
                 save(durable: true)
             } else {
-                // Only the position moved: the journal carries track and position, so
-                // making it durable is one fdatasync of a 32-byte file, not a transaction.
+                // Only the position, the volume or play/pause changed: the journal carries
+                // them, so making them durable is one sector and an fdatasync, not a transaction.
                 refreshPosition()
+                eventNotSaved = false
+                eventSinceDurableSave = false
                 if let track = machine.queue.currentTrack {
-                    journal.recordDurably(trackID: track, positionMs: machine.positionMs)
+                    journal.recordDurably(trackID: track, positionMs: machine.positionMs, volume: machine.volume)
                 }
             }
         } else if eventNotSaved {
             // Saved at once for a crash (it reaches the kernel); the fsync follows when the
             // policy's 2 s window closes, so a turning knob costs one fsync, not twenty.
-            save(durable: false)
+            if journalCoversChanges() {
+                eventNotSaved = false
+                writeJournal()
+            } else {
+                save(durable: false)
+            }
         } else if due.journal {
             writeJournal()
         }
@@ -462,7 +473,24 @@ final class Daemon {
     private func writeJournal() -> UInt64 {
         refreshPosition()
         guard let track = machine.queue.currentTrack else { return 0 }
-        return journal.record(trackID: track, positionMs: machine.positionMs)
+        return journal.record(trackID: track, positionMs: machine.positionMs, volume: machine.volume)
+    }
+
+    /// Whether everything that changed since the last database save is in the journal
+    /// (track, position, volume; playing and paused restore alike): a seek, a pause or a
+    /// volume change. A skip, a mode or queue change, a stop, or a long track's remembered
+    /// position needs a transaction.
+    private func journalCoversChanges() -> Bool {
+        guard let saved = lastSavedRecord, machine.snapshot.savedPositions == persistedPositions else { return false }
+        func essentials(_ record: PlaybackRecord) -> PlaybackRecord {
+            var record = record
+            record.positionMs = 0
+            record.volume = 0
+            record.journalSequence = 0
+            if record.state == PlayState.paused.rawValue { record.state = PlayState.playing.rawValue }
+            return record
+        }
+        return essentials(machine.snapshot.record(sequence: 0)) == essentials(saved)
     }
 
     /// One transaction with everything (fsync'd when `durable`); the queue rides along
@@ -487,7 +515,9 @@ final class Daemon {
                 try store.setPosition(nil, ofTrack: track)
                 persistedPositions[track] = nil
             }
-            try store.savePlayback(snapshot.record(sequence: sequence), durable: durable)
+            let record = snapshot.record(sequence: sequence)
+            try store.savePlayback(record, durable: durable)
+            lastSavedRecord = record
         } catch {
             logger.error("cannot save the playback state: \(error)")
         }

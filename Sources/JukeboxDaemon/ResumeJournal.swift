@@ -2,7 +2,9 @@ import Glibc
 import JukeboxStore
 import Logging
 
-/// Where the playing position goes between database transactions: two 32-byte journals.
+/// Where the playing position (and the volume) goes between database transactions: two
+/// 40-byte journals. A seek, a pause or a volume change that leaves the queue as it was is
+/// saved here alone, so a turning knob costs the card one sector per 2 s, not a transaction.
 ///
 /// - In RAM (`/dev/shm`): rewritten every second. It survives a crash or `kill -9` of the
 ///   daemon, costs the SD card nothing, and is gone after a reboot.
@@ -39,17 +41,17 @@ final class ResumeJournal {
 
     /// The every-second record: RAM only (the disk journal when there is no /dev/shm).
     @discardableResult
-    func record(trackID: Int64, positionMs: Int64) -> UInt64 {
+    func record(trackID: Int64, positionMs: Int64, volume: Int) -> UInt64 {
         sequence += 1
         guard let target = ram ?? disk else { return 0 }
-        return target.write(trackID: trackID, positionMs: positionMs, sequence: sequence)
+        return target.write(trackID: trackID, positionMs: positionMs, volume: volume, sequence: sequence)
     }
 
     /// The power-cut checkpoint: both journals, the disk one fdatasync'd.
-    func recordDurably(trackID: Int64, positionMs: Int64) {
+    func recordDurably(trackID: Int64, positionMs: Int64, volume: Int) {
         sequence += 1
-        ram?.write(trackID: trackID, positionMs: positionMs, sequence: sequence)
-        disk?.write(trackID: trackID, positionMs: positionMs, sequence: sequence)
+        ram?.write(trackID: trackID, positionMs: positionMs, volume: volume, sequence: sequence)
+        disk?.write(trackID: trackID, positionMs: positionMs, volume: volume, sequence: sequence)
         disk?.sync()
     }
 }

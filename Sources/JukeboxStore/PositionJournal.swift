@@ -3,12 +3,13 @@ import LinuxSupport
 import Logging
 
 /// The playing position between durable SQLite commits: a side file `<database>-position`
-/// holding one fixed 32-byte record, rewritten in place with `pwrite` at offset 0 and never
+/// holding one fixed 40-byte record, rewritten in place with `pwrite` at offset 0 and never
 /// fsync'd. A `kill -9` or a crash loses nothing (the data is in the page cache); a power
 /// cut may lose it, and then the last durable commit in SQLite is the fallback.
 ///
-/// Record (little-endian): `0..<4` magic "JBPJ", `4..<8` CRC-32 (IEEE) of bytes `8..<32`,
-/// `8..<16` track id, `16..<24` position in ms, `24..<32` sequence number.
+/// Record (little-endian): `0..<4` magic "JBP2", `4..<8` CRC-32 (IEEE) of bytes `8..<40`,
+/// `8..<16` track id, `16..<24` position in ms, `24..<32` sequence number, `32..<40` volume
+/// (percent). Version 1 records ("JBPJ", 32 bytes, no volume) are still read.
 ///
 /// `direct` (the journal on the SD card, fdatasync'd every 2 s): the record is written with
 /// O_DIRECT as one 512-byte sector (4 KiB where the device needs it), so a checkpoint costs
@@ -23,18 +24,23 @@ public final class PositionJournal {
         public var positionMs: Int64
         /// Increases with every write; compare with `PlaybackRecord.journalSequence`.
         public var sequence: UInt64
+        /// The volume when written (nil in version 1 records).
+        public var volume: Int?
 
-        public init(trackID: Int64, positionMs: Int64, sequence: UInt64) {
+        public init(trackID: Int64, positionMs: Int64, sequence: UInt64, volume: Int? = nil) {
             self.trackID = trackID
             self.positionMs = positionMs
             self.sequence = sequence
+            self.volume = volume
         }
     }
 
     /// The file name suffix after the database path.
     public static let suffix = "-position"
-    static let recordSize = 32
-    static let magic: [UInt8] = Array("JBPJ".utf8)
+    static let recordSize = 40
+    static let magic: [UInt8] = Array("JBP2".utf8)
+    static let version1Size = 32
+    static let version1Magic: [UInt8] = Array("JBPJ".utf8)
 
     /// The journal file.
     public let path: String
@@ -85,10 +91,8 @@ public final class PositionJournal {
     public func read() -> Entry? {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.recordSize, alignment: 8)
         defer { buffer.deallocate() }
-        guard let count = try? file.read(into: buffer.baseAddress!, count: Self.recordSize, at: 0),
-            count == Self.recordSize
-        else { return nil }
-        return Self.decode(Array(buffer))
+        guard let count = try? file.read(into: buffer.baseAddress!, count: Self.recordSize, at: 0) else { return nil }
+        return Self.decode(Array(buffer.prefix(count)))
     }
 
     /// The sequence number of the last record read or written.
@@ -104,16 +108,16 @@ public final class PositionJournal {
     /// Records the position; returns the sequence number written (0 if the write failed,
     /// which is logged once until a write succeeds again).
     @discardableResult
-    public func write(trackID: Int64, positionMs: Int64) -> UInt64 {
-        write(trackID: trackID, positionMs: positionMs, sequence: sequence + 1)
+    public func write(trackID: Int64, positionMs: Int64, volume: Int? = nil) -> UInt64 {
+        write(trackID: trackID, positionMs: positionMs, volume: volume, sequence: sequence + 1)
     }
 
     /// Records the position under a sequence number the caller keeps (several journals that
     /// share one counter); returns it, or 0 if the write failed.
     @discardableResult
-    public func write(trackID: Int64, positionMs: Int64, sequence: UInt64) -> UInt64 {
+    public func write(trackID: Int64, positionMs: Int64, volume: Int? = nil, sequence: UInt64) -> UInt64 {
         self.sequence = sequence
-        let bytes = Self.encode(Entry(trackID: trackID, positionMs: positionMs, sequence: sequence))
+        let bytes = Self.encode(Entry(trackID: trackID, positionMs: positionMs, sequence: sequence, volume: volume))
         block.copyBytes(from: bytes)
         do {
             if let directFile {
@@ -150,22 +154,38 @@ public final class PositionJournal {
         appendLittleEndian(UInt64(bitPattern: entry.trackID), to: &bytes)
         appendLittleEndian(UInt64(bitPattern: entry.positionMs), to: &bytes)
         appendLittleEndian(entry.sequence, to: &bytes)
+        // -1: not recorded.
+        appendLittleEndian(UInt64(bitPattern: Int64(entry.volume ?? -1)), to: &bytes)
         let crc = CRC32.checksum(bytes[8..<recordSize])
         for index in 0..<4 { bytes[4 + index] = UInt8(truncatingIfNeeded: crc >> UInt32(8 * index)) }
         return bytes
     }
 
     static func decode(_ bytes: [UInt8]) -> Entry? {
-        guard bytes.count >= recordSize, Array(bytes[0..<4]) == magic else { return nil }
+        let size: Int
+        if bytes.count >= recordSize, Array(bytes[0..<4]) == magic {
+            size = recordSize
+        } else if bytes.count >= version1Size, Array(bytes[0..<4]) == version1Magic {
+            size = version1Size
+        } else {
+            return nil
+        }
         var stored: UInt32 = 0
         for index in 0..<4 { stored |= UInt32(bytes[4 + index]) << UInt32(8 * index) }
-        guard stored == CRC32.checksum(bytes[8..<recordSize]) else { return nil }
+        guard stored == CRC32.checksum(bytes[8..<size]) else { return nil }
         func word(_ offset: Int) -> UInt64 {
             var value: UInt64 = 0
             for index in 0..<8 { value |= UInt64(bytes[offset + index]) << UInt64(8 * index) }
             return value
         }
-        return Entry(trackID: Int64(bitPattern: word(8)), positionMs: Int64(bitPattern: word(16)), sequence: word(24))
+        var volume: Int?
+        if size == recordSize {
+            let raw = Int64(bitPattern: word(32))
+            volume = (0...100).contains(raw) ? Int(raw) : nil
+        }
+        return Entry(
+            trackID: Int64(bitPattern: word(8)), positionMs: Int64(bitPattern: word(16)), sequence: word(24),
+            volume: volume)
     }
 
     private static func appendLittleEndian(_ value: UInt64, to bytes: inout [UInt8]) {

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import JukeboxTestSupport
 import LinuxSupport
+import SQLite
 import Testing
 
 /// The real daemon, end to end: lifecycle, console, bad input, damaged state.
@@ -31,7 +32,9 @@ import Testing
         // Where it resumed = what it reports minus what it played since it started playing.
         let resumed = (after?.elapsed ?? 0) - seconds(from: playing.nanoseconds, to: after?.at ?? 0)
         #expect(after?.songID == before?.songID)
-        #expect(abs(resumed - (before?.elapsed ?? -10)) < 0.5, "before \(String(describing: before)), after \(String(describing: after))")
+        #expect(
+            abs(resumed - (before?.elapsed ?? -10)) < 0.5,
+            "before \(String(describing: before)), after \(String(describing: after))")
         again.kill(SIGTERM)
         #expect(again.waitForExit(timeout: .seconds(3)) == 0)
     }
@@ -72,6 +75,39 @@ import Testing
         #expect(harness.status()?.state == "play")
         process.kill(SIGTERM)
         #expect(process.waitForExit(timeout: .seconds(3)) == 0)
+    }
+
+    /// A volume change, a pause and a seek leave the queue as it was: they are saved in the
+    /// position journal alone (no SQLite transaction), and still survive a kill -9.
+    @Test func volumePauseAndSeekAreSavedInTheJournalAlone() throws {
+        let harness = try DaemonHarness(tracks: Self.demoTracks)
+        let process = try harness.start()
+        #expect(process.waitForLine(matching: "playing", on: .stderr) != nil, "\(harness.log)")
+        harness.send("next")  // a skip: one transaction, which this run's later events compare with
+        #expect(process.waitForLine(matching: "playing \"Café au Lait\"", on: .stderr) != nil, "\(harness.log)")
+        sleepMilliseconds(2_500)
+        let connection = try Connection(path: harness.database)
+        let saved = try #require(try connection.scalarInt("SELECT volume FROM playback"))
+
+        harness.send("volume 23")
+        harness.send("seek 12")
+        harness.send("pause")
+        sleepMilliseconds(2_600)  // past the 2 s window: the journal sector is fdatasync'd
+        let paused = try #require(harness.status())
+        #expect(paused.state == "pause" && paused.volume == 23)
+        #expect(try connection.scalarInt("SELECT volume FROM playback") == saved, "the database was written")
+
+        process.kill(SIGKILL)
+        _ = process.waitForExit(timeout: .seconds(3))
+        let again = try harness.start()
+        #expect(again.waitForLine(matching: "resuming", on: .stderr) != nil, "\(harness.log)")
+        let resumed = try #require(harness.status())
+        #expect(resumed.volume == 23, "\(resumed)")
+        #expect(resumed.songID == paused.songID)
+        #expect(
+            abs(resumed.elapsed - paused.elapsed) < 0.5, "paused at \(paused.elapsed), resumed at \(resumed.elapsed)")
+        again.kill(SIGTERM)
+        #expect(again.waitForExit(timeout: .seconds(3)) == 0)
     }
 
     @Test func badFilesAreSkippedWithOneClearLineEachAndTheRestPlays() throws {

@@ -17,12 +17,40 @@ import Testing
         var info = stat()
         stat(journal.path, &info)
         // A whole sector with O_DIRECT, else just the record.
-        #expect(journal.writesSectors ? [512, 4096].contains(info.st_size) : info.st_size == 32)
+        #expect(journal.writesSectors ? [512, 4096].contains(info.st_size) : info.st_size == 40)
 
         let reopened = try #require(PositionJournal.open(databasePath: db, logger: quietLogger))
         #expect(reopened.read() == .init(trackID: 7, positionMs: 3000, sequence: 2))
         #expect(reopened.write(trackID: -1, positionMs: Int64.max) == 3)
         #expect(journal.read() == .init(trackID: -1, positionMs: Int64.max, sequence: 3))
+    }
+
+    @Test func volumeRoundTripsAndVersion1RecordsAreStillRead() throws {
+        let dir = TemporaryDirectory()
+        let journal = try #require(PositionJournal.open(databasePath: dir.at("db"), logger: quietLogger))
+        journal.write(trackID: 3, positionMs: 61_000, volume: 35)
+        #expect(journal.read() == .init(trackID: 3, positionMs: 61_000, sequence: 1, volume: 35))
+        journal.write(trackID: 3, positionMs: 62_000)
+        #expect(journal.read()?.volume == nil)
+
+        // A journal left by the previous version: 32 bytes, "JBPJ", CRC over 8..<32, no volume.
+        var old = Array("JBPJ".utf8) + [0, 0, 0, 0]
+        for value in [UInt64(9), 125_000, 77] {
+            for index in 0..<8 { old.append(UInt8(truncatingIfNeeded: value >> UInt64(8 * index))) }
+        }
+        var crc: UInt32 = 0xFFFF_FFFF
+        for byte in old[8..<32] {
+            crc ^= UInt32(byte)
+            for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
+        }
+        crc ^= 0xFFFF_FFFF
+        for index in 0..<4 { old[4 + index] = UInt8(truncatingIfNeeded: crc >> UInt32(8 * index)) }
+        let path = dir.at("old-position")
+        let fd = try FileDescriptor(path: path, flags: O_RDWR | O_CREAT | O_TRUNC)
+        try fd.writeAll(old)
+        let reopened = try PositionJournal(path: path, logger: quietLogger)
+        #expect(reopened.read() == .init(trackID: 9, positionMs: 125_000, sequence: 77))
+        #expect(reopened.lastSequence == 77)
     }
 
     /// What a durable checkpoint costs the storage, from this process's /proc io counters:
