@@ -254,12 +254,8 @@ final class Daemon {
             startupScanDue = nil
             scan.start(probe: Self.probe)
         }
-        if machine.state == .playing || machine.state == .paused {
-            let status = pipeline.status()
-            if status.token != nil, status.token == machine.currentRequest?.token {
-                perform(machine.handle(.position(ms: status.positionMs), now: now))
-                policy.note(.progress, now: now)
-            }
+        if machine.state == .playing || machine.state == .paused, refreshPosition().current {
+            policy.note(.progress, now: now)
         }
         let due = policy.due(now: now)
         if due.durable {
@@ -268,7 +264,6 @@ final class Daemon {
             } else {
                 // Only the position, the volume or play/pause changed: the journal carries
                 // them, so making them durable is one sector and an fdatasync, not a transaction.
-                refreshPosition()
                 eventNotSaved = false
                 eventSinceDurableSave = false
                 if let track = machine.queue.currentTrack {
@@ -290,23 +285,19 @@ final class Daemon {
         updateDisplay(now: now)
     }
 
-    /// The display and the lyrics follow the player; the position is the audio clock's.
+    /// The display and the lyrics follow the player; the position is the audio clock's (the
+    /// tick just took it from the pipeline).
     private func updateDisplay(now: Instant) {
-        let track = machine.queue.currentTrack.flatMap { library[$0] }
+        let track = currentTrackInfo
         lyrics.follow(track)
         guard let display else { return }
         display.update(
             now: now, track: track, lyrics: lyrics.timeline, lyricsVersion: lyrics.version, state: machine.state,
-            positionMs: playedPositionMs(), volume: machine.volume, mode: machine.mode)
+            positionMs: machine.positionMs, volume: machine.volume, mode: machine.mode)
     }
 
-    /// The position of the sample the device is playing (the pipeline's audio clock) when
-    /// it plays the machine's track, else the machine's.
-    private func playedPositionMs() -> Int64 {
-        let status = pipeline.status()
-        if status.token != nil, status.token == machine.currentRequest?.token { return status.positionMs }
-        return machine.positionMs
-    }
+    /// The library entry of the queue's current track.
+    private var currentTrackInfo: TrackInfo? { machine.queue.currentTrack.flatMap { library[$0] } }
 
     // MARK: - events
 
@@ -364,15 +355,15 @@ final class Daemon {
             return
         default: break
         }
-        if let reply = lyrics.handleConsole(trimmed, positionMs: playedPositionMs()) {
+        // Commands act on the exact played position (status, seek ±, previous's 3 s rule, a
+        // long track's remembered position, the lyric line), not on the last tick's.
+        refreshPosition()
+        if let reply = lyrics.handleConsole(trimmed, positionMs: machine.positionMs) {
             console?.reply(reply)
             return
         }
         switch CommandParser.parse(trimmed) {
         case .success(let command):
-            // Commands act on the exact played position (status, seek ±, previous's 3 s rule,
-            // a long track's remembered position), not on the last tick's.
-            refreshPosition()
             perform(machine.handle(.command(command), now: Instant.now))
         case .failure(let error):
             // Words the console does not know may be MPD commands (currentsong, playlistinfo, add, ...).
@@ -404,7 +395,7 @@ final class Daemon {
         case .command(let command):
             perform(machine.handle(.command(command), now: Instant.now))
         case .lyricsOffset(let nudge):
-            lyrics.follow(machine.queue.currentTrack.flatMap { library[$0] })
+            lyrics.follow(currentTrackInfo)
             if let offset = lyrics.nudge(nudge) {
                 console?.announce("lyrics offset \(offset) ms")
             } else {
@@ -460,12 +451,14 @@ final class Daemon {
 
     // MARK: - persistence
 
-    /// Takes the exact played position from the pipeline before anything is written.
-    private func refreshPosition() {
+    /// Takes the exact played position (the audio clock) from the pipeline when it plays the
+    /// machine's current track. `current` says whether it did.
+    @discardableResult
+    private func refreshPosition() -> (status: PipelineStatus, current: Bool) {
         let status = pipeline.status()
-        if status.token != nil, status.token == machine.currentRequest?.token {
-            perform(machine.handle(.position(ms: status.positionMs), now: Instant.now))
-        }
+        let current = status.token != nil && status.token == machine.currentRequest?.token
+        if current { perform(machine.handle(.position(ms: status.positionMs), now: Instant.now)) }
+        return (status, current)
     }
 
     /// The every-second checkpoint: one pwrite to RAM. Returns the journal's sequence number.
@@ -564,12 +557,9 @@ extension Daemon: MPDPlayerHost {
     /// Runs MPD requests against the player with the exact played position, then performs
     /// what they asked for (player actions, a rescan).
     func runMPD<T>(_ body: (inout MPDWorld) -> T) -> T {
-        let status = pipeline.status()
-        if status.token != nil, status.token == machine.currentRequest?.token {
-            perform(machine.handle(.position(ms: status.positionMs), now: Instant.now))
-        }
+        let status = refreshPosition().status
         var world = mpd.world(machine: machine, format: status.format.map { ($0.rate, $0.channels) })
-        lyrics.follow(machine.queue.currentTrack.flatMap { library[$0] })
+        lyrics.follow(currentTrackInfo)
         world.lyrics = lyrics.atPosition(machine.positionMs)
         let result = body(&world)
         machine = world.machine
