@@ -619,21 +619,12 @@ public struct PlayerMachine: Sendable, Equatable {
         lines.append("playlistlength: \(queue.count)")
         lines.append("mode: \(mode.rawValue)")
         if let track = queue.currentTrack, let info = tracks[track] {
-            if let title = info.title { lines.append("title: \(Self.oneLine(title))") }
-            if let artist = info.artist { lines.append("artist: \(Self.oneLine(artist))") }
+            if let title = info.title { lines.append("title: \(MPDResponse.oneLine(title))") }
+            if let artist = info.artist { lines.append("artist: \(MPDResponse.oneLine(artist))") }
         }
         return lines.joined(separator: "\n")
     }
 
-    /// `83450` → `83.450`.
-    static func seconds(_ ms: Int64) -> String {
-        let clamped = max(ms, 0)
-        let fraction = clamped % 1000
-        let padded = fraction < 10 ? "00\(fraction)" : fraction < 100 ? "0\(fraction)" : "\(fraction)"
-        return "\(clamped / 1000).\(padded)"
-    }
-
-    private static func oneLine(_ text: String) -> String {
-        String(text.map { $0 == "\n" || $0 == "\r" ? " " : $0 })
-    }
+    /// `83450` → `83.450`, as MPD writes seconds.
+    static func seconds(_ ms: Int64) -> String { MPDResponse.seconds(ms) }
 }

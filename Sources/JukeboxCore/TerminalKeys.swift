@@ -122,7 +122,7 @@ public struct TerminalKeyControls: Sendable {
                 typed.removeLast()
                 line = typed
             case .character(let character):
-                guard typed.count < 256 else { return [] }
+                guard typed.count < CommandParser.maximumLineLength else { return [] }
                 typed.append(character)
                 line = typed
             case .up, .down, .left, .right:
@@ -138,8 +138,8 @@ public struct TerminalKeyControls: Sendable {
         case .up, .character("+"), .character("="): return turn(1)
         case .down, .character("-"), .character("_"): return turn(-1)
         case .character("m"), .character("M"): return [.action(.command(.cycleMode))]
-        case .character("]"): return [.action(.lyricsOffset(LyricNudge(relative: true, ms: 100)))]
-        case .character("["): return [.action(.lyricsOffset(LyricNudge(relative: true, ms: -100)))]
+        case .character("]"): return [.action(.lyricsOffset(LyricNudge(relative: true, ms: ControlMap.lyricsStepMs)))]
+        case .character("["): return [.action(.lyricsOffset(LyricNudge(relative: true, ms: -ControlMap.lyricsStepMs)))]
         case .character("?"), .character("h"), .character("H"): return [.show(Self.help + "\n")]
         case .character(":"), .character("/"):
             line = ""

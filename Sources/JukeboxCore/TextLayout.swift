@@ -89,7 +89,8 @@ public enum TextCells {
 }
 
 extension String {
-    var trimmedTrailingSpaces: String {
+    /// The text without its trailing spaces.
+    public var trimmedTrailingSpaces: String {
         var s = self
         while s.last == " " { s.removeLast() }
         return s

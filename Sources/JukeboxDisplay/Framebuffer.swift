@@ -117,37 +117,9 @@ public final class Framebuffer {
             | (b >> UInt32(8 - g.blue.length)) << UInt32(g.blue.offset)
     }
 
-    /// Writes the pixels of `canvas` that differ from `previous` (all of them when nil),
-    /// one changed span per row. Returns the number of pixels written.
+    /// Writes all of `canvas` (clipped to the screen). Returns the pixels written.
     @discardableResult
-    public func write(_ canvas: PixelCanvas, previous: PixelCanvas?) -> Int {
-        let w = min(canvas.width, geometry.width)
-        let h = min(canvas.height, geometry.height)
-        var written = 0
-        let compare = previous.map { $0.width == canvas.width && $0.height == canvas.height } ?? false
-        canvas.pixels.withUnsafeBufferPointer { now in
-            for y in 0..<h {
-                let row = y * canvas.width
-                var first = 0
-                var last = w - 1
-                if compare, let previous {
-                    while first < w && now[row + first] == previous.pixels[row + first] { first += 1 }
-                    if first == w { continue }
-                    while last > first && now[row + last] == previous.pixels[row + last] { last -= 1 }
-                }
-                let line = base + y * geometry.lineLength
-                if geometry.bitsPerPixel == 16 {
-                    let out = line.assumingMemoryBound(to: UInt16.self)
-                    for x in first...last { out[x] = UInt16(truncatingIfNeeded: pixel(now[row + x])) }
-                } else {
-                    let out = line.assumingMemoryBound(to: UInt32.self)
-                    for x in first...last { out[x] = pixel(now[row + x]) }
-                }
-                written += last - first + 1
-            }
-        }
-        return written
-    }
+    public func write(_ canvas: PixelCanvas) -> Int { write(canvas, rows: 0..<canvas.height) }
 
     /// Writes rows `rows` of `canvas` (clipped to the screen). Returns the pixels written.
     @discardableResult
@@ -215,7 +187,7 @@ public final class FramebufferScreen: Screen {
         layout = PixelScreen(width: framebuffer.geometry.width, height: framebuffer.geometry.height)
         canvas = PixelCanvas(width: framebuffer.geometry.width, height: framebuffer.geometry.height)
         canvas.fill(x: 0, y: 0, width: canvas.width, height: canvas.height, color: PixelScreen.background)
-        framebuffer.write(canvas, previous: nil)
+        framebuffer.write(canvas)
     }
 
     public func handle(_ event: ScreenEvent, now: Instant) { layout.handle(event, now: now) }

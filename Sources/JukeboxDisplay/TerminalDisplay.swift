@@ -31,7 +31,7 @@ public final class TerminalDisplay: TextDisplay {
 
     public func show(_ frame: ScreenFrame, now: Instant) {
         if !fancy {
-            let line = "lcd| " + frame.rows.map { $0.trimmedTrailingSpacesForLog }.joined(separator: " | ")
+            let line = "lcd| " + frame.rows.map { $0.trimmedTrailingSpaces }.joined(separator: " | ")
             if line != lastPlainLine && now.milliseconds(since: lastPlainAt) >= 1000 {
                 lastPlainLine = line
                 lastPlainAt = now
@@ -95,13 +95,5 @@ public final class TerminalDisplay: TextDisplay {
             offset += n
         }
         bytes.removeAll()
-    }
-}
-
-extension String {
-    var trimmedTrailingSpacesForLog: String {
-        var s = self
-        while s.last == " " { s.removeLast() }
-        return s
     }
 }

@@ -111,7 +111,7 @@ let unifontInstalled = access(BitmapFont.unifontPath, R_OK) == 0
         #expect(fb32.pixel(0x12_34_56) == 0x12_34_56)
         var canvas = PixelCanvas(width: 4, height: 2, color: 0xFF_FF_FF)
         canvas.pixels[5] = 0x00_FF_00
-        fb565.write(canvas, previous: nil)
+        fb565.write(canvas)
         #expect(fb565.readCanvas() == canvas)
     }
 
