@@ -4,7 +4,8 @@ import LinuxSupport
 
 // jb-output: owns the ALSA PCM. It drains the ring one period at a time into snd_pcm_writei,
 // applies the software gain, and turns ring markers into events. It does not allocate, log,
-// or do file I/O on its path (the buffers below are allocated once, when the thread starts),
+// or do file I/O on its path (the buffers below are allocated when the thread starts, the
+// history grown when the device is opened),
 // and it never holds `lock` while in snd_pcm_writei or snd_pcm_drain: a period is copied out
 // under the lock, the lock is released, then written. It wakes at least once per period
 // (snd_pcm_writei returns after about a period once the buffer is full; idle waits time out),
@@ -41,8 +42,12 @@ struct OutputLocals {
     /// After a flush the next audio chunk anchors the item bookkeeping again.
     var reanchor = true
 
-    let history: UnsafeMutablePointer<Int16>
-    let historyFrames = 1 << 17
+    /// The source frames of what was written (a ring indexed by `written`), to re-render
+    /// what ALSA still holds with a new gain. It only has to cover the device buffer and one
+    /// block, so it is sized when the device is opened (a few KiB at 40 ms), not for the
+    /// largest buffer the config allows: a 512 KiB ring cost page faults and cache misses.
+    private(set) var history: UnsafeMutablePointer<Int16>
+    private(set) var historyFrames = 4096
     var historyStart: Int64 = 0
     /// Frames in `written ..< replayEnd` are re-rendered from `history` before the ring is read.
     var replayEnd: Int64 = 0
@@ -62,6 +67,15 @@ struct OutputLocals {
         history.initialize(repeating: 0, count: historyFrames * AudioPipeline.maxChannels)
         periodBuffer = .allocate(capacity: periodCapacity * AudioPipeline.maxChannels)
         periodBuffer.initialize(repeating: 0, count: periodCapacity * AudioPipeline.maxChannels)
+    }
+
+    /// Grows the history to at least `frames` frames. Only at device open, never per period.
+    mutating func fitHistory(toCover frames: Int) {
+        guard frames > historyFrames else { return }
+        history.deallocate()
+        historyFrames = frames
+        history = .allocate(capacity: historyFrames * AudioPipeline.maxChannels)
+        history.initialize(repeating: 0, count: historyFrames * AudioPipeline.maxChannels)
     }
 
     func release() {
@@ -387,6 +401,7 @@ extension AudioPipeline {
             o.buffer = pcm.granted.bufferFrames
             o.clock = config.pacing == .clock || (config.pacing == .auto && pcm.type == .null)
             o.block = pcm.type == .null && !o.clock ? min(max(o.buffer, o.period), o.periodCapacity) : o.period
+            o.fitHistory(toCover: o.buffer + o.block + o.period)
             let shift = o.written
             o.written = 0
             o.itemOrigin -= shift

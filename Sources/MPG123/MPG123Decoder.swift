@@ -40,23 +40,31 @@ private enum Library {
 }
 
 /// One libmpg123 decoding handle over one file: the single owner of the `mpg123_handle`
-/// (mpg123_close + mpg123_delete in `deinit`). Not thread-safe: one thread at a time.
+/// (mpg123_close + mpg123_delete in `deinit`) and of the buffered reader it reads the file
+/// through (freed after the handle). Not thread-safe: one thread at a time.
 public final class MPG123Decoder {
     private let handle: OpaquePointer
+    private let reader: UnsafeMutablePointer<jb_mpg123_reader>
     public let path: String
     public private(set) var format: MPG123Format
 
     /// Opens `path`: keeps libmpg123's default flags (gapless on) and adds MPG123_QUIET with
     /// MPG123_ADD_FLAGS, forces S16 output for every standard rate (mpg123_format_none then
-    /// mpg123_format), opens the file and reads up to the first frame (mpg123_getformat).
+    /// mpg123_format), opens the file through a 64 KiB read buffer (libmpg123's own reader
+    /// makes two read(2) calls per frame) and reads up to the first frame (mpg123_getformat).
     public init(path: String) throws(MPG123Error) {
         _ = Library.initialised
+        guard let r = jb_mpg123_reader_open(path) else {
+            throw MPG123Error(
+                code: MPG123_ERR.rawValue, call: "open", path: path, message: Errno.current("open").message)
+        }
         var rc: Int32 = 0
         guard let h = mpg123_new(nil, &rc) else {
+            jb_mpg123_reader_free(r)
             throw MPG123Error(code: rc, call: "mpg123_new", path: path)
         }
         do throws(MPG123Error) {
-            try Self.setUp(h, path)
+            try Self.setUp(h, r, path)
             var rate = 0
             var channels: Int32 = 0
             var encoding: Int32 = 0
@@ -72,13 +80,17 @@ public final class MPG123Decoder {
         } catch {
             mpg123_close(h)
             mpg123_delete(h)
+            jb_mpg123_reader_free(r)
             throw error
         }
         handle = h
+        reader = r
         self.path = path
     }
 
-    private static func setUp(_ h: OpaquePointer, _ path: String) throws(MPG123Error) {
+    private static func setUp(
+        _ h: OpaquePointer, _ reader: UnsafeMutablePointer<jb_mpg123_reader>, _ path: String
+    ) throws(MPG123Error) {
         var r = jb_mpg123_param(h, MPG123_ADD_FLAGS, Int(MPG123_QUIET.rawValue), 0)
         if r != MPG123_OK.rawValue { throw MPG123Error.from(r, "mpg123_param(MPG123_ADD_FLAGS)", path, h) }
         r = mpg123_format_none(h)
@@ -91,13 +103,14 @@ public final class MPG123Decoder {
             r = mpg123_format(h, rates![i], channels, Int32(MPG123_ENC_SIGNED_16.rawValue))
             if r != MPG123_OK.rawValue { throw MPG123Error.from(r, "mpg123_format", path, h) }
         }
-        r = jb_mpg123_open(h, path)
-        if r != MPG123_OK.rawValue { throw MPG123Error.from(r, "mpg123_open", path, h) }
+        r = jb_mpg123_open_reader(h, reader)
+        if r != MPG123_OK.rawValue { throw MPG123Error.from(r, "mpg123_open_handle", path, h) }
     }
 
     deinit {
         mpg123_close(handle)
         mpg123_delete(handle)
+        jb_mpg123_reader_free(reader)
     }
 
     /// Decodes into `buffer` (S16 interleaved, room for `capacityFrames` frames of the
