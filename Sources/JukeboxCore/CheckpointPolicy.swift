@@ -14,7 +14,7 @@ public enum PersistKind: Sendable, Equatable {
 /// - An event is committed durably at once, but at most one durable commit happens per
 ///   `minimumDurableIntervalMs`: a burst (a turning volume knob) gives one commit now and one when
 ///   the window closes, with the latest state.
-/// - While playing, a durable commit happens every `syncIntervalMs`.
+/// - While playing, a durable commit happens `syncIntervalMs` after the last one.
 /// - A durable commit always comes with a journal write, so the journal is never older than the
 ///   database: on start the daemon may prefer the journal when it names the same track.
 ///
@@ -97,7 +97,9 @@ public struct CheckpointPolicy: Sendable, Equatable {
             deadline = lastDurable.map { max(since, $0 + minimumDurableIntervalMs) } ?? since
         }
         if let since = undurableProgressSince {
-            let sync = since + syncIntervalMs
+            // Counted from the last durable write, not from the first tick after it: a restart
+            // after a power cut relies on the card's checkpoint being at most this old.
+            let sync = lastDurable.map { max(since, $0 + syncIntervalMs) } ?? since + syncIntervalMs
             deadline = deadline.map { min($0, sync) } ?? sync
         }
         return deadline

@@ -59,8 +59,9 @@ public struct JukeboxConfig: Sendable, Equatable {
         public var onStart = ResumeOnStart.play
         /// Tracks longer than this resume from their own saved position.
         public var longTrackMinutes: Double = 10
-        /// A durable commit happens at least this often while playing.
-        public var syncIntervalSeconds = 2
+        /// A durable checkpoint happens at least this often while playing. A restart after a
+        /// power cut resumes half of it after the last one, so it is off by at most half.
+        public var syncIntervalSeconds = 4
 
         /// The defaults.
         public init() {}

@@ -43,8 +43,9 @@ final class Daemon {
     private var stopping = false
     /// On a first start there is nothing to resume: play once the scan has found music.
     private var playWhenLibraryArrives = false
-    private var savedQueueVersion: UInt64 = .max
-    private var savedQueueCount = -1
+    /// The queue's entries as the database has them (nil: not known to be saved). A skip
+    /// moves the current entry but leaves these, and the table is not rewritten for it.
+    private var savedQueueEntries: [TrackID]?
     /// When the start-up rescan begins, if it waits for playback to start.
     private var startupScanDue: Instant?
     /// An event was saved without fsync since the last durable commit.
@@ -131,18 +132,24 @@ final class Daemon {
         } catch {
             logger.error("cannot read the saved state, starting afresh: \(error)")
         }
-        // The journal is newer than the last durable commit when it names the same track.
+        // The journal is newer than the last database save after a crash or a power cut: it
+        // has the track, the queue entry, the position and the volume since then.
         if var saved = record {
-            let entry = journal.read()
-            if let entry, entry.sequence > saved.journalSequence, entry.trackID != saved.trackID {
-                // Playing moved on to another track after the last database save.
+            // The same sequence: a durable save wrote both; the journal adds whether it moved on.
+            if let found = journal.read(), found.entry.sequence >= saved.journalSequence {
+                let entry = found.entry
+                if let index = entry.queueIndex, queue.indices.contains(index), queue[index] == entry.trackID {
+                    saved.queueIndex = index
+                } else if entry.trackID != saved.trackID {
+                    saved.queueIndex = queue.firstIndex(of: entry.trackID) ?? saved.queueIndex
+                }
                 saved.trackID = entry.trackID
                 saved.positionMs = entry.positionMs
-            } else {
-                saved.positionMs = saved.resumePositionMs(journal: entry)
+                if found.survivedRestart && entry.playing {
+                    afterPowerCut(entry, record: &saved, queue: queue)
+                }
+                if let volume = entry.volume { saved.volume = volume }
             }
-            // A volume change may have been saved in the journal alone.
-            if let entry, entry.sequence > saved.journalSequence, let volume = entry.volume { saved.volume = volume }
             journal.continueAfter(saved.journalSequence)
             record = saved
         }
@@ -157,6 +164,31 @@ final class Daemon {
         logger.info(
             "resuming \(describe(machine.queue.currentTrack)) at \(formatTime(ms: machine.positionMs)) (on_start = \(config.resume.onStart.rawValue))"
         )
+    }
+
+    /// Where to resume after a power cut while playing. The last checkpoint on the card is
+    /// 0 to `sync_interval_s` old, and nothing tells when the power went, so the middle of
+    /// that window is the best guess: it puts the resume within half an interval (2 s by
+    /// default) either side of where playback stopped, with half the card writes that a
+    /// checkpoint every 2 s taken as-is would need for the same bound. Past the track's end
+    /// it continues into the track that followed it, as playback did.
+    private func afterPowerCut(_ entry: PositionJournal.Entry, record: inout PlaybackRecord, queue: [TrackID]) {
+        guard let duration = library[entry.trackID]?.durationMs else { return }
+        let shifted = entry.positionMs + config.resume.syncIntervalMs / 2
+        logger.info(
+            "power cut while the music ran: the last checkpoint on the card was at \(formatTime(ms: entry.positionMs)); continuing half a sync interval after it"
+        )
+        if shifted < duration - 500 {
+            record.positionMs = shifted
+            return
+        }
+        let snapshot = PlayerMachine.Snapshot(record: record, queue: queue, fallbackMode: config.queue.mode)
+        guard let next = PlayQueue(snapshot: snapshot.queue).following() else { return }
+        let track = queue[next]
+        record.queueIndex = next
+        record.trackID = track
+        let into = max(0, shifted - duration)
+        record.positionMs = into < (library[track]?.durationMs ?? 0) - 500 ? into : 0
     }
 
     /// First start (or a rebuilt database): the queue is the whole library in path order.
@@ -267,7 +299,7 @@ final class Daemon {
                 eventNotSaved = false
                 eventSinceDurableSave = false
                 if let track = machine.queue.currentTrack {
-                    journal.recordDurably(trackID: track, positionMs: machine.positionMs, volume: machine.volume)
+                    journal.recordDurably(journalEntry(track: track))
                 }
             }
         } else if eventNotSaved {
@@ -466,20 +498,35 @@ final class Daemon {
     private func writeJournal() -> UInt64 {
         refreshPosition()
         guard let track = machine.queue.currentTrack else { return 0 }
-        return journal.record(trackID: track, positionMs: machine.positionMs, volume: machine.volume)
+        return journal.record(journalEntry(track: track))
+    }
+
+    /// The journal record for the current state (the journal numbers it). `stopping`: the
+    /// position stops moving here (a clean exit), so a restart must not add time to it.
+    private func journalEntry(track: TrackID, stopping: Bool = false) -> PositionJournal.Entry {
+        PositionJournal.Entry(
+            trackID: track, positionMs: machine.positionMs, sequence: 0, volume: machine.volume,
+            queueIndex: machine.queue.currentIndex, playing: machine.state == .playing && !stopping)
     }
 
     /// Whether everything that changed since the last database save is in the journal
-    /// (track, position, volume; playing and paused restore alike): a seek, a pause or a
-    /// volume change. A skip, a mode or queue change, a stop, or a long track's remembered
-    /// position needs a transaction.
+    /// (queue entry, track, position, volume; playing and paused restore alike): a seek, a
+    /// pause, a volume change, a skip or a track change outside shuffle. A mode or queue
+    /// change, a stop, a skip in shuffle (its cursor and history move), or a long track's
+    /// remembered position needs a transaction.
     private func journalCoversChanges() -> Bool {
-        guard let saved = lastSavedRecord, machine.snapshot.savedPositions == persistedPositions else { return false }
+        guard let saved = lastSavedRecord, machine.snapshot.savedPositions == persistedPositions,
+            machine.queue.entries == savedQueueEntries
+        else { return false }
         func essentials(_ record: PlaybackRecord) -> PlaybackRecord {
             var record = record
             record.positionMs = 0
             record.volume = 0
             record.journalSequence = 0
+            // The journal has the entry; the version only tells MPD clients to refresh.
+            record.queueIndex = nil
+            record.trackID = nil
+            record.queueVersion = 0
             if record.state == PlayState.paused.rawValue { record.state = PlayState.playing.rawValue }
             return record
         }
@@ -488,16 +535,23 @@ final class Daemon {
 
     /// One transaction with everything (fsync'd when `durable`); the queue rides along
     /// (un-synced) only when it changed, and the commit after it makes it durable too (WAL order).
-    private func save(durable: Bool) {
+    /// A durable save puts the same record on the card's journal, so that after a power cut
+    /// the newest checkpoint still says whether playback was moving on (`stopping`: it was not).
+    private func save(durable: Bool, stopping: Bool = false) {
         eventNotSaved = false
         if durable { eventSinceDurableSave = false }
-        let sequence = writeJournal()
+        var sequence: UInt64 = 0
+        if durable, let track = machine.queue.currentTrack {
+            refreshPosition()
+            sequence = journal.recordDurably(journalEntry(track: track, stopping: stopping))
+        } else {
+            sequence = writeJournal()
+        }
         let snapshot = machine.snapshot
         do {
-            if snapshot.queue.version != savedQueueVersion || snapshot.queue.entries.count != savedQueueCount {
+            if snapshot.queue.entries != savedQueueEntries {
                 try store.saveQueue(snapshot.queue.entries, durable: false)
-                savedQueueVersion = snapshot.queue.version
-                savedQueueCount = snapshot.queue.entries.count
+                savedQueueEntries = snapshot.queue.entries
             }
             // Long tracks keep their own position (audiobooks); only changed ones are written.
             for (track, position) in snapshot.savedPositions where persistedPositions[track] != position {
@@ -518,7 +572,7 @@ final class Daemon {
 
     private func shutdown() {
         mpd.shutdown()
-        save(durable: true)
+        save(durable: true, stopping: true)
         display?.close()
         console?.close()
         pipeline.shutdown()

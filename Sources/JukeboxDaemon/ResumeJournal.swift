@@ -2,19 +2,29 @@ import Glibc
 import JukeboxStore
 import Logging
 
-/// Where the playing position (and the volume) goes between database transactions: two
-/// 40-byte journals. A seek, a pause or a volume change that leaves the queue as it was is
-/// saved here alone, so a turning knob costs the card one sector per 2 s, not a transaction.
+/// Where the playing position (and the volume and the current queue entry) goes between
+/// database transactions: two 48-byte journals. A seek, a pause, a volume change, a skip or a
+/// track change that leaves the queue's entries as they were is saved here alone, so a turning
+/// knob or a skipping thumb costs the card one sector per checkpoint, not a transaction.
 ///
 /// - In RAM (`/dev/shm`): rewritten every second. It survives a crash or `kill -9` of the
 ///   daemon, costs the SD card nothing, and is gone after a reboot.
-/// - Beside the database: one O_DIRECT sector, fdatasync'd every `sync_interval_s` (2 s),
-///   so a pulled plug loses at most that much and the card sees 512 bytes per checkpoint.
+/// - Beside the database: one O_DIRECT sector, fdatasync'd every `sync_interval_s` (4 s) while
+///   playing and at once (at most every 2 s) after a user's action, so the card sees 512
+///   bytes per checkpoint.
 ///
 /// Both carry one increasing sequence number; on start the newest valid record wins. The
 /// RAM file's name carries the database file's device and inode, so a rebuilt database
 /// never takes a stale record.
 final class ResumeJournal {
+    /// The newest record and where it came from.
+    struct Found {
+        var entry: PositionJournal.Entry
+        /// True when only the disk journal had it: the RAM journal is gone or older, so the
+        /// machine restarted (a power cut or a reboot) since it was written.
+        var survivedRestart: Bool
+    }
+
     private let disk: PositionJournal?
     private let ram: PositionJournal?
     private var sequence: UInt64
@@ -32,8 +42,17 @@ final class ResumeJournal {
     }
 
     /// The newest record of the two.
-    func read() -> PositionJournal.Entry? {
-        [ram?.read(), disk?.read()].compactMap { $0 }.max { $0.sequence < $1.sequence }
+    func read() -> Found? {
+        let inRAM = ram?.read()
+        let onDisk = disk?.read()
+        switch (inRAM, onDisk) {
+        case (nil, nil): return nil
+        case (let r?, nil): return Found(entry: r, survivedRestart: false)
+        case (nil, let d?): return Found(entry: d, survivedRestart: ram != nil)
+        case (let r?, let d?):
+            return d.sequence > r.sequence
+                ? Found(entry: d, survivedRestart: true) : Found(entry: r, survivedRestart: false)
+        }
     }
 
     /// New records must compare newer than `saved` (the database's last journal sequence).
@@ -41,17 +60,24 @@ final class ResumeJournal {
 
     /// The every-second record: RAM only (the disk journal when there is no /dev/shm).
     @discardableResult
-    func record(trackID: Int64, positionMs: Int64, volume: Int) -> UInt64 {
+    func record(_ entry: PositionJournal.Entry) -> UInt64 {
         sequence += 1
+        var entry = entry
+        entry.sequence = sequence
         guard let target = ram ?? disk else { return 0 }
-        return target.write(trackID: trackID, positionMs: positionMs, volume: volume, sequence: sequence)
+        return target.write(entry)
     }
 
-    /// The power-cut checkpoint: both journals, the disk one fdatasync'd.
-    func recordDurably(trackID: Int64, positionMs: Int64, volume: Int) {
+    /// The power-cut checkpoint: both journals, the disk one fdatasync'd. Returns the
+    /// sequence number written.
+    @discardableResult
+    func recordDurably(_ entry: PositionJournal.Entry) -> UInt64 {
         sequence += 1
-        ram?.write(trackID: trackID, positionMs: positionMs, volume: volume, sequence: sequence)
-        disk?.write(trackID: trackID, positionMs: positionMs, volume: volume, sequence: sequence)
+        var entry = entry
+        entry.sequence = sequence
+        ram?.write(entry)
+        disk?.write(entry)
         disk?.sync()
+        return sequence
     }
 }

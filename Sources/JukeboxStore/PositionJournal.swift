@@ -3,13 +3,17 @@ import LinuxSupport
 import Logging
 
 /// The playing position between durable SQLite commits: a side file `<database>-position`
-/// holding one fixed 40-byte record, rewritten in place with `pwrite` at offset 0 and never
+/// holding one fixed 48-byte record, rewritten in place with `pwrite` at offset 0 and never
 /// fsync'd. A `kill -9` or a crash loses nothing (the data is in the page cache); a power
 /// cut may lose it, and then the last durable commit in SQLite is the fallback.
 ///
-/// Record (little-endian): `0..<4` magic "JBP2", `4..<8` CRC-32 (IEEE) of bytes `8..<40`,
+/// Record (little-endian): `0..<4` magic "JBP3", `4..<8` CRC-32 (IEEE) of bytes `8..<48`,
 /// `8..<16` track id, `16..<24` position in ms, `24..<32` sequence number, `32..<40` volume
-/// (percent). Version 1 records ("JBPJ", 32 bytes, no volume) are still read.
+/// (percent), `40..<44` queue index (-1: none), `44..<48` flags (bit 0: playing). The queue
+/// index lets a skip or a track change be saved here alone, without a database transaction;
+/// the flag tells a restart after a power cut that the position had moved on since.
+/// Version 2 ("JBP2", 40 bytes, no queue index or flags) and version 1 ("JBPJ", 32 bytes, no
+/// volume either) records are still read.
 ///
 /// `direct` (the journal on the SD card, fdatasync'd every 2 s): the record is written with
 /// O_DIRECT as one 512-byte sector (4 KiB where the device needs it), so a checkpoint costs
@@ -26,19 +30,30 @@ public final class PositionJournal {
         public var sequence: UInt64
         /// The volume when written (nil in version 1 records).
         public var volume: Int?
+        /// The queue entry that was current (nil when none, and in version 1 and 2 records).
+        public var queueIndex: Int?
+        /// Whether it was playing (the position moving) when written; false in old records.
+        public var playing: Bool
 
-        public init(trackID: Int64, positionMs: Int64, sequence: UInt64, volume: Int? = nil) {
+        public init(
+            trackID: Int64, positionMs: Int64, sequence: UInt64, volume: Int? = nil, queueIndex: Int? = nil,
+            playing: Bool = false
+        ) {
             self.trackID = trackID
             self.positionMs = positionMs
             self.sequence = sequence
             self.volume = volume
+            self.queueIndex = queueIndex
+            self.playing = playing
         }
     }
 
     /// The file name suffix after the database path.
     public static let suffix = "-position"
-    static let recordSize = 40
-    static let magic: [UInt8] = Array("JBP2".utf8)
+    static let recordSize = 48
+    static let magic: [UInt8] = Array("JBP3".utf8)
+    static let version2Size = 40
+    static let version2Magic: [UInt8] = Array("JBP2".utf8)
     static let version1Size = 32
     static let version1Magic: [UInt8] = Array("JBPJ".utf8)
 
@@ -109,15 +124,23 @@ public final class PositionJournal {
     /// which is logged once until a write succeeds again).
     @discardableResult
     public func write(trackID: Int64, positionMs: Int64, volume: Int? = nil) -> UInt64 {
-        write(trackID: trackID, positionMs: positionMs, volume: volume, sequence: sequence + 1)
+        write(Entry(trackID: trackID, positionMs: positionMs, sequence: sequence + 1, volume: volume))
     }
 
     /// Records the position under a sequence number the caller keeps (several journals that
     /// share one counter); returns it, or 0 if the write failed.
     @discardableResult
     public func write(trackID: Int64, positionMs: Int64, volume: Int? = nil, sequence: UInt64) -> UInt64 {
+        write(Entry(trackID: trackID, positionMs: positionMs, sequence: sequence, volume: volume))
+    }
+
+    /// Records `entry` (its sequence number is the caller's); returns the sequence, or 0 if
+    /// the write failed.
+    @discardableResult
+    public func write(_ entry: Entry) -> UInt64 {
+        let sequence = entry.sequence
         self.sequence = sequence
-        let bytes = Self.encode(Entry(trackID: trackID, positionMs: positionMs, sequence: sequence, volume: volume))
+        let bytes = Self.encode(entry)
         block.copyBytes(from: bytes)
         do {
             if let directFile {
@@ -156,6 +179,9 @@ public final class PositionJournal {
         appendLittleEndian(entry.sequence, to: &bytes)
         // -1: not recorded.
         appendLittleEndian(UInt64(bitPattern: Int64(entry.volume ?? -1)), to: &bytes)
+        let index = UInt32(bitPattern: entry.queueIndex.flatMap { Int32(exactly: $0) } ?? -1)
+        let flags: UInt32 = entry.playing ? 1 : 0
+        appendLittleEndian(UInt64(index) | UInt64(flags) << 32, to: &bytes)
         let crc = CRC32.checksum(bytes[8..<recordSize])
         for index in 0..<4 { bytes[4 + index] = UInt8(truncatingIfNeeded: crc >> UInt32(8 * index)) }
         return bytes
@@ -165,6 +191,8 @@ public final class PositionJournal {
         let size: Int
         if bytes.count >= recordSize, Array(bytes[0..<4]) == magic {
             size = recordSize
+        } else if bytes.count >= version2Size, Array(bytes[0..<4]) == version2Magic {
+            size = version2Size
         } else if bytes.count >= version1Size, Array(bytes[0..<4]) == version1Magic {
             size = version1Size
         } else {
@@ -179,13 +207,21 @@ public final class PositionJournal {
             return value
         }
         var volume: Int?
-        if size == recordSize {
+        if size >= version2Size {
             let raw = Int64(bitPattern: word(32))
             volume = (0...100).contains(raw) ? Int(raw) : nil
         }
+        var queueIndex: Int?
+        var playing = false
+        if size >= recordSize {
+            let raw = word(40)
+            let index = Int32(bitPattern: UInt32(truncatingIfNeeded: raw))
+            queueIndex = index >= 0 ? Int(index) : nil
+            playing = (raw >> 32) & 1 == 1
+        }
         return Entry(
             trackID: Int64(bitPattern: word(8)), positionMs: Int64(bitPattern: word(16)), sequence: word(24),
-            volume: volume)
+            volume: volume, queueIndex: queueIndex, playing: playing)
     }
 
     private static func appendLittleEndian(_ value: UInt64, to bytes: inout [UInt8]) {

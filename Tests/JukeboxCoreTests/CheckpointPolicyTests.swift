@@ -156,4 +156,19 @@ import Testing
         let durableGaps = zip(simulation.durableWrites.dropFirst(), simulation.durableWrites).map { $0 - $1 }
         #expect(durableGaps.allSatisfy { $0 >= 2000 && $0 <= 30_000 + 250 })
     }
+
+    /// A restart after a power cut shifts the card's checkpoint by half the interval, which is
+    /// right only if no checkpoint is older than the interval: the sync deadline counts from
+    /// the last durable write, not from the first position tick after it.
+    @Test(arguments: [Int64(250), 333, 1000])
+    func whilePlayingNoDurableCheckpointIsOlderThanTheSyncInterval(tickMs: Int64) {
+        let simulation = Simulation(
+            durationMs: 10 * 60_000, tickMs: tickMs, syncIntervalMs: 4000, pauses: [100_000...130_000])
+        let gaps = zip(simulation.durableWrites.dropFirst(), simulation.durableWrites).map { ($0, $0 - $1) }
+        // Only a pause may leave a longer gap (nothing moves while paused).
+        #expect(
+            gaps.allSatisfy { $0.1 <= 4000 || (100_000...130_000 + 4000).contains($0.0) },
+            "\(gaps.filter { $0.1 > 4000 })")
+        #expect(gaps.contains { $0.1 == 4000 })
+    }
 }

@@ -35,7 +35,7 @@ import Testing
         #expect(value.queue.mode == .repeatAll)
         #expect(value.resume.onStart == .play)
         #expect(value.resume.longTrackMs == 600_000)
-        #expect(value.resume.syncIntervalMs == 2_000)
+        #expect(value.resume.syncIntervalMs == 4_000)
         #expect(value.console.device == "stdin")
         #expect(value.console.baud == 115_200)
         #expect(value.encoder.stepsPerDetent == 4)

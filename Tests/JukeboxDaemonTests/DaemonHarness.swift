@@ -57,6 +57,7 @@ final class DaemonHarness {
             process.kill(SIGKILL)
             _ = process.waitForExit(timeout: .seconds(5))
         }
+        try? forgetRAMJournal()  // /dev/shm is not cleaned until a reboot
         directory.remove()
     }
 
@@ -113,6 +114,15 @@ final class DaemonHarness {
     func integrityCheck() throws -> [String] {
         let connection = try Connection(path: database)
         return try connection.strings("PRAGMA integrity_check")
+    }
+
+    /// Deletes the daemon's RAM journal (`/dev/shm/jukebox-DEV-INODE-position`, named after
+    /// the database file), as a reboot after a power cut does.
+    func forgetRAMJournal() throws {
+        var info = stat()
+        guard stat(database, &info) == 0 else { throw Errno.current("stat", path: database) }
+        let path = "/dev/shm/jukebox-\(info.st_dev)-\(info.st_ino)-position"
+        if unlink(path) != 0 && errno != ENOENT { throw Errno.current("unlink", path: path) }
     }
 
     /// Stderr so far, for failure messages.

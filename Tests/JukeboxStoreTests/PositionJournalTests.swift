@@ -17,7 +17,7 @@ import Testing
         var info = stat()
         stat(journal.path, &info)
         // A whole sector with O_DIRECT, else just the record.
-        #expect(journal.writesSectors ? [512, 4096].contains(info.st_size) : info.st_size == 40)
+        #expect(journal.writesSectors ? [512, 4096].contains(info.st_size) : info.st_size == 48)
 
         let reopened = try #require(PositionJournal.open(databasePath: db, logger: quietLogger))
         #expect(reopened.read() == .init(trackID: 7, positionMs: 3000, sequence: 2))
@@ -33,24 +33,53 @@ import Testing
         journal.write(trackID: 3, positionMs: 62_000)
         #expect(journal.read()?.volume == nil)
 
-        // A journal left by the previous version: 32 bytes, "JBPJ", CRC over 8..<32, no volume.
-        var old = Array("JBPJ".utf8) + [0, 0, 0, 0]
-        for value in [UInt64(9), 125_000, 77] {
-            for index in 0..<8 { old.append(UInt8(truncatingIfNeeded: value >> UInt64(8 * index))) }
+        // A journal left by version 1: 32 bytes, "JBPJ", CRC over 8..<32, no volume.
+        let path = dir.at("old-position")
+        let fd = try FileDescriptor(path: path, flags: O_RDWR | O_CREAT | O_TRUNC)
+        try fd.writeAll(Self.oldRecord(magic: "JBPJ", words: [9, 125_000, 77]))
+        let reopened = try PositionJournal(path: path, logger: quietLogger)
+        #expect(reopened.read() == .init(trackID: 9, positionMs: 125_000, sequence: 77))
+        #expect(reopened.lastSequence == 77)
+    }
+
+    @Test func queueEntryAndPlayingFlagRoundTripAndVersion2RecordsAreStillRead() throws {
+        let dir = TemporaryDirectory()
+        let journal = try #require(PositionJournal.open(databasePath: dir.at("db"), logger: quietLogger))
+        let playing = PositionJournal.Entry(
+            trackID: 12, positionMs: 95_500, sequence: 4, volume: 60, queueIndex: 1_999, playing: true)
+        #expect(journal.write(playing) == 4)
+        #expect(journal.read() == playing)
+        let paused = PositionJournal.Entry(trackID: 12, positionMs: 95_600, sequence: 5, volume: 0, queueIndex: 0)
+        journal.write(paused)
+        #expect(journal.read() == paused)
+        let noEntry = PositionJournal.Entry(trackID: 3, positionMs: 1, sequence: 6, queueIndex: nil, playing: true)
+        journal.write(noEntry)
+        #expect(journal.read() == noEntry)
+
+        // A journal left by version 2 (40 bytes, "JBP2", a volume but no queue entry or flags),
+        // as it lies on the card: one sector, the rest zeros.
+        let path = dir.at("v2-position")
+        let fd = try FileDescriptor(path: path, flags: O_RDWR | O_CREAT | O_TRUNC)
+        try fd.writeAll(Self.oldRecord(magic: "JBP2", words: [8, 30_000, 41, 55]) + [UInt8](repeating: 0, count: 472))
+        let reopened = try PositionJournal(path: path, logger: quietLogger)
+        #expect(reopened.read() == .init(trackID: 8, positionMs: 30_000, sequence: 41, volume: 55))
+        #expect(reopened.read()?.queueIndex == nil && reopened.read()?.playing == false)
+    }
+
+    /// An old-format record: magic, CRC-32 of the words, the words little-endian.
+    static func oldRecord(magic: String, words: [UInt64]) -> [UInt8] {
+        var bytes = Array(magic.utf8) + [0, 0, 0, 0]
+        for value in words {
+            for index in 0..<8 { bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(8 * index))) }
         }
         var crc: UInt32 = 0xFFFF_FFFF
-        for byte in old[8..<32] {
+        for byte in bytes[8...] {
             crc ^= UInt32(byte)
             for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
         }
         crc ^= 0xFFFF_FFFF
-        for index in 0..<4 { old[4 + index] = UInt8(truncatingIfNeeded: crc >> UInt32(8 * index)) }
-        let path = dir.at("old-position")
-        let fd = try FileDescriptor(path: path, flags: O_RDWR | O_CREAT | O_TRUNC)
-        try fd.writeAll(old)
-        let reopened = try PositionJournal(path: path, logger: quietLogger)
-        #expect(reopened.read() == .init(trackID: 9, positionMs: 125_000, sequence: 77))
-        #expect(reopened.lastSequence == 77)
+        for index in 0..<4 { bytes[4 + index] = UInt8(truncatingIfNeeded: crc >> UInt32(8 * index)) }
+        return bytes
     }
 
     /// What a durable checkpoint costs the storage, from this process's /proc io counters:
@@ -77,7 +106,7 @@ import Testing
         return try #require(Int(line.dropFirst("write_bytes:".count).trimmingPrefix(" ")))
     }
 
-    @Test(arguments: [4, 8, 12, 20, 31])
+    @Test(arguments: [4, 8, 12, 20, 31, 36, 41, 44])
     func corruptRecordReadsAsNil(flippedByte: Int) throws {
         let dir = TemporaryDirectory()
         let journal = try #require(PositionJournal.open(databasePath: dir.at("db"), logger: quietLogger))
