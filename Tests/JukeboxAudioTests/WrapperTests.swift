@@ -12,7 +12,8 @@ import Testing
 
     @Test func nullPCMOpensWritesAndRecovers() throws {
         let pcm = try PCM(
-            PCMRequest(device: "null", rate: 44100, channels: 2, periodMicroseconds: 10_000, bufferMicroseconds: 40_000))
+            PCMRequest(device: "null", rate: 44100, channels: 2, periodMicroseconds: 10_000, bufferMicroseconds: 40_000)
+        )
         #expect(pcm.type == .null)
         #expect(pcm.granted.rate == 44100)
         #expect(pcm.granted.periodFrames > 0 && pcm.granted.bufferFrames >= pcm.granted.periodFrames)
@@ -84,15 +85,27 @@ import Testing
         }
         #expect(try b.seek(toFrame: Int64(n)) == Int64(n))
         _ = try b.read(into: part, capacityFrames: 1000)
-        #expect(Array(UnsafeBufferPointer(start: part, count: 2000)) == Array(UnsafeBufferPointer(start: whole + n * 2, count: 2000)))
+        #expect(
+            Array(UnsafeBufferPointer(start: part, count: 2000))
+                == Array(UnsafeBufferPointer(start: whole + n * 2, count: 2000)))
     }
 
     @Test func errorsCarryPathAndLibraryText() {
         #expect {
             _ = try MPG123Decoder(path: "/nonexistent/x.mp3")
         } throws: { error in
+            // The buffered reader opens the file itself: the system's text for the open.
             let e = error as? MPG123Error
-            return e?.path == "/nonexistent/x.mp3" && e?.description.hasPrefix("/nonexistent/x.mp3: mpg123_open failed: ") == true
+            return e?.path == "/nonexistent/x.mp3"
+                && e?.description == "/nonexistent/x.mp3: open failed: \(String(cString: strerror(ENOENT)))"
+        }
+        // A file that opens but holds no MPEG audio: libmpg123's own call and text.
+        let text = Media.path("bad/notes.txt")
+        #expect {
+            _ = try MPG123Decoder(path: text)
+        } throws: { error in
+            let e = error as? MPG123Error
+            return e?.path == text && e?.call.hasPrefix("mpg123_") == true && e?.message.isEmpty == false
         }
     }
 }
