@@ -41,8 +41,13 @@ struct OutputLocals {
     /// After a flush the next audio chunk anchors the item bookkeeping again.
     var reanchor = true
 
+    /// Source frames of what ALSA may still hold, for re-rendering on a volume change: the
+    /// buffer twice over (a device may grant more than asked) at up to 192 kHz, plus a period.
+    /// The default 40 ms buffer needs 124 kB, not the 512 kB that the largest (2 s) would.
+    /// A rewind reaches back at most `historyFrames - period`; beyond that (a larger granted
+    /// buffer or a higher rate) the older frames keep the old gain.
     let history: UnsafeMutablePointer<Int16>
-    let historyFrames = 1 << 17
+    let historyFrames: Int
     var historyStart: Int64 = 0
     /// Frames in `written ..< replayEnd` are re-rendered from `history` before the ring is read.
     var replayEnd: Int64 = 0
@@ -57,7 +62,8 @@ struct OutputLocals {
     var clockBaseNs: UInt64 = 0
     var clockBaseFrames: Int64 = 0
 
-    init() {
+    init(bufferMs: Int) {
+        historyFrames = min(1 << 17, 2 * max(0, bufferMs) * 192 + periodCapacity)
         history = .allocate(capacity: historyFrames * AudioPipeline.maxChannels)
         history.initialize(repeating: 0, count: historyFrames * AudioPipeline.maxChannels)
         periodBuffer = .allocate(capacity: periodCapacity * AudioPipeline.maxChannels)
@@ -144,7 +150,7 @@ extension AudioPipeline {
         if let refusal = NamedThread.requestRealtimePriority(40) {
             lock.withLock { s.realtimeRefusal = refusal.description }
         }
-        var o = OutputLocals()
+        var o = OutputLocals(bufferMs: config.bufferMs)
         lock.lock()
         while !s.shutdown {
             if s.epoch != o.epoch {
