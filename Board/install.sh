@@ -8,9 +8,8 @@ cd "$(dirname "$0")/.."
 if [ "$(id -u)" -ne 0 ]; then echo "install.sh: run me with sudo" >&2; exit 1; fi
 
 ./dev setup
-# The Swift runtime linked in: 3 MB less resident memory and 4 ms faster start than with
-# the shared Swift libraries, and the binary runs without the toolchain's library path.
-swift build -c release --product jukeboxd --static-swift-stdlib --scratch-path .build-static
+# Release, the Swift runtime linked in, linked for a small resident size (see the script).
+Board/build-jukeboxd.sh
 install -m 0755 .build-static/release/jukeboxd /usr/local/bin/jukeboxd
 
 id jukebox >/dev/null 2>&1 || useradd --system --home-dir /var/lib/jukebox --shell /usr/sbin/nologin jukebox

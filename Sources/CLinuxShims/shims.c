@@ -2,6 +2,7 @@
 #include "CLinuxShims.h"
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <sched.h>
 #include <sys/ioctl.h>
@@ -64,3 +65,5 @@ int jb_read_signal(int fd) {
     if (n != (ssize_t)sizeof info) return -1;
     return (int)info.ssi_signo;
 }
+
+int jb_set_malloc_arena_max(int n) { return mallopt(M_ARENA_MAX, n); }

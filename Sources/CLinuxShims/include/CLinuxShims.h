@@ -27,6 +27,9 @@ int jb_o_direct_flag(void);
 int jb_termination_signalfd(void);
 /* Reads one pending signal from a signalfd; returns its number, or -1 with errno set. */
 int jb_read_signal(int fd);
+/* mallopt(M_ARENA_MAX, n): at most n malloc arenas (malloc.h is not in Glibc's Swift module).
+   Returns 1 on success, 0 on error. */
+int jb_set_malloc_arena_max(int n);
 
 #include "CLinuxShimsDisplay.h"
 #include "CLinuxShimsSerialNet.h"
