@@ -127,13 +127,6 @@ public final class PositionJournal {
         write(Entry(trackID: trackID, positionMs: positionMs, sequence: sequence + 1, volume: volume))
     }
 
-    /// Records the position under a sequence number the caller keeps (several journals that
-    /// share one counter); returns it, or 0 if the write failed.
-    @discardableResult
-    public func write(trackID: Int64, positionMs: Int64, volume: Int? = nil, sequence: UInt64) -> UInt64 {
-        write(Entry(trackID: trackID, positionMs: positionMs, sequence: sequence, volume: volume))
-    }
-
     /// Records `entry` (its sequence number is the caller's); returns the sequence, or 0 if
     /// the write failed.
     @discardableResult
