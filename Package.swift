@@ -60,7 +60,6 @@ let package = Package(
             name: "JukeboxDaemon",
             dependencies: [
                 "JukeboxCore", "JukeboxAudio", "JukeboxStore", "LinuxSupport", "GPIO", "JukeboxDisplay",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .executableTarget(name: "jukeboxd", dependencies: ["JukeboxDaemon"]),

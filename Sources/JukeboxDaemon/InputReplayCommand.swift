@@ -1,4 +1,3 @@
-import ArgumentParser
 import Glibc
 import JukeboxCore
 import LinuxSupport
@@ -6,9 +5,9 @@ import LinuxSupport
 /// `jukeboxd input-replay FILE`: the wiring check. Runs recorded edges through the same
 /// debouncer, gesture and encoder logic as the daemon, with the config's pin map, and prints
 /// what the box makes of them.
-struct InputReplayCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "input-replay",
+struct InputReplayCommand {
+    static let command = CommandLineCommand(
+        name: "input-replay",
         abstract: "Show the gestures and commands the box makes of recorded button and encoder edges.",
         discussion: """
             FILE holds one edge per line, as printed by libgpiod's gpiomon (1.6: 'event:  RISING EDGE \
@@ -17,12 +16,17 @@ struct InputReplayCommand: ParsableCommand {
             without -l); the config's [buttons]/[encoder] active setting says which level is pressed. \
             Record a button with: gpiomon gpiochip0 17 27 22 5 6 13 > edges.txt
             Use '-' to read standard input.
-            """)
+            """,
+        options: [Jukeboxd.configOption, Jukeboxd.logLevelOption],
+        arguments: [CommandLineArgument("file", help: "The recorded edges ('-' for standard input).")])
 
-    @OptionGroup var options: CommonOptions
-
-    @Argument(help: "The recorded edges ('-' for standard input).")
+    var options: CommonOptions
     var file: String
+
+    init(_ parsed: ParsedArguments) {
+        options = CommonOptions(parsed)
+        file = parsed.arguments[0]
+    }
 
     func run() throws {
         let (loaded, _) = try options.load()
@@ -31,14 +35,14 @@ struct InputReplayCommand: ParsableCommand {
             bytes = file == "-" ? try readAll(fd: 0) : try readWholeFile(file, limit: 64 << 20)
         } catch {
             writeStderr("jukeboxd input-replay: \(file): \(error.message)\n")
-            throw ExitCode(66)
+            throw CommandExit(66)
         }
         let edges: [RecordedEdge]
         switch EdgeStreamParser.parse(String(decoding: bytes, as: UTF8.self)) {
         case .success(let parsed): edges = parsed
         case .failure(let problem):
             writeStderr("\(file):\(problem.line): \(problem.message)\n")
-            throw ExitCode(65)
+            throw CommandExit(65)
         }
         writeStdout(Self.report(config: loaded.config, edges: edges))
     }

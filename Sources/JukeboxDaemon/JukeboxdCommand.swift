@@ -1,36 +1,108 @@
-import ArgumentParser
 import Glibc
 import JukeboxCore
 import JukeboxStore
 import Logging
 
-/// `jukeboxd`: the daemon's command line. Exit status 0 on a clean stop, 78 (EX_CONFIG)
-/// on a config error, 1 when it cannot start at all.
-public struct JukeboxdCommand: ParsableCommand {
-    public static let configuration = CommandConfiguration(
-        commandName: "jukeboxd",
+/// `jukeboxd`: the daemon's command line. Exit status 0 on a clean stop, 64 (EX_USAGE) on a
+/// bad command line, 78 (EX_CONFIG) on a config error, 1 when it cannot start at all.
+public enum Jukeboxd {
+    static let configOption = CommandLineOption.option(
+        "config", default: "/etc/jukebox/jukebox.toml", help: "The config file.")
+    static let logLevelOption = CommandLineOption.option(
+        "log-level", default: "info", help: "Log level: trace, debug, info, notice, warning, error or critical.")
+
+    public static let interface = CommandLineInterface(
+        program: "jukeboxd",
+        version: JukeboxVersion.string,
         abstract: "A headless music box: plays a music folder, resumes where it stopped.",
         discussion: """
             Reads one TOML config file (see config/jukebox.toml for every key and its default).
             Commands typed on the console (stdin or a serial line): play, pause, toggle, next,
             previous, seek ±s, volume ±n, mode NAME, status, update, help.
             """,
-        version: JukeboxVersion.string,
-        subcommands: [
-            RunCommand.self, ScanCommand.self, InputReplayCommand.self, LyricsCommand.self, RenderCommand.self,
+        commands: [
+            CommandLineCommand(
+                name: "run", abstract: "Run the jukebox (the default).",
+                options: [
+                    configOption, logLevelOption,
+                    .flag(
+                        "check-config",
+                        help: "Validate the config file and exit: 0 when good, 78 with one line per problem."),
+                    .option(
+                        "audio-device",
+                        help: "Use this ALSA device instead of the config's [audio] device (e.g. null, hw:1,0)."),
+                    .option(
+                        "console",
+                        help: "Read commands from 'stdin', a tty path, or 'none'; overrides [console] device."),
+                    .option(
+                        "input-replay-fifo", help: "Also read edge lines (input-replay formats) from this FIFO.",
+                        hidden: true),
+                ]),
+            CommandLineCommand(
+                name: "scan",
+                abstract: "Scan the music folder into the database, list what cannot be played, and exit.",
+                options: [configOption, logLevelOption]),
+            InputReplayCommand.command,
+            LyricsCommand.command,
+            RenderCommand.command,
         ],
-        defaultSubcommand: RunCommand.self)
+        defaultCommand: "run")
 
-    public init() {}
+    /// Parses `arguments` (without the program name), runs the command, and exits.
+    public static func main(arguments: [String]) -> Never {
+        let status: Int32
+        switch interface.parse(arguments) {
+        case .show(let text):
+            writeStdout(text)
+            status = 0
+        case .usageError(let problem, let command):
+            status = usageError(problem, command: command)
+        case .run(let command, let parsed):
+            do {
+                switch command {
+                case "scan": try ScanCommand(parsed).run()
+                case "input-replay": try InputReplayCommand(parsed).run()
+                case "lyrics": try LyricsCommand(parsed).run()
+                case "render": try RenderCommand(parsed).run()
+                default: try RunCommand(parsed).run()
+                }
+                status = 0
+            } catch let exit as CommandExit {
+                status = exit.status
+            } catch let problem as UsageError {
+                status = usageError(problem, command: command)
+            } catch {
+                writeStderr("jukeboxd \(command): \(error)\n")
+                status = 1
+            }
+        }
+        exit(status)
+    }
+
+    private static func usageError(_ problem: UsageError, command: String) -> Int32 {
+        let root = command == interface.defaultCommand
+        writeStderr(
+            "Error: \(problem.message)\n\(interface.usage(command: command, root: root))\n"
+                + "  See '\(interface.program) \(root ? "" : command + " ")--help' for more information.\n")
+        return 64
+    }
+}
+
+/// Ends a command with this exit status (its message is already printed).
+struct CommandExit: Error {
+    var status: Int32
+    init(_ status: Int32) { self.status = status }
 }
 
 /// Options every subcommand shares.
-struct CommonOptions: ParsableArguments {
-    @Option(name: .long, help: "The config file.")
-    var config: String = "/etc/jukebox/jukebox.toml"
+struct CommonOptions {
+    var config: String
+    var logLevel: String
 
-    @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error or critical.")
-    var logLevel: String = "info"
+    init(_ parsed: ParsedArguments) {
+        config = parsed.value("config") ?? "/etc/jukebox/jukebox.toml"
+        logLevel = parsed.value("log-level") ?? "info"
+    }
 
     /// Sets up logging to stderr (journald adds its own timestamps) and loads the config;
     /// a bad config prints its problems and exits 78.
@@ -44,7 +116,7 @@ struct CommonOptions: ParsableArguments {
         switch DaemonConfig.load(path: config) {
         case .failure(let problems):
             for problem in problems.lines { writeStderr("\(problem)\n") }
-            throw ExitCode(78)
+            throw CommandExit(78)
         case .success(let value):
             return (value, Logger(label: "jukeboxd"))
         }
@@ -52,23 +124,20 @@ struct CommonOptions: ParsableArguments {
 }
 
 /// `jukeboxd [run]`: the daemon itself.
-struct RunCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "run", abstract: "Run the jukebox (the default).")
-
-    @OptionGroup var options: CommonOptions
-
-    @Flag(name: .long, help: "Validate the config file and exit: 0 when good, 78 with one line per problem.")
-    var checkConfig = false
-
-    @Option(name: .long, help: "Use this ALSA device instead of the config's [audio] device (e.g. null, hw:1,0).")
+struct RunCommand {
+    var options: CommonOptions
+    var checkConfig: Bool
     var audioDevice: String?
-
-    @Option(name: .long, help: "Read commands from 'stdin', a tty path, or 'none'; overrides [console] device.")
     var console: String?
-
-    @Option(name: .long, help: ArgumentHelp("Also read edge lines (input-replay formats) from this FIFO.", visibility: .hidden))
     var inputReplayFifo: String?
+
+    init(_ parsed: ParsedArguments) {
+        options = CommonOptions(parsed)
+        checkConfig = parsed.flag("check-config")
+        audioDevice = parsed.value("audio-device")
+        console = parsed.value("console")
+        inputReplayFifo = parsed.value("input-replay-fifo")
+    }
 
     func run() throws {
         var (loaded, logger) = try options.load()
@@ -82,17 +151,15 @@ struct RunCommand: ParsableCommand {
             loaded.forceStdinConsole = console == "stdin"
         }
         let status = Daemon.run(settings: loaded, logger: logger, inputReplayFifo: inputReplayFifo)
-        if status != 0 { throw ExitCode(status) }
+        if status != 0 { throw CommandExit(status) }
     }
 }
 
 /// `jukeboxd scan`: scan the music folder into the database, report, exit.
-struct ScanCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "scan",
-        abstract: "Scan the music folder into the database, list what cannot be played, and exit.")
+struct ScanCommand {
+    var options: CommonOptions
 
-    @OptionGroup var options: CommonOptions
+    init(_ parsed: ParsedArguments) { options = CommonOptions(parsed) }
 
     func run() throws {
         let (loaded, logger) = try options.load()
@@ -112,7 +179,7 @@ struct ScanCommand: ParsableCommand {
             )
         } catch {
             writeStderr("jukeboxd scan: \(error)\n")
-            throw ExitCode(1)
+            throw CommandExit(1)
         }
     }
 }

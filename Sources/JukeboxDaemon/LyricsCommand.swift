@@ -1,26 +1,33 @@
-import ArgumentParser
 import JukeboxCore
 import LinuxSupport
 
 /// `jukeboxd lyrics FILE`: prints a lyric file's parsed timeline so people can check their
 /// files: `mm:ss.xxx  text` per line, word timings indented below, then a warning for every
 /// line that was skipped.
-struct LyricsCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "lyrics", abstract: "Print the parsed timeline of a .lrc or .ksc file (or an MP3's ID3 lyrics).")
+struct LyricsCommand {
+    static let command = CommandLineCommand(
+        name: "lyrics", abstract: "Print the parsed timeline of a .lrc or .ksc file (or an MP3's ID3 lyrics).",
+        options: [
+            .option("offset", default: "0", help: "Show the lyrics this many ms sooner (like a per-track nudge).")
+        ],
+        arguments: [
+            CommandLineArgument("file", help: "The lyric file (.lrc, .ksc), or an .mp3 with embedded SYLT/USLT lyrics.")
+        ])
 
-    @Argument(help: "The lyric file (.lrc, .ksc), or an .mp3 with embedded SYLT/USLT lyrics.")
     var file: String
+    var offset: Int64
 
-    @Option(name: .long, help: "Show the lyrics this many ms sooner (like a per-track nudge).")
-    var offset: Int64 = 0
+    init(_ parsed: ParsedArguments) throws(UsageError) {
+        file = parsed.arguments[0]
+        offset = Int64(try parsed.integer("offset") ?? 0)
+    }
 
     func run() throws {
         let lyrics: Lyrics
         if file.lowercased().hasSuffix(".mp3") {
             guard let embedded = EmbeddedLyrics.read(path: file) else {
                 writeStderr("\(file): no ID3 lyrics (SYLT or USLT)\n")
-                throw ExitCode(1)
+                throw CommandExit(1)
             }
             lyrics = embedded
         } else {
@@ -29,13 +36,13 @@ struct LyricsCommand: ParsableCommand {
                 bytes = try readWholeFile(file, limit: 16 << 20)
             } catch {
                 writeStderr("\(file): \(error)\n")
-                throw ExitCode(1)
+                throw CommandExit(1)
             }
             lyrics = Lyrics.parse(bytes: bytes, fileName: file)
         }
         print(Self.render(lyrics, offsetMs: offset), terminator: "")
         for warning in lyrics.warnings { writeStderr("\(file):\(warning.line): skipped: \(warning.message)\n") }
-        if lyrics.lines.isEmpty { throw ExitCode(1) }
+        if lyrics.lines.isEmpty { throw CommandExit(1) }
     }
 
     /// The printed timeline.

@@ -1,4 +1,3 @@
-import ArgumentParser
 import Glibc
 import JukeboxAudio
 import JukeboxCore
@@ -8,54 +7,63 @@ import LinuxSupport
 /// `jukeboxd render`: draws the screen for a track at a position to a PNG, for a pixel
 /// display (`--size 320x240`, through a file-backed framebuffer) or a character LCD drawn
 /// as a picture (`--size 16x2`).
-struct RenderCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "render", abstract: "Render the display for a track and position to a PNG.")
+struct RenderCommand {
+    static let command = CommandLineCommand(
+        name: "render", abstract: "Render the display for a track and position to a PNG.",
+        options: [
+            .option("track", help: "An audio file: its tags, and the .lrc/.ksc beside it (or its ID3 lyrics)."),
+            .option("lyrics", help: "A lyric file (instead of the one beside the track)."),
+            .option("title", help: "Title (instead of the track's tag)."),
+            .option("artist", help: "Artist (instead of the track's tag)."),
+            .option("position", default: "0", help: "Position in the track: seconds (83.5) or m:ss(.x)."),
+            .option(
+                "size", default: "320x240",
+                help: "WIDTHxHEIGHT: pixels (320x240) or, up to 40x8, an LCD's characters (16x2, 20x4)."),
+            .option(
+                "bpp", default: "16", help: "Framebuffer pixel size for pixel displays: 16 (RGB565) or 32 (XRGB8888)."),
+            .flag("paused", help: "Draw the paused state."),
+            .option("font", help: "A .hex font (default: GNU Unifont when installed, else the built-in font)."),
+            .option("output", short: "o", help: "The PNG to write."),
+            .option(
+                "benchmark-seconds",
+                help: "Instead of a picture: measure the display's CPU for this many seconds of playback."),
+        ])
 
-    @Option(name: .long, help: "An audio file: its tags, and the .lrc/.ksc beside it (or its ID3 lyrics).")
     var track: String?
-
-    @Option(name: .long, help: "A lyric file (instead of the one beside the track).")
     var lyrics: String?
-
-    @Option(name: .long, help: "Title (instead of the track's tag).")
     var title: String?
-
-    @Option(name: .long, help: "Artist (instead of the track's tag).")
     var artist: String?
-
-    @Option(name: .long, help: "Position in the track: seconds (83.5) or m:ss(.x).")
-    var position: String = "0"
-
-    @Option(name: .long, help: "WIDTHxHEIGHT: pixels (320x240) or, up to 40x8, an LCD's characters (16x2, 20x4).")
-    var size: String = "320x240"
-
-    @Option(name: .long, help: "Framebuffer pixel size for pixel displays: 16 (RGB565) or 32 (XRGB8888).")
-    var bpp: Int = 16
-
-    @Flag(name: .long, help: "Draw the paused state.")
-    var paused = false
-
-    @Option(name: .long, help: "A .hex font (default: GNU Unifont when installed, else the built-in font).")
+    var position: String
+    var size: String
+    var bpp: Int
+    var paused: Bool
     var font: String?
-
-    @Option(name: .shortAndLong, help: "The PNG to write.")
-    var output: String = ""
-
-    @Option(name: .long, help: "Instead of a picture: measure the display's CPU for this many seconds of playback.")
+    var output: String
     var benchmarkSeconds: Int?
 
-    func validate() throws {
-        if output.isEmpty && benchmarkSeconds == nil { throw ValidationError("--output is required") }
+    init(_ parsed: ParsedArguments) throws(UsageError) {
+        track = parsed.value("track")
+        lyrics = parsed.value("lyrics")
+        title = parsed.value("title")
+        artist = parsed.value("artist")
+        position = parsed.value("position") ?? "0"
+        size = parsed.value("size") ?? "320x240"
+        bpp = try parsed.integer("bpp") ?? 16
+        paused = parsed.flag("paused")
+        font = parsed.value("font")
+        output = parsed.value("output") ?? ""
+        benchmarkSeconds = try parsed.integer("benchmark-seconds")
+        if output.isEmpty && benchmarkSeconds == nil { throw UsageError("--output is required") }
+        guard bpp == 16 || bpp == 32 else { throw UsageError("--bpp must be 16 or 32, not \(bpp)") }
     }
 
     func run() throws {
         let parts = size.lowercased().split(separator: "x").compactMap { Int($0) }
         guard parts.count == 2, parts[0] > 0, parts[1] > 0, parts[0] <= 4096, parts[1] <= 4096 else {
-            throw ValidationError("--size must be WIDTHxHEIGHT, e.g. 320x240 or 16x2")
+            throw UsageError("--size must be WIDTHxHEIGHT, e.g. 320x240 or 16x2")
         }
         guard let positionMs = Self.parsePosition(position) else {
-            throw ValidationError("--position must be seconds or m:ss, e.g. 83.5 or 1:23.5")
+            throw UsageError("--position must be seconds or m:ss, e.g. 83.5 or 1:23.5")
         }
         var playing = NowPlaying(
             title: title ?? "", artist: artist ?? "", state: paused ? .paused : .playing, positionMs: positionMs)
@@ -81,7 +89,7 @@ struct RenderCommand: ParsableCommand {
             do {
                 timeline = LyricTimeline(lyrics: Lyrics.parse(bytes: try readWholeFile(lyricFile), fileName: lyricFile))
             } catch {
-                throw ValidationError("\(lyricFile): \(error)")
+                throw UsageError("\(lyricFile): \(error)")
             }
         }
         if playing.title.isEmpty { playing.title = timeline?.lyrics.tags["ti"] ?? "Untitled" }
@@ -124,7 +132,7 @@ struct RenderCommand: ParsableCommand {
             try fd.writeAll(png)
         } catch {
             writeStderr("\(output): \(error)\n")
-            throw ExitCode(1)
+            throw CommandExit(1)
         }
         print("\(output): \(canvas.width)x\(canvas.height), \(png.count) bytes")
     }

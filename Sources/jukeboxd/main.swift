@@ -1,3 +1,3 @@
 import JukeboxDaemon
 
-JukeboxdCommand.main()
+Jukeboxd.main(arguments: Array(CommandLine.arguments.dropFirst()))
