@@ -7,7 +7,8 @@ import LinuxSupport
 // or do file I/O on its path (the buffers below are allocated when the thread starts, the
 // history grown when the device is opened),
 // and it never holds `lock` while in snd_pcm_writei or snd_pcm_drain: a period is copied out
-// under the lock, the lock is released, then written. It wakes at least once per period
+// of the ring into the history under the lock, the lock is released, then the gain is applied
+// (into the period buffer; at a steady 1.0 the history itself is written) and it is written. It wakes at least once per period
 // (snd_pcm_writei returns after about a period once the buffer is full; idle waits time out),
 // so a command reaches the device within one period:
 // - pause/seek/skip/stop: rewind what ALSA holds (snd_pcm_rewindable/rewind), note the
@@ -132,6 +133,19 @@ struct OutputLocals {
         if first < frames { (periodBuffer + first * ch).update(from: history, count: (frames - first) * ch) }
     }
 
+    /// The `frames` frames at `written`, ready to write: straight from the history when the
+    /// gain is a steady 1.0 and they do not wrap (saving a copy per sample, the common case),
+    /// else copied into the period buffer with the gain applied.
+    mutating func renderPeriod(frames: Int) -> UnsafePointer<Int16> {
+        let index = Int(written % Int64(historyFrames))
+        if rampLeft == 0 && gain == 1.0 && index + frames <= historyFrames {
+            return UnsafePointer(history + index * channels)
+        }
+        loadHistory(frames: frames)
+        applyGain(frames: frames)
+        return UnsafePointer(periodBuffer)
+    }
+
     /// Applies the gain (with its ramp) to the period buffer in place. A steady gain of exactly
     /// 1.0 leaves the samples untouched.
     mutating func applyGain(frames: Int) {
@@ -215,7 +229,6 @@ extension AudioPipeline {
             var startedToken: UInt64?
             if replaying {
                 frames = min(o.block, Int(o.replayEnd - o.written))
-                o.loadHistory(frames: frames)
             } else {
                 let c = s.chunks[head]
                 if o.reanchor || (c.announce && c.read == 0) || o.item?.token != c.item.token {
@@ -233,20 +246,19 @@ extension AudioPipeline {
                 }
                 frames = min(o.block, c.frames - c.read)
                 let source = samples + head * Self.chunkFrames * Self.maxChannels + c.read * c.format.channels
-                o.periodBuffer.update(from: source, count: frames * c.format.channels)
                 o.saveHistory(source, frames: frames)
                 s.chunks[head].read += frames
                 if s.chunks[head].read >= c.frames { popChunk() }
             }
-            o.applyGain(frames: frames)
             lock.unlock()
+            let period = o.renderPeriod(frames: frames)
 
             var done = 0
             var underruns = 0
             var failure: ALSAError?
             while done < frames {
                 do {
-                    done += try pcm.write(o.periodBuffer + done * o.channels, frames: frames - done)
+                    done += try pcm.write(period + done * o.channels, frames: frames - done)
                 } catch {
                     if error.code == EPIPE || error.code == ESTRPIPE {
                         underruns += 1
