@@ -236,13 +236,3 @@ enum CRC32 {
         return crc ^ 0xFFFF_FFFF
     }
 }
-
-extension PlaybackRecord {
-    /// The position to resume from: the journal's when it is about the same track and was
-    /// written after this record (a crash or `kill -9` since the last durable commit),
-    /// otherwise `positionMs`.
-    public func resumePositionMs(journal: PositionJournal.Entry?) -> Int64 {
-        guard let journal, journal.trackID == trackID, journal.sequence > journalSequence else { return positionMs }
-        return journal.positionMs
-    }
-}

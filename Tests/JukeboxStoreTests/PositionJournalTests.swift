@@ -131,28 +131,26 @@ import Testing
         #expect(journal.read()?.positionMs == 2)
     }
 
-    @Test func resumeUsesTheNewerOfJournalAndDatabase() throws {
+    /// The daemon resumes from the journal when its entry is at least as new as the database
+    /// row's `journalSequence`; a journal found empty or damaged must continue after that
+    /// sequence, or its new entries would look older than the row.
+    @Test func sequencesGrowAndContinueAfterTheDatabaseRow() throws {
         let dir = TemporaryDirectory()
         let journal = try #require(PositionJournal.open(databasePath: dir.at("db"), logger: quietLogger))
-        journal.write(trackID: 5, positionMs: 10_000)
+        let first = journal.write(trackID: 5, positionMs: 10_000)
         let committed = journal.write(trackID: 5, positionMs: 12_000)
-        let record = PlaybackRecord(
-            queueIndex: 0, trackID: 5, positionMs: 12_000, state: "playing", mode: "in-order", volume: 40,
-            journalSequence: committed)
-        #expect(record.resumePositionMs(journal: journal.read()) == 12_000)
+        #expect(committed > first)
         journal.write(trackID: 5, positionMs: 14_000)  // then kill -9
-        #expect(record.resumePositionMs(journal: journal.read()) == 14_000)
-        #expect(record.resumePositionMs(journal: nil) == 12_000)
-        #expect(record.resumePositionMs(journal: .init(trackID: 6, positionMs: 1, sequence: 99)) == 12_000)
+        let found = try #require(journal.read())
+        #expect(found.positionMs == 14_000 && found.sequence > committed)
 
-        // After a power cut the journal may be older than the database; new writes still win.
-        let stale = PositionJournal.Entry(trackID: 5, positionMs: 2_000, sequence: 1)
-        #expect(record.resumePositionMs(journal: stale) == 12_000)
         writeFile(journal.path, [UInt8](repeating: 0, count: 32))
         let reopened = try #require(PositionJournal.open(databasePath: dir.at("db"), logger: quietLogger))
-        reopened.continueAfter(record.journalSequence)
+        #expect(reopened.read() == nil)
+        reopened.continueAfter(committed)
         reopened.write(trackID: 5, positionMs: 16_000)
-        #expect(record.resumePositionMs(journal: reopened.read()) == 16_000)
+        let after = try #require(reopened.read())
+        #expect(after.positionMs == 16_000 && after.sequence > committed)
     }
 
     @Test func openingInAMissingDirectoryLogsAndReturnsNil() {
