@@ -20,9 +20,6 @@ static inline int64_t jb_mpg123_seek(mpg123_handle *h, int64_t frame, int whence
 static inline int jb_mpg123_set_filesize(mpg123_handle *h, int64_t size) {
     return mpg123_set_filesize(h, (off_t)size);
 }
-/* mpg123_open is renamed by a macro on large-file 32-bit builds as well; keep it beside the
-   other offset calls so the handle and the seek calls always agree on the off_t width. */
-static inline int jb_mpg123_open(mpg123_handle *h, const char *path) { return mpg123_open(h, path); }
 /* mpg123.h renames mpg123_param to mpg123_param2 with a macro, which Swift does not see. */
 static inline int jb_mpg123_param(mpg123_handle *h, enum mpg123_parms type, long value, double fvalue) {
     return mpg123_param(h, type, value, fvalue);

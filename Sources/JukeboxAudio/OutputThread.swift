@@ -5,12 +5,12 @@ import LinuxSupport
 // jb-output: owns the ALSA PCM. It drains the ring one period at a time into snd_pcm_writei,
 // applies the software gain, and turns ring markers into events. It does not allocate, log,
 // or do file I/O on its path (the buffers below are allocated when the thread starts, the
-// history grown when the device is opened),
-// and it never holds `lock` while in snd_pcm_writei or snd_pcm_drain: a period is copied out
-// of the ring into the history under the lock, the lock is released, then the gain is applied
-// (into the period buffer; at a steady 1.0 the history itself is written) and it is written. It wakes at least once per period
-// (snd_pcm_writei returns after about a period once the buffer is full; idle waits time out),
-// so a command reaches the device within one period:
+// history grown when the device is opened), and it never holds `lock` while in
+// snd_pcm_writei or snd_pcm_drain: a period is copied out of the ring into the history under
+// the lock, the lock is released, then the gain is applied (into the period buffer; at a
+// steady 1.0 the history itself is written) and the period is written. It wakes at least once
+// per period (snd_pcm_writei returns after about a period once the buffer is full; idle waits
+// time out), so a command reaches the device within one period:
 // - pause/seek/skip/stop: rewind what ALSA holds (snd_pcm_rewindable/rewind), note the
 //   position actually played (frames written − snd_pcm_delay), then snd_pcm_drop;
 // - software volume: rewind the frames still queued and re-render them from a history of

@@ -61,9 +61,7 @@ final class ResumeJournal {
     /// The every-second record: RAM only (the disk journal when there is no /dev/shm).
     @discardableResult
     func record(_ entry: PositionJournal.Entry) -> UInt64 {
-        sequence += 1
-        var entry = entry
-        entry.sequence = sequence
+        let entry = numbered(entry)
         guard let target = ram ?? disk else { return 0 }
         return target.write(entry)
     }
@@ -72,12 +70,18 @@ final class ResumeJournal {
     /// sequence number written.
     @discardableResult
     func recordDurably(_ entry: PositionJournal.Entry) -> UInt64 {
-        sequence += 1
-        var entry = entry
-        entry.sequence = sequence
+        let entry = numbered(entry)
         ram?.write(entry)
         disk?.write(entry)
         disk?.sync()
-        return sequence
+        return entry.sequence
+    }
+
+    /// `entry` under the next number of the counter both journals share.
+    private func numbered(_ entry: PositionJournal.Entry) -> PositionJournal.Entry {
+        sequence += 1
+        var entry = entry
+        entry.sequence = sequence
+        return entry
     }
 }

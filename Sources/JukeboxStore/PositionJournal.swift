@@ -15,11 +15,12 @@ import Logging
 /// Version 2 ("JBP2", 40 bytes, no queue index or flags) and version 1 ("JBPJ", 32 bytes, no
 /// volume either) records are still read.
 ///
-/// `direct` (the journal on the SD card, fdatasync'd every `sync_interval_s`): the record is written with
-/// O_DIRECT as one 512-byte sector (4 KiB where the device needs it), not the 4 KiB page the
-/// page cache would write back. The file system still writes the inode (mtime) about every
-/// 30 s, and ext4's journal commits it (docs/ARCHITECTURE.md, "Persistence policy"). Where
-/// O_DIRECT is refused (tmpfs, some FUSE file systems) it writes through the page cache.
+/// `direct` (the journal on the SD card, fdatasync'd every `sync_interval_s`): the record is
+/// written with O_DIRECT as one 512-byte sector (4 KiB where the device needs it), not the
+/// 4 KiB page the page cache would write back. The file system still writes the inode (mtime)
+/// about every 30 s, and ext4's journal commits it (docs/ARCHITECTURE.md, "Persistence
+/// policy"). Where O_DIRECT is refused (tmpfs, some FUSE file systems) it writes through the
+/// page cache.
 ///
 /// Used by the control thread only.
 public final class PositionJournal {
