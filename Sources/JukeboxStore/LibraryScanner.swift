@@ -228,7 +228,7 @@ public final class LibraryScanner: @unchecked Sendable {
 
     private func openConnection() throws -> Connection {
         if let connection { return connection }
-        let opened = try Connection(path: databasePath)
+        let opened = try Connection(path: databasePath, options: LibraryStore.connectionOptions)
         try Schema.migrate(opened)
         connection = opened
         return opened

@@ -45,10 +45,18 @@ public final class LibraryStore {
         var reason: String
     }
 
+    /// How the daemon's connections open the database: no checkpoint at close, so a stop
+    /// costs one durable commit, not a copy of the WAL into the main file as well.
+    static var connectionOptions: Connection.Options {
+        var options = Connection.Options()
+        options.checkpointOnClose = false
+        return options
+    }
+
     /// Opens, checks and migrates; damage of any kind becomes `DamagedDatabase`.
     static func openChecked(_ path: String) throws -> Connection {
         do {
-            let connection = try Connection(path: path)
+            let connection = try Connection(path: path, options: connectionOptions)
             let check = try connection.strings("PRAGMA quick_check")
             if check != ["ok"] {
                 throw DamagedDatabase(reason: "quick_check: " + check.prefix(3).joined(separator: "; "))

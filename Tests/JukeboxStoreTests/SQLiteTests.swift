@@ -1,3 +1,4 @@
+import Glibc
 import SQLite
 import Testing
 
@@ -32,6 +33,37 @@ import Testing
         #expect(try db.scalarInt("PRAGMA page_size") == 1024)
         #expect(try db.strings("PRAGMA journal_mode") == ["wal"])
         #expect(try db.scalarInt("PRAGMA synchronous") == 1)  // NORMAL
+    }
+
+    @Test func withoutCheckpointOnCloseTheCommittedWALStaysAndIsReadBack() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.at("t.sqlite")
+        var options = Connection.Options()
+        options.checkpointOnClose = false
+        do {
+            let db = try Connection(path: path, options: options)
+            try db.execute("CREATE TABLE t(x)")
+            try db.transaction(durable: true) { try db.execute("INSERT INTO t VALUES (42)") }
+        }
+        // the close copied nothing: the main file holds only the header page, the WAL the rest
+        var st = stat()
+        #expect(stat(path + "-wal", &st) == 0 && st.st_size > 0)
+        #expect(stat(path, &st) == 0 && st.st_size == 1024)
+        let reopened = try Connection(path: path, options: options)
+        #expect(try reopened.scalarInt("SELECT x FROM t") == 42)
+        #expect(try reopened.strings("PRAGMA quick_check") == ["ok"])
+    }
+
+    @Test func checkpointOnCloseByDefaultFoldsTheWALIntoTheFile() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.at("t.sqlite")
+        do {
+            let db = try Connection(path: path)
+            try db.execute("CREATE TABLE t(x); INSERT INTO t VALUES (7)")
+        }
+        var st = stat()
+        #expect(stat(path + "-wal", &st) != 0)
+        #expect(try Connection(path: path).scalarInt("SELECT x FROM t") == 7)
     }
 
     @Test func errorsCarryCodeMessageSQLAndPath() throws {
