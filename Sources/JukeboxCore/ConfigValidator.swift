@@ -203,6 +203,7 @@ public enum ConfigValidator {
                 $0.resume.longTrackMinutes = $1.number ?? 10
             },
             integer("sync_interval_s", 2...600) { $0.resume.syncIntervalSeconds = $1 },
+            string("checkpoint_device", allowEmpty: true) { $0.resume.checkpointDevice = $1 },
         ],
         "console": [
             path("device", allowStdin: true) { $0.console.device = $1 },

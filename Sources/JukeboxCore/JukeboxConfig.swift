@@ -62,6 +62,10 @@ public struct JukeboxConfig: Sendable, Equatable {
         /// A durable checkpoint happens at least this often while playing. A restart after a
         /// power cut resumes half of it after the last one, so it is off by at most half.
         public var syncIntervalSeconds = 4
+        /// Where the power-cut checkpoint sector goes: empty for a file beside the database;
+        /// else a device of its own (a small raw partition), so that the card's file system
+        /// journals no inode for each checkpoint.
+        public var checkpointDevice = ""
 
         /// The defaults.
         public init() {}

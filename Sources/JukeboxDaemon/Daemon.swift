@@ -93,7 +93,8 @@ final class Daemon {
         let opened = try LibraryStore.open(path: config.database, logger: logger)
         store = opened.store
         if let message = opened.recoveryMessage { logger.error("\(message)") }
-        journal = ResumeJournal(databasePath: config.database, logger: logger)
+        journal = ResumeJournal(
+            databasePath: config.database, checkpointDevice: config.resume.checkpointDevice, logger: logger)
 
         pipeline = AudioPipeline(
             config: AudioOutputConfig(

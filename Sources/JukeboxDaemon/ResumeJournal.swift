@@ -29,8 +29,11 @@ final class ResumeJournal {
     private let ram: PositionJournal?
     private var sequence: UInt64
 
-    init(databasePath: String, logger: Logger) {
-        disk = PositionJournal.open(databasePath: databasePath, logger: logger)
+    /// `checkpointDevice` (`[resume] checkpoint_device`), when not empty, takes the disk
+    /// journal instead of the file beside the database; if it cannot be used, that is said
+    /// once and the file beside the database is used.
+    init(databasePath: String, checkpointDevice: String = "", logger: Logger) {
+        disk = Self.openDisk(databasePath: databasePath, checkpointDevice: checkpointDevice, logger: logger)
         var info = stat()
         if stat(databasePath, &info) == 0, access("/dev/shm", W_OK) == 0 {
             let path = "/dev/shm/jukebox-\(info.st_dev)-\(info.st_ino)-position"
@@ -39,6 +42,29 @@ final class ResumeJournal {
             ram = nil
         }
         sequence = max(disk?.lastSequence ?? 0, ram?.lastSequence ?? 0)
+    }
+
+    private static func openDisk(databasePath: String, checkpointDevice: String, logger: Logger) -> PositionJournal? {
+        guard !checkpointDevice.isEmpty else { return PositionJournal.open(databasePath: databasePath, logger: logger) }
+        let device: PositionJournal
+        do {
+            device = try PositionJournal.openDevice(path: checkpointDevice, logger: logger)
+        } catch {
+            logger.error("checkpoint_device not used: \(error); checkpointing beside the database instead")
+            return PositionJournal.open(databasePath: databasePath, logger: logger)
+        }
+        // A device just taken into use starts with the record the file beside the database
+        // holds, so switching loses no place.
+        let besideDatabase = databasePath + PositionJournal.suffix
+        if device.read() == nil, access(besideDatabase, F_OK) == 0,
+            let old = (try? PositionJournal(path: besideDatabase, logger: logger, create: false))?.read()
+        {
+            device.write(old)
+            device.sync()
+        }
+        logger.info(
+            "power-cut checkpoints go to \(checkpointDevice)\(device.writesSectors ? " (one sector each)" : "")")
+        return device
     }
 
     /// The newest record of the two.

@@ -82,11 +82,51 @@ public final class PositionJournal {
         }
     }
 
+    /// Why a configured checkpoint device was not used.
+    public struct DeviceRefused: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// Opens an existing device (or file) of its own for the journal: a raw partition, an
+    /// nvmem file. The record goes at offset 0, so the first 4 KiB must be zeros or hold a
+    /// journal record and zeros: that refuses a partition table, a file system or a swap
+    /// header, and a block device that is mounted or otherwise in use (O_EXCL: EBUSY).
+    public static func openDevice(path: String, logger: Logger) throws -> PositionJournal {
+        var info = stat()
+        guard stat(path, &info) == 0 else { throw Errno.current("stat", path: path) }
+        if info.st_mode & S_IFMT == S_IFBLK {
+            let probe = Glibc.open(path, O_RDONLY | O_EXCL | O_CLOEXEC)
+            guard probe >= 0 else {
+                let error = Errno.current("open O_EXCL", path: path)
+                if error.code == EBUSY {
+                    throw DeviceRefused(
+                        description: "\(path) is in use (mounted, swap or a holder); refusing to write to it")
+                }
+                throw error
+            }
+            close(probe)
+        } else if info.st_mode & S_IFMT == S_IFDIR {
+            throw DeviceRefused(description: "\(path) is a directory, not a device or a file")
+        }
+        let head = try FileDescriptor(path: path, flags: O_RDONLY)
+        var bytes = [UInt8](repeating: 0, count: 4096)
+        let count = try bytes.withUnsafeMutableBytes { try head.read(into: $0.baseAddress!, count: 4096, at: 0) }
+        let isZero = bytes[0..<count].allSatisfy { $0 == 0 }
+        let holdsRecord =
+            decode(Array(bytes.prefix(recordSize))) != nil && bytes[512..<max(512, count)].allSatisfy { $0 == 0 }
+        guard isZero || holdsRecord else {
+            throw DeviceRefused(
+                description: "\(path) holds other data in its first 4 KiB (a file system, a partition table?); "
+                    + "if it is meant for the checkpoint, clear it first: dd if=/dev/zero of=\(path) bs=4096 count=1")
+        }
+        return try PositionJournal(path: path, logger: logger, direct: true, create: false)
+    }
+
     /// Opens (creating) the journal at `path`; `direct` writes whole sectors with O_DIRECT.
-    public init(path: String, logger: Logger, direct: Bool = false) throws(Errno) {
+    public init(path: String, logger: Logger, direct: Bool = false, create: Bool = true) throws(Errno) {
         self.path = path
         self.logger = logger
-        self.file = try FileDescriptor(path: path, flags: O_RDWR | O_CREAT, mode: 0o644)
+        self.file = try FileDescriptor(path: path, flags: O_RDWR | (create ? O_CREAT : 0), mode: 0o644)
         block.initializeMemory(as: UInt8.self, repeating: 0)
         self.sequence = 0
         self.sequence = read()?.sequence ?? 0

@@ -61,6 +61,7 @@ import Testing
             .init(table: "resume", key: "on_start", value: .string("paused"), line: 15),
             .init(table: "resume", key: "long_track_minutes", value: .float(7.5), line: 16),
             .init(table: "resume", key: "sync_interval_s", value: .integer(60), line: 17),
+            .init(table: "resume", key: "checkpoint_device", value: .string("/dev/mmcblk0p3"), line: 18),
             .init(table: "buttons", key: "chip", value: .string("gpiochip0"), line: 19),
             .init(table: "buttons", key: "play_pause", value: .integer(17), line: 20),
             .init(table: "buttons", key: "next", value: .integer(27), line: 21),
@@ -83,6 +84,7 @@ import Testing
         let value = try #require(config)
         #expect(value.audio.device == "hw:1,0")
         #expect(value.audio.pacing == .clock)
+        #expect(value.resume.checkpointDevice == "/dev/mmcblk0p3")
         #expect(value.queue.mode == .shuffle)
         #expect(value.resume.onStart == .paused)
         #expect(value.resume.longTrackMs == 450_000)
@@ -154,6 +156,9 @@ import Testing
             "long track range", "resume", "long_track_minutes", .float(1441.5),
             "must be between 0 and 1440, found 1441.5"),
         Case("sync too short", "resume", "sync_interval_s", .integer(1), "must be between 2 and 600, found 1"),
+        Case(
+            "checkpoint device number", "resume", "checkpoint_device", .integer(3),
+            "expected a string, found an integer"),
         Case("gpio line range", "buttons", "next", .integer(512), "must be between 0 and 511, found 512"),
         Case("port zero", "network", "port", .integer(0), "must be between 1 and 65535, found 0"),
         Case("port too high", "network", "port", .integer(70000), "must be between 1 and 65535, found 70000"),

@@ -179,6 +179,54 @@ import Testing
 
     /// Starts the daemon; returns it, its first status and the position it resumed at (what
     /// it reports minus what it played since its "playing" line).
+    /// The same cut with `[resume] checkpoint_device` set (a zeroed file standing in for a raw
+    /// partition): the card checkpoints go there, nothing is written beside the database.
+    @Test func powerCutWithACheckpointDeviceResumesFromIt() throws {
+        let nvram = try TemporaryDirectory(prefix: "jukebox-nvram")
+        defer { nvram.remove() }
+        let device = nvram.file("checkpoint")
+        try Data(count: 4096).write(to: URL(fileURLWithPath: device))
+        let harness = try DaemonHarness(
+            tracks: DaemonTests.demoTracks, resumeExtra: "checkpoint_device = \"\(device)\"")
+        var random = TestRandom(seed: 0x5EC7_0B)
+        var expected: (song: Int64, position: Double)?
+        var checked = 0
+        var attempts = 0
+        while checked < 6 && attempts < 12 {
+            attempts += 1
+            let (process, status, resumedAt) = try restart(harness, attempt: attempts)
+            #expect(harness.log.contains("power-cut checkpoints go to \(device)"), "\(harness.log)")
+            if let expected {
+                #expect(status.songID == expected.song, "cut \(attempts): wrong track\n\(harness.log)")
+                #expect(
+                    abs(expected.position - resumedAt) <= 2.1,
+                    "cut \(attempts): expected ~\(expected.position) s, resumed at \(resumedAt) s\n\(harness.log)")
+                #expect(harness.log.contains("continuing half a sync interval after it"))
+                checked += 1
+            }
+            sleepMilliseconds(2100 + random.milliseconds(0...4000))
+            let before = try #require(harness.status(), "no status before the cut:\n\(harness.log)")
+            let cutAt = MonotonicClock.nanoseconds()
+            process.kill(SIGKILL)
+            #expect(process.waitForExit(timeout: .seconds(5)) == 128 + SIGKILL)
+            try harness.forgetRAMJournal()
+            let position = before.elapsed + seconds(from: before.at, to: cutAt)
+            if let duration = before.duration, let song = before.songID, before.state == "play",
+                position > 0.5, position < duration - 3
+            {
+                expected = (song, position)
+            } else {
+                expected = nil
+            }
+        }
+        #expect(checked >= 6, "only \(checked) checked restarts in \(attempts) attempts")
+        #expect(access(harness.database + "-position", F_OK) != 0, "a checkpoint file beside the database")
+        if let process = harness.process {
+            process.kill(SIGTERM)
+            _ = process.waitForExit(timeout: .seconds(3))
+        }
+    }
+
     private func restart(_ harness: DaemonHarness, attempt: Int) throws -> (
         DaemonProcess, DaemonHarness.Status, Double
     ) {

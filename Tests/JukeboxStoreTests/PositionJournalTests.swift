@@ -1,5 +1,6 @@
 import Glibc
 import JukeboxStore
+import JukeboxTestSupport
 import LinuxSupport
 import Testing
 
@@ -100,6 +101,90 @@ import Testing
         #expect(journal.read() == .init(trackID: 1, positionMs: 100_000, sequence: 51))
     }
 
+    // MARK: a checkpoint device of its own
+
+    @Test func aZeroedDeviceTakesRecordsAndKeepsThemAcrossReopening() throws {
+        let dir = TemporaryDirectory()
+        let device = dir.at("nvram")
+        writeFile(device, [UInt8](repeating: 0, count: 8192))
+        do {
+            let journal = try PositionJournal.openDevice(path: device, logger: quietLogger)
+            #expect(journal.read() == nil)
+            journal.write(.init(trackID: 4, positionMs: 61_000, sequence: 9, volume: 35, queueIndex: 3, playing: true))
+            journal.sync()
+        }
+        // reopening finds its own record (not foreign data) and the record itself
+        let reopened = try PositionJournal.openDevice(path: device, logger: quietLogger)
+        #expect(
+            reopened.read()
+                == .init(trackID: 4, positionMs: 61_000, sequence: 9, volume: 35, queueIndex: 3, playing: true))
+        var info = stat()
+        #expect(stat(device, &info) == 0 && info.st_size == 8192)  // written in place, never grown
+    }
+
+    @Test(arguments: ["file system", "text", "partition table"])
+    func aDeviceHoldingOtherDataIsRefusedAndLeftAlone(kind: String) throws {
+        let dir = TemporaryDirectory()
+        let device = dir.at("disk")
+        var bytes = [UInt8](repeating: 0, count: 8192)
+        switch kind {
+        case "file system":  // ext4: an empty boot block, the superblock magic at 1024 + 56
+            bytes[1024 + 56] = 0x53
+            bytes[1024 + 57] = 0xEF
+        case "text": bytes.replaceSubrange(0..<12, with: Array("music_dir = ".utf8))
+        default: bytes[510] = 0x55; bytes[511] = 0xAA  // an MBR's signature
+        }
+        writeFile(device, bytes)
+        let error = #expect(throws: PositionJournal.DeviceRefused.self) {
+            try PositionJournal.openDevice(path: device, logger: quietLogger)
+        }
+        #expect(error?.description.contains("dd if=/dev/zero of=\(device) bs=4096 count=1") == true)
+        #expect(try readWholeFile(device, limit: 16384) == bytes)
+    }
+
+    @Test func aMissingDeviceOrADirectoryIsRefused() throws {
+        let dir = TemporaryDirectory()
+        #expect(throws: Errno.self) { try PositionJournal.openDevice(path: dir.at("missing"), logger: quietLogger) }
+        #expect(throws: PositionJournal.DeviceRefused.self) {
+            try PositionJournal.openDevice(path: dir.path, logger: quietLogger)
+        }
+    }
+
+    /// A loop device stands in for a raw partition: each checkpoint costs it exactly its
+    /// sector, and a mounted device is refused. Needs root and losetup.
+    @Test(.enabled(if: LoopDevice.isUsable, "needs root, losetup and mkfs.ext4"))
+    func onARawPartitionEachCheckpointCostsTheDeviceOneSector() throws {
+        let dir = TemporaryDirectory()
+        writeFile(dir.at("part.img"), [UInt8](repeating: 0, count: 1 << 20))
+        let loop = try LoopDevice(image: dir.at("part.img"))
+        defer { loop.detach() }
+        let journal = try PositionJournal.openDevice(path: loop.device, logger: quietLogger)
+        try #require(journal.writesSectors)
+        journal.write(trackID: 1, positionMs: 0)
+        journal.sync()
+        let before = try loop.bytesWritten()
+        for second in 1...40 {
+            journal.write(trackID: 1, positionMs: Int64(second) * 4000)
+            journal.sync()
+        }
+        #expect(try loop.bytesWritten() - before == 40 * 512)
+        #expect(journal.read() == .init(trackID: 1, positionMs: 160_000, sequence: 41))
+
+        // the same device with a mounted file system on it
+        let fs = dir.at("fs.img")
+        writeFile(fs, [UInt8](repeating: 0, count: 8 << 20))
+        #expect(try run(["mkfs.ext4", "-q", "-F", fs]).status == 0)
+        let mountedLoop = try LoopDevice(image: fs)
+        defer { mountedLoop.detach() }
+        #expect(mkdir(dir.at("mnt"), 0o755) == 0)
+        #expect(try run(["mount", mountedLoop.device, dir.at("mnt")]).status == 0)
+        defer { _ = try? run(["umount", dir.at("mnt")]) }
+        let error = #expect(throws: PositionJournal.DeviceRefused.self) {
+            try PositionJournal.openDevice(path: mountedLoop.device, logger: quietLogger)
+        }
+        #expect(error?.description.contains("in use") == true)
+    }
+
     private func writeBytes() throws -> Int {
         let text = String(decoding: try readWholeFile("/proc/thread-self/io", limit: 4096), as: UTF8.self)
         let line = try #require(text.split(separator: "\n").first { $0.hasPrefix("write_bytes:") })
@@ -160,4 +245,32 @@ import Testing
         #expect(handler.messages.count == 1)
         #expect(handler.messages.first?.contains("position journal unavailable") == true)
     }
+}
+
+/// A loop device over an image file (`losetup --find --show`).
+struct LoopDevice {
+    let device: String
+
+    static var isUsable: Bool {
+        geteuid() == 0 && access("/dev/loop-control", W_OK) == 0
+            && ["losetup", "mkfs.ext4", "mount"].allSatisfy { tool in
+                ["/usr/sbin/", "/sbin/", "/usr/bin/", "/bin/"].contains { access($0 + tool, X_OK) == 0 }
+            }
+    }
+
+    init(image: String) throws {
+        let result = try run(["losetup", "--find", "--show", image])
+        device = result.stdoutText.split(separator: "\n").first.map(String.init) ?? ""
+        try #require(result.status == 0 && device.hasPrefix("/dev/loop"), "losetup: \(result.stderrText)")
+    }
+
+    /// Bytes the device was asked to write (field 7 of /sys/block/loopN/stat, in sectors).
+    func bytesWritten() throws -> Int {
+        let name = device.split(separator: "/").last.map(String.init) ?? device
+        let text = String(decoding: try readWholeFile("/sys/block/\(name)/stat", limit: 4096), as: UTF8.self)
+        let fields = text.split(separator: " ")
+        return try #require(fields.count > 6 ? Int(fields[6]) : nil) * 512
+    }
+
+    func detach() { _ = try? run(["losetup", "-d", device]) }
 }
