@@ -12,6 +12,7 @@ struct DaemonConfig {
     var onStart: String = "play"
     var periodMs = 10
     var bufferMs = 40
+    var checkpointDevice = ""
 
     var toml: String {
         """
@@ -32,6 +33,7 @@ struct DaemonConfig {
 
         [resume]
         on_start = "\(onStart)"
+        checkpoint_device = "\(checkpointDevice)"
 
         [console]
         device = "stdin"

@@ -41,7 +41,9 @@ struct LoopExt4 {
 
     /// Bytes the device was asked to write since it was attached (sectors, field 7 of
     /// /sys/block/loopN/stat, are 512 B whatever the block size).
-    func bytesWritten() -> Int? {
+    func bytesWritten() -> Int? { Self.bytesWritten(device: device) }
+
+    static func bytesWritten(device: String) -> Int? {
         let name = (device as NSString).lastPathComponent
         guard let text = readWholeFile("/sys/block/\(name)/stat") else { return nil }
         let fields = text.split(separator: " ", omittingEmptySubsequences: true)
@@ -51,6 +53,29 @@ struct LoopExt4 {
 
     func remove() {
         _ = try? capture(["umount", mountPoint])
+        _ = try? capture(["losetup", "-d", device])
+        removeItem(image)
+    }
+}
+
+/// A zeroed 1 MiB image on a loop device: a raw partition for `checkpoint_device`.
+struct RawLoop {
+    let image: String, device: String
+
+    static func make(image: String) throws -> RawLoop {
+        removeItem(image)
+        guard FileManager.default.createFile(atPath: image, contents: Data(count: 1 << 20)) else {
+            throw BenchError("cannot create \(image)")
+        }
+        let (lo, out) = try capture(["losetup", "--find", "--show", image])
+        let device = out.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard lo.exited && lo.exitCode == 0, device.hasPrefix("/dev/loop") else { throw BenchError("losetup \(image) failed") }
+        return RawLoop(image: image, device: device)
+    }
+
+    func bytesWritten() -> Int? { LoopExt4.bytesWritten(device: device) }
+
+    func remove() {
         _ = try? capture(["losetup", "-d", device])
         removeItem(image)
     }

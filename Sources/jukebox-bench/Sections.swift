@@ -318,16 +318,30 @@ final class Bench: @unchecked Sendable {
     func sectionDisk() {
         let window = quick ? 20 : 60
         note("\n== 4. disk writes while playing paced, \(Material.shortTracks) x \(Material.shortSeconds) s tracks, \(window) s window, 2 volume changes ==")
-        struct DiskResult {
-            var trace: WriteTrace; var wchar: Int; var writeBytes: Int; var logBytes: Int; var outBytes: Int
-            var changes: Int; var seconds: Double; var syscw: Int
-            var deviceBytes: Int?
-        }
-        let jb: DiskResult? = jbSide("disk") { jb in
+        let jb: DiskResult? = jbSide("disk") { jb in try diskPass(jb, window: window, rawCheckpoint: false) }
+        // the same with the checkpoint sector on a raw partition of its own (a second loop device)
+        let raw: DiskResult? = LoopExt4.isUsable ? jbSide("disk") { jb in try diskPass(jb, window: window, rawCheckpoint: true) } : nil
+        diskReport(jb, raw: raw)
+    }
+
+    struct DiskResult {
+        var trace: WriteTrace; var wchar: Int; var writeBytes: Int; var logBytes: Int; var outBytes: Int
+        var changes: Int; var seconds: Double; var syscw: Int
+        var deviceBytes: Int?
+    }
+
+    /// One paced run of the short tracks with `window` seconds traced and measured.
+    func diskPass(_ jb: String, window: Int, rawCheckpoint: Bool) throws -> DiskResult {
             guard let strace = which("strace") else { throw BenchError("strace not installed") }
             let dir = "\(work)/disk"
-            let cfg = DaemonConfig(musicDir: material.short, database: "\(dir)/state/jukebox.sqlite", pacing: "clock", onStart: "play")
+            var cfg = DaemonConfig(musicDir: material.short, database: "\(dir)/state/jukebox.sqlite", pacing: "clock", onStart: "play")
             removeDatabase(cfg.database)
+            var partition: RawLoop?
+            if rawCheckpoint {
+                partition = try RawLoop.make(image: "\(dir)/checkpoint.img")
+                cfg.checkpointDevice = partition!.device
+            }
+            defer { partition?.remove() }
             // as root, the state directory is a journaled ext4 on a loop device, to count
             // what the card would be asked to write
             var loop: LoopExt4?
@@ -339,7 +353,7 @@ final class Bench: @unchecked Sendable {
                 note("device writes not measured: needs root, losetup, mkfs.ext4 and mount")
             }
             defer { loop?.remove() }
-            let d = try startDaemon(jb, cfg, dir: dir, label: "paced")
+            let d = try startDaemon(jb, cfg, dir: dir, label: rawCheckpoint ? "paced-raw-checkpoint" : "paced")
             guard d.waitPlaying(timeout: 30) != nil else { throw failure(d, "no track started playing within 30 s") }
             Clock.sleep(1)
             let out = "\(dir)/strace.txt", err = "\(dir)/strace-stderr.txt"
@@ -355,7 +369,7 @@ final class Bench: @unchecked Sendable {
             Clock.sleep(0.1)
             guard st.isRunning else { throw BenchError("strace could not attach: \(readWholeFile(err) ?? "")") }
             loop?.sync()                          // start-up's writes go out before the window
-            let device0 = loop?.bytesWritten()
+            let device0 = loop?.bytesWritten(), partition0 = partition?.bytesWritten()
             let io0 = ProcFS.io(d.pid), log0 = d.stderrBytes, out0 = d.stdoutBytes, lines0 = d.stderrLineCount
             let t0 = Clock.seconds()
             Clock.sleep(Double(window) / 3); d.send("volume 40")
@@ -364,21 +378,29 @@ final class Bench: @unchecked Sendable {
             let io1 = ProcFS.io(d.pid), log1 = d.stderrBytes, out1 = d.stdoutBytes
             let t1 = Clock.seconds()
             loop?.sync()                          // what the window dirtied, written now
-            let device1 = loop?.bytesWritten()
+            let device1 = loop?.bytesWritten(), partition1 = partition?.bytesWritten()
             let running = d.child.isRunning
             let changes = d.stderrLines().dropFirst(lines0).filter(LogMatch.playing).count
             st.signal(SIGINT)                     // strace detaches and flushes its output
             _ = st.wait(timeout: 5)
             let (e, _) = d.stop()
             guard running else { throw failure(d, "exited during the window") }
-            note("jukeboxd exit after the window: \(e?.text ?? "none")")
+            note("jukeboxd\(rawCheckpoint ? " (checkpoint_device on a raw loop device)" : "") exit after the window: \(e?.text ?? "none")")
+            var deviceBytes = device0.flatMap { a in device1.map { $0 - a } }
+            if rawCheckpoint {
+                guard let p0 = partition0, let p1 = partition1, let fs = deviceBytes else { throw BenchError("no device counts") }
+                note("   state file system \(fs) B + checkpoint partition \(p1 - p0) B over the window")
+                deviceBytes = fs + p1 - p0
+            }
             let trace = parseWriteTrace(readWholeFile(out) ?? "")
             return DiskResult(trace: trace, wchar: (io1["wchar"] ?? 0) - (io0["wchar"] ?? 0),
                               writeBytes: (io1["write_bytes"] ?? 0) - (io0["write_bytes"] ?? 0),
                               logBytes: log1 - log0, outBytes: out1 - out0, changes: changes, seconds: t1 - t0,
                               syscw: (io1["syscw"] ?? 0) - (io0["syscw"] ?? 0),
-                              deviceBytes: device0.flatMap { a in device1.map { $0 - a } })
-        }
+                              deviceBytes: deviceBytes)
+    }
+
+    func diskReport(_ jb: DiskResult?, raw: DiskResult?) {
         var fileH: Double?, fsyncH: Double?, wcharH: Double?, wbH: Double?, logH: Double?, deviceH: Double?
         if let r = jb {
             let h = 3600 / r.seconds
@@ -421,6 +443,14 @@ final class Bench: @unchecked Sendable {
         report.add(Row(section: "disk", metric: "bytes the card is asked to write per hour (journaled ext4, 4 KiB blocks, loop device)",
                        jukeboxd: deviceH.map { human(bytes: $0) } ?? "not measured", peer: "—", ratio: "—",
                        target: "< 1 MB/h", verdict: deviceH.map { $0 < 1e6 ? "PASS" : "FAIL" } ?? "info"))
+        if let r = raw, let bytes = r.deviceBytes {
+            let h = 3600 / r.seconds
+            note(String(format: "with checkpoint_device on a raw partition: %d fsyncs, device %d B over %.1f s (%d track starts) -> %@/h",
+                        r.trace.fsyncs, bytes, r.seconds, r.changes, human(bytes: Double(bytes) * h)))
+            report.add(Row(section: "disk", metric: "  same, with [resume] checkpoint_device on a raw partition (second loop device)",
+                           jukeboxd: human(bytes: Double(bytes) * h), peer: "—", ratio: "—",
+                           target: "< 1 MB/h", verdict: Double(bytes) * h < 1e6 ? "PASS" : "FAIL"))
+        }
         report.add(Row(section: "disk", metric: "wchar per hour (all writes excl. stdout/stderr)",
                        jukeboxd: wcharH.map { human(bytes: $0) } ?? "error", peer: "—", ratio: "—",
                        target: "context (incl. pipes, eventfds)", verdict: jb == nil ? "ERROR" : "info"))
