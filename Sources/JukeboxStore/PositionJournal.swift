@@ -69,6 +69,7 @@ public final class PositionJournal {
     private let logger: Logger
     private var sequence: UInt64
     private var writeFailing = false
+    private var syncFailing = false
 
     /// Opens (creating) `<databasePath>-position`. Never fails the daemon: on error it logs
     /// one line and returns nil, and the daemon carries on with SQLite checkpoints only.
@@ -105,8 +106,9 @@ public final class PositionJournal {
                 throw error
             }
             close(probe)
-        } else if info.st_mode & S_IFMT == S_IFDIR {
-            throw DeviceRefused(description: "\(path) is a directory, not a device or a file")
+        } else if info.st_mode & S_IFMT != S_IFREG {
+            // a character device (/dev/zero would swallow every record), a FIFO, a directory
+            throw DeviceRefused(description: "\(path) is not a block device or a file")
         }
         let head = try FileDescriptor(path: path, flags: O_RDONLY)
         var bytes = [UInt8](repeating: 0, count: 4096)
@@ -202,8 +204,10 @@ public final class PositionJournal {
     public func sync() {
         do {
             try (directFile ?? file).syncData()
+            syncFailing = false
         } catch {
-            if !writeFailing { logger.info("position journal sync failed: \(error)") }
+            if !writeFailing && !syncFailing { logger.info("position journal sync failed: \(error)") }
+            syncFailing = true
         }
     }
 

@@ -142,11 +142,15 @@ import Testing
         #expect(try readWholeFile(device, limit: 16384) == bytes)
     }
 
-    @Test func aMissingDeviceOrADirectoryIsRefused() throws {
+    @Test func aMissingDeviceADirectoryOrACharacterDeviceIsRefused() throws {
         let dir = TemporaryDirectory()
         #expect(throws: Errno.self) { try PositionJournal.openDevice(path: dir.at("missing"), logger: quietLogger) }
         #expect(throws: PositionJournal.DeviceRefused.self) {
             try PositionJournal.openDevice(path: dir.path, logger: quietLogger)
+        }
+        // reads as zeros, swallows every record
+        #expect(throws: PositionJournal.DeviceRefused.self) {
+            try PositionJournal.openDevice(path: "/dev/zero", logger: quietLogger)
         }
     }
 
