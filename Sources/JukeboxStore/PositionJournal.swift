@@ -88,8 +88,8 @@ public final class PositionJournal {
         public var description: String
     }
 
-    /// Opens an existing device (or file) of its own for the journal: a raw partition, an
-    /// nvmem file. The record goes at offset 0, so the first 4 KiB must be zeros or hold a
+    /// Opens an existing device of its own for the journal: a raw partition (or a plain file).
+    /// The record goes at offset 0, so the first 4 KiB must be zeros or hold a
     /// journal record and zeros: that refuses a partition table, a file system or a swap
     /// header, and a block device that is mounted or otherwise in use (O_EXCL: EBUSY).
     public static func openDevice(path: String, logger: Logger) throws -> PositionJournal {
