@@ -255,12 +255,22 @@ import Testing
 struct LoopDevice {
     let device: String
 
-    static var isUsable: Bool {
-        geteuid() == 0 && access("/dev/loop-control", W_OK) == 0
-            && ["losetup", "mkfs.ext4", "mount"].allSatisfy { tool in
-                ["/usr/sbin/", "/sbin/", "/usr/bin/", "/bin/"].contains { access($0 + tool, X_OK) == 0 }
-            }
-    }
+    /// Root, the tools, and a loop device that really attaches (a container may have
+    /// /dev/loop-control and still refuse): probed once with a small image.
+    static let isUsable: Bool = {
+        let tools = ["losetup", "mkfs.ext4", "mount"].allSatisfy { tool in
+            ["/usr/sbin/", "/sbin/", "/usr/bin/", "/bin/"].contains { access($0 + tool, X_OK) == 0 }
+        }
+        guard geteuid() == 0, access("/dev/loop-control", W_OK) == 0, tools else { return false }
+        let dir = TemporaryDirectory()
+        let image = dir.at("probe.img")
+        writeFile(image, [UInt8](repeating: 0, count: 1 << 20))
+        guard let probe = try? run(["losetup", "--find", "--show", image]), probe.status == 0,
+            let device = probe.stdoutText.split(separator: "\n").first
+        else { return false }
+        _ = try? run(["losetup", "-d", String(device)])
+        return true
+    }()
 
     init(image: String) throws {
         let result = try run(["losetup", "--find", "--show", image])
