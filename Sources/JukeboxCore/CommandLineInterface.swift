@@ -257,6 +257,18 @@ public struct ParsedArguments: Equatable, Sendable {
         guard let number = Int(text) else { throw UsageError("--\(name) must be an integer, not '\(text)'") }
         return number
     }
+
+    /// The value of an option declared with a default, which the parse always fills in.
+    public func defaulted(_ name: String) -> String {
+        guard let value = values[name] else { preconditionFailure("--\(name) is declared without a default") }
+        return value
+    }
+
+    /// `defaulted(_:)` for an integer option.
+    public func defaultedInteger(_ name: String) throws(UsageError) -> Int {
+        guard let number = try integer(name) else { preconditionFailure("--\(name) is declared without a default") }
+        return number
+    }
 }
 
 /// A command line the program cannot run: printed with the usage, exit 64.

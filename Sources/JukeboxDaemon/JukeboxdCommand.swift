@@ -100,8 +100,8 @@ struct CommonOptions {
     var logLevel: String
 
     init(_ parsed: ParsedArguments) {
-        config = parsed.value("config") ?? "/etc/jukebox/jukebox.toml"
-        logLevel = parsed.value("log-level") ?? "info"
+        config = parsed.defaulted("config")
+        logLevel = parsed.defaulted("log-level")
     }
 
     /// Sets up logging to stderr (journald adds its own timestamps) and loads the config;

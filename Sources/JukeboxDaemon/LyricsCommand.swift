@@ -19,7 +19,7 @@ struct LyricsCommand {
 
     init(_ parsed: ParsedArguments) throws(UsageError) {
         file = parsed.arguments[0]
-        offset = Int64(try parsed.integer("offset") ?? 0)
+        offset = Int64(try parsed.defaultedInteger("offset"))
     }
 
     func run() throws {

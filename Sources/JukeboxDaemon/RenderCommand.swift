@@ -46,9 +46,9 @@ struct RenderCommand {
         lyrics = parsed.value("lyrics")
         title = parsed.value("title")
         artist = parsed.value("artist")
-        position = parsed.value("position") ?? "0"
-        size = parsed.value("size") ?? "320x240"
-        bpp = try parsed.integer("bpp") ?? 16
+        position = parsed.defaulted("position")
+        size = parsed.defaulted("size")
+        bpp = try parsed.defaultedInteger("bpp")
         paused = parsed.flag("paused")
         font = parsed.value("font")
         output = parsed.value("output") ?? ""

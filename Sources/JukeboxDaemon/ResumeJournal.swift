@@ -34,14 +34,20 @@ final class ResumeJournal {
     /// once and the file beside the database is used.
     init(databasePath: String, checkpointDevice: String = "", logger: Logger) {
         disk = Self.openDisk(databasePath: databasePath, checkpointDevice: checkpointDevice, logger: logger)
-        var info = stat()
-        if stat(databasePath, &info) == 0, access("/dev/shm", W_OK) == 0 {
-            let path = "/dev/shm/jukebox-\(info.st_dev)-\(info.st_ino)-position"
+        if let path = Self.ramPath(databasePath: databasePath), access("/dev/shm", W_OK) == 0 {
             ram = try? PositionJournal(path: path, logger: logger)
         } else {
             ram = nil
         }
         sequence = max(disk?.lastSequence ?? 0, ram?.lastSequence ?? 0)
+    }
+
+    /// The RAM journal of the database at `databasePath` (nil when it does not exist yet):
+    /// named after its device and inode, so a database rebuilt elsewhere gets a fresh one.
+    static func ramPath(databasePath: String) -> String? {
+        var info = stat()
+        guard stat(databasePath, &info) == 0 else { return nil }
+        return "/dev/shm/jukebox-\(info.st_dev)-\(info.st_ino)-position"
     }
 
     private static func openDisk(databasePath: String, checkpointDevice: String, logger: Logger) -> PositionJournal? {
@@ -56,7 +62,7 @@ final class ResumeJournal {
         // A device just taken into use starts with the record the file beside the database
         // holds, so switching loses no place.
         let besideDatabase = databasePath + PositionJournal.suffix
-        if device.read() == nil, access(besideDatabase, F_OK) == 0,
+        if device.read() == nil,
             let old = (try? PositionJournal(path: besideDatabase, logger: logger, create: false))?.read()
         {
             device.write(old)

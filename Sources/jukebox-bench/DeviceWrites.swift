@@ -23,9 +23,7 @@ struct LoopExt4 {
         func failed(_ what: String) -> BenchError { BenchError("\(what) failed: \(readWholeFile(err) ?? "")") }
         let (mk, _) = try capture(["mkfs.ext4", "-q", "-F", "-b", "4096", "-E", "lazy_itable_init=0,lazy_journal_init=0", image], stderr: .file(err))
         guard mk.exited && mk.exitCode == 0 else { throw failed("mkfs.ext4") }
-        let (lo, loOut) = try capture(["losetup", "--find", "--show", image], stderr: .file(err))
-        let device = loOut.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard lo.exited && lo.exitCode == 0, device.hasPrefix("/dev/loop") else { throw failed("losetup") }
+        let device = try attach(image)
         try mkdirs(mountPoint)
         let (mt, _) = try capture(["mount", "-o", "noatime", device, mountPoint], stderr: .file(err))
         guard mt.exited && mt.exitCode == 0 else {
@@ -33,6 +31,14 @@ struct LoopExt4 {
             throw failed("mount")
         }
         return LoopExt4(image: image, mountPoint: mountPoint, device: device)
+    }
+
+    /// Attaches `image` to the first free loop device; returns its path.
+    static func attach(_ image: String) throws -> String {
+        let (lo, out) = try capture(["losetup", "--find", "--show", image])
+        let device = out.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard lo.exited && lo.exitCode == 0, device.hasPrefix("/dev/loop") else { throw BenchError("losetup \(image) failed") }
+        return device
     }
 
     /// Flushes what is dirty (sync(2): Glibc's module does not export syncfs), so that a
@@ -67,10 +73,7 @@ struct RawLoop {
         guard FileManager.default.createFile(atPath: image, contents: Data(count: 1 << 20)) else {
             throw BenchError("cannot create \(image)")
         }
-        let (lo, out) = try capture(["losetup", "--find", "--show", image])
-        let device = out.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard lo.exited && lo.exitCode == 0, device.hasPrefix("/dev/loop") else { throw BenchError("losetup \(image) failed") }
-        return RawLoop(image: image, device: device)
+        return RawLoop(image: image, device: try LoopExt4.attach(image))
     }
 
     func bytesWritten() -> Int? { LoopExt4.bytesWritten(device: device) }

@@ -332,72 +332,72 @@ final class Bench: @unchecked Sendable {
 
     /// One paced run of the short tracks with `window` seconds traced and measured.
     func diskPass(_ jb: String, window: Int, rawCheckpoint: Bool) throws -> DiskResult {
-            guard let strace = which("strace") else { throw BenchError("strace not installed") }
-            let dir = "\(work)/disk"
-            var cfg = DaemonConfig(musicDir: material.short, database: "\(dir)/state/jukebox.sqlite", pacing: "clock", onStart: "play")
-            removeDatabase(cfg.database)
-            var partition: RawLoop?
-            if rawCheckpoint {
-                partition = try RawLoop.make(image: "\(dir)/checkpoint.img")
-                cfg.checkpointDevice = partition!.device
+        guard let strace = which("strace") else { throw BenchError("strace not installed") }
+        let dir = "\(work)/disk"
+        var cfg = DaemonConfig(musicDir: material.short, database: "\(dir)/state/jukebox.sqlite", pacing: "clock", onStart: "play")
+        removeDatabase(cfg.database)
+        var partition: RawLoop?
+        if rawCheckpoint {
+            partition = try RawLoop.make(image: "\(dir)/checkpoint.img")
+            cfg.checkpointDevice = partition!.device
+        }
+        defer { partition?.remove() }
+        // as root, the state directory is a journaled ext4 on a loop device, to count
+        // what the card would be asked to write
+        var loop: LoopExt4?
+        if LoopExt4.isUsable {
+            do { loop = try LoopExt4.make(image: "\(dir)/state.img", mountPoint: "\(dir)/state") } catch {
+                note("device writes not measured: \(error)")
             }
-            defer { partition?.remove() }
-            // as root, the state directory is a journaled ext4 on a loop device, to count
-            // what the card would be asked to write
-            var loop: LoopExt4?
-            if LoopExt4.isUsable {
-                do { loop = try LoopExt4.make(image: "\(dir)/state.img", mountPoint: "\(dir)/state") } catch {
-                    note("device writes not measured: \(error)")
-                }
-            } else {
-                note("device writes not measured: needs root, losetup, mkfs.ext4 and mount")
-            }
-            defer { loop?.remove() }
-            let d = try startDaemon(jb, cfg, dir: dir, label: rawCheckpoint ? "paced-raw-checkpoint" : "paced")
-            guard d.waitPlaying(timeout: 30) != nil else { throw failure(d, "no track started playing within 30 s") }
-            Clock.sleep(1)
-            let out = "\(dir)/strace.txt", err = "\(dir)/strace-stderr.txt"
-            removeItem(out)
-            // one tracer for all threads: the fsync family plus the write family with fd paths (-y),
-            // so that file data can be told apart from pipe/eventfd/socket writes
-            let st = try Child.spawn([strace, "-f", "-y", "-s", "0", "-e",
-                                      "trace=fsync,fdatasync,sync_file_range,write,pwrite64,writev,pwritev,pwritev2",
-                                      "-o", out, "-p", "\(d.pid)"], stderr: .file(err))
-            defer { if st.isRunning { st.signal(SIGKILL); st.wait(timeout: 2) } }
-            let attachEnd = Clock.seconds() + 3
-            while Clock.seconds() < attachEnd, !(readWholeFile(err) ?? "").contains("attached") { Clock.sleep(0.01) }
-            Clock.sleep(0.1)
-            guard st.isRunning else { throw BenchError("strace could not attach: \(readWholeFile(err) ?? "")") }
-            loop?.sync()                          // start-up's writes go out before the window
-            let device0 = loop?.bytesWritten(), partition0 = partition?.bytesWritten()
-            let io0 = ProcFS.io(d.pid), log0 = d.stderrBytes, out0 = d.stdoutBytes, lines0 = d.stderrLineCount
-            let t0 = Clock.seconds()
-            Clock.sleep(Double(window) / 3); d.send("volume 40")
-            Clock.sleep(t0 + 2 * Double(window) / 3 - Clock.seconds()); d.send("volume 80")
-            Clock.sleep(t0 + Double(window) - Clock.seconds())
-            let io1 = ProcFS.io(d.pid), log1 = d.stderrBytes, out1 = d.stdoutBytes
-            let t1 = Clock.seconds()
-            loop?.sync()                          // what the window dirtied, written now
-            let device1 = loop?.bytesWritten(), partition1 = partition?.bytesWritten()
-            let running = d.child.isRunning
-            let changes = d.stderrLines().dropFirst(lines0).filter(LogMatch.playing).count
-            st.signal(SIGINT)                     // strace detaches and flushes its output
-            _ = st.wait(timeout: 5)
-            let (e, _) = d.stop()
-            guard running else { throw failure(d, "exited during the window") }
-            note("jukeboxd\(rawCheckpoint ? " (checkpoint_device on a raw loop device)" : "") exit after the window: \(e?.text ?? "none")")
-            var deviceBytes = device0.flatMap { a in device1.map { $0 - a } }
-            if rawCheckpoint {
-                guard let p0 = partition0, let p1 = partition1, let fs = deviceBytes else { throw BenchError("no device counts") }
-                note("   state file system \(fs) B + checkpoint partition \(p1 - p0) B over the window")
-                deviceBytes = fs + p1 - p0
-            }
-            let trace = parseWriteTrace(readWholeFile(out) ?? "")
-            return DiskResult(trace: trace, wchar: (io1["wchar"] ?? 0) - (io0["wchar"] ?? 0),
-                              writeBytes: (io1["write_bytes"] ?? 0) - (io0["write_bytes"] ?? 0),
-                              logBytes: log1 - log0, outBytes: out1 - out0, changes: changes, seconds: t1 - t0,
-                              syscw: (io1["syscw"] ?? 0) - (io0["syscw"] ?? 0),
-                              deviceBytes: deviceBytes)
+        } else {
+            note("device writes not measured: needs root, losetup, mkfs.ext4 and mount")
+        }
+        defer { loop?.remove() }
+        let d = try startDaemon(jb, cfg, dir: dir, label: rawCheckpoint ? "paced-raw-checkpoint" : "paced")
+        guard d.waitPlaying(timeout: 30) != nil else { throw failure(d, "no track started playing within 30 s") }
+        Clock.sleep(1)
+        let out = "\(dir)/strace.txt", err = "\(dir)/strace-stderr.txt"
+        removeItem(out)
+        // one tracer for all threads: the fsync family plus the write family with fd paths (-y),
+        // so that file data can be told apart from pipe/eventfd/socket writes
+        let st = try Child.spawn([strace, "-f", "-y", "-s", "0", "-e",
+                                  "trace=fsync,fdatasync,sync_file_range,write,pwrite64,writev,pwritev,pwritev2",
+                                  "-o", out, "-p", "\(d.pid)"], stderr: .file(err))
+        defer { if st.isRunning { st.signal(SIGKILL); st.wait(timeout: 2) } }
+        let attachEnd = Clock.seconds() + 3
+        while Clock.seconds() < attachEnd, !(readWholeFile(err) ?? "").contains("attached") { Clock.sleep(0.01) }
+        Clock.sleep(0.1)
+        guard st.isRunning else { throw BenchError("strace could not attach: \(readWholeFile(err) ?? "")") }
+        loop?.sync()                          // start-up's writes go out before the window
+        let device0 = loop?.bytesWritten(), partition0 = partition?.bytesWritten()
+        let io0 = ProcFS.io(d.pid), log0 = d.stderrBytes, out0 = d.stdoutBytes, lines0 = d.stderrLineCount
+        let t0 = Clock.seconds()
+        Clock.sleep(Double(window) / 3); d.send("volume 40")
+        Clock.sleep(t0 + 2 * Double(window) / 3 - Clock.seconds()); d.send("volume 80")
+        Clock.sleep(t0 + Double(window) - Clock.seconds())
+        let io1 = ProcFS.io(d.pid), log1 = d.stderrBytes, out1 = d.stdoutBytes
+        let t1 = Clock.seconds()
+        loop?.sync()                          // what the window dirtied, written now
+        let device1 = loop?.bytesWritten(), partition1 = partition?.bytesWritten()
+        let running = d.child.isRunning
+        let changes = d.stderrLines().dropFirst(lines0).filter(LogMatch.playing).count
+        st.signal(SIGINT)                     // strace detaches and flushes its output
+        _ = st.wait(timeout: 5)
+        let (e, _) = d.stop()
+        guard running else { throw failure(d, "exited during the window") }
+        note("jukeboxd\(rawCheckpoint ? " (checkpoint_device on a raw loop device)" : "") exit after the window: \(e?.text ?? "none")")
+        var deviceBytes = device0.flatMap { a in device1.map { $0 - a } }
+        if rawCheckpoint {
+            guard let p0 = partition0, let p1 = partition1, let fs = deviceBytes else { throw BenchError("no device counts") }
+            note("   state file system \(fs) B + checkpoint partition \(p1 - p0) B over the window")
+            deviceBytes = fs + p1 - p0
+        }
+        let trace = parseWriteTrace(readWholeFile(out) ?? "")
+        return DiskResult(trace: trace, wchar: (io1["wchar"] ?? 0) - (io0["wchar"] ?? 0),
+                          writeBytes: (io1["write_bytes"] ?? 0) - (io0["write_bytes"] ?? 0),
+                          logBytes: log1 - log0, outBytes: out1 - out0, changes: changes, seconds: t1 - t0,
+                          syscw: (io1["syscw"] ?? 0) - (io0["syscw"] ?? 0),
+                          deviceBytes: deviceBytes)
     }
 
     func diskReport(_ jb: DiskResult?, raw: DiskResult?) {

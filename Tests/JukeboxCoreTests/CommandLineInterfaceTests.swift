@@ -38,6 +38,7 @@ import Testing
         let (command, parsed) = try #require(Self.run([]))
         #expect(command == "run")
         #expect(parsed.value("config") == "/etc/jukebox/jukebox.toml")
+        #expect(parsed.defaulted("config") == "/etc/jukebox/jukebox.toml")
         #expect(parsed.value("console") == nil)
         #expect(!parsed.flag("check-config"))
     }
@@ -98,6 +99,7 @@ import Testing
         let (_, parsed) = try #require(Self.run(["render", "--bpp", "sixteen"]))
         #expect(throws: UsageError("--bpp must be an integer, not 'sixteen'")) { try parsed.integer("bpp") }
         #expect(try Self.run(["render"])?.1.integer("bpp") == 16)
+        #expect(try Self.run(["render"])?.1.defaultedInteger("bpp") == 16)
     }
 
     @Test func helpAndVersion() {

@@ -4,6 +4,8 @@ import JukeboxTestSupport
 import LinuxSupport
 import SQLite
 
+@testable import JukeboxDaemon
+
 /// A real `jukeboxd` process on a temporary music folder and database, driven through its
 /// stdin console. Audio goes to ALSA's null PCM paced by the clock (real time, no card).
 final class DaemonHarness {
@@ -119,9 +121,9 @@ final class DaemonHarness {
     /// Deletes the daemon's RAM journal (`/dev/shm/jukebox-DEV-INODE-position`, named after
     /// the database file), as a reboot after a power cut does.
     func forgetRAMJournal() throws {
-        var info = stat()
-        guard stat(database, &info) == 0 else { throw Errno.current("stat", path: database) }
-        let path = "/dev/shm/jukebox-\(info.st_dev)-\(info.st_ino)-position"
+        guard let path = ResumeJournal.ramPath(databasePath: database) else {
+            throw Errno.current("stat", path: database)
+        }
         if unlink(path) != 0 && errno != ENOENT { throw Errno.current("unlink", path: path) }
     }
 

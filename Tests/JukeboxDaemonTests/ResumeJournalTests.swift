@@ -32,8 +32,7 @@ import Testing
         }
 
         func forgetRAMJournal() {
-            var info = stat()
-            if stat(database, &info) == 0 { unlink("/dev/shm/jukebox-\(info.st_dev)-\(info.st_ino)-position") }
+            if let path = ResumeJournal.ramPath(databasePath: database) { unlink(path) }
         }
     }
 
