@@ -36,25 +36,39 @@ public enum MediaProbe {
         let format = decoder.format
         let length = decoder.lengthFrames
         if let length {
-            // A header-given length the file cannot back up means the file was cut short.
-            // Seeking near the end costs one or two frame decodes, not the whole file.
-            let probeFrames = 1152
-            let buffer = UnsafeMutablePointer<Int16>.allocate(capacity: probeFrames * format.channels)
-            defer { buffer.deallocate() }
-            var ok = false
-            if (try? decoder.seek(toFrame: max(0, length - Int64(probeFrames) * 2))) != nil {
-                for _ in 0..<4 {
-                    guard let r = try? decoder.read(into: buffer, capacityFrames: probeFrames) else { break }
-                    if case .frames(let n) = r, n > 0 { ok = true; break }
-                    if case .done(let n) = r { ok = n > 0; break }
+            // A header-given length the file cannot back up means the file was cut short. An
+            // approximate seek near the end reads a few blocks, not the file (an exact one reads
+            // every frame header: a first scan would read the whole library from the card). Where
+            // it finds no audio (a cut file, or the Xing table rounding past the end of a short
+            // one), an exact seek decides.
+            let target = max(0, length - Int64(1152 * 2))
+            try? decoder.allowApproximateSeeks(true)
+            if !hasAudio(decoder, at: target, channels: format.channels) {
+                try? decoder.allowApproximateSeeks(false)
+                _ = try? decoder.seek(toFrame: 0)  // clears the read error the failed attempt left
+                if !hasAudio(decoder, at: target, channels: format.channels) {
+                    throw AudioFileError(path: path, reason: "truncated: the header promises \(length) frames")
                 }
             }
-            if !ok { throw AudioFileError(path: path, reason: "truncated: the header promises \(length) frames") }
         }
         let tags = decoder.tags()
         return ProbedMedia(
             title: tags.title, artist: tags.artist, album: tags.album, trackNumber: tags.trackNumber,
             durationMs: length.map { $0 * 1000 / Int64(format.rate) }, sampleRate: format.rate,
             channels: format.channels)
+    }
+
+    /// Whether `decoder` yields any audio after seeking to `frame`.
+    private static func hasAudio(_ decoder: MPG123Decoder, at frame: Int64, channels: Int) -> Bool {
+        guard (try? decoder.seek(toFrame: frame)) != nil else { return false }
+        let capacity = 1152
+        let buffer = UnsafeMutablePointer<Int16>.allocate(capacity: capacity * channels)
+        defer { buffer.deallocate() }
+        for _ in 0..<4 {
+            guard let r = try? decoder.read(into: buffer, capacityFrames: capacity) else { return false }
+            if case .frames(let n) = r, n > 0 { return true }
+            if case .done(let n) = r { return n > 0 }
+        }
+        return false
     }
 }

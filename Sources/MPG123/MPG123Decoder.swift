@@ -148,6 +148,16 @@ public final class MPG123Decoder {
         return r
     }
 
+    /// Whether seeks may be approximate (MPG123_FUZZY, off by default). An approximate seek jumps
+    /// by the Xing table of contents or the bitrate; an exact one reads every frame header from
+    /// the start up to the target unless libmpg123 has indexed them while decoding, which on a
+    /// first visit means reading the file up to there. Only for callers that need to reach a
+    /// region, not a sample. The corresponding C function is mpg123_param.
+    public func allowApproximateSeeks(_ allow: Bool) throws(MPG123Error) {
+        let r = jb_mpg123_param(handle, allow ? MPG123_ADD_FLAGS : MPG123_REMOVE_FLAGS, Int(MPG123_FUZZY.rawValue), 0)
+        if r != MPG123_OK.rawValue { throw MPG123Error.from(r, "mpg123_param(MPG123_FUZZY)", path, handle) }
+    }
+
     /// The current output position in frames. The corresponding C function is mpg123_tell.
     public var positionFrames: Int64 { jb_mpg123_tell(handle) }
 

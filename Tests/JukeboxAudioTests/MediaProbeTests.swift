@@ -33,7 +33,9 @@ import Testing
 
     @Test func expectedTableMatchesTheFixtureFile() throws {
         let text = try String(contentsOfFile: Media.path("tags/expected.tsv"), encoding: .utf8)
-        let rows = text.split(separator: "\n").dropFirst().map { $0.split(separator: "\t", omittingEmptySubsequences: false) }
+        let rows = text.split(separator: "\n").dropFirst().map {
+            $0.split(separator: "\t", omittingEmptySubsequences: false)
+        }
         for row in rows {
             let e = try #require(Self.tagCases.first { $0.file == row[0] })
             #expect((e.title ?? "") == row[1])
@@ -64,6 +66,29 @@ import Testing
     @Test func leadingJunkIsAcceptedAfterResync() throws {
         let m = try MediaProbe.probe(path: Media.path("bad/leading_junk.mp3"))
         #expect(m.sampleRate == 44100)
+    }
+
+    /// A first scan must not read whole files from the card: the truncation check seeks near
+    /// the end approximately instead of reading every frame header up to there.
+    @Test func probeOfALongFileReadsOnlyItsEnds() throws {
+        let dir = TempDir()
+        let long = dir.file("long.mp3")
+        let piece = try Data(contentsOf: URL(fileURLWithPath: Media.path("mp3/cbr_noxing.mp3")))
+        try Data((0..<60).flatMap { _ in piece }).write(to: URL(fileURLWithPath: long))  // 2.9 MB, 3 min
+        let before = try bytesReadByThisThread()
+        let m = try MediaProbe.probe(path: long)
+        let read = try bytesReadByThisThread() - before
+        print("MediaProbe read \(read) of \(piece.count * 60) bytes")
+        #expect(read < 300_000, "read \(read) bytes of a \(piece.count * 60)-byte file")
+        let one = try MediaProbe.probe(path: Media.path("mp3/cbr_noxing.mp3"))
+        #expect(abs((m.durationMs ?? 0) - 60 * (one.durationMs ?? 0)) < 1000, "\(m.durationMs ?? 0) ms")
+    }
+
+    /// `rchar` of /proc/thread-self/io: what read(2) and friends returned on this thread.
+    private func bytesReadByThisThread() throws -> Int {
+        let text = try String(contentsOfFile: "/proc/thread-self/io", encoding: .utf8)
+        let line = text.split(separator: "\n").first { $0.hasPrefix("rchar:") }
+        return Int(line?.split(separator: " ").last ?? "") ?? 0
     }
 
     @Test func probeIsFast() throws {
