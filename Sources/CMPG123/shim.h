@@ -28,11 +28,13 @@ static inline int jb_mpg123_param(mpg123_handle *h, enum mpg123_parms type, long
 /* Buffered file input for libmpg123. Its own reader asks read(2) for a frame header and then
    for the frame body: two system calls per 26 ms frame, 13,800 for a three-minute file, which
    cost more kernel time than the decoding itself. This one serves those small reads from a
-   64 KiB buffer: one read(2) per 64 KiB. Seeks inside the buffer move in it; others lseek(2).
+   64 KiB buffer: one read(2) per 64 KiB (or per `chunk` bytes: a probe that reads the start and
+   the end of a file wants less). Seeks inside the buffer move in it; others lseek(2).
    The decoder owns it (jb_mpg123_reader_open / _free); libmpg123 gets no cleanup callback. */
 typedef struct {
     int fd;
     size_t pos, len;   /* next byte to hand out, bytes in buf */
+    size_t chunk;      /* bytes per read(2), at most sizeof buf */
     int64_t end;       /* file offset just past buf */
     unsigned char buf[65536];
 } jb_mpg123_reader;
@@ -42,7 +44,7 @@ static inline mpg123_ssize_t jb_mpg123_reader_read(void *handle, void *dst, size
     size_t done = 0;
     while (done < n) {
         if (r->pos == r->len) {
-            ssize_t got = read(r->fd, r->buf, sizeof r->buf);
+            ssize_t got = read(r->fd, r->buf, r->chunk);
             if (got < 0) {
                 if (errno == EINTR) continue;
                 return done > 0 ? (mpg123_ssize_t)done : -1;
@@ -84,8 +86,9 @@ static inline off_t jb_mpg123_reader_lseek(void *handle, off_t offset, int whenc
     return at;
 }
 
-/* Opens `path` read-only; NULL with errno set on failure. */
-static inline jb_mpg123_reader *jb_mpg123_reader_open(const char *path) {
+/* Opens `path` read-only, to be read `chunk` bytes at a time (clamped to 512 B … 64 KiB);
+   NULL with errno set on failure. */
+static inline jb_mpg123_reader *jb_mpg123_reader_open(const char *path, size_t chunk) {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return NULL;
     jb_mpg123_reader *r = (jb_mpg123_reader *)malloc(sizeof *r);
@@ -96,6 +99,7 @@ static inline jb_mpg123_reader *jb_mpg123_reader_open(const char *path) {
         return NULL;
     }
     r->fd = fd;
+    r->chunk = chunk < 512 ? 512 : chunk > sizeof r->buf ? sizeof r->buf : chunk;
     r->pos = r->len = 0;
     r->end = 0;
     return r;

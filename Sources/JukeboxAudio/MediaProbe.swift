@@ -30,7 +30,8 @@ public enum MediaProbe {
                 channels: wav.format.channels)
         }
         let decoder: MPG123Decoder
-        do { decoder = try MPG123Decoder(path: path) } catch {
+        // 16 KiB reads: the probe reads the tags and first frames, then a few frames at the end.
+        do { decoder = try MPG123Decoder(path: path, readSize: 16384) } catch {
             throw AudioFileError(path: path, reason: "not an MPEG audio file (\(error.message))")
         }
         let format = decoder.format

@@ -52,9 +52,10 @@ public final class MPG123Decoder {
     /// MPG123_ADD_FLAGS, forces S16 output for every standard rate (mpg123_format_none then
     /// mpg123_format), opens the file through a 64 KiB read buffer (libmpg123's own reader
     /// makes two read(2) calls per frame) and reads up to the first frame (mpg123_getformat).
-    public init(path: String) throws(MPG123Error) {
+    /// `readSize` is the bytes per read(2): smaller suits a probe that only visits both ends.
+    public init(path: String, readSize: Int = 65536) throws(MPG123Error) {
         _ = Library.initialised
-        guard let r = jb_mpg123_reader_open(path) else {
+        guard let r = jb_mpg123_reader_open(path, readSize) else {
             throw MPG123Error(
                 code: MPG123_ERR.rawValue, call: "open", path: path, message: Errno.current("open").message)
         }
