@@ -640,5 +640,41 @@ final class Bench: @unchecked Sendable {
                            peer: "\(f(m, 2)) s (MPD, whole process)", ratio: Report.ratio(j, m),
                            target: "context", verdict: "info"))
         }
+        scanReadBytes()
+    }
+
+    /// Bytes read per song by a first scan of full-length songs (the queue folder: 5 × 3 min
+    /// V2). The 2,000 1-s files above are too short to show whether a scan reads whole files,
+    /// which on a card is what makes a first scan of a real library slow.
+    func scanReadBytes() {
+        let queueDir = "\(material.music)/queue-v2"
+        let songs = (try? fm.contentsOfDirectory(atPath: queueDir).filter { $0.hasSuffix(".mp3") }.count) ?? 0
+        guard songs > 0 else {
+            report.error("scan", "no \(queueDir) (run section cpu first to make it)")
+            return
+        }
+        let size = Double(((try? fm.attributesOfItem(atPath: material.v2))?[.size] as? Int) ?? 0)
+        let dir = "\(work)/scan-read"
+        let jb: Double? = jbSide("scan") { jb in
+            let cfg = DaemonConfig(musicDir: queueDir, database: "\(dir)/state/jukebox.sqlite", onStart: "off")
+            removeDatabase(cfg.database)
+            let d = try startDaemon(jb, cfg, dir: dir, label: "scan-read")
+            defer { _ = d.stop() }
+            guard d.waitLog(timeout: 30, { $0.contains("library scan of") }) != nil else { throw failure(d, "no scan line") }
+            guard let rchar = ProcFS.io(d.pid)["rchar"] else { throw BenchError("no /proc/\(d.pid)/io") }
+            return Double(rchar) / Double(songs)
+        }
+        let mpd: Double? = peerSide("scan", "MPD read bytes") {
+            let srv = try MPDServer(dir: "\(work)/mpd-scan-read", musicDir: queueDir, keepDb: false)
+            defer { srv.stop() }
+            _ = try srv.waitUpdate(try srv.connect(), songs: songs)
+            guard let rchar = ProcFS.io(srv.child.pid)["rchar"] else { throw BenchError("no /proc/\(srv.child.pid)/io") }
+            return Double(rchar) / Double(songs)
+        }
+        note("first scan of \(songs) × 3 min songs (\(f(size / 1e6, 2)) MB each): rchar per song jukeboxd \(jb.map { f($0 / 1e3, 0) } ?? "?") kB (whole process: start, database, scan), MPD \(mpd.map { f($0 / 1e3, 0) } ?? "?") kB")
+        report.add(Row(section: "scan", metric: "bytes read per song, first scan of 3 min songs (rchar)",
+                       jukeboxd: jb.map { "\(f($0 / 1e3, 0)) kB" } ?? "error",
+                       peer: mpd.map { "\(f($0 / 1e3, 0)) kB (MPD)" } ?? "error",
+                       ratio: Report.ratio(jb, mpd), target: "context (a song is \(f(size / 1e6, 1)) MB)", verdict: "info"))
     }
 }
