@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <mpg123.h>
 
 /* libmpg123 1.31 (Debian 12) declares its offset API with off_t, whose width and symbol
@@ -116,5 +117,45 @@ static inline int jb_mpg123_open_reader(mpg123_handle *h, jb_mpg123_reader *r) {
     int rc = mpg123_replace_reader_handle(h, jb_mpg123_reader_read, jb_mpg123_reader_lseek, NULL);
     if (rc != MPG123_OK) return rc;
     return mpg123_open_handle(h, r);
+}
+/* Seek hints: where an MPEG frame starts in the file, noted while it was decoded, so that a
+   later open can start reading there (mpg123_set_index) instead of reading every frame
+   header from the start up to a resume position. libmpg123's own index cannot serve: it
+   stops growing once an index has been set. */
+
+/* Installs an index of two entries, frame 0 (where libmpg123 found it on open) and `frame`
+   at `offset`: a seek to or past `frame` starts reading there. */
+static inline int jb_mpg123_use_index_entry(mpg123_handle *h, int64_t frame, int64_t offset) {
+    off_t *offsets = NULL;
+    off_t step = 0;
+    size_t fill = 0;
+    if (frame <= 0) return MPG123_BAD_INDEX_PAR;
+    int rc = mpg123_index(h, &offsets, &step, &fill);
+    if (rc != MPG123_OK) return rc;
+    if (fill < 1) return MPG123_BAD_INDEX_PAR;
+    off_t two[2] = {offsets[0], (off_t)offset};
+    return mpg123_set_index(h, two, (off_t)frame, 2);
+}
+
+/* Decodes the next MPEG frame (mpg123_decode_frame): its number, and where its header starts
+   in the file (mpg123_framepos), with a pointer to its samples in libmpg123's buffer. */
+static inline int jb_mpg123_decode_frame(mpg123_handle *h, int64_t *num, int64_t *offset, unsigned char **audio, size_t *bytes) {
+    off_t n = 0;
+    int rc = mpg123_decode_frame(h, &n, audio, bytes);
+    *num = (int64_t)n;
+    *offset = (int64_t)mpg123_framepos(h);
+    return rc;
+}
+
+/* Size of the reader's file, and up to `n` bytes at `offset` (pread, the read position
+   unchanged); -1 on error. */
+static inline int64_t jb_mpg123_reader_size(jb_mpg123_reader *r) {
+    struct stat st;
+    return fstat(r->fd, &st) == 0 ? (int64_t)st.st_size : -1;
+}
+static inline int64_t jb_mpg123_reader_peek(jb_mpg123_reader *r, int64_t offset, void *dst, size_t n) {
+    ssize_t got;
+    do { got = pread(r->fd, dst, n, (off_t)offset); } while (got < 0 && errno == EINTR);
+    return (int64_t)got;
 }
 #endif

@@ -1,4 +1,5 @@
 import Glibc
+import JukeboxCore
 import LinuxSupport
 import MPG123
 
@@ -48,6 +49,21 @@ public protocol AudioDecoder: AnyObject {
     func read(into buffer: UnsafeMutablePointer<Int16>, capacityFrames: Int) throws -> DecodeResult
     /// Positions the decoder at output frame `frame` (sample-accurate).
     func seek(toFrame frame: Int64) throws
+    /// Where to start reading to come back to a position at or before the one being played
+    /// (a few seconds behind what was decoded: the ring holds less). nil when none is known
+    /// or the format needs none.
+    var seekHint: SeekHint? { get }
+    /// `seek(toFrame:)`, reading from `hint` on when it fits this file. Returns whether it did.
+    func seek(toFrame frame: Int64, hint: SeekHint?) throws -> Bool
+}
+
+extension AudioDecoder {
+    public var seekHint: SeekHint? { nil }
+
+    public func seek(toFrame frame: Int64, hint: SeekHint?) throws -> Bool {
+        try seek(toFrame: frame)
+        return false
+    }
 }
 
 /// Opens the right decoder for a file: RIFF/WAVE content goes to `WAVDecoder`, anything else
@@ -61,6 +77,13 @@ public func openDecoder(path: String) throws -> any AudioDecoder {
 public final class MP3Decoder: AudioDecoder {
     let decoder: MPG123Decoder
     public private(set) var format: AudioFormat
+    /// Seek hints noted while decoding: `newer` at output frame `newerAt`, and the one before
+    /// it, which is at least `hintLagSeconds` behind what was decoded since and so behind
+    /// what the device plays (the ring holds about 2 s).
+    private var newer: (hint: SeekHint, at: Int64)?
+    private var older: SeekHint?
+    private var decodedFrames: Int64 = 0
+    public static let hintLagSeconds: Int64 = 5
 
     public init(path: String) throws(MPG123Error) {
         decoder = try MPG123Decoder(path: path)
@@ -70,18 +93,46 @@ public final class MP3Decoder: AudioDecoder {
     public var lengthFrames: Int64? { decoder.lengthFrames }
 
     public func read(into buffer: UnsafeMutablePointer<Int16>, capacityFrames: Int) throws -> DecodeResult {
+        let result: DecodeResult
         switch try decoder.read(into: buffer, capacityFrames: capacityFrames) {
-        case .frames(let n): return DecodeResult(frames: n, isEnd: false, formatChanged: false)
-        case .done(let n): return DecodeResult(frames: n, isEnd: true, formatChanged: false)
+        case .frames(let n): result = DecodeResult(frames: n, isEnd: false, formatChanged: false)
+        case .done(let n): result = DecodeResult(frames: n, isEnd: true, formatChanged: false)
         case .newFormat(let n):
             let new = AudioFormat(rate: decoder.format.rate, channels: decoder.format.channels)
             let changed = new != format
             format = new
-            return DecodeResult(frames: n, isEnd: false, formatChanged: changed)
+            result = DecodeResult(frames: n, isEnd: false, formatChanged: changed)
         }
+        decodedFrames += Int64(result.frames)
+        noteSeekHint()
+        return result
     }
 
-    public func seek(toFrame frame: Int64) throws { try decoder.seek(toFrame: frame) }
+    private func noteSeekHint() {
+        guard let frame = decoder.lastDecodedFrame, frame.mpegFrame > 0 else { return }
+        if let newer, decodedFrames - newer.at < Self.hintLagSeconds * Int64(format.rate) { return }
+        guard let size = decoder.fileSize else { return }
+        older = newer?.hint
+        newer = (SeekHint(mpegFrame: frame.mpegFrame, byteOffset: frame.byteOffset, fileSize: size), decodedFrames)
+    }
+
+    public var seekHint: SeekHint? { older }
+
+    public func seek(toFrame frame: Int64) throws {
+        newer = nil
+        older = nil
+        decodedFrames = frame
+        try decoder.seek(toFrame: frame)
+    }
+
+    public func seek(toFrame frame: Int64, hint: SeekHint?) throws -> Bool {
+        var used = false
+        if let hint, hint.fileSize == decoder.fileSize {
+            used = decoder.useIndexEntry(mpegFrame: hint.mpegFrame, byteOffset: hint.byteOffset)
+        }
+        try seek(toFrame: frame)
+        return used
+    }
 
     public func tags() -> MPG123Tags { decoder.tags() }
 }

@@ -208,7 +208,9 @@ public final class AudioPipeline: @unchecked Sendable {
                     state: s.state, token: s.state == .stopped ? nil : token, positionFrames: frames,
                     positionMs: frames * 1000 / rate, format: s.format, underruns: s.underruns,
                     error: s.deviceError, periodFrames: s.periodFrames, bufferFrames: s.bufferFrames,
-                    pacing: s.pacing, deviceOpens: s.deviceOpens),
+                    pacing: s.pacing, deviceOpens: s.deviceOpens,
+                    seekHint: token != nil && s.seekHint?.token == token ? s.seekHint?.hint : nil,
+                    startedFromSeekHint: token != nil && s.openedFromSeekHint == token),
                 s.realtimeRefusal
             )
         }

@@ -8,7 +8,7 @@ import LinuxSupport
 
 extension AudioPipeline {
     private enum Opened {
-        case ok(any AudioDecoder, Int64)
+        case ok(any AudioDecoder, Int64, usedHint: Bool)
         case failed(String)
     }
 
@@ -16,8 +16,9 @@ extension AudioPipeline {
         do {
             let decoder = try openDecoder(path: item.path)
             let frame = start.frames(rate: decoder.format.rate)
-            if frame > 0 { try decoder.seek(toFrame: frame) }
-            return .ok(decoder, frame)
+            var usedHint = false
+            if frame > 0 { usedHint = try decoder.seek(toFrame: frame, hint: item.seekHint) }
+            return .ok(decoder, frame, usedHint: usedHint)
         } catch {
             return .failed("\(error)")
         }
@@ -50,11 +51,13 @@ extension AudioPipeline {
                 guard gen == s.decodeGen else { continue }
                 s.decodingItem = request.item
                 switch opened {
-                case .ok(let d, let frame):
+                case .ok(let d, let frame, let usedHint):
                     decoder = d
                     item = request.item
                     nextFrame = frame
                     announce = request.announce
+                    s.seekHint = nil
+                    s.openedFromSeekHint = usedHint ? item.token : nil
                 case .failed(let message):
                     pending.append((.failed(message), request.item))
                     atEnd = true
@@ -82,7 +85,7 @@ extension AudioPipeline {
                     guard gen == s.decodeGen else { continue }
                     s.decodingItem = next
                     switch opened {
-                    case .ok(let nd, _):
+                    case .ok(let nd, _, _):
                         decoder = nd
                         item = next
                         nextFrame = 0
@@ -112,8 +115,12 @@ extension AudioPipeline {
             } catch {
                 failure = "\(error)"
             }
+            let hint = d.seekHint
             lock.lock()
             guard gen == s.decodeGen else { continue }
+            if let hint, s.seekHint?.token != item.token || s.seekHint?.hint != hint {
+                s.seekHint = (item.token, hint)
+            }
             if result.frames > 0 {
                 s.publish(
                     ChunkInfo(

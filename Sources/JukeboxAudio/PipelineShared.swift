@@ -1,3 +1,4 @@
+import JukeboxCore
 import LinuxSupport
 
 /// Where to start decoding an item.
@@ -58,6 +59,10 @@ struct SharedState {
     var decodeRequest: (item: PlaybackItem, start: StartPosition, announce: Bool)?
     /// The item jb-decode is decoding (after a gapless transition: the follow-up).
     var decodingItem: PlaybackItem?
+    /// jb-decode's latest seek hint and the item it belongs to; the token whose start position
+    /// was reached by way of its item's hint.
+    var seekHint: (token: UInt64, hint: SeekHint)?
+    var openedFromSeekHint: UInt64?
     var nextItem: PlaybackItem?
     /// jb-decode reached the end of its item and no follow-up was set yet.
     var awaitingNext = false

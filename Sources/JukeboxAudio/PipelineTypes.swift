@@ -1,11 +1,17 @@
-/// One thing to play: the caller's token (echoed in events) and the file.
+import JukeboxCore
+
+/// One thing to play: the caller's token (echoed in events) and the file, with where to
+/// start reading it when it starts past its beginning (see `SeekHint`; ignored when it does
+/// not fit the file).
 public struct PlaybackItem: Sendable, Equatable {
     public var token: UInt64
     public var path: String
+    public var seekHint: SeekHint?
 
-    public init(token: UInt64, path: String) {
+    public init(token: UInt64, path: String, seekHint: SeekHint? = nil) {
         self.token = token
         self.path = path
+        self.seekHint = seekHint
     }
 }
 
@@ -69,6 +75,11 @@ public struct PipelineStatus: Sendable, Equatable {
     public var pacing: OutputPacing
     /// How often the PCM was opened (it is reopened only when rate or channels change).
     public var deviceOpens: Int
+    /// Where to start reading `token`'s file to come back to a position at or before the
+    /// current one (nil when not known yet, or for a WAV file).
+    public var seekHint: SeekHint? = nil
+    /// Whether `token` was opened at its start position by way of its item's seek hint.
+    public var startedFromSeekHint = false
 }
 
 /// Things the control thread learns about; `wakeup` is called when one is queued.

@@ -47,6 +47,10 @@ public final class MPG123Decoder {
     private let reader: UnsafeMutablePointer<jb_mpg123_reader>
     public let path: String
     public private(set) var format: MPG123Format
+    /// Samples of the current MPEG frame not yet handed out (inside libmpg123's buffer, valid
+    /// until the next decode or seek).
+    private var pending: UnsafeRawPointer?
+    private var pendingBytes = 0
 
     /// Opens `path`: keeps libmpg123's default flags (gapless on) and adds MPG123_QUIET with
     /// MPG123_ADD_FLAGS, forces S16 output for every standard rate (mpg123_format_none then
@@ -117,36 +121,86 @@ public final class MPG123Decoder {
     /// Decodes into `buffer` (S16 interleaved, room for `capacityFrames` frames of the
     /// current format). The data that arrives with MPG123_DONE is returned with `.done`:
     /// callers must play it (MPD drops it and loses up to 46 ms per track).
-    /// The corresponding C function is mpg123_read.
+    /// Frame by frame (mpg123_decode_frame, then a copy out of libmpg123's buffer, as
+    /// mpg123_read does inside), so that each MPEG frame's number and file offset are known.
     public func read(into buffer: UnsafeMutablePointer<Int16>, capacityFrames: Int) throws(MPG123Error)
         -> MPG123ReadResult
     {
         let frameBytes = 2 * format.channels
-        var done = 0
-        let r = mpg123_read(handle, buffer, capacityFrames * frameBytes, &done)
-        let frames = done / frameBytes
-        switch r {
-        case MPG123_OK.rawValue: return .frames(frames)
-        case MPG123_DONE.rawValue: return .done(frames)
-        case MPG123_NEW_FORMAT.rawValue:
-            var rate = 0
-            var channels: Int32 = 0
-            var encoding: Int32 = 0
-            _ = mpg123_getformat(handle, &rate, &channels, &encoding)
-            if rate > 0, channels > 0 { format = MPG123Format(rate: rate, channels: Int(channels)) }
-            return .newFormat(frames)
-        default:
-            throw MPG123Error.from(r, "mpg123_read", path, handle)
+        let capacity = capacityFrames * frameBytes
+        let out = UnsafeMutableRawPointer(buffer)
+        var copied = 0
+        while copied < capacity {
+            if pendingBytes > 0, let pending {
+                let n = min(pendingBytes, capacity - copied)
+                (out + copied).copyMemory(from: pending, byteCount: n)
+                self.pending = pending + n
+                pendingBytes -= n
+                copied += n
+                continue
+            }
+            var number: Int64 = 0
+            var offset: Int64 = 0
+            var audio: UnsafeMutablePointer<UInt8>?
+            var bytes = 0
+            let r = jb_mpg123_decode_frame(handle, &number, &offset, &audio, &bytes)
+            switch r {
+            case MPG123_OK.rawValue:
+                pending = audio.map { UnsafeRawPointer($0) }
+                pendingBytes = audio == nil ? 0 : bytes
+                lastDecodedFrame = (number, offset)
+            case MPG123_DONE.rawValue:
+                return .done(copied / frameBytes)
+            case MPG123_NEW_FORMAT.rawValue:
+                // libmpg123 reports the change before the first frame in the new format.
+                var rate = 0
+                var channels: Int32 = 0
+                var encoding: Int32 = 0
+                _ = mpg123_getformat(handle, &rate, &channels, &encoding)
+                if rate > 0, channels > 0 { format = MPG123Format(rate: rate, channels: Int(channels)) }
+                return .newFormat(copied / frameBytes)
+            default:
+                throw MPG123Error.from(r, "mpg123_decode_frame", path, handle)
+            }
         }
+        return .frames(copied / frameBytes)
     }
+
+    /// The MPEG frame whose samples `read` is handing out: its number and where its header
+    /// starts in the file. nil before the first frame and after a seek.
+    public private(set) var lastDecodedFrame: (mpegFrame: Int64, byteOffset: Int64)?
 
     /// Seeks to output sample (frame) `frame`, sample-accurately (gapless offsets included).
     /// Returns the new position. The corresponding C function is mpg123_seek (SEEK_SET).
     @discardableResult
     public func seek(toFrame frame: Int64) throws(MPG123Error) -> Int64 {
+        pending = nil
+        pendingBytes = 0
+        lastDecodedFrame = nil
         let r = jb_mpg123_seek(handle, frame, SEEK_SET)
         if r < 0 { throw MPG123Error.from(Int32(r), "mpg123_seek", path, handle) }
         return r
+    }
+
+    /// The size of the file, from fstat (nil when that fails).
+    public var fileSize: Int64? {
+        let size = jb_mpg123_reader_size(reader)
+        return size >= 0 ? size : nil
+    }
+
+    /// Makes seeks to or past MPEG frame `frame` start reading at `byteOffset` (what
+    /// `lastDecodedFrame` said for this same file) instead of walking from the first frame. Checks
+    /// that an MPEG frame header starts there (sync bits, layer and bitrate fields not
+    /// reserved); false when it does not or libmpg123 refuses, and then nothing changed.
+    /// The corresponding C function is mpg123_set_index.
+    public func useIndexEntry(mpegFrame frame: Int64, byteOffset: Int64) -> Bool {
+        var header: (UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0)
+        let got = withUnsafeMutableBytes(of: &header) { jb_mpg123_reader_peek(reader, byteOffset, $0.baseAddress, 4) }
+        guard got == 4, header.0 == 0xFF, header.1 & 0xE0 == 0xE0,  // 11 sync bits
+            header.1 & 0x06 != 0,  // layer 00 is reserved
+            header.2 & 0xF0 != 0xF0  // bitrate index 15 is invalid
+        else { return false }
+        return jb_mpg123_use_index_entry(handle, frame, byteOffset) == MPG123_OK.rawValue
     }
 
     /// Whether seeks may be approximate (MPG123_FUZZY, off by default). An approximate seek jumps

@@ -1,0 +1,108 @@
+import Foundation
+import JukeboxAudio
+import JukeboxCore
+import Testing
+
+/// Resuming deep into a long MP3 with a seek hint: the same samples as an exact seek from the
+/// start, for a fraction of the reading. A 2-minute VBR file with a LAME header (gapless
+/// offsets in play) is made with sox and lame, as the fixtures are.
+@Suite(.serialized) struct SeekHintTests {
+    /// Made once per machine and kept (renamed into place whole, so a crashed run leaves none).
+    static let long: String? = {
+        let mp3 = NSTemporaryDirectory() + "jukebox-seekhint-120s-v2.mp3"
+        if FileManager.default.fileExists(atPath: mp3) { return mp3 }
+        let wav = mp3 + ".\(getpid()).wav"
+        let partial = mp3 + ".\(getpid())"
+        _ = try? run(
+            "/usr/bin/sox", ["-n", "-r", "44100", "-c", "2", wav, "synth", "120", "sine", "200-2000", "sine", "330"])
+        _ = try? run("/usr/bin/lame", ["--quiet", "-V", "2", wav, partial])
+        try? FileManager.default.removeItem(atPath: wav)
+        guard rename(partial, mp3) == 0 else { return nil }
+        return mp3
+    }()
+
+    /// Decodes `decoder` until its output position passes `frames`.
+    func decode(_ decoder: MP3Decoder, past frames: Int64) throws {
+        let buffer = UnsafeMutablePointer<Int16>.allocate(capacity: 8192)
+        defer { buffer.deallocate() }
+        var position: Int64 = 0
+        while position < frames {
+            let r = try decoder.read(into: buffer, capacityFrames: 4096)
+            position += Int64(r.frames)
+            if r.isEnd { break }
+        }
+    }
+
+    func next(_ decoder: MP3Decoder, frames: Int) throws -> [Int16] {
+        var out = [Int16](repeating: 0, count: frames * 2)
+        var got = 0
+        try out.withUnsafeMutableBufferPointer { p in
+            while got < frames {
+                let r = try decoder.read(into: p.baseAddress! + got * 2, capacityFrames: frames - got)
+                got += r.frames
+                if r.isEnd { break }
+            }
+        }
+        return Array(out.prefix(got * 2))
+    }
+
+    func bytesReadByThisThread() throws -> Int {
+        let text = try String(contentsOfFile: "/proc/thread-self/io", encoding: .utf8)
+        let line = text.split(separator: "\n").first { $0.hasPrefix("rchar:") }
+        return Int(line?.split(separator: " ").last ?? "") ?? 0
+    }
+
+    @Test func aHintedSeekGivesTheSameSamplesAndReadsLittle() throws {
+        let path = try #require(Self.long, "sox and lame could not make the long test file")
+        let rate: Int64 = 44100
+        let playing = try MP3Decoder(path: path)
+        try decode(playing, past: 100 * rate)
+        let hint = try #require(playing.seekHint, "no seek hint after 100 s of decoding")
+        // At least the lag behind what was decoded (the device plays behind the decoder).
+        #expect(hint.mpegFrame * 1152 <= 100 * rate - MP3Decoder.hintLagSeconds * rate + 4096)
+        #expect(hint.mpegFrame * 1152 >= 80 * rate, "hint at frame \(hint.mpegFrame): too far behind")
+
+        let target = 101 * rate + 123
+        let exact = try MP3Decoder(path: path)
+        let before = try bytesReadByThisThread()
+        #expect(try exact.seek(toFrame: target, hint: nil) == false)
+        let expected = try next(exact, frames: 20_000)
+        let exactRead = try bytesReadByThisThread() - before
+
+        let hinted = try MP3Decoder(path: path)
+        let start = try bytesReadByThisThread()
+        #expect(try hinted.seek(toFrame: target, hint: hint))
+        let got = try next(hinted, frames: 20_000)
+        let hintedRead = try bytesReadByThisThread() - start
+        print("seek to 101 s of \(path): exact read \(exactRead) B, hinted \(hintedRead) B")
+        #expect(got.count == 40_000)
+        #expect(got == expected, "a hinted seek must land on the same sample")
+        #expect(hintedRead * 4 < exactRead, "hinted \(hintedRead) B, exact \(exactRead) B")
+    }
+
+    @Test func aHintThatDoesNotFitIsIgnored() throws {
+        let path = try #require(Self.long, "sox and lame could not make the long test file")
+        let playing = try MP3Decoder(path: path)
+        try decode(playing, past: 60 * 44100)
+        let hint = try #require(playing.seekHint)
+        let target: Int64 = 61 * 44100
+        let exact = try MP3Decoder(path: path)
+        try exact.seek(toFrame: target)
+        let expected = try next(exact, frames: 4096)
+        var otherFile = hint
+        otherFile.fileSize += 1  // retagged or replaced since
+        var notAFrame = hint
+        notAFrame.byteOffset += 1
+        for wrong in [otherFile, notAFrame] {
+            let decoder = try MP3Decoder(path: path)
+            #expect(try decoder.seek(toFrame: target, hint: wrong) == false, "\(wrong)")
+            #expect(try next(decoder, frames: 4096) == expected)
+        }
+        // A hint past the target: libmpg123 reads from the start instead.
+        let early = try MP3Decoder(path: path)
+        #expect(try early.seek(toFrame: 10 * 44100, hint: hint))
+        let exactEarly = try MP3Decoder(path: path)
+        try exactEarly.seek(toFrame: 10 * 44100)
+        #expect(try next(early, frames: 4096) == next(exactEarly, frames: 4096))
+    }
+}
