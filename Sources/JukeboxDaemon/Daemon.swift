@@ -52,6 +52,12 @@ final class Daemon {
     private var eventSinceDurableSave = false
     /// Per-track positions as the database has them.
     private var persistedPositions: [TrackID: Int64] = [:]
+    /// Where to start reading a track to resume it fast (see `SeekHint`): the current track's
+    /// latest from the pipeline (it goes into every journal record) and the long tracks' that
+    /// keep their own position. Not in the database: a remembered position of a long track
+    /// that was not the last one played resumes without one after a restart.
+    private var seekHints: [TrackID: SeekHint] = [:]
+    private var loggedHintToken: UInt64?
     /// An event (pause, seek, skip, volume, mode) changed the state since the last save.
     private var eventNotSaved = false
     /// What the database holds (nil until the first save of this run).
@@ -142,7 +148,9 @@ final class Daemon {
         // has the track, the queue entry, the position and the volume since then.
         if var saved = record {
             // The same sequence: a durable save wrote both; the journal adds whether it moved on.
-            if let found = journal.read(), found.entry.sequence >= saved.journalSequence {
+            let found = journal.read()
+            if let found, let hint = found.entry.seekHint { seekHints[found.entry.trackID] = hint }
+            if let found, found.entry.sequence >= saved.journalSequence {
                 let entry = found.entry
                 if let index = entry.queueIndex, queue.indices.contains(index), queue[index] == entry.trackID {
                     saved.queueIndex = index
@@ -484,7 +492,8 @@ final class Daemon {
             return nil
         }
         requests[request.token] = request
-        return PlaybackItem(token: request.token, path: "\(config.musicDir)/\(track.path)")
+        return PlaybackItem(
+            token: request.token, path: "\(config.musicDir)/\(track.path)", seekHint: seekHints[request.trackID])
     }
 
     // MARK: - persistence
@@ -495,7 +504,18 @@ final class Daemon {
     private func refreshPosition() -> (status: PipelineStatus, current: Bool) {
         let status = pipeline.status()
         let current = status.token != nil && status.token == machine.currentRequest?.token
-        if current { perform(machine.handle(.position(ms: status.positionMs), now: Instant.now)) }
+        if current {
+            perform(machine.handle(.position(ms: status.positionMs), now: Instant.now))
+            if let track = machine.currentRequest?.trackID {
+                if let hint = status.seekHint { seekHints[track] = hint }
+                if status.startedFromSeekHint, loggedHintToken != status.token {
+                    loggedHintToken = status.token
+                    logger.info(
+                        "\(describe(track)): read from MPEG frame \(seekHints[track]?.mpegFrame ?? 0) on (a seek hint), not from its start"
+                    )
+                }
+            }
+        }
         return (status, current)
     }
 
@@ -512,7 +532,8 @@ final class Daemon {
     private func journalEntry(track: TrackID, stopping: Bool = false) -> PositionJournal.Entry {
         PositionJournal.Entry(
             trackID: track, positionMs: machine.positionMs, sequence: 0, volume: machine.volume,
-            queueIndex: machine.queue.currentIndex, playing: machine.state == .playing && !stopping)
+            queueIndex: machine.queue.currentIndex, playing: machine.state == .playing && !stopping,
+            seekHint: seekHints[track])
     }
 
     /// Whether everything that changed since the last database save is in the journal
@@ -568,6 +589,8 @@ final class Daemon {
                 try store.setPosition(nil, ofTrack: track)
                 persistedPositions[track] = nil
             }
+            // Hints for the current track and for tracks that keep their own position only.
+            seekHints = seekHints.filter { $0.key == snapshot.currentTrack || snapshot.savedPositions[$0.key] != nil }
             let record = snapshot.record(sequence: sequence)
             try store.savePlayback(record, durable: durable)
             lastSavedRecord = record

@@ -1,19 +1,22 @@
 import Glibc
+import JukeboxCore
 import LinuxSupport
 import Logging
 
 /// The playing position between durable SQLite commits: a side file `<database>-position`
-/// holding one fixed 48-byte record, rewritten in place with `pwrite` at offset 0 and never
+/// holding one fixed 72-byte record, rewritten in place with `pwrite` at offset 0 and never
 /// fsync'd. A `kill -9` or a crash loses nothing (the data is in the page cache); a power
 /// cut may lose it, and then the last durable commit in SQLite is the fallback.
 ///
-/// Record (little-endian): `0..<4` magic "JBP3", `4..<8` CRC-32 (IEEE) of bytes `8..<48`,
+/// Record (little-endian): `0..<4` magic "JBP4", `4..<8` CRC-32 (IEEE) of bytes `8..<72`,
 /// `8..<16` track id, `16..<24` position in ms, `24..<32` sequence number, `32..<40` volume
-/// (percent), `40..<44` queue index (-1: none), `44..<48` flags (bit 0: playing). The queue
-/// index lets a skip or a track change be saved here alone, without a database transaction;
-/// the flag tells a restart after a power cut that the position had moved on since.
-/// Version 2 ("JBP2", 40 bytes, no queue index or flags) and version 1 ("JBPJ", 32 bytes, no
-/// volume either) records are still read.
+/// (percent), `40..<44` queue index (-1: none), `44..<48` flags (bit 0: playing), `48..<72`
+/// the track's seek hint: MPEG frame (0: none), byte offset, file size. The queue index lets
+/// a skip or a track change be saved here alone, without a database transaction; the flag
+/// tells a restart after a power cut that the position had moved on since; the hint lets it
+/// start reading a long MP3 near the position instead of at its first frame.
+/// Version 3 ("JBP3", 48 bytes, no hint), version 2 ("JBP2", 40 bytes, no queue index or
+/// flags either) and version 1 ("JBPJ", 32 bytes, no volume either) records are still read.
 ///
 /// `direct` (the journal on the SD card, fdatasync'd every `sync_interval_s`): the record is
 /// written with O_DIRECT as one 512-byte sector (4 KiB where the device needs it), not the
@@ -36,10 +39,12 @@ public final class PositionJournal {
         public var queueIndex: Int?
         /// Whether it was playing (the position moving) when written; false in old records.
         public var playing: Bool
+        /// Where to start reading the track to reach the position fast (nil: none known).
+        public var seekHint: SeekHint?
 
         public init(
             trackID: Int64, positionMs: Int64, sequence: UInt64, volume: Int? = nil, queueIndex: Int? = nil,
-            playing: Bool = false
+            playing: Bool = false, seekHint: SeekHint? = nil
         ) {
             self.trackID = trackID
             self.positionMs = positionMs
@@ -47,13 +52,16 @@ public final class PositionJournal {
             self.volume = volume
             self.queueIndex = queueIndex
             self.playing = playing
+            self.seekHint = seekHint
         }
     }
 
     /// The file name suffix after the database path.
     public static let suffix = "-position"
-    static let recordSize = 48
-    static let magic: [UInt8] = Array("JBP3".utf8)
+    static let recordSize = 72
+    static let magic: [UInt8] = Array("JBP4".utf8)
+    static let version3Size = 48
+    static let version3Magic: [UInt8] = Array("JBP3".utf8)
     static let version2Size = 40
     static let version2Magic: [UInt8] = Array("JBP2".utf8)
     static let version1Size = 32
@@ -221,6 +229,10 @@ public final class PositionJournal {
         let index = UInt32(bitPattern: entry.queueIndex.flatMap { Int32(exactly: $0) } ?? -1)
         let flags: UInt32 = entry.playing ? 1 : 0
         appendLittleEndian(UInt64(index) | UInt64(flags) << 32, to: &bytes)
+        let hint = entry.seekHint.flatMap { $0.mpegFrame > 0 ? $0 : nil }
+        appendLittleEndian(UInt64(bitPattern: hint?.mpegFrame ?? 0), to: &bytes)
+        appendLittleEndian(UInt64(bitPattern: hint?.byteOffset ?? 0), to: &bytes)
+        appendLittleEndian(UInt64(bitPattern: hint?.fileSize ?? 0), to: &bytes)
         let crc = CRC32.checksum(bytes[8..<recordSize])
         for index in 0..<4 { bytes[4 + index] = UInt8(truncatingIfNeeded: crc >> UInt32(8 * index)) }
         return bytes
@@ -230,6 +242,8 @@ public final class PositionJournal {
         let size: Int
         if bytes.count >= recordSize, Array(bytes[0..<4]) == magic {
             size = recordSize
+        } else if bytes.count >= version3Size, Array(bytes[0..<4]) == version3Magic {
+            size = version3Size
         } else if bytes.count >= version2Size, Array(bytes[0..<4]) == version2Magic {
             size = version2Size
         } else if bytes.count >= version1Size, Array(bytes[0..<4]) == version1Magic {
@@ -252,15 +266,21 @@ public final class PositionJournal {
         }
         var queueIndex: Int?
         var playing = false
-        if size >= recordSize {
+        if size >= version3Size {
             let raw = word(40)
             let index = Int32(bitPattern: UInt32(truncatingIfNeeded: raw))
             queueIndex = index >= 0 ? Int(index) : nil
             playing = (raw >> 32) & 1 == 1
         }
+        var seekHint: SeekHint?
+        if size >= recordSize, Int64(bitPattern: word(48)) > 0 {
+            seekHint = SeekHint(
+                mpegFrame: Int64(bitPattern: word(48)), byteOffset: Int64(bitPattern: word(56)),
+                fileSize: Int64(bitPattern: word(64)))
+        }
         return Entry(
             trackID: Int64(bitPattern: word(8)), positionMs: Int64(bitPattern: word(16)), sequence: word(24),
-            volume: volume, queueIndex: queueIndex, playing: playing)
+            volume: volume, queueIndex: queueIndex, playing: playing, seekHint: seekHint)
     }
 
     private static func appendLittleEndian(_ value: UInt64, to bytes: inout [UInt8]) {

@@ -36,6 +36,27 @@ public enum Fixtures {
         return candidates.first { access($0, X_OK) == 0 }
     }
 
+    /// A 2-minute VBR (LAME -V 2) MP3 with a LAME header, made with sox and lame on first use
+    /// and kept in the temporary folder (renamed into place whole, so a crashed run leaves
+    /// none): long enough that where a resume starts reading matters. nil when sox or lame
+    /// fails.
+    public static let longMP3: String? = {
+        let mp3 = NSTemporaryDirectory() + "jukebox-test-120s-v2.mp3"
+        if access(mp3, R_OK) == 0 { return mp3 }
+        let wav = mp3 + ".\(getpid()).wav"
+        let partial = mp3 + ".\(getpid())"
+        defer { unlink(wav) }
+        let sox = try? run([
+            "sox", "-n", "-r", "44100", "-c", "2", wav, "synth", "120", "sine", "200-2000", "sine", "330",
+        ])
+        let lame = try? run(["lame", "--quiet", "-V", "2", wav, partial])
+        guard sox?.status == 0, lame?.status == 0, rename(partial, mp3) == 0 else {
+            unlink(partial)
+            return nil
+        }
+        return mp3
+    }()
+
     private static func findRepoRoot(file: String = #filePath) -> String {
         var dir = (file as NSString).deletingLastPathComponent
         while dir != "/" && !dir.isEmpty {

@@ -1,25 +1,14 @@
 import Foundation
 import JukeboxAudio
 import JukeboxCore
+import JukeboxTestSupport
 import Testing
 
 /// Resuming deep into a long MP3 with a seek hint: the same samples as an exact seek from the
 /// start, for a fraction of the reading. A 2-minute VBR file with a LAME header (gapless
-/// offsets in play) is made with sox and lame, as the fixtures are.
+/// offsets in play) is made with sox and lame (`Fixtures.longMP3`).
 @Suite(.serialized) struct SeekHintTests {
-    /// Made once per machine and kept (renamed into place whole, so a crashed run leaves none).
-    static let long: String? = {
-        let mp3 = NSTemporaryDirectory() + "jukebox-seekhint-120s-v2.mp3"
-        if FileManager.default.fileExists(atPath: mp3) { return mp3 }
-        let wav = mp3 + ".\(getpid()).wav"
-        let partial = mp3 + ".\(getpid())"
-        _ = try? run(
-            "/usr/bin/sox", ["-n", "-r", "44100", "-c", "2", wav, "synth", "120", "sine", "200-2000", "sine", "330"])
-        _ = try? run("/usr/bin/lame", ["--quiet", "-V", "2", wav, partial])
-        try? FileManager.default.removeItem(atPath: wav)
-        guard rename(partial, mp3) == 0 else { return nil }
-        return mp3
-    }()
+    static var long: String? { Fixtures.longMP3 }
 
     /// Decodes `decoder` until its output position passes `frames`.
     func decode(_ decoder: MP3Decoder, past frames: Int64) throws {

@@ -187,3 +187,44 @@ import Testing
         #expect(again.waitForExit(timeout: .seconds(3)) == 0)
     }
 }
+
+/// A resume deep into a long MP3 starts reading at the seek hint its journal record carries,
+/// not at the file's first frame (which would read the whole file up to there).
+@Suite(.serialized) struct SeekHintResumeTests {
+    @Test func aResumeDeepIntoALongFileReadsFromTheJournalsSeekHint() throws {
+        let long = try #require(Fixtures.longMP3, "sox and lame could not make the long test file")
+        let harness = try DaemonHarness(tracks: [long], mode: "repeat-one")
+        let process = try harness.start()
+        #expect(process.waitForLine(matching: "playing", on: .stderr) != nil, "\(harness.log)")
+        harness.send("seek 100")
+        sleepMilliseconds(9000)  // the hint trails what was decoded by 5 to 10 s
+        let before = try #require(harness.status(), "no status:\n\(harness.log)")
+        let cutAt = MonotonicClock.nanoseconds()
+        process.kill(SIGKILL)
+        #expect(process.waitForExit(timeout: .seconds(5)) == 128 + SIGKILL)
+
+        let again = try harness.start()
+        let playing = again.waitForOutputLine(matching: "playing", on: .stderr, timeout: .seconds(10))
+        let readBytes = readCharacters(of: again.pid)
+        #expect(playing != nil, "\(harness.log)")
+        #expect(harness.log.contains("(a seek hint)"), "\(harness.log)")
+        let resumed = try #require(harness.status())
+        let expected = before.elapsed + seconds(from: before.at, to: cutAt)
+        let resumedAt = resumed.elapsed - seconds(from: playing?.nanoseconds ?? resumed.at, to: resumed.at)
+        #expect(abs(resumedAt - expected) < 1.5, "expected ~\(expected) s, resumed at \(resumedAt) s")
+        let size = (try? FileManager.default.attributesOfItem(atPath: long)[.size] as? Int) ?? 0
+        print("resume at \(resumedAt) s of a \(size)-byte file: the restarted daemon had read \(readBytes) bytes")
+        // From the start it reads 90 % of the file before the first sample, besides ALSA's
+        // configuration and the database.
+        #expect(readBytes < size / 2, "read \(readBytes) bytes for a \(size)-byte file")
+        again.kill(SIGTERM)
+        #expect(again.waitForExit(timeout: .seconds(3)) == 0)
+    }
+
+    /// `rchar` of /proc/PID/io: what the process's read calls returned so far.
+    func readCharacters(of pid: pid_t) -> Int {
+        let text = (try? String(contentsOfFile: "/proc/\(pid)/io", encoding: .utf8)) ?? ""
+        let line = text.split(separator: "\n").first { $0.hasPrefix("rchar:") }
+        return Int(line?.split(separator: " ").last ?? "") ?? -1
+    }
+}

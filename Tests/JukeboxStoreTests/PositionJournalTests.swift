@@ -1,4 +1,5 @@
 import Glibc
+import JukeboxCore
 import JukeboxStore
 import JukeboxTestSupport
 import LinuxSupport
@@ -18,7 +19,7 @@ import Testing
         var info = stat()
         stat(journal.path, &info)
         // A whole sector with O_DIRECT, else just the record.
-        #expect(journal.writesSectors ? [512, 4096].contains(info.st_size) : info.st_size == 48)
+        #expect(journal.writesSectors ? [512, 4096].contains(info.st_size) : info.st_size == 72)
 
         let reopened = try #require(PositionJournal.open(databasePath: db, logger: quietLogger))
         #expect(reopened.read() == .init(trackID: 7, positionMs: 3000, sequence: 2))
@@ -65,6 +66,32 @@ import Testing
         let reopened = try PositionJournal(path: path, logger: quietLogger)
         #expect(reopened.read() == .init(trackID: 8, positionMs: 30_000, sequence: 41, volume: 55))
         #expect(reopened.read()?.queueIndex == nil && reopened.read()?.playing == false)
+    }
+
+    @Test func seekHintRoundTripsAndVersion3RecordsAreStillRead() throws {
+        let dir = TemporaryDirectory()
+        let journal = try #require(PositionJournal.open(databasePath: dir.at("db"), logger: quietLogger))
+        let hint = SeekHint(mpegFrame: 412_345, byteOffset: 171_234_567, fileSize: 518_400_000)
+        let entry = PositionJournal.Entry(
+            trackID: 5, positionMs: 36_000_000, sequence: 9, volume: 20, queueIndex: 3, playing: true, seekHint: hint)
+        journal.write(entry)
+        #expect(journal.read() == entry)
+        let reopened = try #require(PositionJournal.open(databasePath: dir.at("db"), logger: quietLogger))
+        #expect(reopened.read()?.seekHint == hint)
+        journal.write(PositionJournal.Entry(trackID: 5, positionMs: 1, sequence: 10))
+        #expect(journal.read()?.seekHint == nil)
+
+        // A journal left by version 3 (48 bytes, "JBP3": queue entry and flags, no hint).
+        let path = dir.at("v3-position")
+        let fd = try FileDescriptor(path: path, flags: O_RDWR | O_CREAT | O_TRUNC)
+        let queueAndFlags: UInt64 = 7 | 1 << 32  // entry 7, playing
+        try fd.writeAll(
+            Self.oldRecord(magic: "JBP3", words: [8, 30_000, 41, 55, queueAndFlags]) + [UInt8](repeating: 0, count: 464)
+        )
+        let old = try PositionJournal(path: path, logger: quietLogger)
+        #expect(
+            old.read()
+                == .init(trackID: 8, positionMs: 30_000, sequence: 41, volume: 55, queueIndex: 7, playing: true))
     }
 
     /// An old-format record: magic, CRC-32 of the words, the words little-endian.
