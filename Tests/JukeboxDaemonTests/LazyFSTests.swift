@@ -85,6 +85,33 @@ struct LazyFSTests {
         }
     }
 
+    /// A new database opened as the daemon opens it (WAL, no checkpoint at close) keeps its
+    /// first durable commit through a cut. Its main file holds only the header page until a
+    /// checkpoint; had that page not been synced, the file would come back empty and SQLite
+    /// would delete the WAL, durable commit and all.
+    @Test func aNewDatabaseKeepsItsFirstDurableCommit() throws {
+        try onAFreshMount { fs in
+            let path = fs.mountpoint + "/new.sqlite"
+            var options = Connection.Options()
+            options.checkpointOnClose = false
+            do {
+                let connection = try Connection(path: path, options: options)
+                try connection.transaction(durable: true) {
+                    try connection.execute("CREATE TABLE t(x TEXT); INSERT INTO t VALUES ('durable')")
+                }
+            }
+            let cut = try fs.cut()
+            try fs.remount()
+            do {
+                let connection = try Connection(path: path, options: options)
+                #expect(try connection.strings("PRAGMA integrity_check") == ["ok"])
+                #expect(
+                    try connection.strings("SELECT name FROM sqlite_schema WHERE name = 't'") == ["t"],
+                    "the database came back empty; the cut: \(cut.line)")
+            }
+        }
+    }
+
     /// Runs `body` on a fresh mount in a temporary directory, then unmounts it (it must be
     /// left with nothing open).
     private func onAFreshMount(_ body: (LazyFS) throws -> Void) throws {
