@@ -71,13 +71,11 @@ public final class Connection {
             if rc != SQLITE_OK { throw error(rc, sql: "SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE") }
         }
         if let pageSize = options.pageSize { try execute("PRAGMA page_size=\(pageSize)") }
-        if options.writeAheadLog {
-            // Switching a new, empty file to WAL goes through a rollback journal: four
-            // fsyncs for a header that a crash would only leave as an empty file again.
-            let isNew = try scalarInt("PRAGMA page_count") == 0
-            if isNew { try execute("PRAGMA synchronous=OFF") }
-            try execute("PRAGMA journal_mode=WAL")
-        }
+        // Switching a new file to WAL writes its header page through a rollback journal, with
+        // its fsyncs (once per database). They are needed: the main file is written again only
+        // by a checkpoint, and SQLite deletes the WAL of a main file that comes back empty
+        // after a power cut, every durable commit in it included.
+        if options.writeAheadLog { try execute("PRAGMA journal_mode=WAL") }
         try execute("PRAGMA synchronous=NORMAL")
     }
 

@@ -16,13 +16,20 @@ final class DaemonHarness {
     private(set) var process: DaemonProcess?
     /// When the current process was started (MonotonicClock).
     private(set) var startedAt: UInt64 = 0
+    /// The lazy file system mounted at `state/` (`lazyState: true`), for real power cuts.
+    private(set) var lazyFS: LazyFS?
 
-    /// Copies `tracks` (paths) into a fresh music folder and writes a config.
+    /// Copies `tracks` (paths) into a fresh music folder and writes a config. With
+    /// `lazyState` the state folder (database, disk journal) is a `LazyFS` mount, over
+    /// `state-durable/`, that loses unsynced writes in `cutPower()`.
     init(
         tracks: [String], configExtra: String = "", onStart: String = "play", mode: String = "repeat-all",
-        resumeExtra: String = ""
+        resumeExtra: String = "", lazyState: Bool = false
     ) throws {
         directory = try TemporaryDirectory(prefix: "jukeboxd-test")
+        if lazyState {
+            lazyFS = try LazyFS(backing: directory.file("state-durable"), mountpoint: directory.file("state"))
+        }
         musicDir = directory.file("music")
         try FileManager.default.createDirectory(atPath: musicDir, withIntermediateDirectories: true)
         for track in tracks {
@@ -59,7 +66,8 @@ final class DaemonHarness {
             process.kill(SIGKILL)
             _ = process.waitForExit(timeout: .seconds(5))
         }
-        try? forgetRAMJournal()  // /dev/shm is not cleaned until a reboot
+        try? forgetRAMJournal()  // /dev/shm is not cleaned until a reboot (and needs the mount)
+        lazyFS = nil  // unmounted before its mountpoint is removed
         directory.remove()
     }
 
@@ -112,9 +120,12 @@ final class DaemonHarness {
             volume: fields["volume"].flatMap { Int($0) } ?? -1, mode: fields["mode"] ?? "?", at: first.nanoseconds)
     }
 
-    /// `PRAGMA integrity_check` on the database, with the daemon not running.
+    /// `PRAGMA integrity_check` on the database, with the daemon not running. Closes without
+    /// a checkpoint, as the daemon does, so the check leaves the WAL as the daemon left it.
     func integrityCheck() throws -> [String] {
-        let connection = try Connection(path: database)
+        var options = Connection.Options()
+        options.checkpointOnClose = false
+        let connection = try Connection(path: database, options: options)
         return try connection.strings("PRAGMA integrity_check")
     }
 
@@ -125,6 +136,17 @@ final class DaemonHarness {
             throw Errno.current("stat", path: database)
         }
         if unlink(path) != 0 && errno != ENOENT { throw Errno.current("unlink", path: path) }
+    }
+
+    /// The power goes, with the daemon already killed: the RAM journal is gone (a reboot),
+    /// the state file system loses every write that was not fsync'd, and it is mounted again
+    /// afresh (no page cache survives). Returns what the cut lost.
+    func cutPower() throws -> LazyFS.Cut {
+        guard let lazyFS else { preconditionFailure("cutPower needs DaemonHarness(lazyState: true)") }
+        try forgetRAMJournal()  // through the mount, while it still answers
+        let cut = try lazyFS.cut()
+        try lazyFS.remount()
+        return cut
     }
 
     /// Stderr so far, for failure messages.

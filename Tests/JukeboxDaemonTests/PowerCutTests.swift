@@ -50,22 +50,8 @@ import Testing
 
             // 2. Do something, then pull the plug at a random instant.
             let action = Action.allCases[Int(random.next() % UInt64(Action.allCases.count))]
-            var volume: Int?
             sleepMilliseconds(random.milliseconds(100...1200))
-            switch action {
-            case .play: break
-            case .seek: harness.send("seek +\(random.milliseconds(1...4))")
-            case .skip: harness.send(random.next() % 2 == 0 ? "next" : "previous")
-            case .volume:
-                volume = random.milliseconds(10...90)
-                harness.send("volume \(volume!)")
-            case .scan:
-                // Touch every file so the rescan rewrites rows while we kill it.
-                for name in (try? FileManager.default.contentsOfDirectory(atPath: harness.musicDir)) ?? [] {
-                    _ = utimes("\(harness.musicDir)/\(name)", nil)
-                }
-                harness.send("update")
-            }
+            let volume = act(action, on: harness, random: &random)
             sleepMilliseconds(random.milliseconds(0...700))
             let before = try #require(harness.status(), "no status before the kill:\n\(harness.log)")
             sleepMilliseconds(random.milliseconds(0...600))
@@ -102,28 +88,81 @@ import Testing
     /// sector, fdatasync'd every `sync_interval_s` = 4 s while playing and right after an
     /// action, and the database). The box then resumes half an interval after the last
     /// checkpoint, so it must come back within 2 s either side of where the power went.
-    /// Simulated by SIGKILL plus deleting the RAM journal, as a reboot would. Each cut comes
-    /// at least 2.1 s after the action, when the action's own checkpoint is on the card (a
-    /// burst of actions is made durable at most every 2 s); the kill test above covers the
-    /// instants right after an action.
+    /// Simulated by SIGKILL plus deleting the RAM journal, as a reboot would; unsynced writes
+    /// survive in the page cache here (the lazy file system test below loses them).
     @Test func powerCutWithRAMLostResumesWithinTwoSecondsEitherSide() throws {
         let harness = try DaemonHarness(tracks: DaemonTests.demoTracks)
-        var random = TestRandom(seed: 0xB007_C0DE)
-        var expectation: Expectation?
+        let run = try cutRepeatedly(
+            harness, seed: 0xB007_C0DE, actions: [.play, .seek, .skip, .volume], checks: 20, attempts: 40
+        ) {
+            try harness.forgetRAMJournal()
+        }
+        print("power cut with RAM lost: \(run.summary)")
+    }
+
+    /// The real thing: the state folder is a lazy file system (Tests/Tools/lazyfs.py) that
+    /// loses every write not fsync'd or fdatasync'd when the power goes, so a missing sync
+    /// shows here and not in the test above. The daemon syncs its journal sector and its
+    /// transactions within 2 s of an action, before these cuts come; what stays unsynced is
+    /// a rescan's commits (durable with the next durable commit) and SQLite's -shm index.
+    /// So rescans are among the actions, and some cut must lose WAL frames, or this would
+    /// prove no more than the test above.
+    @Test(.enabled(if: LazyFS.isUsable, "needs root, /dev/fuse and python3-fusepy (Tests/Tools/lazyfs.py)"))
+    func powerCutLosingUnsyncedWritesResumesWithinTwoSecondsEitherSide() throws {
+        let harness = try DaemonHarness(tracks: DaemonTests.demoTracks, lazyState: true)
+        var cuts: [LazyFS.Cut] = []
+        let run = try cutRepeatedly(
+            harness, seed: 0x1A2F_5CAFE, actions: Action.allCases, checks: 12, attempts: 24
+        ) {
+            cuts.append(try harness.cutPower())
+        }
+        let walLost = cuts.map { $0.lost["jukebox.sqlite-wal", default: 0] }
+        print("power cut on lazyfs: \(run.summary); unsynced WAL bytes lost per cut \(walLost)")
+        for (index, cut) in cuts.enumerated() { print("  cut \(index + 1): \(cut.line)") }
+        #expect(walLost.contains { $0 > 0 }, "no cut lost an unsynced commit: \(cuts.map(\.line))")
+    }
+
+    /// What a run of `cutRepeatedly` found.
+    struct CutRun {
         var checked = 0
         var attempts = 0
-        var errors: [Double] = []
+        /// Restarts that resumed from a card checkpoint, half a sync interval on.
         var shifted = 0
+        /// Expected minus resumed position, in seconds, per checked restart.
+        var errors: [Double] = []
 
-        while checked < 20 && attempts < 40 {
-            attempts += 1
+        var summary: String {
+            let worst = errors.map(abs).max() ?? 0
+            let mean = errors.isEmpty ? 0 : errors.map(abs).reduce(0, +) / Double(errors.count)
+            return
+                "\(checked) restarts (\(shifted) from a card checkpoint), |error| mean \(mean) s, worst \(worst) s; errors \(errors.map { (($0 * 100).rounded() / 100) })"
+        }
+    }
+
+    /// Plays, does one of `actions`, and pulls the plug 2.1 to 6.6 s after it, when the
+    /// action's own checkpoint is on the card (a burst of actions is made durable at most
+    /// every 2 s; the kill test above covers the instants right after an action). After SIGKILL, `powerGoes` takes away what the power cut takes (at least the
+    /// RAM journal); then the database must pass `integrity_check`, and the restart must
+    /// resume the same track within 2.1 s either side of the cut, with a volume change kept.
+    /// Runs until `checks` restarts were checked or `attempts` cuts were made.
+    private func cutRepeatedly(
+        _ harness: DaemonHarness, seed: UInt64, actions: [Action], checks: Int, attempts maxAttempts: Int,
+        powerGoes: () throws -> Void
+    ) throws -> CutRun {
+        var random = TestRandom(seed: seed)
+        var expectation: Expectation?
+        var run = CutRun()
+
+        while run.checked < checks && run.attempts < maxAttempts {
+            run.attempts += 1
+            let attempts = run.attempts
             let (process, resumedStatus, resumedAt) = try restart(harness, attempt: attempts)
             if let expected = expectation {
                 #expect(
                     resumedStatus.songID == expected.songID,
                     "power cut \(attempts) after \(expected.action): wrong track\n\(harness.log)")
                 let error = expected.positionSeconds - resumedAt
-                errors.append(error)
+                run.errors.append(error)
                 #expect(
                     abs(error) <= 2.1,
                     "power cut \(attempts) after \(expected.action): expected ~\(expected.positionSeconds) s, resumed at \(resumedAt) s\n\(harness.log)"
@@ -131,27 +170,19 @@ import Testing
                 if let volume = expected.volume {
                     #expect(resumedStatus.volume == volume, "volume change lost (power cut \(attempts))")
                 }
-                if harness.log.contains("continuing half a sync interval after it") { shifted += 1 }
-                checked += 1
+                if harness.log.contains("continuing half a sync interval after it") { run.shifted += 1 }
+                run.checked += 1
             }
 
-            let action = [Action.play, .seek, .skip, .volume][Int(random.next() % 4)]
-            var volume: Int?
+            let action = actions[Int(random.next() % UInt64(actions.count))]
             sleepMilliseconds(random.milliseconds(100...1200))
-            switch action {
-            case .seek: harness.send("seek +\(random.milliseconds(1...4))")
-            case .skip: harness.send(random.next() % 2 == 0 ? "next" : "previous")
-            case .volume:
-                volume = random.milliseconds(10...90)
-                harness.send("volume \(volume!)")
-            case .play, .scan: break
-            }
+            let volume = act(action, on: harness, random: &random)
             sleepMilliseconds(2100 + random.milliseconds(0...4500))
             let before = try #require(harness.status(), "no status before the cut:\n\(harness.log)")
             let cutAt = MonotonicClock.nanoseconds()
             process.kill(SIGKILL)
             #expect(process.waitForExit(timeout: .seconds(5)) == 128 + SIGKILL)
-            try harness.forgetRAMJournal()
+            try powerGoes()
             #expect(try harness.integrityCheck() == ["ok"])
 
             let position = before.elapsed + (before.state == "play" ? seconds(from: before.at, to: cutAt) : 0)
@@ -163,22 +194,18 @@ import Testing
                 expectation = nil  // near a track's start or end: the checkpoint may name either track
             }
         }
-        #expect(checked >= 20, "only \(checked) checked restarts in \(attempts) attempts")
+        #expect(run.checked >= checks, "only \(run.checked) checked restarts in \(run.attempts) attempts")
         // The shift must really be in use, not the journal being fresher than it should be.
-        #expect(shifted >= checked / 2, "only \(shifted) of \(checked) restarts resumed from a card checkpoint")
-        let worst = errors.map(abs).max() ?? 0
-        let mean = errors.isEmpty ? 0 : errors.map(abs).reduce(0, +) / Double(errors.count)
-        print(
-            "power cut with RAM lost: \(checked) restarts, |error| mean \(mean) s, worst \(worst) s; errors \(errors.map { (($0 * 100).rounded() / 100) })"
-        )
+        #expect(
+            run.shifted >= run.checked / 2,
+            "only \(run.shifted) of \(run.checked) restarts resumed from a card checkpoint")
         if let process = harness.process {
             process.kill(SIGTERM)
             _ = process.waitForExit(timeout: .seconds(3))
         }
+        return run
     }
 
-    /// Starts the daemon; returns it, its first status and the position it resumed at (what
-    /// it reports minus what it played since its "playing" line).
     /// The same cut with `[resume] checkpoint_device` set (a zeroed file standing in for a raw
     /// partition): the card checkpoints go there, nothing is written beside the database.
     @Test func powerCutWithACheckpointDeviceResumesFromIt() throws {
@@ -227,6 +254,28 @@ import Testing
         }
     }
 
+    /// Sends `action` to the daemon; returns the volume it set, if it set one.
+    private func act(_ action: Action, on harness: DaemonHarness, random: inout TestRandom) -> Int? {
+        switch action {
+        case .play: break
+        case .seek: harness.send("seek +\(random.milliseconds(1...4))")
+        case .skip: harness.send(random.next() % 2 == 0 ? "next" : "previous")
+        case .volume:
+            let volume = random.milliseconds(10...90)
+            harness.send("volume \(volume)")
+            return volume
+        case .scan:
+            // Touch every file so the rescan rewrites rows.
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: harness.musicDir)) ?? [] {
+                _ = utimes("\(harness.musicDir)/\(name)", nil)
+            }
+            harness.send("update")
+        }
+        return nil
+    }
+
+    /// Starts the daemon; returns it, its first status and the position it resumed at (what
+    /// it reports minus what it played since its "playing" line).
     private func restart(_ harness: DaemonHarness, attempt: Int) throws -> (
         DaemonProcess, DaemonHarness.Status, Double
     ) {
