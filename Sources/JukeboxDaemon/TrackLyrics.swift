@@ -133,6 +133,7 @@ final class LyricOffsetStore {
             try fd.writeAll(Array(text.utf8))
             try fd.syncData()
             guard rename(temporary, path) == 0 else { throw Errno.current("rename", path: path) }
+            try FileDescriptor.syncFolder(containing: path)
         } catch {
             logger.warning("cannot save the lyric offset: \(error)")
         }

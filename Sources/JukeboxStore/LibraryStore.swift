@@ -79,6 +79,7 @@ public final class LibraryStore {
         for suffix in ["-wal", "-shm", PositionJournal.suffix] where rename(path + suffix, target + suffix) != 0 {
             if errno != ENOENT { throw Errno.current("rename", path: path + suffix) }
         }
+        try? FileDescriptor.syncFolder(containing: path)  // the new database starts under the old name
         return target
     }
 

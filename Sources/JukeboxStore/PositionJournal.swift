@@ -136,7 +136,10 @@ public final class PositionJournal {
     public init(path: String, logger: Logger, direct: Bool = false, create: Bool = true) throws(Errno) {
         self.path = path
         self.logger = logger
+        let existed = access(path, F_OK) == 0
         self.file = try FileDescriptor(path: path, flags: O_RDWR | (create ? O_CREAT : 0), mode: 0o644)
+        // A new journal's name must outlive a power cut as its sectors will.
+        if !existed { try? FileDescriptor.syncFolder(containing: path) }
         block.initializeMemory(as: UInt8.self, repeating: 0)
         self.sequence = 0
         self.sequence = read()?.sequence ?? 0

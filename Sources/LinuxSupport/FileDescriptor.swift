@@ -72,6 +72,20 @@ public final class FileDescriptor: @unchecked Sendable {
         if retryingOnInterrupt({ fdatasync(rawValue) }) < 0 { throw Errno.current("fdatasync", path: path) }
     }
 
+    /// Makes the names in the folder that holds `path` durable (fsync of the folder): after a
+    /// file there was created or renamed into place, so that a power cut cannot take the name
+    /// back while the data it points to survived.
+    public static func syncFolder(containing path: String) throws(Errno) {
+        var folder = path
+        if let slash = folder.lastIndex(of: "/") {
+            folder = slash == folder.startIndex ? "/" : String(folder[..<slash])
+        } else {
+            folder = "."
+        }
+        let fd = try FileDescriptor(path: folder, flags: O_RDONLY | O_DIRECTORY)
+        if retryingOnInterrupt({ fsync(fd.rawValue) }) < 0 { throw Errno.current("fsync", path: folder) }
+    }
+
     /// Bytes that can be read without blocking (FIONREAD): what a pipe or tty still holds.
     public func bytesReadable() throws(Errno) -> Int {
         let n = jb_bytes_readable(rawValue)

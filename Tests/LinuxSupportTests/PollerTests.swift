@@ -35,3 +35,16 @@ import Testing
     lock.unlock()
     #expect(!woke)
 }
+
+@Test func syncFolderSyncsTheFolderOfAPathAndNamesAMissingOne() throws {
+    var template = Array("/tmp/jb-syncfolder-XXXXXX".utf8CString)
+    let dir = String(cString: template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!)! })
+    defer { rmdir(dir) }
+    try FileDescriptor.syncFolder(containing: dir + "/not-yet-there")
+    try FileDescriptor.syncFolder(containing: "relative-name")  // the current folder
+    #expect {
+        try FileDescriptor.syncFolder(containing: dir + "/gone/x")
+    } throws: { error in
+        (error as? Errno)?.description.contains(dir + "/gone") == true
+    }
+}
