@@ -54,8 +54,7 @@ final class Daemon {
     private var persistedPositions: [TrackID: Int64] = [:]
     /// Where to start reading a track to resume it fast (see `SeekHint`): the current track's
     /// latest from the pipeline (it goes into every journal record) and the long tracks' that
-    /// keep their own position. Not in the database: a remembered position of a long track
-    /// that was not the last one played resumes without one after a restart.
+    /// keep their own position (stored with that position in the database).
     private var seekHints: [TrackID: SeekHint] = [:]
     private var loggedHintToken: UInt64?
     /// An event (pause, seek, skip, volume, mode) changed the state since the last save.
@@ -138,6 +137,7 @@ final class Daemon {
             record = try store.loadPlayback()
             queue = try store.loadQueue()
             persistedPositions = try store.savedTrackPositions()
+            seekHints = try store.savedSeekHints()
             if !persistedPositions.isEmpty {
                 perform(machine.handle(.savedPositionsLoaded(persistedPositions), now: now))
             }
@@ -582,7 +582,7 @@ final class Daemon {
             }
             // Long tracks keep their own position (audiobooks); only changed ones are written.
             for (track, position) in snapshot.savedPositions where persistedPositions[track] != position {
-                try store.setPosition(position, ofTrack: track)
+                try store.setPosition(position, hint: seekHints[track], ofTrack: track)
                 persistedPositions[track] = position
             }
             for track in persistedPositions.keys where snapshot.savedPositions[track] == nil {

@@ -281,7 +281,8 @@ public final class LibraryScanner: @unchecked Sendable {
             update = try connection.prepare(
                 """
                 UPDATE tracks SET size = ?2, mtime_ns = ?3, title = ?4, artist = ?5, album = ?6, track_no = ?7,
-                    duration_ms = ?8, lyric_path = ?9, problem = ?10, last_position_ms = NULL
+                    duration_ms = ?8, lyric_path = ?9, problem = ?10, last_position_ms = NULL,
+                    last_position_hint = NULL
                 WHERE id = ?1
                 """)
             lyric = try connection.prepare("UPDATE tracks SET lyric_path = ? WHERE id = ?")

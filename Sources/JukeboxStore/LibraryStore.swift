@@ -1,4 +1,5 @@
 import Glibc
+import JukeboxCore
 import LinuxSupport
 import Logging
 import SQLite
@@ -232,15 +233,35 @@ public final class LibraryStore {
         return positions
     }
 
-    /// Remembers (or, with nil, forgets) the position inside a track. Worth it for long
-    /// tracks only: the caller decides.
-    public func setPosition(_ positionMs: Int64?, ofTrack id: Int64, durable: Bool = false) throws {
-        let statement = try cached("UPDATE tracks SET last_position_ms = ? WHERE id = ?")
+    /// Remembers (or, with nil, forgets) the position inside a track, with where to start
+    /// reading the file to reach it (`hint`). Worth it for long tracks only: the caller decides.
+    public func setPosition(_ positionMs: Int64?, hint: SeekHint? = nil, ofTrack id: Int64, durable: Bool = false)
+        throws
+    {
+        let statement = try cached("UPDATE tracks SET last_position_ms = ?, last_position_hint = ? WHERE id = ?")
         try connection.transaction(durable: durable) {
             try statement.bind(positionMs, at: 1)
-            try statement.bind(id, at: 2)
+            try statement.bind(
+                positionMs == nil ? nil : hint.map { IntegerBlob.encode([$0.mpegFrame, $0.byteOffset, $0.fileSize]) },
+                at: 2)
+            try statement.bind(id, at: 3)
             try statement.run()
         }
+    }
+
+    /// The seek hints stored with remembered positions.
+    public func savedSeekHints() throws -> [Int64: SeekHint] {
+        let statement = try cached(
+            "SELECT id, last_position_hint FROM tracks WHERE last_position_ms IS NOT NULL AND last_position_hint IS NOT NULL"
+        )
+        defer { statement.reset() }
+        var hints: [Int64: SeekHint] = [:]
+        while try statement.step() {
+            let words = IntegerBlob.decodeSigned(statement.blob(at: 1))
+            guard words.count == 3, words[0] > 0 else { continue }
+            hints[statement.int64(at: 0)] = SeekHint(mpegFrame: words[0], byteOffset: words[1], fileSize: words[2])
+        }
+        return hints
     }
 
     // MARK: counters

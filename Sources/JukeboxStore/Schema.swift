@@ -38,7 +38,12 @@ enum Schema {
             queue_version INTEGER NOT NULL,
             journal_seq   INTEGER NOT NULL DEFAULT 0
         );
+        """,
+        // 1 -> 2: where to start reading a long track to reach its remembered position
+        // (a SeekHint: MPEG frame, byte offset, file size, little-endian Int64s)
         """
+        ALTER TABLE tracks ADD COLUMN last_position_hint BLOB;
+        """,
     ]
 
     /// The version this code writes.

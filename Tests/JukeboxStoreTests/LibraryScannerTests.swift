@@ -1,4 +1,5 @@
 import Glibc
+import JukeboxCore
 import JukeboxStore
 import LinuxSupport
 import SQLite
@@ -46,6 +47,21 @@ import Testing
             try f.store.playableTracks().map(\.path) == [
                 "Artist/Album/01 One.mp3", "Artist/Album/02 Two.MP3", "loose.wav",
             ])
+    }
+
+    /// A file that changed (retagged, replaced) forgets its remembered position and the seek
+    /// hint that went with it: both described the old file.
+    @Test func aChangedFileForgetsItsPositionAndSeekHint() throws {
+        let f = try Fixture(["book.mp3": "TAG Book|Reader|Books|1|7200000"])
+        _ = try f.scanner.scan()
+        let id = try #require(try f.track("book.mp3")).id
+        try f.store.setPosition(3_600_000, hint: SeekHint(mpegFrame: 9, byteOffset: 9, fileSize: 9), ofTrack: id)
+        #expect(try f.store.savedSeekHints().count == 1)
+        f.add("book.mp3", "TAG Book|Reader|Books|1|7200000 retagged")
+        let report = try f.scanner.scan()
+        #expect(report.updated == 1)
+        #expect(try f.store.position(ofTrack: id) == nil)
+        #expect(try f.store.savedSeekHints().isEmpty)
     }
 
     @Test func incrementalRescanProbesOnlyChangedFiles() throws {
