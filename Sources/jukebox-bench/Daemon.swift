@@ -75,6 +75,11 @@ func restoreDatabase(_ db: String, fromDir: String) throws {
     for f in try fm.contentsOfDirectory(atPath: fromDir) {
         try fm.copyItem(atPath: "\(fromDir)/\(f)", toPath: "\(dir)/\(f)")
     }
+    // The daemon names its RAM journal by the database's device and inode; one left by an
+    // earlier copy whose inode number this one reused would pass for this state's (a reboot
+    // clears /dev/shm; a bench run does not reboot).
+    var info = stat()
+    if stat(db, &info) == 0 { removeItem("/dev/shm/jukebox-\(info.st_dev)-\(info.st_ino)-position") }
 }
 
 final class DaemonProc: @unchecked Sendable {

@@ -536,6 +536,7 @@ final class Bench: @unchecked Sendable {
                        peer: peer.stat.map { "\(f($0.median, 2)) ms (\(f($0.min, 2))–\(f($0.max, 2))) mpg123" } ?? "error",
                        ratio: Report.ratio(jb.stat?.median, peer.stat?.median),
                        target: "context (mpg123 2.4–3.4 ms; MPD play->PCM 5.6 ms)", verdict: jb.stat == nil ? "ERROR" : "info"))
+        deepResume(fifo: fifo, runs: quick ? 2 : 3)
     }
 
     // MARK: 6. library scan
