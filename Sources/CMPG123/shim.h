@@ -137,6 +137,17 @@ static inline int jb_mpg123_use_index_entry(mpg123_handle *h, int64_t frame, int
     return mpg123_set_index(h, two, (off_t)frame, 2);
 }
 
+/* The last MPEG frame libmpg123's own frame index knows where to find (0 when none past the
+   first). It grows as frames are read, also while a seek walks to its target, until an
+   index is set from outside. */
+static inline int64_t jb_mpg123_index_reach(mpg123_handle *h) {
+    off_t *offsets = NULL;
+    off_t step = 0;
+    size_t fill = 0;
+    if (mpg123_index(h, &offsets, &step, &fill) != MPG123_OK || fill < 1) return 0;
+    return (int64_t)(fill - 1) * (int64_t)step;
+}
+
 /* Decodes the next MPEG frame (mpg123_decode_frame): its number, and where its header starts
    in the file (mpg123_framepos), with a pointer to its samples in libmpg123's buffer. */
 static inline int jb_mpg123_decode_frame(mpg123_handle *h, int64_t *num, int64_t *offset, unsigned char **audio, size_t *bytes) {

@@ -83,6 +83,9 @@ public final class MP3Decoder: AudioDecoder {
     private var newer: (hint: SeekHint, at: Int64)?
     private var older: SeekHint?
     private var decodedFrames: Int64 = 0
+    /// Where the MPEG frames decoded so far start, for seeks on this decoder (pause and play,
+    /// seek): libmpg123's own index stops growing once a seek hint was installed.
+    private var marks = FrameMarks()
     public static let hintLagSeconds: Int64 = 5
 
     public init(path: String) throws(MPG123Error) {
@@ -104,12 +107,15 @@ public final class MP3Decoder: AudioDecoder {
             result = DecodeResult(frames: n, isEnd: false, formatChanged: changed)
         }
         decodedFrames += Int64(result.frames)
-        noteSeekHint()
+        if let frame = decoder.lastDecodedFrame {
+            marks.note(frame: frame.mpegFrame, offset: frame.byteOffset)
+            noteSeekHint(frame)
+        }
         return result
     }
 
-    private func noteSeekHint() {
-        guard let frame = decoder.lastDecodedFrame, frame.mpegFrame > 0 else { return }
+    private func noteSeekHint(_ frame: (mpegFrame: Int64, byteOffset: Int64)) {
+        guard frame.mpegFrame > 0 else { return }
         if let newer, decodedFrames - newer.at < Self.hintLagSeconds * Int64(format.rate) { return }
         guard let size = decoder.fileSize else { return }
         older = newer?.hint
@@ -118,21 +124,69 @@ public final class MP3Decoder: AudioDecoder {
 
     public var seekHint: SeekHint? { older }
 
-    public func seek(toFrame frame: Int64) throws {
+    public func seek(toFrame frame: Int64) throws { _ = try seek(toFrame: frame, hint: nil) }
+
+    /// Starts reading at the closest known MPEG frame at or before the target (a few frames
+    /// early: libmpg123 decodes some before it to fill the bit reservoir): libmpg123's own
+    /// index entry, one noted while decoding, or `hint` when it fits this file and is closer.
+    /// Returns whether `hint` was it.
+    public func seek(toFrame frame: Int64, hint: SeekHint?) throws -> Bool {
+        let want = frame / Int64(max(1, decoder.samplesPerFrame)) - 4
+        var start = marks.closest(atOrBefore: want)
+        var fromHint = false
+        if let hint, hint.mpegFrame <= want, hint.mpegFrame > (start?.frame ?? 0), hint.fileSize == decoder.fileSize {
+            start = (hint.mpegFrame, hint.byteOffset)
+            fromHint = true
+        }
+        // Only past what libmpg123's own index reaches: replacing that index stops it growing,
+        // and it also learns the frames a seek walks over, which the marks never see.
+        var used = false
+        if let start, start.frame > decoder.indexReach + 16 {
+            used = decoder.useIndexEntry(mpegFrame: start.frame, byteOffset: start.offset)
+        }
         newer = nil
         older = nil
         decodedFrames = frame
         try decoder.seek(toFrame: frame)
-    }
-
-    public func seek(toFrame frame: Int64, hint: SeekHint?) throws -> Bool {
-        var used = false
-        if let hint, hint.fileSize == decoder.fileSize {
-            used = decoder.useIndexEntry(mpegFrame: hint.mpegFrame, byteOffset: hint.byteOffset)
-        }
-        try seek(toFrame: frame)
-        return used
+        return used && fromHint
     }
 
     public func tags() -> MPG123Tags { decoder.tags() }
+}
+
+/// Where MPEG frames start in a file, noted while decoding: at most `capacity` marks spread
+/// over what was decoded, one every `step` frames; when full, every other one goes and the
+/// step doubles (as libmpg123 thins its own index), so they cover any length.
+struct FrameMarks {
+    private(set) var marks: [(frame: Int64, offset: Int64)] = []
+    private(set) var step: Int64
+    let capacity: Int
+
+    init(step: Int64 = 32, capacity: Int = 128) {
+        self.step = step
+        self.capacity = capacity
+        marks.reserveCapacity(capacity)
+    }
+
+    /// Notes that MPEG frame `frame` starts at byte `offset`; only past the last mark (a seek
+    /// back decodes frames the marks already cover).
+    mutating func note(frame: Int64, offset: Int64) {
+        guard frame > 0, frame >= (marks.last?.frame ?? 0) + step else { return }
+        marks.append((frame, offset))
+        if marks.count >= capacity {
+            marks = stride(from: 0, to: marks.count, by: 2).map { marks[$0] }
+            step *= 2
+        }
+    }
+
+    /// The last mark at or before MPEG frame `frame`.
+    func closest(atOrBefore frame: Int64) -> (frame: Int64, offset: Int64)? {
+        var low = 0
+        var high = marks.count
+        while low < high {
+            let mid = (low + high) / 2
+            if marks[mid].frame <= frame { low = mid + 1 } else { high = mid }
+        }
+        return low == 0 ? nil : marks[low - 1]
+    }
 }

@@ -24,9 +24,25 @@ extension AudioPipeline {
         }
     }
 
+    /// The same item again (play after pause, a seek): the decoder it had seeks in place, from
+    /// the frames it noted while decoding, instead of a new one reading from the file's start.
+    private static func reposition(_ decoder: any AudioDecoder, _ item: PlaybackItem, at start: StartPosition)
+        -> Opened
+    {
+        do {
+            let frame = start.frames(rate: decoder.format.rate)
+            let usedHint = try decoder.seek(toFrame: frame, hint: item.seekHint)
+            return .ok(decoder, frame, usedHint: usedHint)
+        } catch {
+            return .failed("\(error)")
+        }
+    }
+
     func decodeMain() {
         var decoder: (any AudioDecoder)?
         var item = PlaybackItem(token: 0, path: "")
+        // The decoder a pause or a seek stopped, kept for a request for the same item.
+        var parked: (decoder: any AudioDecoder, item: PlaybackItem)?
         var nextFrame: Int64 = 0
         var gen: UInt64 = 0
         var atEnd = false
@@ -38,6 +54,7 @@ extension AudioPipeline {
         while !s.shutdown {
             if s.decodeGen != gen {
                 gen = s.decodeGen
+                if let d = decoder { parked = (d, item) }
                 decoder = nil
                 atEnd = false
                 pending.removeAll()
@@ -45,8 +62,12 @@ extension AudioPipeline {
                 atEnd = s.restartAtEnd
                 s.restartAtEnd = false
                 guard let request = s.decodeRequest else { continue }
+                let reusable = parked.flatMap { $0.item.token == request.item.token ? $0.decoder : nil }
+                parked = nil
                 lock.unlock()
-                let opened = Self.open(request.item, at: request.start)
+                let opened =
+                    reusable.map { Self.reposition($0, request.item, at: request.start) }
+                    ?? Self.open(request.item, at: request.start)
                 lock.lock()
                 guard gen == s.decodeGen else { continue }
                 s.decodingItem = request.item

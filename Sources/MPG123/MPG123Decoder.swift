@@ -182,6 +182,15 @@ public final class MPG123Decoder {
         return r
     }
 
+    /// Output samples per MPEG frame of the stream (1,152 for MPEG 1 layer III, 576 for
+    /// MPEG 2 and 2.5). The corresponding C function is mpg123_spf.
+    public var samplesPerFrame: Int { Int(mpg123_spf(handle)) }
+
+    /// The last MPEG frame libmpg123's own index can seek to directly (0: only the first). It
+    /// grows with every frame read, walks to a seek target included, until `useIndexEntry`
+    /// replaces the index. The corresponding C function is mpg123_index.
+    public var indexReach: Int64 { jb_mpg123_index_reach(handle) }
+
     /// The size of the file, from fstat (nil when that fails).
     public var fileSize: Int64? {
         let size = jb_mpg123_reader_size(reader)

@@ -1,8 +1,9 @@
 import Foundation
-import JukeboxAudio
 import JukeboxCore
 import JukeboxTestSupport
 import Testing
+
+@testable import JukeboxAudio
 
 /// Resuming deep into a long MP3 with a seek hint: the same samples as an exact seek from the
 /// start, for a fraction of the reading. A 2-minute VBR file with a LAME header (gapless
@@ -87,11 +88,56 @@ import Testing
             #expect(try decoder.seek(toFrame: target, hint: wrong) == false, "\(wrong)")
             #expect(try next(decoder, frames: 4096) == expected)
         }
-        // A hint past the target: libmpg123 reads from the start instead.
+        // A hint past the target is not used: reading starts at the file's start.
         let early = try MP3Decoder(path: path)
-        #expect(try early.seek(toFrame: 10 * 44100, hint: hint))
+        #expect(try early.seek(toFrame: 10 * 44100, hint: hint) == false)
         let exactEarly = try MP3Decoder(path: path)
         try exactEarly.seek(toFrame: 10 * 44100)
         #expect(try next(early, frames: 4096) == next(exactEarly, frames: 4096))
+    }
+
+    /// Play after pause and seeks reuse the decoder: it starts reading at a frame it noted
+    /// while decoding, back or forth, even after it was opened at a seek hint (libmpg123's
+    /// own index stops growing then).
+    @Test func seeksOnADecoderReadFromTheFramesItNoted() throws {
+        let path = try #require(Self.long, "sox and lame could not make the long test file")
+        let rate: Int64 = 44100
+        let playing = try MP3Decoder(path: path)
+        try decode(playing, past: 100 * rate)
+        let hint = try #require(playing.seekHint)
+
+        let resumed = try MP3Decoder(path: path)
+        #expect(try resumed.seek(toFrame: 100 * rate, hint: hint))
+        try decode(resumed, past: 15 * rate)  // to ~115 s
+        for target in [105 * rate + 7, 112 * rate, 118 * rate + 999] {
+            let exact = try MP3Decoder(path: path)
+            try exact.seek(toFrame: target)
+            let expected = try next(exact, frames: 8192)
+            let before = try bytesReadByThisThread()
+            try resumed.seek(toFrame: target)
+            let got = try next(resumed, frames: 8192)
+            let read = try bytesReadByThisThread() - before
+            #expect(got == expected, "seek to \(Double(target) / Double(rate)) s")
+            #expect(read < 200_000, "seek to \(Double(target) / Double(rate)) s read \(read) bytes")
+        }
+        // Before anything it decoded: from the file's start, still exact.
+        let exact = try MP3Decoder(path: path)
+        try exact.seek(toFrame: 50 * rate)
+        try resumed.seek(toFrame: 50 * rate)
+        #expect(try next(resumed, frames: 8192) == next(exact, frames: 8192))
+    }
+
+    @Test func frameMarksStayBoundedAndFindTheClosestMark() {
+        var marks = FrameMarks(step: 4, capacity: 8)
+        for frame in 1...1000 { marks.note(frame: Int64(frame), offset: Int64(frame) * 417) }
+        #expect(marks.marks.count < 8 && marks.marks.count >= 4, "\(marks.marks.count)")
+        #expect(marks.step > 4)
+        #expect(zip(marks.marks, marks.marks.dropFirst()).allSatisfy { $0.frame < $1.frame })
+        let closest = marks.closest(atOrBefore: 700)
+        #expect(closest != nil && closest!.frame <= 700 && closest!.offset == closest!.frame * 417)
+        #expect(700 - closest!.frame < marks.step)
+        #expect(marks.closest(atOrBefore: 3) == nil)
+        marks.note(frame: 10, offset: 1)  // behind the last mark (after a seek back): ignored
+        #expect(zip(marks.marks, marks.marks.dropFirst()).allSatisfy { $0.frame < $1.frame })
     }
 }

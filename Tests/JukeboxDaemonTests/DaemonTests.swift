@@ -255,6 +255,33 @@ import Testing
         #expect(again.waitForExit(timeout: .seconds(3)) == 0)
     }
 
+    /// Play after pause and a seek back, deep into a long file: the decoder seeks in place
+    /// from the frames it noted, instead of a new one reading the file from its start.
+    @Test func pauseAndPlayAndSeekBackDeepInALongFileReadLittle() throws {
+        let long = try #require(Fixtures.longMP3, "sox and lame could not make the long test file")
+        let harness = try DaemonHarness(tracks: [long], mode: "repeat-one")
+        let process = try harness.start()
+        #expect(process.waitForLine(matching: "playing", on: .stderr) != nil, "\(harness.log)")
+        harness.send("seek 90")
+        sleepMilliseconds(3000)
+        let size = (try? FileManager.default.attributesOfItem(atPath: long)[.size] as? Int) ?? 0
+        for (command, back) in [("pause", "play"), ("seek 60", "seek 100")] {
+            let before = readCharacters(of: process.pid)
+            harness.send(command)
+            sleepMilliseconds(300)
+            harness.send(back)
+            sleepMilliseconds(700)
+            let read = readCharacters(of: process.pid) - before
+            let status = try #require(harness.status())
+            print("\(command), then \(back), at ~\(status.elapsed) s of a \(size)-byte file: read \(read) bytes")
+            #expect(status.state == "play")
+            // From the start, each reopen would read about 80 % of the file again.
+            #expect(read < size / 4, "\(command) / \(back): read \(read) bytes")
+        }
+        process.kill(SIGTERM)
+        #expect(process.waitForExit(timeout: .seconds(3)) == 0)
+    }
+
     /// Whether the daemon's log holds `text` within 3 s.
     func logEventually(_ harness: DaemonHarness, contains text: String) -> Bool {
         for _ in 0..<150 {
