@@ -60,12 +60,14 @@ public final class PositionJournal {
     public static let suffix = "-position"
     static let recordSize = 72
     static let magic: [UInt8] = Array("JBP4".utf8)
+    /// Every record version this reads, by magic: its size (what it holds is nested: each
+    /// version appends fields to the one before).
+    static let versions: [(magic: [UInt8], size: Int)] = [
+        (magic, recordSize), (Array("JBP3".utf8), version3Size), (Array("JBP2".utf8), version2Size),
+        (Array("JBPJ".utf8), 32),
+    ]
     static let version3Size = 48
-    static let version3Magic: [UInt8] = Array("JBP3".utf8)
     static let version2Size = 40
-    static let version2Magic: [UInt8] = Array("JBP2".utf8)
-    static let version1Size = 32
-    static let version1Magic: [UInt8] = Array("JBPJ".utf8)
 
     /// The journal file.
     public let path: String
@@ -242,18 +244,9 @@ public final class PositionJournal {
     }
 
     static func decode(_ bytes: [UInt8]) -> Entry? {
-        let size: Int
-        if bytes.count >= recordSize, Array(bytes[0..<4]) == magic {
-            size = recordSize
-        } else if bytes.count >= version3Size, Array(bytes[0..<4]) == version3Magic {
-            size = version3Size
-        } else if bytes.count >= version2Size, Array(bytes[0..<4]) == version2Magic {
-            size = version2Size
-        } else if bytes.count >= version1Size, Array(bytes[0..<4]) == version1Magic {
-            size = version1Size
-        } else {
-            return nil
-        }
+        guard bytes.count >= 4,
+            let size = versions.first(where: { bytes.count >= $0.size && bytes[0..<4].elementsEqual($0.magic) })?.size
+        else { return nil }
         var stored: UInt32 = 0
         for index in 0..<4 { stored |= UInt32(bytes[4 + index]) << UInt32(8 * index) }
         guard stored == CRC32.checksum(bytes[8..<size]) else { return nil }

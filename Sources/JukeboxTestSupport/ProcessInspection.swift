@@ -17,8 +17,14 @@ public struct ProcessIO: Sendable, Equatable {
     public init() {}
 
     /// Reads `/proc/<pid>/io`; nil when the process is gone or the file is not readable.
-    public static func readIO(_ pid: pid_t) -> ProcessIO? {
-        guard let text = procText("/proc/\(pid)/io") else { return nil }
+    public static func readIO(_ pid: pid_t) -> ProcessIO? { read("/proc/\(pid)/io") }
+
+    /// The calling thread's own counters (`/proc/thread-self/io`): what it alone read and
+    /// wrote, whatever other threads of the test process do meanwhile.
+    public static func readThisThread() -> ProcessIO? { read("/proc/thread-self/io") }
+
+    private static func read(_ path: String) -> ProcessIO? {
+        guard let text = procText(path) else { return nil }
         var io = ProcessIO()
         for line in text.split(separator: "\n") {
             let parts = line.split(separator: ":", maxSplits: 1)
@@ -88,7 +94,9 @@ public struct ProcessStats: Sendable, Equatable {
         let dir = "/proc/\(pid)/task"
         guard let tids = try? FileManager.default.contentsOfDirectory(atPath: dir) else { return [] }
         return tids.compactMap { tid -> ThreadStats? in
-            guard let id = pid_t(tid), let stat = procText("\(dir)/\(tid)/stat"), let t = parseStat(stat) else { return nil }
+            guard let id = pid_t(tid), let stat = procText("\(dir)/\(tid)/stat"), let t = parseStat(stat) else {
+                return nil
+            }
             return ThreadStats(tid: id, name: t.name, userTicks: t.user, systemTicks: t.system)
         }.sorted { $0.tid < $1.tid }
     }

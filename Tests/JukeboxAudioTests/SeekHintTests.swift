@@ -9,8 +9,6 @@ import Testing
 /// start, for a fraction of the reading. A 2-minute VBR file with a LAME header (gapless
 /// offsets in play) is made with sox and lame (`Fixtures.longMP3`).
 @Suite(.serialized) struct SeekHintTests {
-    static var long: String? { Fixtures.longMP3 }
-
     /// Decodes `decoder` until its output position passes `frames`.
     func decode(_ decoder: MP3Decoder, past frames: Int64) throws {
         let buffer = UnsafeMutablePointer<Int16>.allocate(capacity: 8192)
@@ -36,14 +34,8 @@ import Testing
         return Array(out.prefix(got * 2))
     }
 
-    func bytesReadByThisThread() throws -> Int {
-        let text = try String(contentsOfFile: "/proc/thread-self/io", encoding: .utf8)
-        let line = text.split(separator: "\n").first { $0.hasPrefix("rchar:") }
-        return Int(line?.split(separator: " ").last ?? "") ?? 0
-    }
-
     @Test func aHintedSeekGivesTheSameSamplesAndReadsLittle() throws {
-        let path = try #require(Self.long, "sox and lame could not make the long test file")
+        let path = try #require(Fixtures.longMP3, "sox and lame could not make the long test file")
         let rate: Int64 = 44100
         let playing = try MP3Decoder(path: path)
         try decode(playing, past: 100 * rate)
@@ -54,16 +46,16 @@ import Testing
 
         let target = 101 * rate + 123
         let exact = try MP3Decoder(path: path)
-        let before = try bytesReadByThisThread()
+        let before = bytesReadByThisThread()
         #expect(try exact.seek(toFrame: target, hint: nil) == false)
         let expected = try next(exact, frames: 20_000)
-        let exactRead = try bytesReadByThisThread() - before
+        let exactRead = bytesReadByThisThread() - before
 
         let hinted = try MP3Decoder(path: path)
-        let start = try bytesReadByThisThread()
+        let start = bytesReadByThisThread()
         #expect(try hinted.seek(toFrame: target, hint: hint))
         let got = try next(hinted, frames: 20_000)
-        let hintedRead = try bytesReadByThisThread() - start
+        let hintedRead = bytesReadByThisThread() - start
         print("seek to 101 s of \(path): exact read \(exactRead) B, hinted \(hintedRead) B")
         #expect(got.count == 40_000)
         #expect(got == expected, "a hinted seek must land on the same sample")
@@ -71,7 +63,7 @@ import Testing
     }
 
     @Test func aHintThatDoesNotFitIsIgnored() throws {
-        let path = try #require(Self.long, "sox and lame could not make the long test file")
+        let path = try #require(Fixtures.longMP3, "sox and lame could not make the long test file")
         let playing = try MP3Decoder(path: path)
         try decode(playing, past: 60 * 44100)
         let hint = try #require(playing.seekHint)
@@ -100,7 +92,7 @@ import Testing
     /// while decoding, back or forth, even after it was opened at a seek hint (libmpg123's
     /// own index stops growing then).
     @Test func seeksOnADecoderReadFromTheFramesItNoted() throws {
-        let path = try #require(Self.long, "sox and lame could not make the long test file")
+        let path = try #require(Fixtures.longMP3, "sox and lame could not make the long test file")
         let rate: Int64 = 44100
         let playing = try MP3Decoder(path: path)
         try decode(playing, past: 100 * rate)
@@ -113,10 +105,10 @@ import Testing
             let exact = try MP3Decoder(path: path)
             try exact.seek(toFrame: target)
             let expected = try next(exact, frames: 8192)
-            let before = try bytesReadByThisThread()
+            let before = bytesReadByThisThread()
             try resumed.seek(toFrame: target)
             let got = try next(resumed, frames: 8192)
-            let read = try bytesReadByThisThread() - before
+            let read = bytesReadByThisThread() - before
             #expect(got == expected, "seek to \(Double(target) / Double(rate)) s")
             #expect(read < 200_000, "seek to \(Double(target) / Double(rate)) s read \(read) bytes")
         }

@@ -1,11 +1,13 @@
 import Foundation
 import Glibc
+import JukeboxTestSupport
 
 /// Paths of the committed media fixtures (Tests/Fixtures/media).
 enum Media {
     static let root: String = {
         let here = URL(fileURLWithPath: #filePath)
-        return here.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fixtures/media").path
+        return here.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fixtures/media")
+            .path
     }()
 
     static func path(_ relative: String) -> String { root + "/" + relative }
@@ -61,3 +63,7 @@ func maxDifference(_ a: [Int16], _ b: [Int16]) -> Int {
     for i in 0..<min(a.count, b.count) { m = max(m, abs(Int(a[i]) - Int(b[i]))) }
     return m
 }
+
+/// What this thread's read calls returned so far (`rchar`): a probe or a seek runs on the
+/// calling thread, so other tests running meanwhile do not count.
+func bytesReadByThisThread() -> Int { Int(ProcessIO.readThisThread()?.rchar ?? 0) }

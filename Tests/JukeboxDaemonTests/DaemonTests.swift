@@ -205,7 +205,7 @@ import Testing
 
         let again = try harness.start()
         let playing = again.waitForOutputLine(matching: "playing", on: .stderr, timeout: .seconds(10))
-        let readBytes = readCharacters(of: again.pid)
+        let readBytes = Int(ProcessIO.readIO(again.pid)?.rchar ?? 0)
         #expect(playing != nil, "\(harness.log)")
         // The line may come before or after "playing": look at the whole log.
         #expect(logEventually(harness, contains: "(a seek hint)"), "\(harness.log)")
@@ -266,12 +266,12 @@ import Testing
         sleepMilliseconds(3000)
         let size = (try? FileManager.default.attributesOfItem(atPath: long)[.size] as? Int) ?? 0
         for (command, back) in [("pause", "play"), ("seek 60", "seek 100")] {
-            let before = readCharacters(of: process.pid)
+            let before = Int(ProcessIO.readIO(process.pid)?.rchar ?? 0)
             harness.send(command)
             sleepMilliseconds(300)
             harness.send(back)
             sleepMilliseconds(700)
-            let read = readCharacters(of: process.pid) - before
+            let read = Int(ProcessIO.readIO(process.pid)?.rchar ?? 0) - before
             let status = try #require(harness.status())
             print("\(command), then \(back), at ~\(status.elapsed) s of a \(size)-byte file: read \(read) bytes")
             #expect(status.state == "play")
@@ -291,10 +291,4 @@ import Testing
         return false
     }
 
-    /// `rchar` of /proc/PID/io: what the process's read calls returned so far.
-    func readCharacters(of pid: pid_t) -> Int {
-        let text = (try? String(contentsOfFile: "/proc/\(pid)/io", encoding: .utf8)) ?? ""
-        let line = text.split(separator: "\n").first { $0.hasPrefix("rchar:") }
-        return Int(line?.split(separator: " ").last ?? "") ?? -1
-    }
 }
