@@ -32,7 +32,9 @@ let package = Package(
         .target(name: "GPIO", dependencies: ["CGPIOD", "LinuxSupport"]),
 
         // MARK: the pure core
-        .target(name: "JukeboxCore"),
+        .target(name: "TOML"),
+        .target(name: "JukeboxCore", dependencies: ["TOML"]),
+        .target(name: "MPDProtocol", dependencies: ["JukeboxCore"]),
 
         // MARK: adapters
         .target(
@@ -55,11 +57,19 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]),
 
+        .target(
+            name: "JukeboxDevices",
+            dependencies: [
+                "JukeboxCore", "MPDProtocol", "LinuxSupport", "GPIO", "CLinuxShims",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+
         // MARK: wiring and executables
         .target(
             name: "JukeboxDaemon",
             dependencies: [
-                "JukeboxCore", "JukeboxAudio", "JukeboxStore", "LinuxSupport", "GPIO", "JukeboxDisplay",
+                "TOML", "JukeboxCore", "MPDProtocol", "JukeboxAudio", "JukeboxStore", "JukeboxDisplay",
+                "JukeboxDevices", "LinuxSupport", "CLinuxShims",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .executableTarget(name: "jukeboxd", dependencies: ["JukeboxDaemon"]),
@@ -72,7 +82,9 @@ let package = Package(
 
         // MARK: tests
         .target(name: "JukeboxTestSupport", dependencies: ["LinuxSupport", "CLinuxShims"]),
-        .testTarget(name: "JukeboxCoreTests", dependencies: ["JukeboxCore"]),
+        .testTarget(name: "TOMLTests", dependencies: ["TOML"]),
+        .testTarget(name: "JukeboxCoreTests", dependencies: ["JukeboxCore", "TOML"]),
+        .testTarget(name: "MPDProtocolTests", dependencies: ["MPDProtocol", "JukeboxCore"]),
         .testTarget(name: "LinuxSupportTests", dependencies: ["LinuxSupport"]),
         .testTarget(name: "GPIOTests", dependencies: ["GPIO", "LinuxSupport"]),
         .testTarget(
@@ -89,8 +101,14 @@ let package = Package(
             dependencies: ["JukeboxDisplay", "JukeboxCore", "LinuxSupport", "CLinuxShims", "JukeboxTestSupport"],
             exclude: ["Snapshots"]),
         .testTarget(
+            name: "JukeboxDevicesTests",
+            dependencies: [
+                "JukeboxDevices", "JukeboxCore", "LinuxSupport", "JukeboxTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+        .testTarget(
             name: "JukeboxDaemonTests",
-            dependencies: ["JukeboxDaemon", "JukeboxTestSupport", "SQLite"]),
+            dependencies: ["JukeboxDaemon", "JukeboxCore", "JukeboxTestSupport", "SQLite"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,9 +1,23 @@
 import Foundation
+import JukeboxCore
 import JukeboxTestSupport
 import Testing
 
-/// `jukeboxd --check-config` on real files, through the real binary.
+@testable import JukeboxDaemon
+
+/// `jukeboxd --check-config` on real files, through the real binary; config/demo.toml in
+/// process (config/jukebox.toml: InputReplayTests' `theDocumentedControlDefaultsAreTheCodes`).
 @Suite struct CheckConfigTests {
+    @Test func demoConfigValidates() throws {
+        let text = try String(contentsOfFile: Fixtures.path("config/demo.toml"), encoding: .utf8)
+        guard case .document(let document) = ConfigFile.document(text: text, fileName: "demo.toml") else {
+            Issue.record("config/demo.toml does not parse")
+            return
+        }
+        let result = ConfigValidator.validate(document) { _ in nil }
+        #expect(result.diagnostics.isEmpty, "\(result.diagnostics)")
+    }
+
     @Test func goodConfigExitsZero() throws {
         let result = try Jukeboxd.run(["--config", Fixtures.config("good.toml"), "--check-config"])
         #expect(result.status == 0, "\(result.stderr)")
@@ -47,6 +61,7 @@ import Testing
     @Test func unreadableConfigFileIsAClearError() throws {
         let result = try Jukeboxd.run(["--config", "/nonexistent/jukebox.toml", "--check-config"])
         #expect(result.status == 78)
-        #expect(result.stderr.contains("/nonexistent/jukebox.toml: cannot read the config file: No such file or directory"))
+        #expect(
+            result.stderr.contains("/nonexistent/jukebox.toml: cannot read the config file: No such file or directory"))
     }
 }
