@@ -71,6 +71,9 @@ public struct Instant: Comparable, Hashable, Sendable, CustomStringConvertible {
         Instant(nanoseconds: nanoseconds &+ milliseconds &* 1_000_000)
     }
 
+    /// This instant plus `nanoseconds`.
+    public func adding(nanoseconds delta: Int64) -> Instant { Instant(nanoseconds: nanoseconds &+ delta) }
+
     /// Whole milliseconds from `earlier` to this instant (negative when `earlier` is later).
     public func milliseconds(since earlier: Instant) -> Int64 {
         (nanoseconds &- earlier.nanoseconds) / 1_000_000
