@@ -1,11 +1,13 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
-// Layers (dependencies point inward only):
+// Layers (dependencies point inward only; each target lists every module it imports):
 //   C* system libraries  <-  wrappers (LinuxSupport, ALSA, MPG123, SQLite, GPIO)
-//   JukeboxCore (pure Swift, imports nothing but the standard library)
-//   adapters (JukeboxAudio, JukeboxStore)  ->  wrappers + JukeboxCore
+//   pure Swift, the standard library only:  TOML  <-  JukeboxCore  <-  MPDProtocol
+//     (JukeboxCore has a folder per subsystem: Player, Resume, Config, Input, Lyrics, Screen)
+//   adapters (JukeboxAudio, JukeboxStore, JukeboxDisplay, JukeboxDevices)  ->  wrappers + the pure core
 //   JukeboxDaemon (wiring, control loop)  ->  everything;  jukeboxd = main.swift only
+// See docs/ARCHITECTURE.md for the graph.
 let package = Package(
     name: "Jukebox",
     products: [
