@@ -5,17 +5,23 @@ import Testing
 
 @testable import JukeboxDaemon
 
-/// `jukeboxd --check-config` on real files, through the real binary; config/demo.toml in
-/// process (config/jukebox.toml: InputReplayTests' `theDocumentedControlDefaultsAreTheCodes`).
+/// `jukeboxd --check-config` on real files, through the real binary; the shipped configs in
+/// process.
 @Suite struct CheckConfigTests {
-    @Test func demoConfigValidates() throws {
-        let text = try String(contentsOfFile: Fixtures.path("config/demo.toml"), encoding: .utf8)
-        guard case .document(let document) = ConfigFile.document(text: text, fileName: "demo.toml") else {
-            Issue.record("config/demo.toml does not parse")
-            return
+    /// A shipped config, parsed and validated (its paths are the box's, so not checked here).
+    static func validatedShippedConfig(_ path: String) throws -> JukeboxConfig? {
+        let text = try String(contentsOfFile: Fixtures.path(path), encoding: .utf8)
+        guard case .document(let document) = ConfigFile.document(text: text, fileName: path) else {
+            Issue.record("\(path) does not parse")
+            return nil
         }
         let result = ConfigValidator.validate(document) { _ in nil }
         #expect(result.diagnostics.isEmpty, "\(result.diagnostics)")
+        return result.config
+    }
+
+    @Test func demoConfigValidates() throws {
+        #expect(try Self.validatedShippedConfig("config/demo.toml") != nil)
     }
 
     @Test func goodConfigExitsZero() throws {

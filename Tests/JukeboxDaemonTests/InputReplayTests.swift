@@ -113,14 +113,7 @@ import Testing
 
 /// config/jukebox.toml documents the control keys with the values the code uses.
 @Test func theDocumentedControlDefaultsAreTheCodes() throws {
-    let text = try String(contentsOfFile: Fixtures.path("config/jukebox.toml"), encoding: .utf8)
-    guard case .document(let document) = ConfigFile.document(text: text, fileName: "jukebox.toml") else {
-        Issue.record("config/jukebox.toml does not parse")
-        return
-    }
-    let result = ConfigValidator.validate(document) { _ in nil }
-    #expect(result.diagnostics.isEmpty, "\(result.diagnostics)")
-    let config = try #require(result.config)
+    let config = try #require(try CheckConfigTests.validatedShippedConfig("config/jukebox.toml"))
     var buttons = JukeboxConfig.Buttons()
     (buttons.playPause, buttons.next, buttons.previous) = (17, 27, 22)
     #expect(config.buttons == buttons)
