@@ -12,9 +12,11 @@ import CLinuxShims
 import Glibc
 import JukeboxAudio
 import JukeboxCore
+import JukeboxDevices
 import JukeboxStore
 import LinuxSupport
 import Logging
+import MPDProtocol
 
 /// The running daemon: wiring plus the control loop.
 final class Daemon {

@@ -184,11 +184,6 @@ struct ScanCommand {
     }
 }
 
-/// The daemon's version, shown by `--version` and the console greeting.
-public enum JukeboxVersion {
-    public static let string = "0.1.0"
-}
-
 func writeStderr(_ text: String) {
     var bytes = Array(text.utf8)
     _ = bytes.withUnsafeMutableBytes { write(2, $0.baseAddress, $0.count) }

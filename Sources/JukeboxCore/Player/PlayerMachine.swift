@@ -19,8 +19,8 @@ public enum PlayState: String, Sendable, Equatable, CaseIterable {
     case playing
     case paused
 
-    /// The MPD `state:` word.
-    public var mpdName: String {
+    /// The `state:` word of status replies (the console's and MPD's).
+    public var statusWord: String {
         switch self {
         case .stopped: "stop"
         case .playing: "play"
@@ -600,15 +600,15 @@ public struct PlayerMachine: Sendable, Equatable {
 
     /// The `status` reply: MPD-style `key: value` lines.
     public var statusText: String {
-        var lines = ["state: \(state.mpdName)"]
+        var lines = ["state: \(state.statusWord)"]
         if let index = queue.currentIndex, let track = queue.currentTrack {
             lines.append("song: \(index)")
             lines.append("songid: \(track)")
             if state != .stopped {
-                lines.append("elapsed: \(Self.seconds(positionMs))")
+                lines.append("elapsed: \(ReplyLine.seconds(positionMs))")
             }
             if let duration = tracks[track]?.durationMs {
-                lines.append("duration: \(Self.seconds(duration))")
+                lines.append("duration: \(ReplyLine.seconds(duration))")
             }
         }
         lines.append("volume: \(volume)")
@@ -619,12 +619,9 @@ public struct PlayerMachine: Sendable, Equatable {
         lines.append("playlistlength: \(queue.count)")
         lines.append("mode: \(mode.rawValue)")
         if let track = queue.currentTrack, let info = tracks[track] {
-            if let title = info.title { lines.append("title: \(MPDResponse.oneLine(title))") }
-            if let artist = info.artist { lines.append("artist: \(MPDResponse.oneLine(artist))") }
+            if let title = info.title { lines.append("title: \(ReplyLine.oneLine(title))") }
+            if let artist = info.artist { lines.append("artist: \(ReplyLine.oneLine(artist))") }
         }
         return lines.joined(separator: "\n")
     }
-
-    /// `83450` → `83.450`, as MPD writes seconds.
-    static func seconds(_ ms: Int64) -> String { MPDResponse.seconds(ms) }
 }

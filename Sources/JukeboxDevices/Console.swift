@@ -4,7 +4,7 @@ import LinuxSupport
 import Logging
 
 /// What the console read: a command line, or (in key mode) what a key did.
-enum ConsoleEvent: Equatable {
+public enum ConsoleEvent: Equatable {
     case line(String)
     case action(ControlAction)
 }
@@ -15,13 +15,13 @@ enum ConsoleEvent: Equatable {
 /// With `[console] input = "keys"` and a terminal on stdin, single keys act as the box's
 /// buttons (`TerminalKeyControls`): the terminal is put in non-canonical mode without echo
 /// (Ctrl-C still stops the daemon) and restored by `close()`.
-final class Console {
-    let inputFD: Int32
+public final class Console {
+    public let inputFD: Int32
     private let outputFD: Int32
     private let device: FileDescriptor?
     private var lines = ConsoleLineBuffer()
     private let logger: Logger
-    private(set) var isClosed = false
+    public private(set) var isClosed = false
     /// Key mode: the decoder, the key map and the terminal settings to restore.
     private var keyDecoder = TerminalKeyDecoder()
     private var keys: TerminalKeyControls?
@@ -35,7 +35,7 @@ final class Console {
     }
 
     /// Reads single keys as buttons when the input is a terminal; false when it is not.
-    func enableKeys(_ map: ControlMap) -> Bool {
+    public func enableKeys(_ map: ControlMap) -> Bool {
         guard isatty(inputFD) == 1 else { return false }
         var settings = termios()
         guard tcgetattr(inputFD, &settings) == 0 else {
@@ -59,7 +59,7 @@ final class Console {
     }
 
     /// Gives the terminal its settings back.
-    func close() {
+    public func close() {
         if var saved = savedTerminal { _ = tcsetattr(inputFD, TCSANOW, &saved) }
         savedTerminal = nil
     }
@@ -68,7 +68,7 @@ final class Console {
     /// always with `force` (`--console stdin`): a daemon started by systemd or from a script
     /// does not read what it was not given. A device that cannot be opened is logged and
     /// the daemon goes on without a console.
-    static func open(device: String, force: Bool, logger: Logger) -> Console? {
+    public static func open(device: String, force: Bool, logger: Logger) -> Console? {
         switch device {
         case "none", "":
             return nil
@@ -86,7 +86,7 @@ final class Console {
         }
     }
 
-    func greet() {
+    public func greet() {
         if keys != nil {
             reply("Jukebox \(JukeboxVersion.string) ready. Keys are the buttons (? lists them); ':' types a command.")
         } else {
@@ -95,7 +95,7 @@ final class Console {
     }
 
     /// Reads what is there: complete lines, or in key mode what the keys did.
-    func read() -> [ConsoleEvent] {
+    public func read() -> [ConsoleEvent] {
         guard var keys else { return readLines().map { .line($0) } }
         var buffer = [UInt8](repeating: 0, count: 256)
         let n = buffer.withUnsafeMutableBytes { Glibc.read(inputFD, $0.baseAddress, $0.count) }
@@ -144,7 +144,7 @@ final class Console {
         return result
     }
 
-    func reply(_ text: String) {
+    public func reply(_ text: String) {
         var bytes = Array(text.utf8)
         if bytes.last != 0x0A { bytes.append(0x0A) }
         write(bytes)
@@ -160,5 +160,5 @@ final class Console {
     }
 
     /// Unsolicited news for a person watching (track changes).
-    func announce(_ text: String) { reply("* \(text)") }
+    public func announce(_ text: String) { reply("* \(text)") }
 }

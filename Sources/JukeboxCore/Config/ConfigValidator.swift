@@ -1,3 +1,5 @@
+import TOML
+
 /// Turns a `ConfigDocument` into a `JukeboxConfig`, or explains every problem with its line.
 ///
 /// Unknown tables and keys are errors (typos would otherwise be ignored silently) and come with

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import JukeboxDaemon
+@testable import JukeboxDevices
 
 /// The serial console's line editing: what a person types, what is echoed, what is run.
 @Suite struct SerialLineEditorTests {

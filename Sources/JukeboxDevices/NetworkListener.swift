@@ -3,12 +3,13 @@ import Glibc
 import JukeboxCore
 import LinuxSupport
 import Logging
+import MPDProtocol
 
 /// The MPD listeners (TCP and an optional Unix socket) and their clients, served from the
 /// control loop's poll. Limits follow MPD's defaults: lines up to 4 KiB (a longer one closes
 /// the connection), 8 MiB of unsent output, `max_connections` clients, and 60 s for a client
 /// that neither sends nor waits in `idle`. Used on the control thread only.
-final class NetworkListener {
+public final class NetworkListener {
     static let maximumOutputBytes = 8 << 20
     static let idleTimeoutNanoseconds: UInt64 = 60_000_000_000
 
@@ -17,7 +18,7 @@ final class NetworkListener {
     private let maxConnections: Int
     private var listeners: [FileDescriptor] = []
     private var clients: [Int32: Client] = [:]
-    private(set) var tcpPort: Int?
+    public private(set) var tcpPort: Int?
     private var unixPath: String?
     private var nextClientNumber = 0
 
@@ -43,7 +44,7 @@ final class NetworkListener {
     }
 
     /// Opens the configured listeners; a listener that cannot open is logged and skipped.
-    init?(config: JukeboxConfig.Network, password: String?, logger: Logger) {
+    public init?(config: JukeboxConfig.Network, password: String?, logger: Logger) {
         self.logger = logger
         self.password = password
         maxConnections = config.maxConnections
@@ -76,7 +77,7 @@ final class NetworkListener {
         if let unixPath { unlink(unixPath) }
     }
 
-    func interests() -> [Poller.Interest] {
+    public func interests() -> [Poller.Interest] {
         var result = listeners.map { Poller.Interest(fd: $0.rawValue) }
         for client in clients.values {
             result.append(
@@ -85,11 +86,11 @@ final class NetworkListener {
         return result
     }
 
-    func owns(_ fd: Int32) -> Bool {
+    public func owns(_ fd: Int32) -> Bool {
         clients[fd] != nil || listeners.contains { $0.rawValue == fd }
     }
 
-    func handle(_ readiness: Poller.Readiness, host: MPDPlayerHost) {
+    public func handle(_ readiness: Poller.Readiness, host: MPDPlayerHost) {
         if listeners.contains(where: { $0.rawValue == readiness.fd }) {
             accept(from: readiness.fd)
             return
@@ -103,7 +104,7 @@ final class NetworkListener {
     }
 
     /// Idle notifications for every client.
-    func notify(_ changes: Set<MPDSubsystem>) {
+    public func notify(_ changes: Set<MPDSubsystem>) {
         guard !changes.isEmpty else { return }
         for client in clients.values {
             if let text = client.session.notify(changes) {
@@ -115,7 +116,7 @@ final class NetworkListener {
     }
 
     /// Drops clients that have been silent too long outside `idle` (MPD's connection_timeout).
-    func dropTimedOut(now: UInt64) {
+    public func dropTimedOut(now: UInt64) {
         for client in clients.values where !client.session.isIdle {
             if now > client.lastActivity + Self.idleTimeoutNanoseconds {
                 logger.debug("MPD client \(client.number): timed out")
@@ -124,7 +125,7 @@ final class NetworkListener {
         }
     }
 
-    func closeAll() {
+    public func closeAll() {
         for client in Array(clients.values) { remove(client) }
     }
 

@@ -102,20 +102,6 @@ public struct EdgeReplay: Sendable {
     public var pins: [Int: (signal: InputSignal, activeLow: Bool)] = [:]
     public var controller: InputController
 
-    /// The pin map and logic of a validated config.
-    public init(config: JukeboxConfig) {
-        let buttonsLow = config.buttons.active == .low
-        let encoderLow = config.encoder.active == .low
-        if let line = config.buttons.playPause { pins[line] = (.button("play_pause"), buttonsLow) }
-        if let line = config.buttons.next { pins[line] = (.button("next"), buttonsLow) }
-        if let line = config.buttons.previous { pins[line] = (.button("previous"), buttonsLow) }
-        if let line = config.encoder.pushSwitch { pins[line] = (.button("switch"), encoderLow) }
-        if let line = config.encoder.a { pins[line] = (.encoderA, encoderLow) }
-        if let line = config.encoder.b { pins[line] = (.encoderB, encoderLow) }
-        controller = InputController(
-            map: ControlMap(config: config), settings: InputController.Settings(config: config))
-    }
-
     /// Runs `edges`, returning every output with its time relative to the first edge, and
     /// the line offsets that are not in the pin map. Timers run out 10 s after the last edge.
     public mutating func run(_ edges: [RecordedEdge]) -> (outputs: [ControlOutput], unknownLines: [Int]) {

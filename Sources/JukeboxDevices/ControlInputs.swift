@@ -9,7 +9,7 @@ import Logging
 ///
 /// A source that cannot be opened (no chip, line busy, no permission) is logged with what to
 /// do about it and left out; the player runs without it.
-final class ControlInputs {
+public final class ControlInputs {
     private var sources: [any EdgeEventSource]
     private var owners: [Int32: any EdgeEventSource] = [:]
     private var controller: InputController
@@ -25,7 +25,7 @@ final class ControlInputs {
     }
 
     /// Opens what `config` wires (and the replay FIFO, when given); nil when nothing is wired.
-    static func open(config: JukeboxConfig, replayFifo: String?, logger: Logger) -> ControlInputs? {
+    public static func open(config: JukeboxConfig, replayFifo: String?, logger: Logger) -> ControlInputs? {
         var sources: [any EdgeEventSource] = []
         let pins = PinMap(config: config).pins
         var chips: [String] = []
@@ -45,7 +45,7 @@ final class ControlInputs {
         // Each setting may list several devices, separated by commas (one per gpio-key overlay).
         for setting in [config.buttons.inputDevice, config.encoder.inputDevice] {
             for part in setting.split(separator: ",") {
-                let device = String(part).trimmingWhitespace
+                let device = String(part).trimmedSpaces
                 if !device.isEmpty, !devices.contains(device) { devices.append(device) }
             }
         }
@@ -75,16 +75,16 @@ final class ControlInputs {
     }
 
     /// The fds to poll for reading.
-    var fds: [Int32] { owners.keys.sorted() }
+    public var fds: [Int32] { owners.keys.sorted() }
 
     /// Whether `fd` is one of ours.
-    func owns(_ fd: Int32) -> Bool { owners[fd] != nil }
+    public func owns(_ fd: Int32) -> Bool { owners[fd] != nil }
 
     /// When the controller has a timer due (long press, repeat, coalesced turn...).
-    var nextDeadline: Instant? { controller.nextDeadline }
+    public var nextDeadline: Instant? { controller.nextDeadline }
 
     /// Reads a readable fd and runs its edges through the controller.
-    func read(fd: Int32, now: Instant) -> [ControlOutput] {
+    public func read(fd: Int32, now: Instant) -> [ControlOutput] {
         guard let source = owners[fd] else { return [] }
         let readings: [InputReading]
         do {
@@ -107,7 +107,7 @@ final class ControlInputs {
     }
 
     /// Fires the timers due by `now`.
-    func advance(to now: Instant) -> [ControlOutput] {
+    public func advance(to now: Instant) -> [ControlOutput] {
         controller.advance(to: now)
     }
 
@@ -118,7 +118,7 @@ final class ControlInputs {
 
     /// Runs the configured shutdown command with `/bin/sh -c`, without waiting for it to
     /// finish (it usually stops this daemon). The child is reaped by `reapChildren()`.
-    static func runShutdownCommand(_ command: String, logger: Logger) {
+    public static func runShutdownCommand(_ command: String, logger: Logger) {
         guard !command.isEmpty else {
             logger.warning("controls: shutdown gesture, but [buttons] shutdown_command is empty")
             return
@@ -135,7 +135,7 @@ final class ControlInputs {
     }
 
     /// Collects exited children (the shutdown command) so that none stays a zombie.
-    static func reapChildren() {
+    public static func reapChildren() {
         var status: Int32 = 0
         while waitpid(-1, &status, WNOHANG) > 0 {}
     }

@@ -1,6 +1,7 @@
+import JukeboxCore
 import Testing
 
-@testable import JukeboxCore
+@testable import MPDProtocol
 
 /// The MPD protocol layer: tokenizer, ACKs, command lists, idle, commands against a machine.
 @Suite struct MPDProtocolTests {

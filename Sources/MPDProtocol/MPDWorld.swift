@@ -1,3 +1,5 @@
+import JukeboxCore
+
 /// What MPD commands read and change: the player, the library and a few facts from the
 /// daemon. The daemon moves its `PlayerMachine` in, runs the session, and takes it back with
 /// the `actions` to perform. Pure: everything host-specific arrives as values or closures.

@@ -5,7 +5,7 @@ import LinuxSupport
 import Logging
 import Testing
 
-@testable import JukeboxDaemon
+@testable import JukeboxDevices
 
 /// An injectable edge source: a pipe for the poll, and readings queued by the test.
 final class ScriptedEdgeSource: EdgeEventSource {

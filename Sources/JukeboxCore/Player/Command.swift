@@ -238,6 +238,35 @@ public enum CommandParser {
     }
 }
 
+extension Command {
+    /// The command in the console language (what `CommandParser.parse` reads back).
+    public var consoleText: String {
+        switch self {
+        case .play(let index): index.map { "play \($0 + 1)" } ?? "play"
+        case .pause: "pause"
+        case .resume: "resume"
+        case .toggle: "toggle"
+        case .stop: "stop"
+        case .next: "next"
+        case .previous: "previous"
+        case .seek(.absolute(let ms)): "seek \(Self.seconds(ms))"
+        case .seek(.relative(let ms)): "seek \(ms < 0 ? "-" : "+")\(Self.seconds(abs(ms)))"
+        case .setVolume(let value): "volume \(value)"
+        case .changeVolume(let delta): "volume \(delta < 0 ? "-" : "+")\(abs(delta))"
+        case .setMode(let mode): "mode \(mode.rawValue)"
+        case .cycleMode: "mode"
+        case .status: "status"
+        case .help: "help"
+        // Queue edits come from MPD clients only; the console language has no words for them.
+        case .editQueue(let edit): "queue edit \(edit)"
+        }
+    }
+
+    private static func seconds(_ ms: Int64) -> String {
+        ms % 1000 == 0 ? "\(ms / 1000)" : "\(ms / 1000).\(String(String(ms % 1000 + 1000).dropFirst()))"
+    }
+}
+
 extension String {
     fileprivate func replacingUnderscores() -> String {
         String(map { $0 == "_" ? "-" : $0 })

@@ -1,11 +1,3 @@
-/// What a persist request from the player is about.
-public enum PersistKind: Sendable, Equatable {
-    /// Something the user did or a track change: pause, seek, skip, volume, mode. Save durably soon.
-    case event
-    /// The position moved during playback.
-    case progress
-}
-
 /// Decides when to write the cheap position journal and when to commit a durable (fsync'd)
 /// SQLite transaction, bounding both the position lost on power cut and the SD card writes.
 ///

@@ -1,3 +1,5 @@
+import JukeboxCore
+
 /// A song filter for find/search/list/count: either MPD's old `TYPE VALUE` pairs or the
 /// 0.21 expression syntax (`(artist == 'X')`, `(!EXPR)`, `(EXPR AND EXPR)`, `contains`,
 /// `starts_with`, `!=`, `(base 'folder')`, `(file == 'path')`).

@@ -3,6 +3,7 @@ import Glibc
 import JukeboxCore
 import LinuxSupport
 import Logging
+import MPDProtocol
 
 /// The serial console: a tty (`/dev/serial0`, `/dev/ttyGS0`, a USB adapter) in raw mode at
 /// the configured baud rate, speaking the MPD protocol to a person. It echoes what is typed,
@@ -11,7 +12,7 @@ import Logging
 /// hang-up, end of file: a cable or USB gadget unplugged) it closes the tty and tries to open
 /// the path again every second. Used on the control thread only; never blocks (unsent output
 /// beyond 64 KiB is dropped rather than waited for).
-final class SerialConsole {
+public final class SerialConsole {
     static let reopenIntervalNanoseconds: UInt64 = 1_000_000_000
     static let maximumPendingOutput = 64 << 10
 
@@ -25,27 +26,27 @@ final class SerialConsole {
     private var nextReopen: UInt64 = 0
     private var reportedOpenFailure = false
 
-    init(path: String, baud: Int, logger: Logger) {
+    public init(path: String, baud: Int, logger: Logger) {
         self.path = path
         self.baud = baud
         self.logger = logger
         open()
     }
 
-    func interests() -> [Poller.Interest] {
+    public func interests() -> [Poller.Interest] {
         guard let fd else { return [] }
         return [Poller.Interest(fd: fd.rawValue, readable: true, writable: !output.isEmpty)]
     }
 
-    func owns(_ descriptor: Int32) -> Bool { fd?.rawValue == descriptor }
+    public func owns(_ descriptor: Int32) -> Bool { fd?.rawValue == descriptor }
 
-    func timeoutMilliseconds() -> Int32? {
+    public func timeoutMilliseconds() -> Int32? {
         guard fd == nil else { return nil }
         let now = MonotonicClock.nanoseconds()
         return nextReopen > now ? Int32((nextReopen - now) / 1_000_000 + 1) : 0
     }
 
-    func handle(_ readiness: Poller.Readiness, host: MPDPlayerHost) {
+    public func handle(_ readiness: Poller.Readiness, host: MPDPlayerHost) {
         guard let fd else { return }
         if readiness.writable { flush() }
         if readiness.readable {
@@ -82,17 +83,17 @@ final class SerialConsole {
         if readiness.hangup || readiness.error { lost("hang-up") }
     }
 
-    func notify(_ changes: Set<MPDSubsystem>) {
+    public func notify(_ changes: Set<MPDSubsystem>) {
         guard fd != nil, let text = session.notify(changes) else { return }
         write(text)
         flush()
     }
 
-    func reopenIfDue(now: UInt64) {
+    public func reopenIfDue(now: UInt64) {
         if fd == nil, now >= nextReopen { open() }
     }
 
-    func close() {
+    public func close() {
         fd = nil
     }
 

@@ -66,8 +66,3 @@ public struct Debouncer: Sendable, Equatable {
         return changes
     }
 }
-
-extension Instant {
-    /// This instant plus `nanoseconds`.
-    public func adding(nanoseconds delta: Int64) -> Instant { Instant(nanoseconds: nanoseconds &+ delta) }
-}

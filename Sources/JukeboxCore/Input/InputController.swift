@@ -67,20 +67,6 @@ public struct InputController: Sendable, Equatable {
         public var coalesceMs = 10
 
         public init() {}
-
-        /// The settings of a validated config.
-        public init(config: JukeboxConfig) {
-            buttonDebounceMs = config.buttons.debounceMs
-            timing = GestureTiming(
-                longPressMs: Int64(config.buttons.longPressMs), repeatMs: Int64(config.buttons.repeatMs),
-                doublePressMs: Int64(config.buttons.doublePressMs),
-                veryLongPressMs: Int64(config.buttons.veryLongPressMs))
-            stepsPerDetent = config.encoder.a != nil && config.encoder.b != nil ? config.encoder.stepsPerDetent : nil
-            encoderDebounceMs = config.encoder.debounceMs
-            inverted = config.encoder.direction == .reversed
-            acceleration = config.encoder.acceleration
-            coalesceMs = config.audio.periodMs
-        }
     }
 
     /// `initialLevels` are the (logical) levels of the lines when they were requested.

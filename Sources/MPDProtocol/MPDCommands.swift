@@ -1,3 +1,5 @@
+import JukeboxCore
+
 /// The MPD command table: each command's permission, argument count and handler, answered
 /// from the `MPDWorld` as MPD 0.23 answers (field names and order, error codes and texts).
 public enum MPDCommands {
@@ -48,7 +50,7 @@ public enum MPDCommands {
     /// The error's command name is "" when the command is unknown.
     static func execute(_ request: MPDProtocol.Request, world: inout MPDWorld, call: inout Call) -> MPDError? {
         guard let spec = table[request.command] else {
-            return MPDError(.unknown, "unknown command \"\(MPDResponse.oneLine(request.command))\"")
+            return MPDError(.unknown, "unknown command \"\(ReplyLine.oneLine(request.command))\"")
         }
         if !call.permission.isSuperset(of: spec.permission) {
             return MPDError(.permission, "you don't have permission for \"\(request.command)\"")
@@ -151,7 +153,7 @@ public enum MPDCommands {
             if let line = moment.current { c.response.add("line", line.text) }
             if let line = moment.next { c.response.add("next", line.text) }
             if moment.current != nil {
-                c.response.add("offset", MPDResponse.seconds(lyrics.positionMs - moment.lineStartMs))
+                c.response.add("offset", ReplyLine.seconds(lyrics.positionMs - moment.lineStartMs))
             }
             c.response.add("lyrics_offset", "\(lyrics.timeline.nudgeMs)")
             if let source = lyrics.source { c.response.add("source", source) }
@@ -465,7 +467,7 @@ public enum MPDCommands {
         r.add("playlist", w.observer.playlistVersion)
         r.add("playlistlength", machine.queue.count)
         r.add("mixrampdb", "0")
-        r.add("state", machine.state.mpdName)
+        r.add("state", machine.state.statusWord)
         if let index = machine.queue.currentIndex, let id = machine.queue.currentTrack {
             r.add("song", index)
             r.add("songid", id)
@@ -473,10 +475,10 @@ public enum MPDCommands {
             if machine.state != .stopped {
                 let elapsed = machine.positionMs
                 r.add("time", "\((elapsed + 500) / 1000):\(((duration ?? 0) + 500) / 1000)")
-                r.add("elapsed", MPDResponse.seconds(elapsed))
+                r.add("elapsed", ReplyLine.seconds(elapsed))
                 if let bitrate = w.host.bitrate { r.add("bitrate", bitrate) }
             }
-            if let duration { r.add("duration", MPDResponse.seconds(duration)) }
+            if let duration { r.add("duration", ReplyLine.seconds(duration)) }
             if machine.state != .stopped, let audio = w.host.audioFormat { r.add("audio", audio) }
             if let next = machine.queue.following(), next < machine.queue.count {
                 r.add("nextsong", next)
@@ -496,7 +498,7 @@ public enum MPDCommands {
         if let number = track.trackNumber { r.add("Track", number) }
         if let duration = track.durationMs {
             r.add("Time", (duration + 500) / 1000)
-            r.add("duration", MPDResponse.seconds(duration))
+            r.add("duration", ReplyLine.seconds(duration))
         }
         if let position {
             r.add("Pos", position)

@@ -1,3 +1,5 @@
+import JukeboxCore
+
 /// One MPD client's protocol state: command lists, idle, password and permissions. It takes
 /// request lines and returns the bytes to send back; the connection itself is the daemon's.
 ///

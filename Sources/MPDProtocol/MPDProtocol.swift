@@ -1,3 +1,5 @@
+import JukeboxCore
+
 /// The MPD protocol's text layer, as MPD 0.23 speaks it: the tokenizer with its quoting
 /// rules, the ACK error form, response formatting and the idle subsystems. Pure: no I/O.
 ///
@@ -141,7 +143,7 @@ public struct MPDError: Error, Sendable, Equatable {
 
     /// The ACK line (with its newline) for the command at `index` in a command list (0 outside one).
     public func ack(index: Int, command: String) -> String {
-        "ACK [\(code.rawValue)@\(index)] {\(command)} \(MPDResponse.oneLine(message))\n"
+        "ACK [\(code.rawValue)@\(index)] {\(command)} \(ReplyLine.oneLine(message))\n"
     }
 }
 
@@ -174,7 +176,7 @@ public struct MPDResponse: Sendable, Equatable {
     public mutating func add(_ key: String, _ value: String) {
         text += key
         text += ": "
-        text += Self.oneLine(value)
+        text += ReplyLine.oneLine(value)
         text += "\n"
     }
 
@@ -185,18 +187,4 @@ public struct MPDResponse: Sendable, Equatable {
 
     /// Appends raw text (already in `key: value` form).
     public mutating func append(_ raw: String) { text += raw }
-
-    /// Replaces CR and LF so a value cannot end the response or inject lines.
-    public static func oneLine(_ text: String) -> String {
-        guard text.utf8.contains(where: { $0 == 0x0A || $0 == 0x0D }) else { return text }
-        return String(text.map { $0 == "\n" || $0 == "\r" || $0 == "\r\n" ? " " : $0 })
-    }
-
-    /// `83450` ms → `83.450`.
-    public static func seconds(_ ms: Int64) -> String {
-        let clamped = max(ms, 0)
-        let fraction = clamped % 1000
-        let padded = fraction < 10 ? "00\(fraction)" : fraction < 100 ? "0\(fraction)" : "\(fraction)"
-        return "\(clamped / 1000).\(padded)"
-    }
 }

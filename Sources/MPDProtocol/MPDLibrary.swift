@@ -1,3 +1,5 @@
+import JukeboxCore
+
 /// The music library as the MPD protocol sees it: tracks by path, folders derived from the
 /// paths, and tag lookups for find/search/list. Built once per scan by the daemon; a value.
 public struct MPDLibrary: Sendable, Equatable {

@@ -109,16 +109,6 @@ public struct Lyrics: Sendable, Equatable {
     }
 }
 
-extension StringProtocol {
-    /// Without leading and trailing spaces, tabs and other whitespace.
-    var trimmedSpaces: String {
-        let scalars = unicodeScalars
-        guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }) else { return "" }
-        let last = scalars.lastIndex(where: { !$0.properties.isWhitespace })!
-        return String(String.UnicodeScalarView(scalars[first...last]))
-    }
-}
-
 /// The LRC parser: `[mm:ss]`, `[mm:ss.x]`, `[mm:ss.xx]`, `[mm:ss.xxx]`, `[mm:ss:xx]`,
 /// `[hh:mm:ss.xx]`, several stamps on a line, ID tags, `[offset:±ms]` (spaces allowed;
 /// positive = lyrics sooner), unsorted lines, empty lines as gaps, CRLF/CR/LF, enhanced word

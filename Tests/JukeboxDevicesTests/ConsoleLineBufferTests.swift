@@ -1,6 +1,6 @@
 import Testing
 
-@testable import JukeboxDaemon
+@testable import JukeboxDevices
 
 @Test(arguments: [
     (["play\n"], [ConsoleLineBuffer.Line.text("play")]),
