@@ -111,7 +111,7 @@ public struct Lyrics: Sendable, Equatable {
 
 extension StringProtocol {
     /// Without leading and trailing spaces, tabs and other whitespace.
-    var trimmedSpaces: String {
+    public var trimmedSpaces: String {
         let scalars = unicodeScalars
         guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }) else { return "" }
         let last = scalars.lastIndex(where: { !$0.properties.isWhitespace })!

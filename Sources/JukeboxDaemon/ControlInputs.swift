@@ -45,7 +45,7 @@ final class ControlInputs {
         // Each setting may list several devices, separated by commas (one per gpio-key overlay).
         for setting in [config.buttons.inputDevice, config.encoder.inputDevice] {
             for part in setting.split(separator: ",") {
-                let device = String(part).trimmingWhitespace
+                let device = String(part).trimmedSpaces
                 if !device.isEmpty, !devices.contains(device) { devices.append(device) }
             }
         }

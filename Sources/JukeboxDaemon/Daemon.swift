@@ -18,25 +18,25 @@ import Logging
 
 /// The running daemon: wiring plus the control loop.
 final class Daemon {
-    private let config: JukeboxConfig
-    private let logger: Logger
-    private var machine: PlayerMachine
+    let config: JukeboxConfig
+    let logger: Logger
+    var machine: PlayerMachine
     /// What to save when and how durably (the decisions); this class performs them.
-    private var keeper: ResumeKeeper
+    var keeper: ResumeKeeper
     private let store: LibraryStore
     private let journal: ResumeJournal
     private let pipeline: AudioPipeline
     private let wakeup: WakeupEvent
     private let signals: FileDescriptor
-    private var console: Console?
+    var console: Console?
     /// MPD protocol clients (network) and the serial console.
-    private var mpd: MPDFrontEnd!
+    var mpd: MPDFrontEnd!
     /// Buttons and the encoder (GPIO lines, input devices); nil when none is wired.
     private var controls: ControlInputs?
-    private let scan: ScanRunner
+    let scan: ScanRunner
     private let display: DisplayController?
     /// The playing track's lyrics (display, `lyrics` on every console, the nudge gesture).
-    private let lyrics: TrackLyrics
+    let lyrics: TrackLyrics
     /// Tracks by id, for paths and durations; refreshed after each scan.
     private var library: [TrackID: TrackInfo] = [:]
     /// Playback requests the pipeline knows, by token (for the track path and id).
@@ -161,7 +161,7 @@ final class Daemon {
         // With something to resume, the first sample comes first: the start-up rescan waits
         // until playback started (or 2 s), so it does not compete with it for the CPU.
         if machine.currentRequest == nil {
-            scan.start(probe: Self.probe)
+            scan.start()
         } else {
             startupScanDue = Instant.now.adding(milliseconds: 2000)
         }
@@ -218,11 +218,8 @@ final class Daemon {
     private func pollTimeout() -> Int32 {
         let now = Instant.now
         var timeout: Int64 = machine.state == .playing ? 250 : 60_000
-        if let due = startupScanDue {
-            timeout = min(timeout, max(0, (due.nanoseconds - now.nanoseconds) / 1_000_000 + 1))
-        }
-        if let deadline = keeper.nextDeadline {
-            timeout = min(timeout, max(0, (deadline.nanoseconds - now.nanoseconds) / 1_000_000 + 1))
+        for deadline in [startupScanDue, keeper.nextDeadline].compactMap({ $0 }) {
+            timeout = min(timeout, max(0, deadline.milliseconds(since: now) + 1))
         }
         if let limit = display?.sleepLimitMs(now: now) { timeout = min(timeout, limit) }
         if let deadline = controls?.nextDeadline {
@@ -237,7 +234,7 @@ final class Daemon {
         let now = Instant.now
         if let due = startupScanDue, now >= due {
             startupScanDue = nil
-            scan.start(probe: Self.probe)
+            scan.start()
         }
         let positionKnown = machine.state != .stopped && refreshPosition().current
         perform(keeper.handle(.tick(machine.snapshot, positionKnown: positionKnown), now: now))
@@ -256,7 +253,7 @@ final class Daemon {
     }
 
     /// The library entry of the queue's current track.
-    private var currentTrackInfo: TrackInfo? { machine.queue.currentTrack.flatMap { library[$0] } }
+    var currentTrackInfo: TrackInfo? { machine.queue.currentTrack.flatMap { library[$0] } }
 
     // MARK: - events
 
@@ -271,7 +268,7 @@ final class Daemon {
                 }
                 if startupScanDue != nil {
                     startupScanDue = nil
-                    scan.start(probe: Self.probe)
+                    scan.start()
                 }
                 if let request = requests[token] {
                     logger.info("playing \(describe(request.trackID))")
@@ -293,7 +290,7 @@ final class Daemon {
     }
 
     private func handleScanResult() {
-        guard let result = scan.takeResult(probe: Self.probe) else { return }
+        guard let result = scan.takeResult() else { return }
         switch result {
         case .success(let report):
             reloadLibrary()
@@ -307,72 +304,9 @@ final class Daemon {
         }
     }
 
-    private func handleConsoleLine(_ line: String) {
-        let trimmed = line.trimmingWhitespace
-        if trimmed.isEmpty { return }
-        switch trimmed.lowercased() {
-        case "update", "rescan":
-            scan.start(probe: Self.probe)
-            console?.reply("OK scanning \(config.musicDir)")
-            return
-        default: break
-        }
-        // Commands act on the exact played position (status, seek ±, previous's 3 s rule, a
-        // long track's remembered position, the lyric line), not on the last tick's.
-        refreshPosition()
-        if let reply = lyrics.handleConsole(trimmed, positionMs: machine.positionMs) {
-            console?.reply(reply)
-            return
-        }
-        switch CommandParser.parse(trimmed) {
-        case .success(let command):
-            perform(machine.handle(.command(command), now: Instant.now))
-        case .failure(let error):
-            // Words the console does not know may be MPD commands (currentsong, playlistinfo, add, ...).
-            if case .unknownCommand = error, let reply = mpd.stdinLine(trimmed, host: self) {
-                console?.reply(reply)
-            } else {
-                console?.reply("error: \(error.message)")
-            }
-        }
-    }
-
-    /// Gestures and encoder turns: commands go to the core like console commands.
-    private func handleControls(_ outputs: [ControlOutput]) {
-        for output in outputs {
-            switch output {
-            case .gesture, .detent:
-                logger.debug("input: \(output)")
-            case .action(let action, _):
-                perform(action, source: "input")
-            }
-        }
-        if !outputs.isEmpty { ControlInputs.reapChildren() }
-    }
-
-    /// A gesture's (or a key's) action: commands go to the core like console commands.
-    private func perform(_ action: ControlAction, source: String) {
-        logger.debug("\(source): -> \(action)")
-        switch action {
-        case .command(let command):
-            perform(machine.handle(.command(command), now: Instant.now))
-        case .lyricsOffset(let nudge):
-            lyrics.follow(currentTrackInfo)
-            if let offset = lyrics.nudge(nudge) {
-                console?.announce("lyrics offset \(offset) ms")
-            } else {
-                logger.info("\(source): lyrics offset: no lyrics for this track")
-            }
-        case .shutdown:
-            refreshPosition()
-            perform(keeper.handle(.poweringOff(machine.snapshot), now: Instant.now))
-            ControlInputs.runShutdownCommand(config.buttons.shutdownCommand, logger: logger)
-        }
-    }
-
     // MARK: - actions
 
-    private func perform(_ actions: [PlayerAction]) {
+    func perform(_ actions: [PlayerAction]) {
         for action in actions {
             switch action {
             case .startPlayback(let request):
@@ -414,7 +348,7 @@ final class Daemon {
     /// Takes the exact played position (the audio clock) from the pipeline when it plays the
     /// machine's current track. `current` says whether it did.
     @discardableResult
-    private func refreshPosition() -> (status: PipelineStatus, current: Bool) {
+    func refreshPosition() -> (status: PipelineStatus, current: Bool) {
         let status = pipeline.status()
         let current = status.token != nil && status.token == machine.currentRequest?.token
         if current {
@@ -434,7 +368,7 @@ final class Daemon {
 
     /// Performs the keeper's writes in order; a commit carries the sequence of the journal
     /// write before it.
-    private func perform(_ actions: [ResumeAction]) {
+    func perform(_ actions: [ResumeAction]) {
         var sequence: UInt64 = 0
         do {
             for action in actions {
@@ -491,55 +425,5 @@ final class Daemon {
         mpd?.libraryChanged(library.values, scanFinished: false)
     }
 
-    static let probe: @Sendable (String) throws -> ProbedTags = { path in
-        let media = try MediaProbe.probe(path: path)
-        return ProbedTags(
-            title: media.title, artist: media.artist, album: media.album, trackNumber: media.trackNumber,
-            durationMs: media.durationMs)
-    }
-
-    private func describe(_ id: TrackID?) -> String {
-        guard let id, let track = library[id] else { return "nothing" }
-        let title = track.title ?? track.path
-        if let artist = track.artist, !artist.isEmpty { return "\"\(title)\" by \(artist)" }
-        return "\"\(title)\""
-    }
-}
-
-extension Daemon: MPDPlayerHost {
-    /// Runs MPD requests against the player with the exact played position, then performs
-    /// what they asked for (player actions, a rescan).
-    func runMPD<T>(_ body: (inout MPDWorld) -> T) -> T {
-        let status = refreshPosition().status
-        var world = mpd.world(machine: machine, format: status.format.map { ($0.rate, $0.channels) })
-        lyrics.follow(currentTrackInfo)
-        world.lyrics = lyrics.atPosition(machine.positionMs)
-        let result = body(&world)
-        machine = world.machine
-        mpd.absorb(world)
-        if let nudge = world.lyricNudge { lyrics.nudge(nudge) }
-        perform(world.actions)
-        if !world.updateRequests.isEmpty { scan.start(probe: Self.probe) }
-        return result
-    }
-}
-
-func formatTime(ms: Int64) -> String {
-    let seconds = ms / 1000
-    let tenths = (ms % 1000) / 100
-    return "\(seconds / 60):\(seconds % 60 < 10 ? "0" : "")\(seconds % 60).\(tenths)"
-}
-
-extension Instant {
-    /// The monotonic clock, read here in the shell so that the core never reads one.
-    static var now: Instant { Instant(nanoseconds: Int64(MonotonicClock.nanoseconds())) }
-}
-
-extension String {
-    var trimmingWhitespace: String {
-        let scalars = unicodeScalars
-        guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }) else { return "" }
-        let last = scalars.lastIndex(where: { !$0.properties.isWhitespace })!
-        return String(scalars[first...last])
-    }
+    private func describe(_ id: TrackID?) -> String { id.flatMap { library[$0] }?.spoken ?? "nothing" }
 }
