@@ -93,14 +93,13 @@ import Testing
         var writes: [(at: Int64, action: ResumeAction)] = []
 
         init(
-            mode: PlayMode = .inOrder, syncIntervalMs: Int64 = 4000, windowMs: Int64 = 2000,
-            startAt index: Int? = nil
+            mode: PlayMode = .inOrder, syncIntervalMs: Int64 = 4000, startAt index: Int? = nil
         ) {
             machine = PlayerMachine(
                 configuration: .init(longTrackMs: 10 * ResumeKeeperTests.minute),
                 queue: PlayQueue(entries: [101, 102, 103, 104], mode: mode, seed: 1))
             _ = machine.handle(.tracksDescribed(ResumeKeeperTests.tracks), now: .zero)
-            keeper = ResumeKeeper(syncIntervalMs: syncIntervalMs, minimumDurableIntervalMs: windowMs)
+            keeper = ResumeKeeper(syncIntervalMs: syncIntervalMs)  // the daemon's intervals
             run(.play(index: index))
         }
 
@@ -380,6 +379,7 @@ import Testing
         // back on it: it starts where it was left
         box.run(.previous)
         #expect(box.machine.currentRequest?.fromMs == position)
+        #expect(box.keeper.seekHints[103] == Self.hint, "the pipeline gets the hint to start from")
         #expect(box.media.committed?.hints[103] == Self.hint)
     }
 
