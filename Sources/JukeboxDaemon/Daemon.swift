@@ -1,7 +1,8 @@
 // The control loop (thread `jb-control`, the main thread).
 //
-// It owns the core's PlayerMachine, the LibraryStore connection, the position journal and
-// the console, and it is the only thread that changes any of them. It sleeps in one poll()
+// It owns the core's PlayerMachine and ResumeKeeper, the LibraryStore connection, the
+// position journal and the console, and it is the only thread that changes any of them. It
+// performs what the keeper decides to save; it decides nothing about saving itself. It sleeps in one poll()
 // over: the termination signalfd, a WakeupEvent (signalled by the audio pipeline on track
 // boundaries and errors, and by the scan thread when it finishes) and the console fd; the
 // poll timeout is the next checkpoint or position tick. It never blocks on audio: commands
