@@ -86,7 +86,7 @@ public enum PlayerAction: Sendable, Equatable {
     case seek(ms: Int64)
     /// Apply this volume percent (already clamped to `max_volume`); map it with `VolumeCurve`.
     case setVolume(Int)
-    /// Save `PlayerMachine.snapshot` (hand the kind to `CheckpointPolicy`).
+    /// Save `PlayerMachine.snapshot` (hand the kind to `ResumeKeeper`).
     case persist(PersistKind)
     /// Text for the console that sent the command.
     case reply(String)

@@ -10,8 +10,8 @@
 /// - A durable commit always comes with a journal write, so the journal is never older than the
 ///   database: on start the daemon may prefer the journal when it names the same track.
 ///
-/// The daemon calls `note` for every `PlayerAction.persist`, then `due(now:)` on every wake-up, and
-/// sleeps at most until `nextDeadline`.
+/// `ResumeKeeper` calls `note` for every `PlayerAction.persist`, then `due(now:)` on every
+/// wake-up; the daemon sleeps at most until `nextDeadline`.
 public struct CheckpointPolicy: Sendable, Equatable {
     public var journalIntervalMs: Int64
     public var minimumDurableIntervalMs: Int64
