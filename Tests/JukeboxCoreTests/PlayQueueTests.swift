@@ -87,7 +87,7 @@ import Testing
         var queue = PlayQueue(entries: [1, 2, 3], mode: .inOrder, seed: 1)
         queue.jump(to: 2)
         let before = queue
-        #expect(queue.following(in: mode) == expected)
+        #expect(queue.following(with: PlayOptions(mode)) == expected)
         #expect(queue == before)
     }
 
@@ -211,25 +211,25 @@ import Testing
     @Test(arguments: [
         Broken(
             name: "current out of range",
-            snapshot: .init(entries: [1, 2], currentIndex: 7, mode: .repeatAll), current: nil),
+            snapshot: .init(entries: [1, 2], currentIndex: 7, options: PlayOptions(.repeatAll)), current: nil),
         Broken(
-            name: "negative current", snapshot: .init(entries: [1, 2], currentIndex: -1, mode: .inOrder), current: nil),
+            name: "negative current", snapshot: .init(entries: [1, 2], currentIndex: -1, options: PlayOptions(.inOrder)), current: nil),
         Broken(
             name: "garbage shuffle",
             snapshot: .init(
-                entries: [1, 2, 3], currentIndex: 1, mode: .shuffle, shuffleOrder: [5, 1, 1, -3, 0], shuffleCursor: 99,
+                entries: [1, 2, 3], currentIndex: 1, options: PlayOptions(.shuffle), shuffleOrder: [5, 1, 1, -3, 0], shuffleCursor: 99,
                 history: [8, 2, 2, -1], historyCursor: 40, randomState: 77),
             current: 1),
         Broken(
             name: "negative cursors",
             snapshot: .init(
-                entries: [1, 2, 3], currentIndex: 0, mode: .shuffle, shuffleOrder: [2, 1, 0], shuffleCursor: -4,
+                entries: [1, 2, 3], currentIndex: 0, options: PlayOptions(.shuffle), shuffleOrder: [2, 1, 0], shuffleCursor: -4,
                 history: [0], historyCursor: -9),
             current: 0),
         Broken(
             name: "empty with leftovers",
             snapshot: .init(
-                entries: [], currentIndex: 0, mode: .shuffle, shuffleOrder: [0, 1], shuffleCursor: 1, history: [0],
+                entries: [], currentIndex: 0, options: PlayOptions(.shuffle), shuffleOrder: [0, 1], shuffleCursor: 1, history: [0],
                 historyCursor: 0),
             current: nil),
     ])
