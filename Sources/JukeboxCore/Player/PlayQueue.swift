@@ -110,11 +110,6 @@ public struct PlayQueue: Sendable, Equatable {
         replaceAll([])
     }
 
-    /// Changes the flags to a preset's.
-    public mutating func setMode(_ preset: PlayMode) {
-        setOptions(PlayOptions(preset))
-    }
-
     /// Changes the flags. Turning random on starts a new cycle with the current entry as already played.
     public mutating func setOptions(_ newOptions: PlayOptions) {
         guard newOptions != options else { return }
