@@ -1,4 +1,3 @@
-import CLinuxShims
 import Glibc
 import JukeboxCore
 import LinuxSupport
@@ -58,13 +57,13 @@ public final class Framebuffer {
                 description: "\(fd.path ?? "framebuffer"): \(geometry.bitsPerPixel) bpp is not supported (16 or 32)")
         }
         let length = geometry.byteCount
-        let mapped = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd.rawValue, 0)
-        guard let mapped, mapped != MAP_FAILED else {
-            throw Failure(description: "\(Errno.current("mmap", path: fd.path))")
+        do {
+            base = try fd.mapShared(length: length)
+        } catch {
+            throw Failure(description: "\(error)")
         }
         self.fd = fd
         self.geometry = geometry
-        self.base = mapped
         self.length = length
     }
 
@@ -78,15 +77,15 @@ public final class Framebuffer {
         } catch {
             throw Failure(description: "\(error)")
         }
-        var info = jb_fb_info()
-        guard jb_fb_get_info(fd.rawValue, &info) == 0 else {
-            throw Failure(description: "\(Errno.current("ioctl(FBIOGET_VSCREENINFO)", path: device))")
+        let info: FramebufferInfo
+        do {
+            info = try fd.framebufferInfo()
+        } catch {
+            throw Failure(description: "\(error)")
         }
         let geometry = Geometry(
-            width: Int(info.xres), height: Int(info.yres), bitsPerPixel: Int(info.bits_per_pixel),
-            lineLength: Int(info.line_length), red: (Int(info.red_offset), Int(info.red_length)),
-            green: (Int(info.green_offset), Int(info.green_length)),
-            blue: (Int(info.blue_offset), Int(info.blue_length)))
+            width: info.width, height: info.height, bitsPerPixel: info.bitsPerPixel, lineLength: info.lineLength,
+            red: info.red, green: info.green, blue: info.blue)
         return try Framebuffer(fd: fd, geometry: geometry)
     }
 
@@ -96,11 +95,9 @@ public final class Framebuffer {
         let fd: FileDescriptor
         do {
             fd = try FileDescriptor(path: path, flags: O_RDWR | O_CREAT | O_CLOEXEC)
+            try fd.truncate(to: geometry.byteCount)
         } catch {
             throw Failure(description: "\(error)")
-        }
-        guard ftruncate(fd.rawValue, off_t(geometry.byteCount)) == 0 else {
-            throw Failure(description: "\(Errno.current("ftruncate", path: path))")
         }
         try self.init(fd: fd, geometry: geometry)
     }
