@@ -51,7 +51,7 @@ let package = Package(
         .target(
             name: "JukeboxDisplay",
             dependencies: [
-                "JukeboxCore", "LinuxSupport", "CLinuxShims",
+                "JukeboxCore", "LinuxSupport",
                 .product(name: "Logging", package: "swift-log"),
             ]),
 
@@ -71,26 +71,29 @@ let package = Package(
             ]),
 
         // MARK: tests
-        .target(name: "JukeboxTestSupport", dependencies: ["LinuxSupport", "CLinuxShims"]),
+        .target(name: "JukeboxTestSupport", dependencies: ["LinuxSupport"]),
         .testTarget(name: "JukeboxCoreTests", dependencies: ["JukeboxCore"]),
         .testTarget(name: "LinuxSupportTests", dependencies: ["LinuxSupport"]),
         .testTarget(name: "GPIOTests", dependencies: ["GPIO", "LinuxSupport"]),
         .testTarget(
             name: "JukeboxAudioTests",
-            dependencies: ["JukeboxAudio", "ALSA", "MPG123", "JukeboxTestSupport"]),
+            dependencies: ["JukeboxAudio", "JukeboxCore", "ALSA", "MPG123", "LinuxSupport", "JukeboxTestSupport"]),
         .testTarget(
             name: "JukeboxStoreTests",
             dependencies: [
-                "JukeboxStore", "SQLite", "LinuxSupport", "JukeboxTestSupport",
+                "JukeboxStore", "JukeboxCore", "SQLite", "LinuxSupport", "JukeboxTestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(
             name: "JukeboxDisplayTests",
-            dependencies: ["JukeboxDisplay", "JukeboxCore", "LinuxSupport", "CLinuxShims", "JukeboxTestSupport"],
+            dependencies: ["JukeboxDisplay", "JukeboxCore", "LinuxSupport", "JukeboxTestSupport"],
             exclude: ["Snapshots"]),
         .testTarget(
             name: "JukeboxDaemonTests",
-            dependencies: ["JukeboxDaemon", "JukeboxTestSupport", "SQLite"]),
+            dependencies: [
+                "JukeboxDaemon", "JukeboxCore", "JukeboxStore", "LinuxSupport", "JukeboxTestSupport", "SQLite",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,4 +1,3 @@
-import CLinuxShims
 import Foundation
 import Glibc
 import LinuxSupport
