@@ -136,7 +136,7 @@ public final class PositionJournal {
     public init(path: String, logger: Logger, direct: Bool = false, create: Bool = true) throws(Errno) {
         self.path = path
         self.logger = logger
-        let existed = access(path, F_OK) == 0
+        let existed = FileSystem.exists(path)
         self.file = try FileDescriptor(path: path, flags: O_RDWR | (create ? O_CREAT : 0), mode: 0o644)
         // A new journal's name must outlive a power cut as its sectors will.
         if !existed { try? FileDescriptor.syncFolder(containing: path) }
