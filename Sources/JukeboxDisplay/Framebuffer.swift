@@ -7,39 +7,8 @@ import LinuxSupport
 /// is given for a file. 16 bpp (RGB565) and 32 bpp (XRGB8888) pixels, with the channel
 /// offsets the driver reports. Owns the fd and the mapping (released in deinit).
 public final class Framebuffer {
-    /// Size and pixel layout.
-    public struct Geometry: Sendable, Equatable {
-        public var width: Int
-        public var height: Int
-        public var bitsPerPixel: Int
-        /// Bytes per row (at least width × bytes per pixel).
-        public var lineLength: Int
-        public var red: (offset: Int, length: Int)
-        public var green: (offset: Int, length: Int)
-        public var blue: (offset: Int, length: Int)
-
-        public static func == (a: Geometry, b: Geometry) -> Bool {
-            a.width == b.width && a.height == b.height && a.bitsPerPixel == b.bitsPerPixel
-                && a.lineLength == b.lineLength && a.red == b.red && a.green == b.green && a.blue == b.blue
-        }
-
-        /// 16 bpp RGB565, as most SPI TFTs (fbtft, tinydrm) present themselves.
-        public static func rgb565(width: Int, height: Int) -> Geometry {
-            Geometry(
-                width: width, height: height, bitsPerPixel: 16, lineLength: width * 2, red: (11, 5), green: (5, 6),
-                blue: (0, 5))
-        }
-
-        /// 32 bpp XRGB8888, as HDMI (vc4/simplefb) presents itself.
-        public static func xrgb8888(width: Int, height: Int) -> Geometry {
-            Geometry(
-                width: width, height: height, bitsPerPixel: 32, lineLength: width * 4, red: (16, 8), green: (8, 8),
-                blue: (0, 8))
-        }
-
-        /// Bytes of the mapping.
-        public var byteCount: Int { lineLength * height }
-    }
+    /// Size and pixel layout, as the device's ioctls report it.
+    public typealias Geometry = FramebufferGeometry
 
     /// Failures opening or mapping.
     public struct Failure: Error, CustomStringConvertible {
@@ -77,15 +46,12 @@ public final class Framebuffer {
         } catch {
             throw Failure(description: "\(error)")
         }
-        let info: FramebufferInfo
+        let geometry: Geometry
         do {
-            info = try fd.framebufferInfo()
+            geometry = try fd.framebufferGeometry()
         } catch {
             throw Failure(description: "\(error)")
         }
-        let geometry = Geometry(
-            width: info.width, height: info.height, bitsPerPixel: info.bitsPerPixel, lineLength: info.lineLength,
-            red: info.red, green: info.green, blue: info.blue)
         return try Framebuffer(fd: fd, geometry: geometry)
     }
 

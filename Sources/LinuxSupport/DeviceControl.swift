@@ -1,23 +1,60 @@
 import CLinuxShims
 import Glibc
 
-/// A framebuffer's geometry, as FBIOGET_VSCREENINFO and FBIOGET_FSCREENINFO report it.
-public struct FramebufferInfo: Sendable {
+/// A framebuffer's size and pixel layout, as FBIOGET_VSCREENINFO and FBIOGET_FSCREENINFO
+/// report it.
+public struct FramebufferGeometry: Sendable, Equatable {
     public var width: Int
     public var height: Int
     public var bitsPerPixel: Int
+    /// Bytes per row (at least width × bytes per pixel).
     public var lineLength: Int
     public var red: (offset: Int, length: Int)
     public var green: (offset: Int, length: Int)
     public var blue: (offset: Int, length: Int)
+
+    public init(
+        width: Int, height: Int, bitsPerPixel: Int, lineLength: Int, red: (offset: Int, length: Int),
+        green: (offset: Int, length: Int), blue: (offset: Int, length: Int)
+    ) {
+        self.width = width
+        self.height = height
+        self.bitsPerPixel = bitsPerPixel
+        self.lineLength = lineLength
+        self.red = red
+        self.green = green
+        self.blue = blue
+    }
+
+    public static func == (a: FramebufferGeometry, b: FramebufferGeometry) -> Bool {
+        a.width == b.width && a.height == b.height && a.bitsPerPixel == b.bitsPerPixel
+            && a.lineLength == b.lineLength && a.red == b.red && a.green == b.green && a.blue == b.blue
+    }
+
+    /// 16 bpp RGB565, as most SPI TFTs (fbtft, tinydrm) present themselves.
+    public static func rgb565(width: Int, height: Int) -> FramebufferGeometry {
+        FramebufferGeometry(
+            width: width, height: height, bitsPerPixel: 16, lineLength: width * 2, red: (11, 5), green: (5, 6),
+            blue: (0, 5))
+    }
+
+    /// 32 bpp XRGB8888, as HDMI (vc4/simplefb) presents itself.
+    public static func xrgb8888(width: Int, height: Int) -> FramebufferGeometry {
+        FramebufferGeometry(
+            width: width, height: height, bitsPerPixel: 32, lineLength: width * 4, red: (16, 8), green: (8, 8),
+            blue: (0, 8))
+    }
+
+    /// Bytes of the mapping.
+    public var byteCount: Int { lineLength * height }
 }
 
 /// Device ioctls and mappings of the display drivers.
 extension FileDescriptor {
-    public func framebufferInfo() throws(Errno) -> FramebufferInfo {
+    public func framebufferGeometry() throws(Errno) -> FramebufferGeometry {
         var info = jb_fb_info()
         _ = try call("ioctl(FBIOGET_VSCREENINFO)") { jb_fb_get_info($0, &info) }
-        return FramebufferInfo(
+        return FramebufferGeometry(
             width: Int(info.xres), height: Int(info.yres), bitsPerPixel: Int(info.bits_per_pixel),
             lineLength: Int(info.line_length), red: (Int(info.red_offset), Int(info.red_length)),
             green: (Int(info.green_offset), Int(info.green_length)),
