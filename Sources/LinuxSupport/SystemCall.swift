@@ -3,8 +3,8 @@ import Glibc
 /// The one place that turns a raw C call's failure into Swift: EINTR is retried here, EBADF
 /// and EFAULT stop the process (a closed or wrong descriptor, or a bad pointer, is a bug in
 /// this program, not a condition to handle), and any other errno is thrown as `Errno`
-/// naming the call and what it was about. Nothing outside LinuxSupport and the C-library
-/// wrappers reads errno.
+/// naming the call and what it was about. The daemon, the adapters and the test support
+/// call the typed wrappers built on this and never read errno.
 public enum SystemCall {
     /// Runs `body`, a call returning -1 and setting errno on failure, until it is not
     /// interrupted. `context` is the path, device or `fd N` named in the error.
