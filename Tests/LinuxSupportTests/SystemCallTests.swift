@@ -155,6 +155,8 @@ private final class BlockedReader: Sendable {
 private func isBlockedInRead(_ id: Int32) -> Bool {
     #if arch(x86_64)
         let readNumber = "0"
+    #elseif arch(arm)
+        let readNumber = "3"
     #else
         let readNumber = "63"  // arm64
     #endif
