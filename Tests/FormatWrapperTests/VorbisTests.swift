@@ -1,0 +1,107 @@
+import Foundation
+import JukeboxTestSupport
+import Testing
+import Vorbis
+
+@Suite struct VorbisDecoderTests {
+    /// An Ogg Vorbis file (oggenc -q 4) of `seconds` of sox's tone and noise, tagged with
+    /// non-ASCII text, and oggdec's raw S16LE decode of it.
+    static func encoded(_ media: Media, rate: Int, bits: Int = 16, seconds: Double, extra: [String] = [])
+        throws -> (ogg: String, reference: [Int16])
+    {
+        let wav = try media.wav("\(rate).wav", rate: rate, bits: bits, seconds: seconds)
+        let ogg = media.dir.file("\(rate).ogg")
+        try media.tool(
+            ["oggenc", "-Q", "-q", "4", "-t", Tags.title, "-a", Tags.artist, "-l", Tags.album, "-N", "3"] + extra + [
+                "-o", ogg, wav,
+            ])
+        let raw = media.dir.file("\(rate).raw")
+        try media.tool(["oggdec", "-Q", "-R", "-b", "16", "-e", "0", "-s", "1", "-o", raw, ogg])
+        return (ogg, try Raw.int16(raw))
+    }
+
+    static func decodeS16(_ decoder: VorbisDecoder) throws -> [Int16] {
+        try readAll(chunkSamples: 4096, channels: 2) { try decoder.read(into: $0) }
+    }
+
+    /// libvorbisfile's ov_read rounds and clips exactly as oggdec does (oggdec calls it), so
+    /// 16-bit output is compared for equality.
+    @Test(arguments: [44100, 48000])
+    func lengthAndSamplesMatchOggdec(rate: Int) throws {
+        let media = try Media()
+        let (ogg, reference) = try Self.encoded(media, rate: rate, seconds: 3)
+        let decoder = try VorbisDecoder(path: ogg)
+        #expect(decoder.format == VorbisFormat(rate: rate, channels: 2))
+        #expect(decoder.totalFrames == Int64(rate * 3), "the last granule position is the source's length")
+        let decoded = try Self.decodeS16(decoder)
+        #expect(reference.count == rate * 3 * 2)
+        #expect(decoded.count == reference.count)
+        #expect(largestDifference(decoded, reference).difference == 0)
+        #expect(decoder.holes == 0)
+    }
+
+    /// Float output is what ov_read rounds: scaled by 32768 it lies within half a step of
+    /// oggdec's sample, or beyond full scale where oggdec clipped.
+    @Test func floatOutputRoundsToOggdecsSamples() throws {
+        let media = try Media()
+        let (ogg, reference) = try Self.encoded(media, rate: 44100, seconds: 2)
+        let decoder = try VorbisDecoder(path: ogg)
+        let decoded: [Float] = try readAll(chunkSamples: 4096, channels: 2) { try decoder.read(into: $0) }
+        #expect(decoded.count == reference.count)
+        let misses = zip(decoded, reference).filter { sample, reference in
+            let scaled = Double(sample) * 32768
+            let clipped = scaled >= 32767 || scaled <= -32768
+            return !clipped && abs(scaled - Double(reference)) > 0.5
+        }
+        #expect(misses.isEmpty)
+    }
+
+    @Test(arguments: [0, 1, 1023, 50_001, 88_199])
+    func seekLandsOnTheExactSample(frame: Int) throws {
+        let media = try Media()
+        let (ogg, reference) = try Self.encoded(media, rate: 44100, seconds: 2)
+        let decoder = try VorbisDecoder(path: ogg)
+        _ = try Self.decodeS16(decoder)
+        try decoder.seek(toFrame: Int64(frame))
+        #expect(decoder.positionFrames == Int64(frame))
+        let rest = try Self.decodeS16(decoder)
+        #expect(rest.count == reference.count - frame * 2)
+        #expect(largestDifference(rest, Array(reference[(frame * 2)...])).difference == 0)
+    }
+
+    @Test func commentsKeepNonASCIIText() throws {
+        let media = try Media()
+        let (ogg, _) = try Self.encoded(media, rate: 44100, seconds: 0.5, extra: ["-c", "EQ=a=b"])
+        let decoder = try VorbisDecoder(path: ogg)
+        #expect(
+            decoder.comments.map { "\($0.key)=\($0.value)" } == [
+                "EQ=a=b", "title=\(Tags.title)", "artist=\(Tags.artist)", "album=\(Tags.album)", "tracknumber=3",
+            ])
+        #expect(decoder.vendor.hasPrefix("Xiph.Org libVorbis"))
+    }
+
+    @Test func badInputThrowsWithThePathAndTheLibrarysText() throws {
+        let media = try Media()
+        let (ogg, _) = try Self.encoded(media, rate: 44100, seconds: 1)
+        let paths = [
+            try media.copy(Fixtures.media("mp3/cbr128.mp3"), as: "song.ogg"), try media.empty("empty.ogg"),
+            try media.junk("junk.ogg", bytes: 100_000), media.dir.file("missing.ogg"),
+            try media.truncated(ogg, to: 0.002, name: "headers-cut.ogg"),
+        ]
+        for path in paths {
+            #expect {
+                _ = try VorbisDecoder(path: path)
+            } throws: { error in
+                let e = error as? VorbisError
+                print(e?.description ?? "\(error)")
+                return e?.path == path && e?.message.isEmpty == false && e?.description.hasPrefix(path) == true
+            }
+        }
+        // Cut inside the audio: the length is what the last whole page says, and decoding
+        // gives exactly that much.
+        let cut = try media.truncated(ogg, to: 0.6, name: "cut.ogg")
+        let decoder = try VorbisDecoder(path: cut)
+        #expect(decoder.totalFrames > 10000 && decoder.totalFrames < 44100)
+        #expect(Int64(try Self.decodeS16(decoder).count / 2) == decoder.totalFrames)
+    }
+}
