@@ -10,6 +10,12 @@ public struct OpusGains: Sendable, Equatable {
     /// header gain: add them to reach -23 LUFS (EBU R128). Not applied by the decoder.
     public var track: Double?
     public var album: Double?
+
+    public init(header: Double, track: Double?, album: Double?) {
+        self.header = header
+        self.track = track
+        self.album = album
+    }
 }
 
 /// One libopusfile handle over one file: the single owner of the `OggOpusFile` and the file
