@@ -1,7 +1,10 @@
+import FLAC
 import Foundation
 import Glibc
 import JukeboxTestSupport
+import Opus
 import Testing
+import Vorbis
 
 /// Test audio made by sox in a temporary folder, and the tools' runs on it.
 struct Media {
@@ -19,11 +22,12 @@ struct Media {
     }
 
     /// `seconds` of a stereo WAV: a sine on the left, pink noise on the right (broadband, so
-    /// the lossy encoders' rounding is exercised), 3 dB under full scale.
+    /// the lossy encoders' rounding is exercised), 3 dB under full scale. The same every run
+    /// (sox -R).
     func wav(_ name: String, rate: Int, bits: Int, seconds: Double) throws -> String {
         let path = dir.file(name)
         try tool([
-            "sox", "-n", "-r", "\(rate)", "-b", "\(bits)", "-c", "2", path, "synth", "\(seconds)", "sine", "440",
+            "sox", "-R", "-n", "-r", "\(rate)", "-b", "\(bits)", "-c", "2", path, "synth", "\(seconds)", "sine", "440",
             "pinknoise", "gain", "-3",
         ])
         return path
@@ -51,6 +55,15 @@ struct Media {
         let path = dir.file(name)
         try Data().write(to: URL(fileURLWithPath: path))
         return path
+    }
+
+    /// Files named `*.ext` that hold no audio of that format: an MP3, an empty file, junk,
+    /// and a path where no file is.
+    func impostors(ext: String) throws -> [String] {
+        [
+            try copy(Fixtures.media("mp3/cbr128.mp3"), as: "song.\(ext)"), try empty("empty.\(ext)"),
+            try junk("junk.\(ext)", bytes: 100_000), dir.file("missing.\(ext)"),
+        ]
     }
 
     /// `source` copied under another name (an MP3 named .flac, say).
@@ -120,4 +133,27 @@ enum Tags {
     static let title = "夜に駆ける"
     static let artist = "Beyoncé & Zoë Ångström"
     static let album = "ピアノ・ソナタ第8番 «Pathétique»"
+}
+
+/// What the three wrappers' errors have in common.
+protocol WrapperError: Error, CustomStringConvertible {
+    var path: String { get }
+    var message: String { get }
+}
+extension FLACError: WrapperError {}
+extension VorbisError: WrapperError {}
+extension OpusError: WrapperError {}
+
+/// Expects `body` to throw an `E` that names `path` and carries the library's (or the
+/// system's) text: "<path>: <call> failed: <message>".
+func expectError<E: WrapperError>(
+    _ type: E.Type, for path: String, sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> Void
+) {
+    #expect(sourceLocation: sourceLocation) {
+        try body()
+    } throws: { error in
+        guard let e = error as? E else { return false }
+        print(e.description)
+        return e.path == path && !e.message.isEmpty && e.description.hasPrefix(path + ": ")
+    }
 }
