@@ -183,9 +183,12 @@ private struct Metadata {
         defer { FLAC__metadata_simple_iterator_delete(iterator) }
         func failure(_ call: String) -> FLACError {
             let status = FLAC__metadata_simple_iterator_status(iterator)
-            return FLACError(
-                call: call, path: path,
-                message: String(cString: jb_flac_iterator_status_string(Int32(status.rawValue))))
+            var message = String(cString: jb_flac_iterator_status_string(Int32(status.rawValue)))
+            // libFLAC's status does not say why the file did not open; errno, from its fopen, does.
+            if status == FLAC__METADATA_SIMPLE_ITERATOR_STATUS_ERROR_OPENING_FILE {
+                message += " (\(Errno.current("fopen").message))"
+            }
+            return FLACError(call: call, path: path, message: message)
         }
         guard FLAC__metadata_simple_iterator_init(iterator, path, 1, 0) != 0 else {
             throw failure("FLAC__metadata_simple_iterator_init")

@@ -87,6 +87,7 @@ public final class VorbisDecoder {
     /// Decodes signed 16-bit interleaved samples into `buffer` (ov_read, which rounds and
     /// clips as oggdec does). Returns the frames written, in `format`; 0 only at the end.
     public func read(into buffer: UnsafeMutableBufferPointer<Int16>) throws(VorbisError) -> Int {
+        precondition(buffer.count >= maxChannels, "VorbisDecoder.read: the buffer holds no whole frame")
         let frames = buffer.count / maxChannels
         while true {
             var link: Int32 = 0
@@ -106,6 +107,7 @@ public final class VorbisDecoder {
     /// Decodes 32-bit float interleaved samples (nominally -1...1) into `buffer`
     /// (ov_read_float). Returns the frames written, in `format`; 0 only at the end.
     public func read(into buffer: UnsafeMutableBufferPointer<Float>) throws(VorbisError) -> Int {
+        precondition(buffer.count >= maxChannels, "VorbisDecoder.read: the buffer holds no whole frame")
         while true {
             var link: Int32 = 0
             var planes: UnsafeMutablePointer<UnsafeMutablePointer<Float>?>?
