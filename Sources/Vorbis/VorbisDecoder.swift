@@ -2,7 +2,7 @@ import CVorbis
 import LinuxSupport
 
 /// The format of one link of an Ogg Vorbis stream.
-public struct VorbisFormat: Sendable, Equatable {
+public struct VorbisFormat: Sendable, Hashable {
     public var rate: Int
     public var channels: Int
 

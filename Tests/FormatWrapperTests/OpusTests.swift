@@ -75,6 +75,39 @@ import Testing
         #expect(differences.suffix(from: converged).allSatisfy { $0 == 0 })
     }
 
+    /// Two files one after the other make a chained stream; here the second link has
+    /// another channel count. opusdec would mix the chain down to stereo, so each link is
+    /// compared with opusdec's decode of the file it came from.
+    @Test func chainedLinksChangeChannelsBetweenReads() throws {
+        let media = try Media()
+        var links: [(file: String, reference: [Int16])] = []
+        for (channels, seconds) in [(1, 1.0), (2, 1.5)] {
+            let wav = try media.wav("\(channels).wav", rate: 48000, bits: 16, seconds: seconds, channels: channels)
+            let opus = media.dir.file("\(channels).opus")
+            let raw = media.dir.file("\(channels).raw")
+            try media.tool(["opusenc", "--quiet", wav, opus])
+            try media.tool(["opusdec", "--quiet", "--rate", "48000", "--no-dither", opus, raw])
+            links.append((opus, try Raw.int16(raw)))
+        }
+        let chain = media.dir.file("chain.opus")
+        try (Data(try Raw.bytes(links[0].file)) + Data(try Raw.bytes(links[1].file))).write(
+            to: URL(fileURLWithPath: chain))
+
+        let decoder = try OpusDecoder(path: chain)
+        decoder.setDither(false)
+        #expect(decoder.channels == 1)
+        #expect(decoder.totalFrames == 48000 + 72000)
+        var decoded: [[Int16]] = [[], []]
+        var buffer = [Int16](repeating: 0, count: 4096)
+        while true {
+            let frames = try buffer.withUnsafeMutableBufferPointer { try decoder.read(into: $0) }
+            if frames == 0 { break }
+            decoded[decoder.channels - 1] += buffer[0..<frames * decoder.channels]
+        }
+        #expect(decoded[0] == links[0].reference)
+        #expect(decoded[1] == links[1].reference)
+    }
+
     @Test func tagsAndGains() throws {
         let media = try Media()
         let (opus, _, _) = try Self.encoded(media, rate: 48000, bits: 16, seconds: 0.5)

@@ -22,14 +22,16 @@ struct Media {
     }
 
     /// `seconds` of a stereo WAV: a sine on the left, pink noise on the right (broadband, so
-    /// the lossy encoders' rounding is exercised), 3 dB under full scale. The same every run
-    /// (sox -R).
-    func wav(_ name: String, rate: Int, bits: Int, seconds: Double) throws -> String {
+    /// the lossy encoders' rounding is exercised), 3 dB under full scale; mono: the sine
+    /// alone. The same every run (sox -R).
+    func wav(_ name: String, rate: Int, bits: Int, seconds: Double, channels: Int = 2) throws -> String {
         let path = dir.file(name)
-        try tool([
-            "sox", "-R", "-n", "-r", "\(rate)", "-b", "\(bits)", "-c", "2", path, "synth", "\(seconds)", "sine", "440",
-            "pinknoise", "gain", "-3",
-        ])
+        try tool(
+            [
+                "sox", "-R", "-n", "-r", "\(rate)", "-b", "\(bits)", "-c", "\(channels)", path, "synth", "\(seconds)",
+                "sine", "440",
+            ]
+                + (channels == 2 ? ["pinknoise"] : []) + ["gain", "-3"])
         return path
     }
 
