@@ -26,6 +26,7 @@ let package = Package(
         .systemLibrary(name: "CVorbis", pkgConfig: "vorbisfile", providers: [.apt(["libvorbis-dev"])]),
         .systemLibrary(name: "COpus", pkgConfig: "opusfile", providers: [.apt(["libopusfile-dev"])]),
         .target(name: "CLinuxShims"),
+        .target(name: "COggHeaders", linkerSettings: [.linkedLibrary("ogg")]),
 
         // MARK: thin wrappers, one per C library
         .target(name: "LinuxSupport", dependencies: ["CLinuxShims"]),
@@ -35,8 +36,9 @@ let package = Package(
         .target(name: "GPIO", dependencies: ["CGPIOD", "LinuxSupport"]),
         // Not linked into jukeboxd yet (issue 16): see docs/ARCHITECTURE.md, "Decoders for more formats".
         .target(name: "FLAC", dependencies: ["CFLAC", "LinuxSupport"]),
-        .target(name: "Vorbis", dependencies: ["CVorbis", "LinuxSupport"]),
-        .target(name: "Opus", dependencies: ["COpus", "LinuxSupport"]),
+        .target(name: "Ogg", dependencies: ["COggHeaders", "LinuxSupport"]),
+        .target(name: "Vorbis", dependencies: ["CVorbis", "COggHeaders", "Ogg"]),
+        .target(name: "Opus", dependencies: ["COpus", "COggHeaders", "Ogg"]),
 
         // MARK: the pure core
         .target(name: "JukeboxCore"),

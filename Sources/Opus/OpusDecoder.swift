@@ -1,5 +1,6 @@
+import COggHeaders
 import COpus
-import LinuxSupport
+import Ogg
 
 /// Gains of an Opus stream, in dB (Q7.8 fixed point in the file: 1/256 dB steps).
 public struct OpusGains: Sendable, Equatable {
@@ -18,15 +19,18 @@ public struct OpusGains: Sendable, Equatable {
     }
 }
 
-/// One libopusfile handle over one file: the single owner of the `OggOpusFile` and the file
-/// it reads (op_free in `deinit`). Output is always 48 kHz; libopusfile drops the pre-skip
-/// and trims the end to the last granule position. Not thread-safe: one thread at a time.
+/// One libopusfile handle over one file: the single owner of the `OggOpusFile` (op_free in
+/// `deinit`) and of the stream it reads the file through (released after it). Output is always
+/// 48 kHz; libopusfile drops the pre-skip and trims the end to the last granule position.
+/// Not thread-safe: one thread at a time.
 ///
 /// A chained stream may change channel count between links, and each libopusfile read
 /// returns samples of one link only; so `read` makes one library call and `channels`
 /// describes what it returned. Buffers are counted in samples.
 public final class OpusDecoder {
     private let file: OpaquePointer
+    /// What libopusfile reads: the file, or rebuilt header pages and then the file's audio.
+    private let stream: OggStream
     public let path: String
     public static let rate = 48000
     /// Channels of the link the last read came from (the first link before any read).
@@ -39,17 +43,25 @@ public final class OpusDecoder {
     /// The first link's vendor string (the encoder's library).
     public let vendor: String
     public let gains: OpusGains
+    /// Comment entries of the first link left out as too long (embedded pictures).
+    public var skippedComments: Int { stream.skippedComments }
     /// Holes (missing or corrupt pages) libopusfile reported and read past.
     public private(set) var holes = 0
 
     /// Opens `path`, reads its headers and (the file being seekable) finds every link and
-    /// the last granule position.
-    public init(path: String) throws(OpusError) {
+    /// the last granule position. Comment entries longer than `longestComment` bytes in the
+    /// first link (embedded pictures) are skipped unread (`skippedComments`).
+    public init(path: String, longestComment: Int = 65536) throws(OpusError) {
+        let stream: OggStream
+        do {
+            stream = try OggStream(path: path, codec: .opus, longestComment: longestComment)
+        } catch {
+            throw OpusError(code: OP_EREAD, call: "open", path: path, message: error.message)
+        }
+        var callbacks = OpusFileCallbacks(
+            read: jb_ogg_opus_read, seek: jb_ogg_opus_seek, tell: jb_ogg_opus_tell, close: nil)
         var error: Int32 = 0
-        guard let file = jb_op_open(path, &error) else {
-            if error > 0 {
-                throw OpusError(code: error, call: "op_fopen", path: path, message: Errno.current("open").message)
-            }
+        guard let file = op_open_callbacks(stream.pointer, &callbacks, nil, 0, &error) else {
             throw OpusError(code: error, call: "op_open_callbacks", path: path)
         }
         let total = op_pcm_total(file, -1)
@@ -58,31 +70,18 @@ public final class OpusDecoder {
             throw OpusError(code: total < 0 ? Int32(total) : OP_EINVAL, call: "op_pcm_total", path: path)
         }
         self.file = file
+        self.stream = stream
         self.path = path
         totalFrames = total
         channels = Int(head.channel_count)
-        var entries: [(key: String, value: String)] = []
-        var vendorText = ""
-        var track: Double?
-        var album: Double?
-        if let tags = op_tags(file, 0) {
-            let t = tags.pointee
-            vendorText = t.vendor.map { String(cString: $0) } ?? ""
-            for i in 0..<Int(t.comments) {
-                guard let bytes = t.user_comments[i] else { continue }
-                let count = Int(t.comment_lengths[i])
-                let entry = bytes.withMemoryRebound(to: UInt8.self, capacity: count) {
-                    String(decoding: UnsafeBufferPointer(start: $0, count: count), as: UTF8.self)
-                }
-                let parts = entry.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-                entries.append((String(parts[0]), parts.count > 1 ? String(parts[1]) : ""))
-            }
-            var q8: Int32 = 0
-            if opus_tags_get_track_gain(tags, &q8) == 0 { track = Double(q8) / 256 }
-            if opus_tags_get_album_gain(tags, &q8) == 0 { album = Double(q8) / 256 }
-        }
-        comments = entries
-        vendor = vendorText
+        let tags = op_tags(file, 0)
+        comments = OggStream.comments(
+            tags?.pointee.user_comments, lengths: tags?.pointee.comment_lengths, count: Int(tags?.pointee.comments ?? 0)
+        )
+        vendor = tags?.pointee.vendor.map { String(cString: $0) } ?? ""
+        var q8: Int32 = 0
+        let track = tags.flatMap { opus_tags_get_track_gain($0, &q8) == 0 ? Double(q8) / 256 : nil }
+        let album = tags.flatMap { opus_tags_get_album_gain($0, &q8) == 0 ? Double(q8) / 256 : nil }
         gains = OpusGains(header: Double(head.output_gain) / 256, track: track, album: album)
     }
 

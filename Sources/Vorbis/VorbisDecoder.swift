@@ -1,5 +1,6 @@
+import COggHeaders
 import CVorbis
-import LinuxSupport
+import Ogg
 
 /// The format of one link of an Ogg Vorbis stream.
 public struct VorbisFormat: Sendable, Hashable {
@@ -12,8 +13,9 @@ public struct VorbisFormat: Sendable, Hashable {
     }
 }
 
-/// One libvorbisfile handle over one file: the single owner of the `OggVorbis_File` and the
-/// file it reads (ov_clear in `deinit`). Not thread-safe: one thread at a time.
+/// One libvorbisfile handle over one file: the single owner of the `OggVorbis_File` (ov_clear
+/// in `deinit`) and of the stream it reads the file through (released after it). Not
+/// thread-safe: one thread at a time.
 ///
 /// A chained stream may change format between links, and each libvorbisfile read returns
 /// samples of one link only; so `read` makes one library call and `format` describes what it
@@ -21,6 +23,8 @@ public struct VorbisFormat: Sendable, Hashable {
 /// (`maxChannels`).
 public final class VorbisDecoder {
     private let file: UnsafeMutablePointer<OggVorbis_File>
+    /// What libvorbisfile reads: the file, or rebuilt header pages and then the file's audio.
+    private let stream: OggStream
     public let path: String
     /// The format of the link the last read came from (the first link before any read).
     public private(set) var format: VorbisFormat
@@ -33,19 +37,29 @@ public final class VorbisDecoder {
     public let comments: [(key: String, value: String)]
     /// The first link's vendor string (the encoder).
     public let vendor: String
+    /// Comment entries of the first link left out as too long (embedded pictures).
+    public var skippedComments: Int { stream.skippedComments }
     /// Holes (missing or corrupt pages) libvorbisfile reported and read past.
     public private(set) var holes = 0
 
     /// Opens `path` and reads its headers; in a seekable file libvorbisfile also finds every
-    /// link and the last granule position (it reads the end of the file).
-    public init(path: String) throws(VorbisError) {
+    /// link and the last granule position (it reads the end of the file). Comment entries
+    /// longer than `longestComment` bytes in the first link (embedded pictures) are skipped
+    /// unread (`skippedComments`).
+    public init(path: String, longestComment: Int = 65536) throws(VorbisError) {
+        let stream: OggStream
+        do {
+            stream = try OggStream(path: path, codec: .vorbis, longestComment: longestComment)
+        } catch {
+            throw VorbisError(code: OV_EREAD, call: "open", path: path, message: error.message)
+        }
         let file = UnsafeMutablePointer<OggVorbis_File>.allocate(capacity: 1)
-        let rc = jb_ov_open(path, file)
+        let callbacks = ov_callbacks(
+            read_func: jb_ogg_vorbis_read, seek_func: jb_ogg_vorbis_seek, close_func: nil, tell_func: jb_ogg_vorbis_tell
+        )
+        let rc = ov_open_callbacks(stream.pointer, file, nil, 0, callbacks)
         if rc != 0 {
             file.deallocate()
-            if rc > 0 {
-                throw VorbisError(code: rc, call: "fopen", path: path, message: Errno.current("fopen").message)
-            }
             throw VorbisError(code: rc, call: "ov_open_callbacks", path: path)
         }
         let total = ov_pcm_total(file, -1)
@@ -55,28 +69,17 @@ public final class VorbisDecoder {
             throw VorbisError(code: total < 0 ? Int32(total) : OV_EINVAL, call: "ov_pcm_total", path: path)
         }
         self.file = file
+        self.stream = stream
         self.path = path
         totalFrames = total
         format = VorbisFormat(rate: info.pointee.rate, channels: Int(info.pointee.channels))
         maxChannels = (0..<Int(ov_streams(file))).reduce(0) { widest, link in
             max(widest, Int(ov_info(file, Int32(link))?.pointee.channels ?? 0))
         }
-        var entries: [(key: String, value: String)] = []
-        var vendorText = ""
-        if let comment = ov_comment(file, 0)?.pointee {
-            vendorText = comment.vendor.map { String(cString: $0) } ?? ""
-            for i in 0..<Int(comment.comments) {
-                guard let bytes = comment.user_comments[i] else { continue }
-                let count = Int(comment.comment_lengths[i])
-                let entry = bytes.withMemoryRebound(to: UInt8.self, capacity: count) {
-                    String(decoding: UnsafeBufferPointer(start: $0, count: count), as: UTF8.self)
-                }
-                let parts = entry.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-                entries.append((String(parts[0]), parts.count > 1 ? String(parts[1]) : ""))
-            }
-        }
-        comments = entries
-        vendor = vendorText
+        let comment = ov_comment(file, 0)?.pointee
+        comments = OggStream.comments(
+            comment?.user_comments, lengths: comment?.comment_lengths, count: Int(comment?.comments ?? 0))
+        vendor = comment?.vendor.map { String(cString: $0) } ?? ""
     }
 
     deinit {

@@ -100,18 +100,15 @@ import Testing
         let media = try Media()
         let (plain, reference) = try Self.encoded(media, rate: 44100, bits: 16, seconds: 1)
         let covered = try media.copy(plain, as: "covered.flac")
-        let picture = try media.junk("cover.jpg", bytes: 5 << 20)
+        let picture = try media.cover()
         try media.tool(["metaflac", "--import-picture-from=3|image/jpeg||600x600x24|\(picture)", covered])
         let size = try #require(try FileManager.default.attributesOfItem(atPath: covered)[.size] as? Int)
         #expect(size > 5 << 20)
 
         func bytesReadOpeningAndDecoding(_ path: String) throws -> (open: Int, decode: Int, samples: [Int32]) {
-            let before = try #require(ProcessIO.readThisThread()).rchar
-            let decoder = try FLACDecoder(path: path)
-            let opened = try #require(ProcessIO.readThisThread()).rchar
-            let samples = try Self.decodeAll(decoder)
-            let decoded = try #require(ProcessIO.readThisThread()).rchar
-            return (Int(opened - before), Int(decoded - opened), samples)
+            let (open, decoder) = try bytesRead { try FLACDecoder(path: path) }
+            let (decode, samples) = try bytesRead { try Self.decodeAll(decoder) }
+            return (open, decode, samples)
         }
         let withoutPicture = try bytesReadOpeningAndDecoding(plain)
         let withPicture = try bytesReadOpeningAndDecoding(covered)

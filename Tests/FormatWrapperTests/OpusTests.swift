@@ -108,6 +108,33 @@ import Testing
         #expect(decoded[1] == links[1].reference)
     }
 
+    /// A cover in OpusTags (opusenc --picture) is skipped by offset: libopusfile is fed the
+    /// header pages without it.
+    @Test func aLargePictureIsNotReadWhenOpening() throws {
+        let media = try Media()
+        let wav = try media.wav("48.wav", rate: 48000, bits: 16, seconds: 3)
+        let (plain, covered) = (media.dir.file("plain.opus"), media.dir.file("covered.opus"))
+        let tags = ["--title", Tags.title, "--comment", "R128_TRACK_GAIN=-1234"]
+        try media.tool(["opusenc", "--quiet"] + tags + [wav, plain])
+        try media.tool(
+            ["opusenc", "--quiet", "--picture", "3|image/jpeg||600x600x24|\(try media.cover())"] + tags + [
+                wav, covered,
+            ])
+        let raw = media.dir.file("covered.raw")
+        try media.tool(["opusdec", "--quiet", "--rate", "48000", "--no-dither", covered, raw])
+        let reference = try Raw.int16(raw)
+
+        let (plainBytes, _) = try bytesRead { try OpusDecoder(path: plain) }
+        let (coveredBytes, decoder) = try bytesRead { try OpusDecoder(path: covered) }
+        print("opening read \(plainBytes) B without the cover, \(coveredBytes) B with it")
+        #expect(coveredBytes < plainBytes + 65536, "opening reads the 7 MB comment")
+        #expect(decoder.skippedComments == 1)
+        #expect(decoder.comments.contains { $0.key == "title" && $0.value == Tags.title })
+        #expect(decoder.gains.track == -1234.0 / 256)
+        #expect(decoder.totalFrames == 144_000)
+        #expect(try Self.decodeS16(decoder) == reference)
+    }
+
     @Test func tagsAndGains() throws {
         let media = try Media()
         let (opus, _, _) = try Self.encoded(media, rate: 48000, bits: 16, seconds: 0.5)

@@ -52,6 +52,14 @@ struct Media {
         return path
     }
 
+    /// A 5 MB "JPEG" (the magic bytes, then junk): a cover as large as they come.
+    func cover() throws -> String {
+        let path = dir.file("cover.jpg")
+        let junk = try Raw.bytes(try junk("cover.bin", bytes: 5 << 20))
+        try Data([0xFF, 0xD8, 0xFF, 0xE0] + junk.dropFirst(4)).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
     /// An empty file.
     func empty(_ name: String) throws -> String {
         let path = dir.file(name)
@@ -158,4 +166,11 @@ func expectError<E: WrapperError>(
         print(e.description)
         return e.path == path && !e.message.isEmpty && e.description.hasPrefix(path + ": ")
     }
+}
+
+/// What this thread read (rchar) while `body` ran.
+func bytesRead<T>(_ body: () throws -> T) throws -> (bytes: Int, result: T) {
+    let before = try #require(ProcessIO.readThisThread()).rchar
+    let result = try body()
+    return (Int(try #require(ProcessIO.readThisThread()).rchar - before), result)
 }

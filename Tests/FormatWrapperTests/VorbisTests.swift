@@ -106,6 +106,38 @@ import Vorbis
         #expect(decoded[order[1]] == links[1].reference)
     }
 
+    /// A cover in the comment header (METADATA_BLOCK_PICTURE: a FLAC picture block in
+    /// base64) is skipped by offset: libvorbisfile is fed the header pages without it.
+    @Test func aLargePictureIsNotReadWhenOpening() throws {
+        let media = try Media()
+        let (plain, _) = try Self.encoded(media, rate: 44100, seconds: 3)
+        let covered = try media.copy(plain, as: "covered.ogg")
+        let jpeg = try Raw.bytes(try media.cover())
+        func be32(_ v: Int) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: v >> (24 - 8 * $0)) } }
+        let mime = Array("image/jpeg".utf8)
+        let block =
+            be32(3) + be32(mime.count) + mime + be32(0) + be32(600) + be32(600) + be32(24) + be32(0) + be32(jpeg.count)
+            + jpeg
+        let tags = media.dir.file("tags.txt")
+        try ("METADATA_BLOCK_PICTURE=" + Data(block).base64EncodedString() + "\n").write(
+            toFile: tags, atomically: true, encoding: .utf8)
+        try media.tool(["vorbiscomment", "-a", "-c", tags, covered])
+        let raw = media.dir.file("covered.raw")
+        try media.tool(["oggdec", "-Q", "-R", "-o", raw, covered])
+        let reference = try Raw.int16(raw)
+
+        let (plainBytes, _) = try bytesRead { try VorbisDecoder(path: plain) }
+        let (coveredBytes, decoder) = try bytesRead { try VorbisDecoder(path: covered) }
+        print("opening read \(plainBytes) B without the cover, \(coveredBytes) B with it")
+        #expect(coveredBytes < plainBytes + 65536, "opening reads the 7 MB comment")
+        #expect(decoder.skippedComments == 1)
+        #expect(decoder.comments.map(\.key) == ["title", "artist", "album", "tracknumber"])
+        #expect(decoder.totalFrames == Int64(reference.count / 2))
+        #expect(try Self.decodeS16(decoder) == reference)
+        try decoder.seek(toFrame: 77_777)
+        #expect(try Self.decodeS16(decoder) == Array(reference[(77_777 * 2)...]))
+    }
+
     @Test func commentsKeepNonASCIIText() throws {
         let media = try Media()
         let (ogg, _) = try Self.encoded(media, rate: 44100, seconds: 0.5, extra: ["-c", "EQ=a=b"])
