@@ -475,7 +475,11 @@ public enum MPDCommands {
             }
             if let duration { r.add("duration", ReplyLine.seconds(duration)) }
             if machine.state != .stopped, let audio = w.host.audioFormat { r.add("audio", audio) }
-            if let next = machine.queue.following(), next < machine.queue.count {
+            // MPD's nextsong (playlist::GetNextPosition) leaves consume out: with single and
+            // repeat it names the current song, although consume then plays the next one.
+            var reported = options
+            reported.consume = false
+            if let next = machine.queue.following(with: reported), next < machine.queue.count {
                 r.add("nextsong", next)
                 r.add("nextsongid", machine.queue.entries[next])
             }

@@ -12,7 +12,7 @@ import Testing
     static let mpdBinary = "/usr/bin/mpd"
     static var hasMPD: Bool { FileManager.default.isExecutableFile(atPath: mpdBinary) }
     /// The compared `status` fields (timing fields and ids differ by design).
-    static let statusFields = ["repeat", "random", "single", "consume", "state", "song", "playlistlength"]
+    static let statusFields = ["repeat", "random", "single", "consume", "state", "song", "nextsong", "playlistlength"]
 
     /// Both servers over one library of four 1-second WAVs (`01 a.wav` ... `04 d.wav`).
     final class Servers {
@@ -94,11 +94,13 @@ import Testing
             return (pick(jukebox.fields("status")), pick(reference.fields("status")))
         }
 
-        /// Compares `status` (without `song` when `songMatters` is false: random picks differ)
-        /// and the queue.
+        /// Compares `status` (without `song` and `nextsong` when `songMatters` is false: random
+        /// picks differ) and the queue.
         func compare(_ label: String, songMatters: Bool = true) {
             var (ours, theirs) = status()
-            if !songMatters { (ours["song"], theirs["song"]) = (nil, nil) }
+            if !songMatters {
+                for key in ["song", "nextsong"] { (ours[key], theirs[key]) = (nil, nil) }
+            }
             record(
                 "\(label): status", ours == theirs,
                 "\(ours.sorted { $0.key < $1.key }) / MPD \(theirs.sorted { $0.key < $1.key })")
@@ -107,12 +109,14 @@ import Testing
         }
 
         /// Waits until both servers' `status` leaves `before` (a song ended), then compares.
-        func compareAfterSongEnd(_ label: String, before: (jukebox: [String: String], mpd: [String: String])) throws {
+        func compareAfterSongEnd(
+            _ label: String, before: (jukebox: [String: String], mpd: [String: String]), songMatters: Bool
+        ) throws {
             try waitUntil("\(label): a song ends on both") {
                 let now = status()
                 return now.jukebox != before.jukebox && now.mpd != before.mpd
             }
-            compare(label)
+            compare(label, songMatters: songMatters)
         }
 
         func record(_ label: String, _ same: Bool, _ detail: String) {
@@ -171,17 +175,21 @@ import Testing
             ["repeat 0", "single 0", "consume 0"], ["repeat 0", "single 1", "consume 0"],
             ["repeat 0", "single oneshot", "consume 0"], ["repeat 0", "single 0", "consume 1"],
             ["repeat 0", "single 1", "consume 1"], ["repeat 1", "single 0", "consume 1"],
-            ["repeat 1", "single 1", "consume 1"],
+            ["repeat 1", "single 1", "consume 1"], ["random 1", "repeat 0", "single 1", "consume 0"],
+            ["random 1", "repeat 0", "single 0", "consume 1"],
         ]
         for flags in flagSets {
             for start in [1, 3] {
                 for line in ["stop", "clear", "add \"\""] + flags { servers.both(line) }
                 servers.both("play \(start)")
                 let before = servers.status()
-                try servers.compareAfterSongEnd("\(flags) from \(start)", before: before)
+                try servers.compareAfterSongEnd(
+                    "\(flags) from \(start)", before: before, songMatters: !flags.contains("random 1"))
             }
         }
-        for line in ["stop", "clear", "add \"\"", "repeat 0", "single 0", "consume 0"] { servers.both(line) }
+        for line in ["stop", "clear", "add \"\"", "random 0", "repeat 0", "single 0", "consume 0"] {
+            servers.both(line)
+        }
 
         // Seeking while paused stays paused, on the same song and on another; stopped, it plays.
         for line in ["play 0", "pause 1", "seek 2 0.5", "seekcur 0.2", "seek 1 0.3", "stop", "seek 3 0.2", "stop"] {
