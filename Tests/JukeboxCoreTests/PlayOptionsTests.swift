@@ -240,11 +240,11 @@ import Testing
         #expect(PlayOptions(.shuffle) == PlayOptions(repeat: true, random: true))
         #expect(PlayOptions(.repeatOne) == PlayOptions(repeat: true, single: .on))
         var machine = Self.machine(PlayOptions(random: true, consume: true))
-        #expect(machine.mode == nil)
+        #expect(machine.options.preset == nil)
         #expect(Self.command(&machine, .cycleMode) == [.persist(.event), .reply("mode: in-order")])
         for expected in [PlayMode.repeatAll, .repeatOne, .shuffle, .inOrder] {
             _ = Self.command(&machine, .cycleMode)
-            #expect(machine.mode == expected)
+            #expect(machine.options.preset == expected)
         }
     }
 }

@@ -269,7 +269,7 @@ import Testing
                 }
             }
             #expect(Self.flags(&world) == start, "\(preset) \(order)")
-            #expect(world.machine.mode == preset)
+            #expect(world.machine.options.preset == preset)
         }
     }
 

@@ -38,9 +38,6 @@ public struct PlayQueue: Sendable, Equatable {
         self.init(entries: entries, options: PlayOptions(mode), seed: seed)
     }
 
-    /// The preset the flags are, if any.
-    public var mode: PlayMode? { options.preset }
-
     /// The number of entries.
     public var count: Int { entries.count }
     /// Whether there are no entries.

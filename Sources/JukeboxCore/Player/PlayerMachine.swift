@@ -94,14 +94,16 @@ public enum PlayerAction: Sendable, Equatable {
     case log(LogLevel, String)
 }
 
-/// The player: queue, play options, volume, play state and positions, as a state machine driven by
-/// commands and pipeline events. It never does I/O: it returns `PlayerAction`s for the daemon.
+/// The player: queue, play options, volume, play state and positions, as a state machine
+/// driven by commands and pipeline events. It never does I/O: it returns `PlayerAction`s for
+/// the daemon.
 ///
 /// Every `.startPlayback` is followed by a `.setNext` (the pipeline was flushed); `.setNext` also
 /// comes whenever the follow-up changes (options or queue change, a gapless advance, a failed
-/// follow-up). In single mode without repeat there is no follow-up: at the end of a song the
-/// next entry becomes current, paused (MPD's border pause; `oneshot` then turns single off). When the pipeline reports `.started` for the follow-up, the machine moves its
-/// current entry there. A failed track is skipped; when as many tracks as the queue holds have
+/// follow-up). When the pipeline reports `.started` for the follow-up, the machine moves its
+/// current entry there. In single mode without repeat there is no follow-up: at the end of a
+/// song the next entry becomes current, paused (MPD's border pause; `oneshot` then turns
+/// single off). A failed track is skipped; when as many tracks as the queue holds have
 /// failed in a row, the player stops instead of looping.
 ///
 /// Resume rule: a track longer than `longTrackMs` starts from its own saved position when it
@@ -179,8 +181,6 @@ public struct PlayerMachine: Sendable, Equatable {
 
     /// The play options (kept by the queue).
     public var options: PlayOptions { queue.options }
-    /// The preset the options are, if any.
-    public var mode: PlayMode? { queue.mode }
 
     /// Everything to persist: give it to the store on `.persist`.
     public var snapshot: Snapshot {
