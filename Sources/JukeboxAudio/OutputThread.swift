@@ -321,8 +321,8 @@ extension AudioPipeline {
                 deviceLost(&s, &o, lost)
                 return
             }
-            o.lastDelay = deviceDelay
             let d = o.clock ? o.delay(MonotonicClock.nanoseconds()) : deviceDelay
+            o.lastDelay = d
             if let audible = o.audible(delay: d) {
                 s.positionToken = audible.token
                 s.positionFrames = audible.frame
