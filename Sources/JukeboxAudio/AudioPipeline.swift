@@ -96,8 +96,7 @@ public final class AudioPipeline: @unchecked Sendable {
             s.pendingSeekMs = nil
             s.nextItem = next
             s.clearRing()
-            s.decodeRequest = (item, .ms(max(0, fromMs)), true)
-            s.decodeGen &+= 1
+            s.restartDecoding((item, .ms(max(0, fromMs)), true))
             s.anchorDecoding = true
             s.positionToken = item.token
             s.positionFrames = 0
@@ -118,12 +117,10 @@ public final class AudioPipeline: @unchecked Sendable {
             }
             s.dropFollowUp()
             s.nextItem = nil
-            s.decodeGen &+= 1
-            if let item {
-                s.decodeRequest = (item, .frame(0), true)
+            s.restartDecoding(item.map { ($0, .frame(0), true) })
+            if item != nil {
                 s.restartAtEnd = false
             } else {
-                s.decodeRequest = nil
                 s.restartAtEnd = true
                 s.followUpSeq = nil
             }

@@ -466,8 +466,7 @@ extension AudioPipeline {
         }
         if s.state == .playing, !s.anchorDecoding, let anchor = s.anchor {
             s.clearRing()
-            s.decodeRequest = (anchor.item, anchor.start, false)
-            s.decodeGen &+= 1
+            s.restartDecoding((anchor.item, anchor.start, false))
             s.anchorDecoding = true
             decodeWork.broadcast()
         }
@@ -580,8 +579,7 @@ extension AudioPipeline {
         s.state = .stopped
         s.anchor = nil
         s.anchorDecoding = false
-        s.decodeRequest = nil
-        s.decodeGen &+= 1
+        s.restartDecoding(nil)
         s.positionToken = nil
         s.positionFrames = 0
         o.restartStream(MonotonicClock.nanoseconds())

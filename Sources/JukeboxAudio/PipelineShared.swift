@@ -231,12 +231,20 @@ struct SharedState {
         publishedSeq = f
     }
 
+    /// Has jb-decode drop its work and start `request` (none when nil). `awaitingNext` spoke
+    /// of the dropped work: it is cleared at once, so that jb-output does not take the old
+    /// item's end for the end of the new work before jb-decode has seen the request.
+    mutating func restartDecoding(_ request: (item: PlaybackItem, start: StartPosition, announce: Bool)?) {
+        decodeRequest = request
+        decodeGen &+= 1
+        awaitingNext = false
+    }
+
     /// Stops jb-decode's work and empties the ring.
     mutating func stopDecoding() {
         anchorDecoding = false
         clearRing()
-        decodeRequest = nil
-        decodeGen &+= 1
+        restartDecoding(nil)
     }
 }
 
