@@ -32,6 +32,7 @@ public final class AudioPipeline: @unchecked Sendable {
     let slots: Int
     private var mixer: Mixer?
     private var loggedUnderruns = 0
+    private var loggedSuspends = 0
     private var loggedError: String?
     private var loggedRealtime = false
     private var decodeThread: NamedThread?
@@ -198,7 +199,8 @@ public final class AudioPipeline: @unchecked Sendable {
         outputWork.broadcast()
     }
 
-    /// A snapshot; also logs (at debug) underruns counted by jb-output since the last call.
+    /// A snapshot; also logs what jb-output recovered since the last call (underruns at debug,
+    /// suspends) and a device error when it appears.
     public func status() -> PipelineStatus {
         let (status, rt) = shared.withLock { s -> (PipelineStatus, String?) in
             var frames = s.positionFrames
@@ -229,6 +231,11 @@ public final class AudioPipeline: @unchecked Sendable {
             logger.debug(
                 "ALSA underruns recovered", metadata: ["count": "\(status.underruns - loggedUnderruns)"])
             loggedUnderruns = status.underruns
+        }
+        if status.suspends != loggedSuspends {
+            logger.info(
+                "audio device resumed after a suspend", metadata: ["count": "\(status.suspends - loggedSuspends)"])
+            loggedSuspends = status.suspends
         }
         if status.error != loggedError {
             if let e = status.error { logger.info("audio output error, retrying", metadata: ["error": "\(e)"]) }

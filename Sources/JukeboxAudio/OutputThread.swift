@@ -220,16 +220,20 @@ extension AudioPipeline {
             shared.withLock { s in s.realtimeRefusal = refusal.description }
         }
         var o = OutputLocals(sink: sink)
-        loop: while true {
-            switch shared.withLock({ s in nextStep(&s, &o) }) {
-            case .again: continue
-            case .write(let frames, let started): writePeriod(&o, frames: frames, started: started)
-            case .open(let format): openDevice(&o, format)
-            case .drain: drainAtEnd(&o)
-            case .exit: break loop
+        // Each action ends by deciding the next step under the same lock it accounts under:
+        // one lock per period.
+        var step = OutputStep.again
+        while true {
+            switch step {
+            case .again: step = shared.withLock { s in nextStep(&s, &o) }
+            case .write(let frames, let started): step = writePeriod(&o, frames: frames, started: started)
+            case .open(let format): step = openDevice(&o, format)
+            case .drain: step = drainAtEnd(&o)
+            case .exit:
+                if o.isOpen { o.sink.close() }
+                return
             }
         }
-        if o.isOpen { o.sink.close() }
     }
 
     private func nextStep<Sink>(_ s: inout SharedState, _ o: inout OutputLocals<Sink>) -> OutputStep {
@@ -307,19 +311,19 @@ extension AudioPipeline {
     }
 
     /// Writes the period composed at `written` (without the lock), recovering what can be
-    /// recovered, then accounts for it under the lock.
-    private func writePeriod<Sink>(_ o: inout OutputLocals<Sink>, frames: Int, started: UInt64?) {
+    /// recovered, then accounts for it under the lock and decides the next step.
+    private func writePeriod<Sink>(_ o: inout OutputLocals<Sink>, frames: Int, started: UInt64?) -> OutputStep {
         let period = o.renderPeriod(frames: frames)
         let outcome = write(&o, period, frames: frames)
         let deviceDelay = outcome.lost != nil || o.clock ? 0 : max(0, (try? o.sink.delay()) ?? 0)
-        shared.withLock { s in
+        let next = shared.withLock { s -> OutputStep in
             o.written += Int64(outcome.done)
             s.underruns += outcome.underruns
             s.suspends += outcome.suspends
             if let started { post(.started(started), &s) }
             if let lost = outcome.lost {
                 deviceLost(&s, &o, lost)
-                return
+                return .again
             }
             let d = o.clock ? o.delay(MonotonicClock.nanoseconds()) : deviceDelay
             o.lastDelay = d
@@ -327,11 +331,13 @@ extension AudioPipeline {
                 s.positionToken = audible.token
                 s.positionFrames = audible.frame
             }
+            return nextStep(&s, &o)
         }
         if outcome.lost != nil {
             o.sink.close()
             o.isOpen = false
         }
+        return next
     }
 
     /// Writes `frames` frames, as snd_pcm_recover would recover: -EINTR again, -EPIPE
@@ -495,7 +501,7 @@ extension AudioPipeline {
 
     /// Opens (or reopens, after playing out the old format) the device for `format`; on
     /// failure, tries again after the backoff.
-    private func openDevice<Sink>(_ o: inout OutputLocals<Sink>, _ format: AudioFormat) {
+    private func openDevice<Sink>(_ o: inout OutputLocals<Sink>, _ format: AudioFormat) -> OutputStep {
         if o.isOpen {
             if o.clock {
                 let remaining = o.delay(MonotonicClock.nanoseconds())
@@ -510,7 +516,7 @@ extension AudioPipeline {
             device: config.device, rate: UInt32(format.rate), channels: UInt32(format.channels),
             periodMicroseconds: UInt32(config.periodMs * 1000), bufferMicroseconds: UInt32(config.bufferMs * 1000))
         let opened = Result { () throws(ALSAError) in try o.sink.open(request) }
-        shared.withLock { s in
+        return shared.withLock { s in
             if o.reopening { s.reopenAttempts += 1 }
             switch opened {
             case .success(let grant):
@@ -545,6 +551,7 @@ extension AudioPipeline {
                 o.retryAtNs = MonotonicClock.nanoseconds() + o.backoffNs
                 o.backoffNs = min(o.backoffNs * 2, lastBackoffNs)
             }
+            return nextStep(&s, &o)
         }
     }
 
@@ -564,13 +571,13 @@ extension AudioPipeline {
         return .again
     }
 
-    private func drainAtEnd<Sink>(_ o: inout OutputLocals<Sink>) {
+    private func drainAtEnd<Sink>(_ o: inout OutputLocals<Sink>) -> OutputStep {
         _ = try? o.sink.drain()
         _ = try? o.sink.prepare()
-        shared.withLock { s in
+        return shared.withLock { s in
             // A command or a follow-up that came meanwhile goes first.
-            guard s.commands.isEmpty, s.ringCount == 0, s.awaitingNext, s.state == .playing else { return }
-            finishStream(&s, &o)
+            if s.commands.isEmpty, s.ringCount == 0, s.awaitingNext, s.state == .playing { finishStream(&s, &o) }
+            return nextStep(&s, &o)
         }
     }
 
