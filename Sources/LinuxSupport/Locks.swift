@@ -5,21 +5,14 @@ import Glibc
 /// named at the point of use.
 public final class ConditionLock: @unchecked Sendable {
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    private let cond = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    private let condition = LockCondition()
 
     public init() {
         pthread_mutex_init(mutex, nil)
-        var attr = pthread_condattr_t()
-        pthread_condattr_init(&attr)
-        pthread_condattr_setclock(&attr, CLOCK_MONOTONIC)
-        pthread_cond_init(cond, &attr)
-        pthread_condattr_destroy(&attr)
     }
 
     deinit {
-        pthread_cond_destroy(cond)
         pthread_mutex_destroy(mutex)
-        cond.deallocate()
         mutex.deallocate()
     }
 
@@ -34,18 +27,14 @@ public final class ConditionLock: @unchecked Sendable {
     }
 
     /// Waits for a broadcast; call with the lock held. Spurious wakeups happen: loop on a predicate.
-    public func wait() { pthread_cond_wait(cond, mutex) }
+    public func wait() { _ = condition.wait(mutex, nanoseconds: nil) }
 
     /// Waits at most `nanoseconds`; returns false on timeout. Call with the lock held.
     @discardableResult
-    public func wait(nanoseconds: UInt64) -> Bool {
-        let deadline = MonotonicClock.nanoseconds() + nanoseconds
-        var ts = timespec(tv_sec: Int(deadline / 1_000_000_000), tv_nsec: Int(deadline % 1_000_000_000))
-        return pthread_cond_timedwait(cond, mutex, &ts) != ETIMEDOUT
-    }
+    public func wait(nanoseconds: UInt64) -> Bool { condition.wait(mutex, nanoseconds: nanoseconds) != ETIMEDOUT }
 
     /// Wakes every waiter. May be called with or without the lock held.
-    public func broadcast() { pthread_cond_broadcast(cond) }
+    public func broadcast() { condition.broadcast() }
 }
 
 /// A mutex with priority inheritance that owns the state it guards: the state is reachable
@@ -92,14 +81,7 @@ public final class PILock<State: ~Copyable>: @unchecked Sendable {
     public func wait(
         _ condition: LockCondition, _ state: inout State, nanoseconds: UInt64? = nil
     ) -> Bool {
-        let rc: Int32
-        if let nanoseconds {
-            let deadline = MonotonicClock.nanoseconds() + nanoseconds
-            var ts = timespec(tv_sec: Int(deadline / 1_000_000_000), tv_nsec: Int(deadline % 1_000_000_000))
-            rc = pthread_cond_timedwait(condition.cond, mutex, &ts)
-        } else {
-            rc = pthread_cond_wait(condition.cond, mutex)
-        }
+        let rc = condition.wait(mutex, nanoseconds: nanoseconds)
         precondition(rc == 0 || rc == ETIMEDOUT, "pthread_cond_wait outside withLock: \(rc)")
         return rc == 0
     }
@@ -109,7 +91,7 @@ public final class PILock<State: ~Copyable>: @unchecked Sendable {
 /// output has work"), so that a signal wakes only the thread waiting for that predicate.
 /// Waits are `PILock.wait(_:_:nanoseconds:)`; timeouts use CLOCK_MONOTONIC.
 public final class LockCondition: @unchecked Sendable {
-    @usableFromInline let cond: UnsafeMutablePointer<pthread_cond_t>
+    private let cond: UnsafeMutablePointer<pthread_cond_t>
 
     public init() {
         cond = .allocate(capacity: 1)
@@ -127,4 +109,13 @@ public final class LockCondition: @unchecked Sendable {
 
     /// Wakes the waiters. May be called with or without the lock held.
     public func broadcast() { pthread_cond_broadcast(cond) }
+
+    /// pthread_cond_wait on `mutex` (held by the caller), or pthread_cond_timedwait for at
+    /// most `nanoseconds`; returns its result (ETIMEDOUT on timeout).
+    func wait(_ mutex: UnsafeMutablePointer<pthread_mutex_t>, nanoseconds: UInt64?) -> Int32 {
+        guard let nanoseconds else { return pthread_cond_wait(cond, mutex) }
+        let deadline = MonotonicClock.nanoseconds() + nanoseconds
+        var ts = timespec(tv_sec: Int(deadline / 1_000_000_000), tv_nsec: Int(deadline % 1_000_000_000))
+        return pthread_cond_timedwait(cond, mutex, &ts)
+    }
 }
