@@ -3,7 +3,6 @@ import Foundation
 import Glibc
 import JukeboxAudio
 import JukeboxTestSupport
-import LinuxSupport
 import Testing
 
 /// A sink that passes everything to the real ALSA sink and injects the faults a driver
