@@ -1,7 +1,9 @@
 import Foundation
 import Glibc
+import JukeboxStore
 import JukeboxTestSupport
 import LinuxSupport
+import Logging
 import SQLite
 
 @testable import JukeboxDaemon
@@ -129,6 +131,13 @@ final class DaemonHarness {
         return try connection.strings("PRAGMA integrity_check")
     }
 
+    /// The newest record of the card checkpoint beside the database: what the daemon made
+    /// durable without a transaction (read-only, while the daemon runs too).
+    func checkpoint() -> PositionJournal.Entry? {
+        let quiet = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+        return (try? PositionJournal(path: database + PositionJournal.suffix, logger: quiet, create: false))?.read()
+    }
+
     /// Deletes the daemon's RAM journal (`/dev/shm/jukebox-DEV-INODE-position`, named after
     /// the database file), as a reboot after a power cut does.
     func forgetRAMJournal() throws {
@@ -167,6 +176,16 @@ struct TestRandom {
     mutating func milliseconds(_ range: ClosedRange<Int>) -> Int {
         range.lowerBound + Int(next() % UInt64(range.count))
     }
+}
+
+/// Polls `condition` every 20 ms until it holds or `timeout` passed; says whether it held.
+func waitUntil(timeout: Duration = .seconds(10), _ condition: () throws -> Bool) rethrows -> Bool {
+    let deadline = MonotonicClock.nanoseconds() + UInt64(timeout.components.seconds) * 1_000_000_000
+    while try !condition() {
+        if MonotonicClock.nanoseconds() >= deadline { return false }
+        sleepMilliseconds(20)
+    }
+    return true
 }
 
 func sleepMilliseconds(_ ms: Int) { MonotonicClock.sleep(nanoseconds: UInt64(ms) * 1_000_000) }
