@@ -1,4 +1,4 @@
-// swift-tools-version: 6.1
+// swift-tools-version: 6.2
 import PackageDescription
 
 // Layers (dependencies point inward only):
@@ -94,3 +94,9 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// Warnings are errors in every target of this package (SwiftPM does not apply this to the
+// dependencies, so a new warning in swift-log or swift-argument-parser cannot break the build).
+for target in package.targets where target.type != .system {
+    target.swiftSettings = (target.swiftSettings ?? []) + [.treatAllWarnings(as: .error)]
+}
