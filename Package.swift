@@ -71,9 +71,9 @@ let package = Package(
             ]),
 
         // MARK: tests
-        .target(name: "JukeboxTestSupport", dependencies: ["LinuxSupport", "CLinuxShims"]),
+        .target(name: "JukeboxTestSupport", dependencies: ["JukeboxCore", "LinuxSupport", "CLinuxShims"]),
         .testTarget(name: "JukeboxCoreTests", dependencies: ["JukeboxCore"]),
-        .testTarget(name: "LinuxSupportTests", dependencies: ["LinuxSupport"]),
+        .testTarget(name: "LinuxSupportTests", dependencies: ["LinuxSupport", "JukeboxTestSupport"]),
         .testTarget(name: "GPIOTests", dependencies: ["GPIO", "LinuxSupport"]),
         .testTarget(
             name: "JukeboxAudioTests",

@@ -22,18 +22,34 @@ public enum Termination: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    init(waitStatus s: Int32) {
+    /// Decodes a wait(2) status.
+    public init(waitStatus s: Int32) {
         let low = s & 0x7f
         self = low == 0 ? .exited((s >> 8) & 0xff) : .signaled(low)
     }
 }
 
-/// A started child with the parent's ends of its pipes (nil where /dev/null was given).
-struct SpawnedChild {
-    var pid: pid_t
-    var stdin: FileDescriptor?
-    var stdout: FileDescriptor
-    var stderr: FileDescriptor
+/// Where a child's standard stream goes.
+public enum ChildStream: Sendable {
+    /// A pipe; the parent keeps the other end (`SpawnedChild`).
+    case pipe
+    /// /dev/null.
+    case null
+    /// The parent's own stream.
+    case inherit
+    /// A file: written (created, truncated) for stdout and stderr; for stdin opened for reading
+    /// and writing and never as the controlling terminal, as a pty's slave needs.
+    case file(String)
+    /// A descriptor the caller owns (dup2'd; the caller closes its copy).
+    case descriptor(Int32)
+}
+
+/// A started child with the parent's ends of its pipes (nil where the stream is no `.pipe`).
+public struct SpawnedChild {
+    public var pid: pid_t
+    public var stdin: FileDescriptor?
+    public var stdout: FileDescriptor?
+    public var stderr: FileDescriptor?
 }
 
 /// Writing to a pipe whose reader has gone must fail with EPIPE, not kill the test runner.
@@ -51,44 +67,48 @@ private let addChdirFunction: AddChdirFunction? = dlsym(nil, "posix_spawn_file_a
     unsafeBitCast($0, to: AddChdirFunction.self)
 }
 
-/// posix_spawn(p) with stdout and stderr on pipes and stdin on a pipe, a file (a pty's
-/// slave, say) or /dev/null. The child
-/// gets a clean signal mask and default signal dispositions. A name without "/" is looked
-/// up in PATH. `environment` is added to (or, with `inheritEnvironment: false`, replaces)
-/// the current environment.
-func spawnChild(
-    _ command: [String], environment: [String: String], inheritEnvironment: Bool,
-    workingDirectory: String?, stdinPipe: Bool, stdinPath: String? = nil
+/// A pipe whose both ends are close-on-exec from birth.
+public func makePipe() throws(Errno) -> (read: FileDescriptor, write: FileDescriptor) {
+    guard let pipe2 = pipe2Function else { throw Errno(code: ENOSYS, call: "pipe2") }
+    var fds: [Int32] = [-1, -1]
+    if pipe2(&fds, O_CLOEXEC) != 0 { throw Errno.current("pipe2") }
+    return (FileDescriptor(owning: fds[0]), FileDescriptor(owning: fds[1]))
+}
+
+/// posix_spawn(p) with each standard stream where `stdin`, `stdout` and `stderr` say. The
+/// child gets a clean signal mask and default signal dispositions. A name without "/" is
+/// looked up in PATH. `environment` is added to (or, with `inheritEnvironment: false`,
+/// replaces) the current environment. The one way tests and the benchmark start a process.
+public func spawnChild(
+    _ command: [String], stdin: ChildStream = .null, stdout: ChildStream = .pipe, stderr: ChildStream = .pipe,
+    environment: [String: String] = [:], inheritEnvironment: Bool = true, workingDirectory: String? = nil
 ) throws(Errno) -> SpawnedChild {
     _ = ignoreSIGPIPE
     precondition(!command.isEmpty, "spawn: empty command")
-    func makePipe() throws(Errno) -> (read: Int32, write: Int32) {
-        guard let pipe2 = pipe2Function else { throw Errno(code: ENOSYS, call: "pipe2") }
-        var fds: [Int32] = [-1, -1]
-        if pipe2(&fds, O_CLOEXEC) != 0 { throw Errno.current("pipe2") }
-        return (fds[0], fds[1])
-    }
-    var opened: [Int32] = []
-    defer { for fd in opened { close(fd) } }  // the child's ends (and ours on failure)
-    let input = stdinPipe ? try makePipe() : nil
-    if let input { opened += [input.read, input.write] }
-    let output = try makePipe()
-    opened += [output.read, output.write]
-    let errors = try makePipe()
-    opened += [errors.read, errors.write]
-
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
-    if let input {
-        posix_spawn_file_actions_adddup2(&actions, input.read, 0)
-    } else if let stdinPath {
-        posix_spawn_file_actions_addopen(&actions, 0, stdinPath, O_RDWR | O_NOCTTY, 0)
-    } else {
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+    var childEnds: [FileDescriptor] = []
+    var parentEnds: [Int32: FileDescriptor] = [:]
+    for (target, stream) in [(Int32(0), stdin), (1, stdout), (2, stderr)] {
+        switch stream {
+        case .pipe:
+            let pipe = try makePipe()
+            let (child, parent) = target == 0 ? (pipe.read, pipe.write) : (pipe.write, pipe.read)
+            posix_spawn_file_actions_adddup2(&actions, child.rawValue, target)
+            childEnds.append(child)
+            parentEnds[target] = parent
+        case .null:
+            posix_spawn_file_actions_addopen(&actions, target, "/dev/null", target == 0 ? O_RDONLY : O_WRONLY, 0)
+        case .inherit:
+            break
+        case .file(let path):
+            let flags = target == 0 ? O_RDWR | O_NOCTTY : O_WRONLY | O_CREAT | O_TRUNC
+            posix_spawn_file_actions_addopen(&actions, target, path, flags, 0o644)
+        case .descriptor(let fd):
+            posix_spawn_file_actions_adddup2(&actions, fd, target)
+        }
     }
-    posix_spawn_file_actions_adddup2(&actions, output.write, 1)
-    posix_spawn_file_actions_adddup2(&actions, errors.write, 2)
     if let workingDirectory {
         guard let addChdir = addChdirFunction else {
             throw Errno(code: ENOSYS, call: "posix_spawn_file_actions_addchdir_np", path: workingDirectory)
@@ -119,21 +139,53 @@ func spawnChild(
         for p in envp { free(p) }
     }
     var pid: pid_t = 0
-    let rc =
+    // The child's ends stay open until it has its copies, then close with `childEnds`.
+    let rc = withExtendedLifetime(childEnds) {
         command[0].contains("/")
-        ? posix_spawn(&pid, command[0], &actions, &attr, argv, envp)
-        : posix_spawnp(&pid, command[0], &actions, &attr, argv, envp)
+            ? posix_spawn(&pid, command[0], &actions, &attr, argv, envp)
+            : posix_spawnp(&pid, command[0], &actions, &attr, argv, envp)
+    }
     if rc != 0 { throw Errno(code: rc, call: "posix_spawn", path: command[0]) }
+    return SpawnedChild(pid: pid, stdin: parentEnds[0], stdout: parentEnds[1], stderr: parentEnds[2])
+}
 
-    // Keep the parent's ends: take them out of the close-on-return list.
-    var keep = [output.read, errors.read]
-    if let input { keep.append(input.write) }
-    opened.removeAll { keep.contains($0) }
-    return SpawnedChild(
-        pid: pid,
-        stdin: input.map { FileDescriptor(owning: $0.write) },
-        stdout: FileDescriptor(owning: output.read),
-        stderr: FileDescriptor(owning: errors.read))
+/// How a child ended and what it used, from wait4.
+public struct ChildExit: Sendable {
+    public var termination: Termination
+    public var userSeconds: Double
+    public var systemSeconds: Double
+    /// Peak resident memory (ru_maxrss).
+    public var maxRSSKiB: Int
+
+    /// User plus system CPU time in seconds.
+    public var cpuSeconds: Double { userSeconds + systemSeconds }
+
+    public init(termination: Termination, userSeconds: Double, systemSeconds: Double, maxRSSKiB: Int) {
+        self.termination = termination
+        self.userSeconds = userSeconds
+        self.systemSeconds = systemSeconds
+        self.maxRSSKiB = maxRSSKiB
+    }
+}
+
+/// Reaps `pid` with wait4: blocking, or with `block: false` nil while it still runs. A child
+/// that was reaped elsewhere (ECHILD) ends with `.exited(-1)`: its status is lost.
+public func reap(_ pid: pid_t, block: Bool = true) -> ChildExit? {
+    var status: Int32 = 0
+    var usage = rusage()
+    while true {
+        let reaped = wait4(pid, &status, block ? 0 : WNOHANG, &usage)
+        if reaped == pid { break }
+        if reaped < 0 && errno == EINTR { continue }
+        if reaped < 0 && errno == ECHILD {
+            return ChildExit(termination: .exited(-1), userSeconds: 0, systemSeconds: 0, maxRSSKiB: 0)
+        }
+        return nil
+    }
+    func seconds(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
+    return ChildExit(
+        termination: Termination(waitStatus: status), userSeconds: seconds(usage.ru_utime),
+        systemSeconds: seconds(usage.ru_stime), maxRSSKiB: usage.ru_maxrss)
 }
 
 /// What a one-shot command printed and how it ended.
@@ -156,15 +208,15 @@ public func run(
     workingDirectory: String? = nil
 ) throws(Errno) -> RunResult {
     var child = try spawnChild(
-        command, environment: environment, inheritEnvironment: true,
-        workingDirectory: workingDirectory, stdinPipe: input != nil)
+        command, stdin: input == nil ? .null : .pipe, environment: environment, workingDirectory: workingDirectory)
     var stdinFD = child.stdin  // the only reference: setting it to nil closes the pipe
     child.stdin = nil
+    guard let childStdout = child.stdout, let childStderr = child.stderr else { preconditionFailure("no pipes") }
     if let fd = stdinFD { try? fd.setNonBlocking() }
     var written = 0
     var out: [UInt8] = []
     var err: [UInt8] = []
-    var openReads: Set<Int32> = [child.stdout.rawValue, child.stderr.rawValue]
+    var openReads: Set<Int32> = [childStdout.rawValue, childStderr.rawValue]
     var buffer = [UInt8](repeating: 0, count: 65536)
     while !openReads.isEmpty || stdinFD != nil {
         var interests = openReads.map { Poller.Interest(fd: $0) }
@@ -185,13 +237,12 @@ public func run(
             }
             let n = buffer.withUnsafeMutableBytes { Glibc.read(r.fd, $0.baseAddress!, $0.count) }
             if n > 0 {
-                if r.fd == child.stdout.rawValue { out += buffer[0..<n] } else { err += buffer[0..<n] }
+                if r.fd == childStdout.rawValue { out += buffer[0..<n] } else { err += buffer[0..<n] }
             } else if n == 0 || (errno != EINTR && errno != EAGAIN) {
                 openReads.remove(r.fd)
             }
         }
     }
-    var status: Int32 = 0
-    while waitpid(child.pid, &status, 0) < 0 && errno == EINTR {}
-    return RunResult(termination: Termination(waitStatus: status), stdout: out, stderr: err)
+    let exit = reap(child.pid)
+    return RunResult(termination: exit?.termination ?? .exited(-1), stdout: out, stderr: err)
 }

@@ -26,8 +26,7 @@ public final class VirtualInputDevice {
         // The event node appears under the device's sysfs folder once udev-less creation is done.
         let folder = "/sys/devices/virtual/input/\(sysname)"
         var found: String?
-        let deadline = MonotonicClock.nanoseconds() + 2_000_000_000
-        while found == nil, MonotonicClock.nanoseconds() < deadline {
+        waitUntil(timeout: .seconds(2), pollingEvery: .milliseconds(10)) {
             if let dir = opendir(folder) {
                 while let entry = readdir(dir) {
                     let entryName = withUnsafeBytes(of: entry.pointee.d_name) { raw in
@@ -37,10 +36,8 @@ public final class VirtualInputDevice {
                 }
                 closedir(dir)
             }
-            if found == nil || access(found!, R_OK) != 0 {
-                found = nil
-                MonotonicClock.sleep(nanoseconds: 10_000_000)
-            }
+            if found == nil || access(found!, R_OK) != 0 { found = nil }
+            return found != nil
         }
         guard let found else {
             jb_uinput_destroy(fd)
