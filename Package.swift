@@ -1,11 +1,13 @@
 // swift-tools-version: 6.2
 import PackageDescription
 
-// Layers (dependencies point inward only):
+// Layers (dependencies point inward only; each target lists every module it imports):
 //   C* system libraries  <-  wrappers (LinuxSupport, ALSA, MPG123, SQLite, GPIO)
-//   JukeboxCore (pure Swift, imports nothing but the standard library)
-//   adapters (JukeboxAudio, JukeboxStore)  ->  wrappers + JukeboxCore
+//   pure Swift, the standard library only:  TOML  <-  JukeboxCore  <-  MPDProtocol
+//     (JukeboxCore has a folder per subsystem: Player, Resume, Config, Input, Lyrics, Screen)
+//   adapters (JukeboxAudio, JukeboxStore, JukeboxDisplay, JukeboxDevices)  ->  wrappers + the pure core
 //   JukeboxDaemon (wiring, control loop)  ->  everything;  jukeboxd = main.swift only
+// See docs/ARCHITECTURE.md for the graph.
 let package = Package(
     name: "Jukebox",
     products: [
@@ -32,7 +34,9 @@ let package = Package(
         .target(name: "GPIO", dependencies: ["CGPIOD", "LinuxSupport"]),
 
         // MARK: the pure core
-        .target(name: "JukeboxCore"),
+        .target(name: "TOML"),
+        .target(name: "JukeboxCore", dependencies: ["TOML"]),
+        .target(name: "MPDProtocol", dependencies: ["JukeboxCore"]),
 
         // MARK: adapters
         .target(
@@ -55,11 +59,19 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]),
 
+        .target(
+            name: "JukeboxDevices",
+            dependencies: [
+                "JukeboxCore", "MPDProtocol", "LinuxSupport", "GPIO", "CLinuxShims",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+
         // MARK: wiring and executables
         .target(
             name: "JukeboxDaemon",
             dependencies: [
-                "JukeboxCore", "JukeboxAudio", "JukeboxStore", "LinuxSupport", "GPIO", "JukeboxDisplay",
+                "TOML", "JukeboxCore", "MPDProtocol", "JukeboxAudio", "JukeboxStore", "JukeboxDisplay",
+                "JukeboxDevices", "LinuxSupport", "CLinuxShims",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .executableTarget(name: "jukeboxd", dependencies: ["JukeboxDaemon"]),
@@ -72,7 +84,9 @@ let package = Package(
 
         // MARK: tests
         .target(name: "JukeboxTestSupport", dependencies: ["JukeboxCore", "LinuxSupport", "CLinuxShims"]),
-        .testTarget(name: "JukeboxCoreTests", dependencies: ["JukeboxCore"]),
+        .testTarget(name: "TOMLTests", dependencies: ["TOML", "JukeboxCore"]),
+        .testTarget(name: "JukeboxCoreTests", dependencies: ["JukeboxCore", "TOML"]),
+        .testTarget(name: "MPDProtocolTests", dependencies: ["MPDProtocol", "JukeboxCore"]),
         .testTarget(name: "LinuxSupportTests", dependencies: ["LinuxSupport", "JukeboxTestSupport"]),
         .testTarget(name: "GPIOTests", dependencies: ["GPIO", "LinuxSupport"]),
         .testTarget(
@@ -89,8 +103,14 @@ let package = Package(
             dependencies: ["JukeboxDisplay", "JukeboxCore", "LinuxSupport", "CLinuxShims", "JukeboxTestSupport"],
             exclude: ["Snapshots"]),
         .testTarget(
+            name: "JukeboxDevicesTests",
+            dependencies: [
+                "JukeboxDevices", "JukeboxCore", "LinuxSupport", "JukeboxTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+        .testTarget(
             name: "JukeboxDaemonTests",
-            dependencies: ["JukeboxDaemon", "JukeboxTestSupport", "SQLite"]),
+            dependencies: ["JukeboxDaemon", "JukeboxCore", "JukeboxTestSupport", "SQLite"]),
     ],
     swiftLanguageModes: [.v6]
 )

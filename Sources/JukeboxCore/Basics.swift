@@ -71,6 +71,9 @@ public struct Instant: Comparable, Hashable, Sendable, CustomStringConvertible {
         Instant(nanoseconds: nanoseconds &+ milliseconds &* 1_000_000)
     }
 
+    /// This instant plus `nanoseconds`.
+    public func adding(nanoseconds delta: Int64) -> Instant { Instant(nanoseconds: nanoseconds &+ delta) }
+
     /// Whole milliseconds from `earlier` to this instant (negative when `earlier` is later).
     public func milliseconds(since earlier: Instant) -> Int64 {
         (nanoseconds &- earlier.nanoseconds) / 1_000_000
@@ -123,5 +126,38 @@ public struct SplitMix64: RandomNumberGenerator, Sendable, Equatable {
             let j = next(below: i + 1)
             if i != j { array.swapAt(i, j) }
         }
+    }
+}
+
+/// The `key: value` lines of status replies, which the console's `status` and the MPD protocol
+/// share.
+public enum ReplyLine {
+    /// `83450` ms → `83.450`, as MPD writes seconds (a negative time is `0.000`).
+    public static func seconds(_ ms: Int64) -> String {
+        let clamped = max(ms, 0)
+        let fraction = clamped % 1000
+        let padded = fraction < 10 ? "00\(fraction)" : fraction < 100 ? "0\(fraction)" : "\(fraction)"
+        return "\(clamped / 1000).\(padded)"
+    }
+
+    /// Replaces CR and LF so a value cannot end the reply or inject lines.
+    public static func oneLine(_ text: String) -> String {
+        guard text.utf8.contains(where: { $0 == 0x0A || $0 == 0x0D }) else { return text }
+        return String(text.map { $0 == "\n" || $0 == "\r" || $0 == "\r\n" ? " " : $0 })
+    }
+}
+
+/// The daemon's version, shown by `--version` and the consoles' greetings.
+public enum JukeboxVersion {
+    public static let string = "0.1.0"
+}
+
+extension StringProtocol {
+    /// Without leading and trailing spaces, tabs and other whitespace.
+    public var trimmedSpaces: String {
+        let scalars = unicodeScalars
+        guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }) else { return "" }
+        let last = scalars.lastIndex(where: { !$0.properties.isWhitespace })!
+        return String(String.UnicodeScalarView(scalars[first...last]))
     }
 }

@@ -1,4 +1,5 @@
 import JukeboxCore
+import TOML
 
 /// A config file's text after TOML parsing.
 public enum ParsedConfigFile {

@@ -1,7 +1,8 @@
 // The control loop (thread `jb-control`, the main thread).
 //
-// It owns the core's PlayerMachine, the LibraryStore connection, the position journal and
-// the console, and it is the only thread that changes any of them. It sleeps in one poll()
+// It owns the core's PlayerMachine and ResumeKeeper, the LibraryStore connection, the
+// position journal and the console, and it is the only thread that changes any of them. It
+// performs what the keeper decides to save; it decides nothing about saving itself. It sleeps in one poll()
 // over: the termination signalfd, a WakeupEvent (signalled by the audio pipeline on track
 // boundaries and errors, and by the scan thread when it finishes) and the console fd; the
 // poll timeout is the next checkpoint or position tick. It never blocks on audio: commands
@@ -12,30 +13,33 @@ import CLinuxShims
 import Glibc
 import JukeboxAudio
 import JukeboxCore
+import JukeboxDevices
 import JukeboxStore
 import LinuxSupport
 import Logging
+import MPDProtocol
 
 /// The running daemon: wiring plus the control loop.
 final class Daemon {
-    private let config: JukeboxConfig
-    private let logger: Logger
-    private var machine: PlayerMachine
-    private var policy: CheckpointPolicy
+    let config: JukeboxConfig
+    let logger: Logger
+    var machine: PlayerMachine
+    /// What to save when and how durably (the decisions); this class performs them.
+    var keeper: ResumeKeeper
     private let store: LibraryStore
     private let journal: ResumeJournal
     private let pipeline: AudioPipeline
     private let wakeup: WakeupEvent
     private let signals: FileDescriptor
-    private var console: Console?
+    var console: Console?
     /// MPD protocol clients (network) and the serial console.
-    private var mpd: MPDFrontEnd!
+    var mpd: MPDFrontEnd!
     /// Buttons and the encoder (GPIO lines, input devices); nil when none is wired.
     private var controls: ControlInputs?
-    private let scan: ScanRunner
+    let scan: ScanRunner
     private let display: DisplayController?
     /// The playing track's lyrics (display, `lyrics` on every console, the nudge gesture).
-    private let lyrics: TrackLyrics
+    let lyrics: TrackLyrics
     /// Tracks by id, for paths and durations; refreshed after each scan.
     private var library: [TrackID: TrackInfo] = [:]
     /// Playback requests the pipeline knows, by token (for the track path and id).
@@ -43,24 +47,10 @@ final class Daemon {
     private var stopping = false
     /// On a first start there is nothing to resume: play once the scan has found music.
     private var playWhenLibraryArrives = false
-    /// The queue's entries as the database has them (nil: not known to be saved). A skip
-    /// moves the current entry but leaves these, and the table is not rewritten for it.
-    private var savedQueueEntries: [TrackID]?
     /// When the start-up rescan begins, if it waits for playback to start.
     private var startupScanDue: Instant?
-    /// An event was saved without fsync since the last durable commit.
-    private var eventSinceDurableSave = false
-    /// Per-track positions as the database has them.
-    private var persistedPositions: [TrackID: Int64] = [:]
-    /// Where to start reading a track to resume it fast (see `SeekHint`): the current track's
-    /// latest from the pipeline (it goes into every journal record) and the long tracks' that
-    /// keep their own position (stored with that position in the database).
-    private var seekHints: [TrackID: SeekHint] = [:]
+    /// The request whose start from a seek hint was logged.
     private var loggedHintToken: UInt64?
-    /// An event (pause, seek, skip, volume, mode) changed the state since the last save.
-    private var eventNotSaved = false
-    /// What the database holds (nil until the first save of this run).
-    private var lastSavedRecord: PlaybackRecord?
 
     /// Starts everything and runs until SIGTERM/SIGINT. Returns the exit status.
     static func run(settings: LoadedConfig, logger: Logger, inputReplayFifo: String? = nil) -> Int32 {
@@ -112,7 +102,7 @@ final class Daemon {
         let seed = MonotonicClock.nanoseconds() ^ UInt64(UInt32(bitPattern: getpid())) << 32
         machine = PlayerMachine(
             configuration: config.playerConfiguration, queue: PlayQueue(mode: config.queue.mode, seed: seed))
-        policy = CheckpointPolicy(journalIntervalMs: 1000, syncIntervalMs: config.resume.syncIntervalMs)
+        keeper = ResumeKeeper(syncIntervalMs: config.resume.syncIntervalMs)
         scan = ScanRunner(
             databasePath: config.database, musicDirectory: config.musicDir, lyricsDirectory: config.lyricsDir,
             logger: logger, wakeup: wakeup)
@@ -130,79 +120,31 @@ final class Daemon {
 
     private func restore() {
         reloadLibrary()
-        let now = Instant.now
-        var record: PlaybackRecord?
-        var queue: [TrackID] = []
+        var saved: PlaybackRecord?
+        var start = ResumeStart(saved: nil, savedSequence: 0, journal: nil, journalSurvivedRestart: false)
         do {
-            record = try store.loadPlayback()
-            queue = try store.loadQueue()
-            persistedPositions = try store.savedTrackPositions()
-            seekHints = try store.savedSeekHints()
-            if !persistedPositions.isEmpty {
-                perform(machine.handle(.savedPositionsLoaded(persistedPositions), now: now))
+            saved = try store.loadPlayback()
+            let queue = try store.loadQueue()
+            start.saved = saved.map {
+                PlayerMachine.Snapshot(record: $0, queue: queue, fallbackMode: config.queue.mode)
             }
+            start.positions = try store.savedTrackPositions()
+            start.seekHints = try store.savedSeekHints()
         } catch {
             logger.error("cannot read the saved state, starting afresh: \(error)")
         }
-        // The journal is newer than the last database save after a crash or a power cut: it
-        // has the track, the queue entry, the position and the volume since then.
-        if var saved = record {
-            // The same sequence: a durable save wrote both; the journal adds whether it moved on.
+        if !start.positions.isEmpty {
+            perform(machine.handle(.savedPositionsLoaded(start.positions), now: Instant.now))
+        }
+        if let saved {
             let found = journal.read()
-            if let found, let hint = found.entry.seekHint { seekHints[found.entry.trackID] = hint }
-            if let found, found.entry.sequence >= saved.journalSequence {
-                let entry = found.entry
-                if let index = entry.queueIndex, queue.indices.contains(index), queue[index] == entry.trackID {
-                    saved.queueIndex = index
-                } else if entry.trackID != saved.trackID {
-                    saved.queueIndex = queue.firstIndex(of: entry.trackID) ?? saved.queueIndex
-                }
-                saved.trackID = entry.trackID
-                saved.positionMs = entry.positionMs
-                if found.survivedRestart && entry.playing {
-                    afterPowerCut(entry, record: &saved, queue: queue)
-                }
-                if let volume = entry.volume { saved.volume = volume }
-            }
+            start.savedSequence = saved.journalSequence
+            start.journal = found?.entry
+            start.journalSurvivedRestart = found?.survivedRestart ?? false
+            start.durations = library.compactMapValues(\.durationMs)
             journal.continueAfter(saved.journalSequence)
-            record = saved
         }
-        guard let record, !queue.isEmpty else {
-            playWhenLibraryArrives = config.resume.onStart == .play
-            if !library.isEmpty { fillQueueFromLibrary() }
-            return
-        }
-        var snapshot = PlayerMachine.Snapshot(record: record, queue: queue, fallbackMode: config.queue.mode)
-        snapshot.savedPositions = persistedPositions
-        perform(machine.handle(.restored(snapshot, onStart: config.resume.onStart), now: now))
-        logger.info(
-            "resuming \(describe(machine.queue.currentTrack)) at \(formatTime(ms: machine.positionMs)) (on_start = \(config.resume.onStart.rawValue))"
-        )
-    }
-
-    /// Where to resume after a power cut while playing. The last checkpoint on the card is
-    /// 0 to `sync_interval_s` old, and nothing tells when the power went, so the middle of
-    /// that window is the best guess: it puts the resume within half an interval (2 s by
-    /// default) either side of where playback stopped, with half the card writes that a
-    /// checkpoint every 2 s taken as-is would need for the same bound. Past the track's end
-    /// it continues into the track that followed it, as playback did.
-    private func afterPowerCut(_ entry: PositionJournal.Entry, record: inout PlaybackRecord, queue: [TrackID]) {
-        guard let duration = library[entry.trackID]?.durationMs else { return }
-        let shifted = entry.positionMs + config.resume.syncIntervalMs / 2
-        logger.info(
-            "power cut while the music ran: the last checkpoint on the card was at \(formatTime(ms: entry.positionMs)); continuing half a sync interval after it"
-        )
-        if shifted < duration - 500 {
-            record.positionMs = shifted
-            return
-        }
-        let snapshot = PlayerMachine.Snapshot(record: record, queue: queue, fallbackMode: config.queue.mode)
-        guard let next = PlayQueue(snapshot: snapshot.queue).following() else { return }
-        let track = queue[next]
-        record.queueIndex = next
-        record.trackID = track
-        let into = max(0, shifted - duration)
-        record.positionMs = into < (library[track]?.durationMs ?? 0) - 500 ? into : 0
+        perform(keeper.handle(.start(start), now: Instant.now))
     }
 
     /// First start (or a rebuilt database): the queue is the whole library in path order.
@@ -222,7 +164,7 @@ final class Daemon {
         // With something to resume, the first sample comes first: the start-up rescan waits
         // until playback started (or 2 s), so it does not compete with it for the CPU.
         if machine.currentRequest == nil {
-            scan.start(probe: Self.probe)
+            scan.start()
         } else {
             startupScanDue = Instant.now.adding(milliseconds: 2000)
         }
@@ -279,11 +221,8 @@ final class Daemon {
     private func pollTimeout() -> Int32 {
         let now = Instant.now
         var timeout: Int64 = machine.state == .playing ? 250 : 60_000
-        if let due = startupScanDue {
-            timeout = min(timeout, max(0, (due.nanoseconds - now.nanoseconds) / 1_000_000 + 1))
-        }
-        if let deadline = policy.nextDeadline {
-            timeout = min(timeout, max(0, (deadline.nanoseconds - now.nanoseconds) / 1_000_000 + 1))
+        for deadline in [startupScanDue, keeper.nextDeadline].compactMap({ $0 }) {
+            timeout = min(timeout, max(0, deadline.milliseconds(since: now) + 1))
         }
         if let limit = display?.sleepLimitMs(now: now) { timeout = min(timeout, limit) }
         if let deadline = controls?.nextDeadline {
@@ -298,36 +237,10 @@ final class Daemon {
         let now = Instant.now
         if let due = startupScanDue, now >= due {
             startupScanDue = nil
-            scan.start(probe: Self.probe)
+            scan.start()
         }
-        if machine.state == .playing || machine.state == .paused, refreshPosition().current {
-            policy.note(.progress, now: now)
-        }
-        let due = policy.due(now: now)
-        if due.durable {
-            if eventSinceDurableSave && !journalCoversChanges() {
-                save(durable: true)
-            } else {
-                // Only the position, the volume or play/pause changed: the journal carries
-                // them, so making them durable is one sector and an fdatasync, not a transaction.
-                eventNotSaved = false
-                eventSinceDurableSave = false
-                if let track = machine.queue.currentTrack {
-                    journal.recordDurably(journalEntry(track: track))
-                }
-            }
-        } else if eventNotSaved {
-            // Saved at once for a crash (it reaches the kernel); the fsync follows when the
-            // policy's 2 s window closes, so a turning knob costs one fsync, not twenty.
-            if journalCoversChanges() {
-                eventNotSaved = false
-                writeJournal()
-            } else {
-                save(durable: false)
-            }
-        } else if due.journal {
-            writeJournal()
-        }
+        let positionKnown = machine.state != .stopped && refreshPosition().current
+        perform(keeper.handle(.tick(machine.snapshot, positionKnown: positionKnown), now: now))
         updateDisplay(now: now)
     }
 
@@ -343,7 +256,7 @@ final class Daemon {
     }
 
     /// The library entry of the queue's current track.
-    private var currentTrackInfo: TrackInfo? { machine.queue.currentTrack.flatMap { library[$0] } }
+    var currentTrackInfo: TrackInfo? { machine.queue.currentTrack.flatMap { library[$0] } }
 
     // MARK: - events
 
@@ -352,10 +265,13 @@ final class Daemon {
         for event in pipeline.takeEvents() {
             switch event {
             case .started(let token):
-                defer { writeJournal() }  // the journal names the new track at once
+                defer {  // the journal names the new track at once
+                    refreshPosition()
+                    perform(keeper.handle(.trackStarted(machine.snapshot), now: Instant.now))
+                }
                 if startupScanDue != nil {
                     startupScanDue = nil
-                    scan.start(probe: Self.probe)
+                    scan.start()
                 }
                 if let request = requests[token] {
                     logger.info("playing \(describe(request.trackID))")
@@ -377,7 +293,7 @@ final class Daemon {
     }
 
     private func handleScanResult() {
-        guard let result = scan.takeResult(probe: Self.probe) else { return }
+        guard let result = scan.takeResult() else { return }
         switch result {
         case .success(let report):
             reloadLibrary()
@@ -391,71 +307,9 @@ final class Daemon {
         }
     }
 
-    private func handleConsoleLine(_ line: String) {
-        let trimmed = line.trimmingWhitespace
-        if trimmed.isEmpty { return }
-        switch trimmed.lowercased() {
-        case "update", "rescan":
-            scan.start(probe: Self.probe)
-            console?.reply("OK scanning \(config.musicDir)")
-            return
-        default: break
-        }
-        // Commands act on the exact played position (status, seek ±, previous's 3 s rule, a
-        // long track's remembered position, the lyric line), not on the last tick's.
-        refreshPosition()
-        if let reply = lyrics.handleConsole(trimmed, positionMs: machine.positionMs) {
-            console?.reply(reply)
-            return
-        }
-        switch CommandParser.parse(trimmed) {
-        case .success(let command):
-            perform(machine.handle(.command(command), now: Instant.now))
-        case .failure(let error):
-            // Words the console does not know may be MPD commands (currentsong, playlistinfo, add, ...).
-            if case .unknownCommand = error, let reply = mpd.stdinLine(trimmed, host: self) {
-                console?.reply(reply)
-            } else {
-                console?.reply("error: \(error.message)")
-            }
-        }
-    }
-
-    /// Gestures and encoder turns: commands go to the core like console commands.
-    private func handleControls(_ outputs: [ControlOutput]) {
-        for output in outputs {
-            switch output {
-            case .gesture, .detent:
-                logger.debug("input: \(output)")
-            case .action(let action, _):
-                perform(action, source: "input")
-            }
-        }
-        if !outputs.isEmpty { ControlInputs.reapChildren() }
-    }
-
-    /// A gesture's (or a key's) action: commands go to the core like console commands.
-    private func perform(_ action: ControlAction, source: String) {
-        logger.debug("\(source): -> \(action)")
-        switch action {
-        case .command(let command):
-            perform(machine.handle(.command(command), now: Instant.now))
-        case .lyricsOffset(let nudge):
-            lyrics.follow(currentTrackInfo)
-            if let offset = lyrics.nudge(nudge) {
-                console?.announce("lyrics offset \(offset) ms")
-            } else {
-                logger.info("\(source): lyrics offset: no lyrics for this track")
-            }
-        case .shutdown:
-            save(durable: true)
-            ControlInputs.runShutdownCommand(config.buttons.shutdownCommand, logger: logger)
-        }
-    }
-
     // MARK: - actions
 
-    private func perform(_ actions: [PlayerAction]) {
+    func perform(_ actions: [PlayerAction]) {
         for action in actions {
             switch action {
             case .startPlayback(let request):
@@ -472,11 +326,7 @@ final class Daemon {
             case .setVolume(let percent):
                 pipeline.setVolume(percent: percent, gain: VolumeCurve.gain(percent: percent))
             case .persist(let kind):
-                policy.note(kind, now: Instant.now)
-                if kind == .event {
-                    eventNotSaved = true
-                    eventSinceDurableSave = true
-                }
+                _ = keeper.handle(.changed(kind), now: Instant.now)
             case .reply(let text):
                 console?.reply(text)
             case .log(let level, let message):
@@ -493,7 +343,7 @@ final class Daemon {
         }
         requests[request.token] = request
         return PlaybackItem(
-            token: request.token, path: "\(config.musicDir)/\(track.path)", seekHint: seekHints[request.trackID])
+            token: request.token, path: "\(config.musicDir)/\(track.path)", seekHint: keeper.seekHints[request.trackID])
     }
 
     // MARK: - persistence
@@ -501,17 +351,17 @@ final class Daemon {
     /// Takes the exact played position (the audio clock) from the pipeline when it plays the
     /// machine's current track. `current` says whether it did.
     @discardableResult
-    private func refreshPosition() -> (status: PipelineStatus, current: Bool) {
+    func refreshPosition() -> (status: PipelineStatus, current: Bool) {
         let status = pipeline.status()
         let current = status.token != nil && status.token == machine.currentRequest?.token
         if current {
             perform(machine.handle(.position(ms: status.positionMs), now: Instant.now))
             if let track = machine.currentRequest?.trackID {
-                if let hint = status.seekHint { seekHints[track] = hint }
+                if let hint = status.seekHint { _ = keeper.handle(.seekHint(track, hint), now: Instant.now) }
                 if status.startedFromSeekHint, loggedHintToken != status.token {
                     loggedHintToken = status.token
                     logger.info(
-                        "\(describe(track)): read from MPEG frame \(seekHints[track]?.mpegFrame ?? 0) on (a seek hint), not from its start"
+                        "\(describe(track)): read from MPEG frame \(keeper.seekHints[track]?.mpegFrame ?? 0) on (a seek hint), not from its start"
                     )
                 }
             }
@@ -519,89 +369,46 @@ final class Daemon {
         return (status, current)
     }
 
-    /// The every-second checkpoint: one pwrite to RAM. Returns the journal's sequence number.
-    @discardableResult
-    private func writeJournal() -> UInt64 {
-        refreshPosition()
-        guard let track = machine.queue.currentTrack else { return 0 }
-        return journal.record(journalEntry(track: track))
-    }
-
-    /// The journal record for the current state (the journal numbers it). `stopping`: the
-    /// position stops moving here (a clean exit), so a restart must not add time to it.
-    private func journalEntry(track: TrackID, stopping: Bool = false) -> PositionJournal.Entry {
-        PositionJournal.Entry(
-            trackID: track, positionMs: machine.positionMs, sequence: 0, volume: machine.volume,
-            queueIndex: machine.queue.currentIndex, playing: machine.state == .playing && !stopping,
-            seekHint: seekHints[track])
-    }
-
-    /// Whether everything that changed since the last database save is in the journal
-    /// (queue entry, track, position, volume; playing and paused restore alike): a seek, a
-    /// pause, a volume change, a skip or a track change outside shuffle. A mode or queue
-    /// change, a stop, a skip in shuffle (its cursor and history move), or a long track's
-    /// remembered position needs a transaction.
-    private func journalCoversChanges() -> Bool {
-        guard let saved = lastSavedRecord, machine.snapshot.savedPositions == persistedPositions,
-            machine.queue.entries == savedQueueEntries
-        else { return false }
-        func essentials(_ record: PlaybackRecord) -> PlaybackRecord {
-            var record = record
-            record.positionMs = 0
-            record.volume = 0
-            record.journalSequence = 0
-            // The journal has the entry; the version only tells MPD clients to refresh.
-            record.queueIndex = nil
-            record.trackID = nil
-            record.queueVersion = 0
-            if record.state == PlayState.paused.rawValue { record.state = PlayState.playing.rawValue }
-            return record
-        }
-        return essentials(machine.snapshot.record(sequence: 0)) == essentials(saved)
-    }
-
-    /// One transaction with everything (fsync'd when `durable`); the queue rides along
-    /// (un-synced) only when it changed, and the commit after it makes it durable too (WAL order).
-    /// A durable save puts the same record on the card's journal, so that after a power cut
-    /// the newest checkpoint still says whether playback was moving on (`stopping`: it was not).
-    private func save(durable: Bool, stopping: Bool = false) {
-        eventNotSaved = false
-        if durable { eventSinceDurableSave = false }
+    /// Performs the keeper's writes in order; a commit carries the sequence of the journal
+    /// write before it.
+    func perform(_ actions: [ResumeAction]) {
         var sequence: UInt64 = 0
-        if durable, let track = machine.queue.currentTrack {
-            refreshPosition()
-            sequence = journal.recordDurably(journalEntry(track: track, stopping: stopping))
-        } else {
-            sequence = writeJournal()
-        }
-        let snapshot = machine.snapshot
         do {
-            if snapshot.queue.entries != savedQueueEntries {
-                try store.saveQueue(snapshot.queue.entries, durable: false)
-                savedQueueEntries = snapshot.queue.entries
+            for action in actions {
+                switch action {
+                case .writeRAM(let record): sequence = journal.record(record)
+                case .writeCheckpoint(let record): sequence = journal.recordDurably(record)
+                case .saveQueue(let entries): try store.saveQueue(entries, durable: false)
+                case .rememberPosition(let track, let positionMs, let hint):
+                    try store.setPosition(positionMs, hint: hint, ofTrack: track)
+                case .forgetPosition(let track): try store.setPosition(nil, ofTrack: track)
+                case .commit(let snapshot, let durable):
+                    try store.savePlayback(snapshot.record(sequence: sequence), durable: durable)
+                case .resume(let snapshot, let source):
+                    if case .powerCut(let checkpointMs) = source {
+                        logger.info(
+                            "power cut while the music ran: the last checkpoint on the card was at \(formatTime(ms: checkpointMs)); continuing half a sync interval after it"
+                        )
+                    }
+                    perform(machine.handle(.restored(snapshot, onStart: config.resume.onStart), now: Instant.now))
+                    logger.info(
+                        "resuming \(describe(machine.queue.currentTrack)) at \(formatTime(ms: machine.positionMs)) (on_start = \(config.resume.onStart.rawValue))"
+                    )
+                case .startAfresh:
+                    playWhenLibraryArrives = config.resume.onStart == .play
+                    if !library.isEmpty { fillQueueFromLibrary() }
+                }
             }
-            // Long tracks keep their own position (audiobooks); only changed ones are written.
-            for (track, position) in snapshot.savedPositions where persistedPositions[track] != position {
-                try store.setPosition(position, hint: seekHints[track], ofTrack: track)
-                persistedPositions[track] = position
-            }
-            for track in persistedPositions.keys where snapshot.savedPositions[track] == nil {
-                try store.setPosition(nil, ofTrack: track)
-                persistedPositions[track] = nil
-            }
-            // Hints for the current track and for tracks that keep their own position only.
-            seekHints = seekHints.filter { $0.key == snapshot.currentTrack || snapshot.savedPositions[$0.key] != nil }
-            let record = snapshot.record(sequence: sequence)
-            try store.savePlayback(record, durable: durable)
-            lastSavedRecord = record
         } catch {
             logger.error("cannot save the playback state: \(error)")
+            _ = keeper.handle(.saveFailed, now: Instant.now)
         }
     }
 
     private func shutdown() {
         mpd.shutdown()
-        save(durable: true, stopping: true)
+        refreshPosition()
+        perform(keeper.handle(.stop(machine.snapshot), now: Instant.now))
         display?.close()
         console?.close()
         pipeline.shutdown()
@@ -621,55 +428,5 @@ final class Daemon {
         mpd?.libraryChanged(library.values, scanFinished: false)
     }
 
-    static let probe: @Sendable (String) throws -> ProbedTags = { path in
-        let media = try MediaProbe.probe(path: path)
-        return ProbedTags(
-            title: media.title, artist: media.artist, album: media.album, trackNumber: media.trackNumber,
-            durationMs: media.durationMs)
-    }
-
-    private func describe(_ id: TrackID?) -> String {
-        guard let id, let track = library[id] else { return "nothing" }
-        let title = track.title ?? track.path
-        if let artist = track.artist, !artist.isEmpty { return "\"\(title)\" by \(artist)" }
-        return "\"\(title)\""
-    }
-}
-
-extension Daemon: MPDPlayerHost {
-    /// Runs MPD requests against the player with the exact played position, then performs
-    /// what they asked for (player actions, a rescan).
-    func runMPD<T>(_ body: (inout MPDWorld) -> T) -> T {
-        let status = refreshPosition().status
-        var world = mpd.world(machine: machine, format: status.format.map { ($0.rate, $0.channels) })
-        lyrics.follow(currentTrackInfo)
-        world.lyrics = lyrics.atPosition(machine.positionMs)
-        let result = body(&world)
-        machine = world.machine
-        mpd.absorb(world)
-        if let nudge = world.lyricNudge { lyrics.nudge(nudge) }
-        perform(world.actions)
-        if !world.updateRequests.isEmpty { scan.start(probe: Self.probe) }
-        return result
-    }
-}
-
-func formatTime(ms: Int64) -> String {
-    let seconds = ms / 1000
-    let tenths = (ms % 1000) / 100
-    return "\(seconds / 60):\(seconds % 60 < 10 ? "0" : "")\(seconds % 60).\(tenths)"
-}
-
-extension Instant {
-    /// The monotonic clock, read here in the shell so that the core never reads one.
-    static var now: Instant { Instant(nanoseconds: Int64(MonotonicClock.nanoseconds())) }
-}
-
-extension String {
-    var trimmingWhitespace: String {
-        let scalars = unicodeScalars
-        guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }) else { return "" }
-        let last = scalars.lastIndex(where: { !$0.properties.isWhitespace })!
-        return String(scalars[first...last])
-    }
+    private func describe(_ id: TrackID?) -> String { id.flatMap { library[$0] }?.spoken ?? "nothing" }
 }

@@ -1,6 +1,7 @@
 import Glibc
 import JukeboxCore
 import LinuxSupport
+import TOML
 
 /// What is wrong with a config file: one `file:line: key: problem` line each.
 public struct ConfigProblems: Error, Sendable {

@@ -168,7 +168,7 @@ struct ScanCommand {
             _ = try LibraryStore.open(path: config.database, logger: logger)
             let scanner = LibraryScanner(
                 databasePath: config.database, musicDirectory: config.musicDir, lyricsDirectory: config.lyricsDir,
-                probe: Daemon.probe, logger: logger)
+                probe: ScanRunner.probe, logger: logger)
             let report = try scanner.scan()
             for skipped in report.skipped { writeStdout("not playable: \(skipped.path): \(skipped.reason)\n") }
             let files = report.added + report.updated + report.unchanged + report.skipped.count
@@ -182,11 +182,6 @@ struct ScanCommand {
             throw CommandExit(1)
         }
     }
-}
-
-/// The daemon's version, shown by `--version` and the console greeting.
-public enum JukeboxVersion {
-    public static let string = "0.1.0"
 }
 
 func writeStderr(_ text: String) {

@@ -5,14 +5,10 @@
 
 import Glibc
 import JukeboxCore
+import JukeboxDevices
 import LinuxSupport
 import Logging
-
-/// What the front ends need from the daemon: running protocol requests against the player.
-/// The daemon moves its machine into the world, and afterwards performs the world's actions.
-protocol MPDPlayerHost: AnyObject {
-    func runMPD<T>(_ body: (inout MPDWorld) -> T) -> T
-}
+import MPDProtocol
 
 /// Everything MPD-related the control loop owns: listeners, clients, the serial console,
 /// the library index, change tracking and host facts. Used on the control thread only.

@@ -1,3 +1,4 @@
+import JukeboxAudio
 import JukeboxStore
 import LinuxSupport
 import Logging
@@ -17,6 +18,14 @@ final class ScanRunner: @unchecked Sendable {
     private var running = false
     private var again = false
 
+    /// Tags and duration of a media file, as the scanner stores them.
+    static let probe: @Sendable (String) throws -> ProbedTags = { path in
+        let media = try MediaProbe.probe(path: path)
+        return ProbedTags(
+            title: media.title, artist: media.artist, album: media.album, trackNumber: media.trackNumber,
+            durationMs: media.durationMs)
+    }
+
     init(databasePath: String, musicDirectory: String, lyricsDirectory: String?, logger: Logger, wakeup: WakeupEvent) {
         self.databasePath = databasePath
         self.musicDirectory = musicDirectory
@@ -26,7 +35,7 @@ final class ScanRunner: @unchecked Sendable {
     }
 
     /// Starts a scan now, or after the running one.
-    func start(probe: @escaping @Sendable (String) throws -> ProbedTags) {
+    func start() {
         lock.lock()
         defer { lock.unlock() }
         if running {
@@ -40,7 +49,7 @@ final class ScanRunner: @unchecked Sendable {
             do {
                 let scanner = LibraryScanner(
                     databasePath: databasePath, musicDirectory: musicDirectory, lyricsDirectory: lyricsDirectory,
-                    probe: probe, logger: logger)
+                    probe: Self.probe, logger: logger)
                 outcome = .success(try scanner.scan())
             } catch {
                 outcome = .failure(error)
@@ -54,14 +63,14 @@ final class ScanRunner: @unchecked Sendable {
     }
 
     /// The finished scan's result, once; starts the scan that was asked for meanwhile.
-    func takeResult(probe: (@Sendable (String) throws -> ProbedTags)? = nil) -> Result<ScanReport, any Error>? {
+    func takeResult() -> Result<ScanReport, any Error>? {
         lock.lock()
         let taken = result
         result = nil
         let restart = taken != nil && again
         if restart { again = false }
         lock.unlock()
-        if restart, let probe { start(probe: probe) }
+        if restart { start() }
         return taken
     }
 

@@ -1,5 +1,6 @@
 import JukeboxCore
 import JukeboxStore
+import LinuxSupport
 import Logging
 
 // Maps between the core's value types and the store's rows. The core knows nothing of
@@ -50,4 +51,9 @@ extension JukeboxCore.LogLevel {
         case .error: .error
         }
     }
+}
+
+extension Instant {
+    /// The monotonic clock, read here in the shell so that the core never reads one.
+    static var now: Instant { Instant(nanoseconds: Int64(MonotonicClock.nanoseconds())) }
 }

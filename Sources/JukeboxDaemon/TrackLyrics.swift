@@ -6,6 +6,7 @@ import Glibc
 import JukeboxCore
 import LinuxSupport
 import Logging
+import MPDProtocol
 
 /// Loads the lyrics of the playing track (sidecar .lrc/.ksc, else ID3 SYLT/USLT) and keeps
 /// the per-track offset nudges. Control thread only.

@@ -27,34 +27,8 @@ import Logging
 ///
 /// Used by the control thread only.
 public final class PositionJournal {
-    /// What the journal last recorded.
-    public struct Entry: Equatable, Sendable {
-        public var trackID: Int64
-        public var positionMs: Int64
-        /// Increases with every write; compare with `PlaybackRecord.journalSequence`.
-        public var sequence: UInt64
-        /// The volume when written (nil in version 1 records).
-        public var volume: Int?
-        /// The queue entry that was current (nil when none, and in version 1 and 2 records).
-        public var queueIndex: Int?
-        /// Whether it was playing (the position moving) when written; false in old records.
-        public var playing: Bool
-        /// Where to start reading the track to reach the position fast (nil: none known).
-        public var seekHint: SeekHint?
-
-        public init(
-            trackID: Int64, positionMs: Int64, sequence: UInt64, volume: Int? = nil, queueIndex: Int? = nil,
-            playing: Bool = false, seekHint: SeekHint? = nil
-        ) {
-            self.trackID = trackID
-            self.positionMs = positionMs
-            self.sequence = sequence
-            self.volume = volume
-            self.queueIndex = queueIndex
-            self.playing = playing
-            self.seekHint = seekHint
-        }
-    }
+    /// What the journal last recorded (the core decides what goes in it).
+    public typealias Entry = JournalRecord
 
     /// The file name suffix after the database path.
     public static let suffix = "-position"

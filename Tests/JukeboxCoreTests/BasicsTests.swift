@@ -61,4 +61,14 @@ import Testing
         }
         #expect(VolumeCurve.gain(percent: 100).bitPattern == Float(1.0).bitPattern)
     }
+
+    @Test(arguments: [(Int64(0), "0.000"), (5, "0.005"), (83_045, "83.045"), (-3, "0.000"), (3_600_120, "3600.120")])
+    func replySecondsFormatting(ms: Int64, text: String) {
+        #expect(ReplyLine.seconds(ms) == text)
+    }
+
+    @Test func replyValuesStayOnOneLine() {
+        #expect(ReplyLine.oneLine("a\nb\r\nc\rd") == "a b c d")
+        #expect(ReplyLine.oneLine("plain") == "plain")
+    }
 }

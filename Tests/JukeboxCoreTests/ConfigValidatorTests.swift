@@ -1,3 +1,4 @@
+import TOML
 import Testing
 
 @testable import JukeboxCore
@@ -16,6 +17,15 @@ import Testing
     static func validate(_ document: ConfigDocument, problem: String? = nil) -> (JukeboxConfig?, [ConfigDiagnostic]) {
         let result = ConfigValidator.validate(document) { _ in problem }
         return (result.config, result.diagnostics)
+    }
+
+    @Test func anArrayOfTablesIsReportedAsATable() throws {
+        let text = "music_dir = \"/m\"\n[[audio]]\ndevice = \"x\""
+        let document = try TOMLParser.parse(text, fileName: "jukebox.toml").get()
+        #expect(
+            ConfigValidator.validate(document) { _ in nil }.diagnostics.map(\.description) == [
+                "jukebox.toml:2: audio: unknown key 'audio'; 'audio' is a table, write it as [audio]"
+            ])
     }
 
     @Test func defaultsWithOnlyMusicDir() throws {

@@ -1,3 +1,4 @@
+import TOML
 import Testing
 
 @testable import JukeboxCore

@@ -47,10 +47,12 @@ import Testing
         #expect(machine.nextRequest == Self.request(2, 101))
         _ = machine.handle(.position(ms: 119_000), now: .zero)
         #expect(machine.handle(.finished(token: 1), now: .zero) == [])
-        #expect(machine.handle(.started(token: 2), now: .zero) == [.setNext(Self.request(3, 102)), .persist(.progress)])
+        #expect(
+            machine.handle(.started(token: 2), now: .zero) == [.setNext(Self.request(3, 102)), .persist(.progress)])
         #expect(machine.queue.currentIndex == 0)
         #expect(machine.positionMs == 0)
-        #expect(machine.handle(.started(token: 3), now: .zero) == [.setNext(Self.request(4, 103)), .persist(.progress)])
+        #expect(
+            machine.handle(.started(token: 3), now: .zero) == [.setNext(Self.request(4, 103)), .persist(.progress)])
         #expect(machine.queue.currentIndex == 1)
     }
 
@@ -153,7 +155,8 @@ import Testing
                 .log(.warning, "skipping 'b.mp3': truncated"), .setNext(Self.request(3, 103)),
             ])
         #expect(machine.queue.currentIndex == 0)
-        #expect(machine.handle(.started(token: 3), now: .zero) == [.setNext(Self.request(4, 104)), .persist(.progress)])
+        #expect(
+            machine.handle(.started(token: 3), now: .zero) == [.setNext(Self.request(4, 104)), .persist(.progress)])
         #expect(machine.queue.currentIndex == 2)
     }
 
@@ -387,11 +390,6 @@ import Testing
     @Test func helpRepliesWithTheHelpText() {
         var machine = Self.machine()
         #expect(Self.command(&machine, .help) == [.reply(CommandParser.helpText)])
-    }
-
-    @Test(arguments: [(Int64(0), "0.000"), (5, "0.005"), (83_045, "83.045"), (-3, "0.000"), (3_600_120, "3600.120")])
-    func secondsFormatting(ms: Int64, text: String) {
-        #expect(PlayerMachine.seconds(ms) == text)
     }
 
     @Test func positionReportsAskForProgressPersistence() {

@@ -1,9 +1,29 @@
 import Foundation
+import JukeboxCore
 import JukeboxTestSupport
 import Testing
 
-/// `jukeboxd --check-config` on real files, through the real binary.
+@testable import JukeboxDaemon
+
+/// `jukeboxd --check-config` on real files, through the real binary; the shipped configs in
+/// process.
 @Suite struct CheckConfigTests {
+    /// A shipped config, parsed and validated (its paths are the box's, so not checked here).
+    static func validatedShippedConfig(_ path: String) throws -> JukeboxConfig? {
+        let text = try String(contentsOfFile: Fixtures.path(path), encoding: .utf8)
+        guard case .document(let document) = ConfigFile.document(text: text, fileName: path) else {
+            Issue.record("\(path) does not parse")
+            return nil
+        }
+        let result = ConfigValidator.validate(document) { _ in nil }
+        #expect(result.diagnostics.isEmpty, "\(result.diagnostics)")
+        return result.config
+    }
+
+    @Test func demoConfigValidates() throws {
+        #expect(try Self.validatedShippedConfig("config/demo.toml") != nil)
+    }
+
     @Test func goodConfigExitsZero() throws {
         let result = try Jukeboxd.run(["--config", Fixtures.config("good.toml"), "--check-config"])
         #expect(result.status == 0, "\(result.stderr)")
@@ -47,6 +67,7 @@ import Testing
     @Test func unreadableConfigFileIsAClearError() throws {
         let result = try Jukeboxd.run(["--config", "/nonexistent/jukebox.toml", "--check-config"])
         #expect(result.status == 78)
-        #expect(result.stderr.contains("/nonexistent/jukebox.toml: cannot read the config file: No such file or directory"))
+        #expect(
+            result.stderr.contains("/nonexistent/jukebox.toml: cannot read the config file: No such file or directory"))
     }
 }

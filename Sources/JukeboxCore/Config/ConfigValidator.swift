@@ -1,0 +1,375 @@
+import TOML
+
+/// Turns a `ConfigDocument` into a `JukeboxConfig`, or explains every problem with its line.
+///
+/// Unknown tables and keys are errors (typos would otherwise be ignored silently) and come with
+/// a "did you mean" suggestion. An integer is accepted where a number is expected; a number with
+/// a fraction where an integer is expected is an error.
+public enum ConfigValidator {
+    /// Standard serial rates accepted for `console.baud`.
+    public static let standardBaudRates: [Int64] = [
+        1200, 2400, 4800, 9600, 19_200, 38_400, 57_600, 115_200, 230_400, 460_800, 921_600,
+    ]
+
+    /// Validates `document`. `directoryProblem` is asked about `music_dir` (the daemon checks the
+    /// disk) and returns a problem like "does not exist", or nil when the folder is usable.
+    /// The config is nil when there is any diagnostic.
+    public static func validate(
+        _ document: ConfigDocument, directoryProblem: (String) -> String?
+    ) -> (config: JukeboxConfig?, diagnostics: [ConfigDiagnostic]) {
+        var run = Run(document: document)
+        var config = JukeboxConfig(musicDir: "")
+        var musicDir: (value: String, line: Int?)?
+
+        var reportedTables = Set<String>()
+        for table in document.tables where schema[table.name] == nil {
+            run.reportUnknownTable(table.name, line: table.line)
+            reportedTables.insert(table.name)
+        }
+
+        var lines: [String: Int?] = [:]
+        for entry in document.entries {
+            guard let keys = schema[entry.table] else {
+                if reportedTables.insert(entry.table).inserted {
+                    run.reportUnknownTable(entry.table, line: entry.line)
+                }
+                continue
+            }
+            guard let spec = keys.first(where: { $0.name == entry.key }) else {
+                var problem = "unknown key '\(entry.key)'"
+                if schema[entry.table.isEmpty ? entry.key : "\(entry.table).\(entry.key)"] != nil {
+                    problem += "; '\(entry.key)' is a table, write it as [\(entry.key)]"
+                } else if let suggestion = suggest(entry.key, among: keys.map(\.name)) {
+                    problem += "; did you mean '\(suggestion)'?"
+                }
+                run.report(entry, problem)
+                continue
+            }
+            lines[entry.qualifiedKey] = entry.line
+            guard let value = run.check(entry, against: spec.kind) else { continue }
+            if entry.qualifiedKey == "music_dir" {
+                musicDir = (value.text ?? "", entry.line)
+            }
+            spec.apply(&config, value)
+        }
+
+        if let musicDir {
+            if musicDir.value.isEmpty {
+                run.diagnostics.append(
+                    .init(
+                        fileName: document.fileName, line: musicDir.line, key: "music_dir", problem: "must not be empty"
+                    ))
+            } else if let problem = directoryProblem(musicDir.value) {
+                run.diagnostics.append(
+                    .init(fileName: document.fileName, line: musicDir.line, key: "music_dir", problem: problem))
+            }
+        } else {
+            run.diagnostics.append(
+                .init(
+                    fileName: document.fileName, line: nil, key: "music_dir",
+                    problem: "required: the folder with your music"))
+        }
+
+        if config.audio.bufferMs < 2 * config.audio.periodMs {
+            run.diagnostics.append(
+                .init(
+                    fileName: document.fileName, line: lines["audio.buffer_ms"] ?? lines["audio.period_ms"] ?? nil,
+                    key: "audio.buffer_ms",
+                    problem: "must be at least twice period_ms (\(2 * config.audio.periodMs)), "
+                        + "found \(config.audio.bufferMs)"
+                ))
+        }
+        if config.audio.startVolume > config.audio.maxVolume {
+            run.diagnostics.append(
+                .init(
+                    fileName: document.fileName, line: lines["audio.start_volume"] ?? lines["audio.max_volume"] ?? nil,
+                    key: "audio.start_volume",
+                    problem:
+                        "must not be above max_volume (\(config.audio.maxVolume)), found \(config.audio.startVolume)"))
+        }
+        var usedLines: [String: String] = [:]
+        let wired: [(String, String, Int?)] = [
+            ("buttons.play_pause", config.buttons.chip, config.buttons.playPause),
+            ("buttons.next", config.buttons.chip, config.buttons.next),
+            ("buttons.previous", config.buttons.chip, config.buttons.previous),
+            ("encoder.a", config.encoder.chip, config.encoder.a),
+            ("encoder.b", config.encoder.chip, config.encoder.b),
+            ("encoder.switch", config.encoder.chip, config.encoder.pushSwitch),
+        ]
+        for (key, chip, line) in wired {
+            guard let line else { continue }
+            let id = "\(chip)/\(line)"
+            if let other = usedLines[id] {
+                run.diagnostics.append(
+                    .init(
+                        fileName: document.fileName, line: lines[key] ?? nil, key: key,
+                        problem: "line \(line) of \(chip) is already used by \(other)"))
+            } else {
+                usedLines[id] = key
+            }
+        }
+        let encoderLines = [config.encoder.a, config.encoder.b].compactMap { $0 }
+        if encoderLines.count == 1 {
+            let key = config.encoder.a == nil ? "encoder.a" : "encoder.b"
+            run.diagnostics.append(
+                .init(
+                    fileName: document.fileName, line: lines["encoder.a"] ?? lines["encoder.b"] ?? nil, key: key,
+                    problem: "required when the encoder has the other line: an encoder needs both a and b"))
+        }
+        run.diagnostics += controlDiagnostics(config, lines: lines, fileName: document.fileName)
+
+        if run.diagnostics.isEmpty {
+            return (config, [])
+        }
+        return (nil, run.diagnostics)
+    }
+
+    // MARK: schema
+
+    enum Kind: Sendable {
+        case string(allowEmpty: Bool)
+        case integer(ClosedRange<Int64>)
+        case number(ClosedRange<Double>)
+        case choice([String])
+        case integerChoice([Int64])
+        /// A path: relative ones are taken from the config file's folder by the daemon. With
+        /// `allowStdin` (the console device) it is `stdin`, `none` or an absolute device path.
+        case path(allowStdin: Bool)
+    }
+
+    struct KeySpec: Sendable {
+        var name: String
+        var kind: Kind
+        var apply: @Sendable (inout JukeboxConfig, CheckedValue) -> Void
+    }
+
+    struct CheckedValue {
+        var text: String?
+        var integer: Int?
+        var number: Double?
+    }
+
+    static func path(
+        _ name: String, allowStdin: Bool = false, _ set: @escaping @Sendable (inout JukeboxConfig, String) -> Void
+    ) -> KeySpec {
+        KeySpec(name: name, kind: .path(allowStdin: allowStdin)) { config, value in set(&config, value.text ?? "") }
+    }
+
+    static func string(
+        _ name: String, allowEmpty: Bool = false, _ set: @escaping @Sendable (inout JukeboxConfig, String) -> Void
+    )
+        -> KeySpec
+    {
+        KeySpec(name: name, kind: .string(allowEmpty: allowEmpty)) { config, value in set(&config, value.text ?? "") }
+    }
+
+    static func integer(
+        _ name: String, _ range: ClosedRange<Int64>, _ set: @escaping @Sendable (inout JukeboxConfig, Int) -> Void
+    )
+        -> KeySpec
+    {
+        KeySpec(name: name, kind: .integer(range)) { config, value in set(&config, value.integer ?? 0) }
+    }
+
+    static func choice<T: RawRepresentable & CaseIterable & Sendable>(
+        _ name: String, _ type: T.Type, _ set: @escaping @Sendable (inout JukeboxConfig, T) -> Void
+    ) -> KeySpec where T.RawValue == String {
+        KeySpec(name: name, kind: .choice(T.allCases.map(\.rawValue))) { config, value in
+            if let parsed = T(rawValue: value.text ?? "") { set(&config, parsed) }
+        }
+    }
+
+    static let gpioLines: ClosedRange<Int64> = 0...511
+
+    static let schema: [String: [KeySpec]] = [
+        "": [
+            string("music_dir", allowEmpty: true) { $0.musicDir = $1 },
+            path("database") { $0.database = $1 },
+            path("lyrics_dir") { $0.lyricsDir = $1 },
+        ],
+        "audio": [
+            string("device") { $0.audio.device = $1 },
+            integer("period_ms", 1...500) { $0.audio.periodMs = $1 },
+            integer("buffer_ms", 2...2000) { $0.audio.bufferMs = $1 },
+            string("mixer", allowEmpty: true) { $0.audio.mixer = $1 },
+            integer("start_volume", 0...100) { $0.audio.startVolume = $1 },
+            integer("max_volume", 1...100) { $0.audio.maxVolume = $1 },
+            choice("pacing", JukeboxConfig.Pacing.self) { $0.audio.pacing = $1 },
+        ],
+        "queue": [
+            choice("mode", PlayMode.self) { $0.queue.mode = $1 }
+        ],
+        "resume": [
+            choice("on_start", ResumeOnStart.self) { $0.resume.onStart = $1 },
+            KeySpec(name: "long_track_minutes", kind: .number(0...1440)) {
+                $0.resume.longTrackMinutes = $1.number ?? 10
+            },
+            integer("sync_interval_s", 2...600) { $0.resume.syncIntervalSeconds = $1 },
+            string("checkpoint_device", allowEmpty: true) { $0.resume.checkpointDevice = $1 },
+        ],
+        "console": [
+            path("device", allowStdin: true) { $0.console.device = $1 },
+            KeySpec(name: "baud", kind: .integerChoice(standardBaudRates)) { $0.console.baud = $1.integer ?? 115_200 },
+            choice("input", JukeboxConfig.ConsoleInput.self) { $0.console.input = $1 },
+        ],
+        "buttons": [
+            string("chip") { $0.buttons.chip = $1 },
+            integer("play_pause", gpioLines) { $0.buttons.playPause = $1 },
+            integer("next", gpioLines) { $0.buttons.next = $1 },
+            integer("previous", gpioLines) { $0.buttons.previous = $1 },
+        ] + buttonControlKeys,
+        "encoder": [
+            string("chip") { $0.encoder.chip = $1 },
+            integer("a", gpioLines) { $0.encoder.a = $1 },
+            integer("b", gpioLines) { $0.encoder.b = $1 },
+            integer("switch", gpioLines) { $0.encoder.pushSwitch = $1 },
+            KeySpec(name: "steps_per_detent", kind: .integerChoice([1, 2, 4])) {
+                $0.encoder.stepsPerDetent = $1.integer ?? 4
+            },
+        ] + encoderControlKeys,
+        "display": [
+            choice("kind", JukeboxConfig.DisplayKind.self) { $0.display.kind = $1 },
+            string("device", allowEmpty: true) { $0.display.device = $1 },
+            integer("columns", 8...200) { $0.display.columns = $1 },
+            integer("rows", 1...60) { $0.display.rows = $1 },
+            KeySpec(name: "baud", kind: .integerChoice(standardBaudRates)) { $0.display.baud = $1.integer ?? 9600 },
+            integer("i2c_address", 0x03...0x77) { $0.display.i2cAddress = $1 },
+            choice("serial_protocol", JukeboxConfig.SerialLCDProtocol.self) { $0.display.serialProtocol = $1 },
+            string("font", allowEmpty: true) { $0.display.font = $1 },
+        ],
+        "network": [
+            string("address") { $0.network.address = $1 },
+            integer("port", 1...65535) { $0.network.port = $1 },
+            string("socket", allowEmpty: true) { $0.network.socket = $1 },
+            string("password", allowEmpty: true) { $0.network.password = $1 },
+            integer("max_connections", 1...1000) { $0.network.maxConnections = $1 },
+        ],
+    ]
+
+    /// The closest name within a small edit distance, or one that contains `word`.
+    static func suggest(_ word: String, among candidates: [String]) -> String? {
+        let lowered = word.lowercased()
+        var best: (name: String, distance: Int)?
+        for candidate in candidates {
+            let distance = editDistance(lowered, candidate)
+            let limit = max(2, candidate.count / 3)
+            let contains = lowered.count >= 3 && (candidate.contains(lowered) || lowered.contains(candidate))
+            guard distance <= limit || contains else { continue }
+            let score = contains ? min(distance, limit) : distance
+            if best == nil || score < best!.distance { best = (candidate, score) }
+        }
+        return best?.name
+    }
+
+    /// Levenshtein distance over characters.
+    static func editDistance(_ a: String, _ b: String) -> Int {
+        let a = Array(a)
+        let b = Array(b)
+        if a.isEmpty { return b.count }
+        if b.isEmpty { return a.count }
+        var previous = Array(0...b.count)
+        var current = previous
+        for i in 1...a.count {
+            current[0] = i
+            for j in 1...b.count {
+                let substitution = previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)
+                current[j] = min(previous[j] + 1, current[j - 1] + 1, substitution)
+            }
+            swap(&previous, &current)
+        }
+        return previous[b.count]
+    }
+
+    // MARK: checking values
+
+    struct Run {
+        var document: ConfigDocument
+        var diagnostics: [ConfigDiagnostic] = []
+
+        mutating func report(_ entry: ConfigDocument.Entry, _ problem: String) {
+            diagnostics.append(
+                .init(fileName: document.fileName, line: entry.line, key: entry.qualifiedKey, problem: problem))
+        }
+
+        mutating func reportUnknownTable(_ name: String, line: Int?) {
+            var problem = "unknown table [\(name)]"
+            let known = ConfigValidator.schema.keys.filter { !$0.isEmpty }.sorted()
+            if let suggestion = ConfigValidator.suggest(name, among: known) {
+                problem += "; did you mean [\(suggestion)]?"
+            }
+            diagnostics.append(.init(fileName: document.fileName, line: line, key: name, problem: problem))
+        }
+
+        mutating func check(_ entry: ConfigDocument.Entry, against kind: Kind) -> CheckedValue? {
+            switch (kind, entry.value) {
+            case (.string(let allowEmpty), .string(let text)):
+                if !allowEmpty, text.isEmpty {
+                    report(entry, "must not be empty")
+                    return nil
+                }
+                return CheckedValue(text: text)
+            case (.path(let allowStdin), .string(let text)):
+                if allowStdin {
+                    if text == "stdin" || text == "none" || text.hasPrefix("/") { return CheckedValue(text: text) }
+                    report(entry, "must be 'stdin', 'none' or a device path like /dev/serial0, found '\(text)'")
+                    return nil
+                }
+                guard !text.isEmpty else {
+                    report(entry, "must not be empty")
+                    return nil
+                }
+                return CheckedValue(text: text)
+            case (.choice(let choices), .string(let text)):
+                guard choices.contains(text) else {
+                    report(entry, "must be one of \(ConfigValidator.list(choices)), found '\(text)'")
+                    return nil
+                }
+                return CheckedValue(text: text)
+            case (.integer(let range), .integer(let value)):
+                guard range.contains(value) else {
+                    report(entry, "must be between \(range.lowerBound) and \(range.upperBound), found \(value)")
+                    return nil
+                }
+                return CheckedValue(integer: Int(value))
+            case (.integerChoice(let choices), .integer(let value)):
+                guard choices.contains(value) else {
+                    report(entry, "must be one of \(ConfigValidator.list(choices.map { "\($0)" })), found \(value)")
+                    return nil
+                }
+                return CheckedValue(integer: Int(value))
+            case (.number(let range), .integer(let value)):
+                return checkNumber(entry, Double(value), range: range, shown: "\(value)")
+            case (.number(let range), .float(let value)):
+                return checkNumber(entry, value, range: range, shown: "\(value)")
+            case (.string, _), (.choice, _), (.path, _):
+                report(entry, "expected a string, found \(entry.value.typeName)")
+            case (.integer, _), (.integerChoice, _):
+                report(entry, "expected an integer, found \(entry.value.typeName)")
+            case (.number, _):
+                report(entry, "expected a number, found \(entry.value.typeName)")
+            }
+            return nil
+        }
+
+        private mutating func checkNumber(
+            _ entry: ConfigDocument.Entry, _ value: Double, range: ClosedRange<Double>, shown: String
+        ) -> CheckedValue? {
+            guard range.contains(value) else {
+                let bounds = "\(Self.format(range.lowerBound)) and \(Self.format(range.upperBound))"
+                report(entry, "must be between \(bounds), found \(shown)")
+                return nil
+            }
+            return CheckedValue(number: value)
+        }
+
+        private static func format(_ value: Double) -> String {
+            value == value.rounded() && abs(value) < 1e15 ? "\(Int64(value))" : "\(value)"
+        }
+    }
+
+    /// `a, b or c`.
+    static func list(_ items: [String]) -> String {
+        guard items.count > 1 else { return items.first ?? "" }
+        return items.dropLast().joined(separator: ", ") + " or " + items.last!
+    }
+}

@@ -1,0 +1,166 @@
+/// The bias a GPIO line is requested with.
+public enum LineBias: String, Sendable, Equatable, CaseIterable {
+    case pullUp = "pull-up"
+    case pullDown = "pull-down"
+    case disabled
+    /// Leave whatever the board (or a device-tree overlay) set.
+    case asIs = "as-is"
+}
+
+/// The level at which a button counts as pressed: `low` for a button to ground with a pull-up.
+public enum LineActive: String, Sendable, Equatable, CaseIterable {
+    case low
+    case high
+}
+
+/// What turning the encoder does.
+public enum EncoderTurn: String, Sendable, Equatable, CaseIterable {
+    case volume
+    case seek
+    /// Nudges the playing track's lyrics, `lyricsStepMs` per detent (clockwise: sooner).
+    case lyrics
+    case none
+}
+
+/// Which way is up.
+public enum EncoderDirection: String, Sendable, Equatable, CaseIterable {
+    case normal
+    case reversed
+}
+
+/// What a gesture does: a command of the one command model, a lyric offset nudge, or
+/// running the shutdown command.
+public enum ControlAction: Sendable, Equatable, CustomStringConvertible {
+    case command(Command)
+    /// `lyrics offset +200`: the playing track's lyrics sooner (or later), saved per track.
+    case lyricsOffset(LyricNudge)
+    case shutdown
+
+    /// Parses a mapping value: a console command line (`toggle`, `seek +10`), `shutdown`, or
+    /// `none`/empty (nil: not mapped).
+    public static func parse(_ text: String) -> Result<ControlAction?, CommandError> {
+        let lowered = text.lowercased()
+        if lowered.allSatisfy({ $0 == " " }) || lowered == "none" { return .success(nil) }
+        if lowered == "shutdown" || lowered == "poweroff" { return .success(.shutdown) }
+        let words = lowered.split(separator: " ")
+        if words.first == "lyrics" {
+            guard words.count == 3, words[1] == "offset", let nudge = LyricNudge.parse(String(words[2])) else {
+                return .failure(.badArgument(command: "lyrics", problem: LyricNudge.usage))
+            }
+            return .success(.lyricsOffset(nudge))
+        }
+        return CommandParser.parse(text).map { .command($0) }
+    }
+
+    /// `toggle`, `seek +10`, `volume +4`, `shutdown`.
+    public var description: String {
+        switch self {
+        case .shutdown: "shutdown"
+        case .lyricsOffset(let nudge): "lyrics offset \(nudge.text)"
+        case .command(let command): command.consoleText
+        }
+    }
+}
+
+/// Default gesture mappings (the example box).
+public enum ControlDefaults {
+    /// Button names: the three buttons of `[buttons]` and the encoder's push switch.
+    public static let buttonNames = ["play_pause", "next", "previous", "switch"]
+
+    public static let buttonGestures: [String: String] = [
+        "play_pause_short": "toggle",
+        "play_pause_long": "stop",
+        "play_pause_very_long": "shutdown",
+        "next_short": "next",
+        "next_long": "seek +10",
+        "next_repeat": "seek +10",
+        "previous_short": "previous",
+        "previous_long": "seek -10",
+        "previous_repeat": "seek -10",
+    ]
+
+    public static let encoderGestures: [String: String] = [
+        "switch_short": "toggle"
+    ]
+
+    /// `play_pause+next`, ... every pair of buttons in `buttonNames` order.
+    public static let chordKeys: [String] = {
+        var keys: [String] = []
+        for (i, first) in buttonNames.enumerated() {
+            for second in buttonNames[(i + 1)...] { keys.append("\(first)+\(second)") }
+        }
+        return keys
+    }()
+}
+
+/// Gestures and encoder turns → actions (`ControlMap(config:)` in Config/ builds it from a config).
+public struct ControlMap: Sendable, Equatable {
+    /// By button name, the action of each mapped gesture.
+    public var buttons: [String: [Gesture: ControlAction]] = [:]
+    /// Chords: the two buttons and the action.
+    public var chords: [Chord] = []
+    public var turn = EncoderTurn.volume
+    /// Percent of volume (or seconds of seek) per detent.
+    public var step = 2
+
+    /// A two-button chord.
+    public struct Chord: Sendable, Equatable {
+        public var first: String
+        public var second: String
+        public var action: ControlAction
+
+        public init(first: String, second: String, action: ControlAction) {
+            self.first = first
+            self.second = second
+            self.action = action
+        }
+
+        /// `play_pause+next`.
+        public var name: String { "\(first)+\(second)" }
+    }
+
+    public init(
+        buttons: [String: [Gesture: ControlAction]] = [:], chords: [Chord] = [], turn: EncoderTurn = .volume,
+        step: Int = 2
+    ) {
+        self.buttons = buttons
+        self.chords = chords
+        self.turn = turn
+        self.step = step
+    }
+
+    /// `next_very_long` → (`next`, `.veryLong`).
+    public static func split(_ key: String) -> (String, Gesture)? {
+        for button in ControlDefaults.buttonNames where key.hasPrefix(button + "_") {
+            if let gesture = Gesture(rawValue: String(key.dropFirst(button.count + 1))), gesture != .chord {
+                return (button, gesture)
+            }
+        }
+        return nil
+    }
+
+    /// The gesture detector's profiles: which gestures of each button are mapped.
+    public var profiles: [String: GestureDetector.Profile] {
+        buttons.mapValues { GestureDetector.Profile(Set($0.keys)) }
+    }
+
+    /// The action of a detected gesture, if mapped.
+    public func action(for event: GestureEvent) -> ControlAction? {
+        if event.gesture == .chord { return chords.first { $0.name == event.control }?.action }
+        return buttons[event.control]?[event.gesture]
+    }
+
+    /// Milliseconds of lyric offset per detent when the encoder nudges lyrics.
+    public static let lyricsStepMs: Int64 = 100
+
+    /// The action for `units` detents (signed, after acceleration).
+    public func turnAction(units: Int) -> ControlAction? {
+        guard units != 0 else { return nil }
+        switch turn {
+        case .volume: return .command(.changeVolume(units * step))
+        case .seek: return .command(.seek(.relative(ms: Int64(units * step) * 1000)))
+        case .lyrics: return .lyricsOffset(LyricNudge(relative: true, ms: Int64(units) * Self.lyricsStepMs))
+        case .none: return nil
+        }
+    }
+}

@@ -1,0 +1,187 @@
+/// Which physical input an edge belongs to.
+public enum InputSignal: Sendable, Hashable, CustomStringConvertible {
+    /// A button by name (`play_pause`, `next`, `previous`, `switch`).
+    case button(String)
+    case encoderA
+    case encoderB
+
+    public var description: String {
+        switch self {
+        case .button(let name): name
+        case .encoderA: "encoder.a"
+        case .encoderB: "encoder.b"
+        }
+    }
+}
+
+/// What the input logic made of the edges.
+public enum ControlOutput: Sendable, Equatable, CustomStringConvertible {
+    /// A button gesture (mapped or not: only mapped gestures are detected).
+    case gesture(GestureEvent)
+    /// One detent of the encoder (+1 clockwise after inversion).
+    case detent(Int, at: Instant)
+    /// An action to carry out.
+    case action(ControlAction, at: Instant)
+
+    public var at: Instant {
+        switch self {
+        case .gesture(let event): event.at
+        case .detent(_, let at), .action(_, let at): at
+        }
+    }
+
+    /// `next short`, `encoder +1`, `-> seek +10`.
+    public var description: String {
+        switch self {
+        case .gesture(let event): "\(event)"
+        case .detent(let direction, _): "encoder \(direction > 0 ? "+" : "")\(direction)"
+        case .action(let action, _): "-> \(action)"
+        }
+    }
+}
+
+/// All the input logic in one pure value: button debouncers, gesture detection, the
+/// encoder's decoder and acceleration, the mapping to actions, and the coalescing of encoder
+/// turns into at most one command per output period (the first at once). Used by the daemon
+/// and by `jukeboxd input-replay`, so both make the same of the same edges.
+public struct InputController: Sendable, Equatable {
+    public let map: ControlMap
+    private var debouncers: [String: Debouncer]
+    private var detector: GestureDetector
+    private var decoder: RotaryDecoder?
+    private var acceleration: RotaryAcceleration
+    private let coalesceNs: Int64
+    private var pendingUnits = 0
+    private var lastTurnAction: Instant?
+
+    /// Settings beyond the mapping.
+    public struct Settings: Sendable, Equatable {
+        public var buttonDebounceMs = 20
+        public var timing = GestureTiming()
+        /// Nil when no quadrature encoder is wired (an input device may still send detents).
+        public var stepsPerDetent: Int? = 4
+        public var encoderDebounceMs = 3
+        public var inverted = false
+        public var acceleration = 1
+        /// Encoder turns are coalesced to one command per this many milliseconds (the output period).
+        public var coalesceMs = 10
+
+        public init() {}
+    }
+
+    /// `initialLevels` are the (logical) levels of the lines when they were requested.
+    public init(map: ControlMap, settings: Settings, initialLevels: [InputSignal: Bool] = [:]) {
+        self.map = map
+        detector = GestureDetector(
+            profiles: map.profiles, chords: map.chords.map { ($0.first, $0.second) }, timing: settings.timing)
+        var debouncers: [String: Debouncer] = [:]
+        for name in ControlDefaults.buttonNames {
+            debouncers[name] = Debouncer(
+                lockoutMs: settings.buttonDebounceMs, initial: initialLevels[.button(name)] ?? false)
+        }
+        self.debouncers = debouncers
+        decoder = settings.stepsPerDetent.map {
+            RotaryDecoder(
+                stepsPerDetent: $0, inverted: settings.inverted, debounceUs: settings.encoderDebounceMs * 1000,
+                initialA: initialLevels[.encoderA] ?? false, initialB: initialLevels[.encoderB] ?? false)
+        }
+        acceleration = RotaryAcceleration(maxFactor: settings.acceleration)
+        coalesceNs = Int64(max(1, settings.coalesceMs)) * 1_000_000
+    }
+
+    /// The next instant at which `advance(to:)` has something to do.
+    public var nextDeadline: Instant? {
+        var candidates = debouncers.values.compactMap(\.nextDeadline)
+        if let deadline = detector.nextDeadline { candidates.append(deadline) }
+        if let deadline = decoder?.nextDeadline { candidates.append(deadline) }
+        if pendingUnits != 0, let last = lastTurnAction { candidates.append(last.adding(nanoseconds: coalesceNs)) }
+        return candidates.min()
+    }
+
+    /// One raw edge; `active` is the logical level (pressed) after it. Edges must come in
+    /// time order (the kernel's timestamps).
+    public mutating func handle(_ signal: InputSignal, active: Bool, at: Instant) -> [ControlOutput] {
+        var outputs = advance(to: at)
+        switch signal {
+        case .button(let name):
+            guard var debouncer = debouncers[name] else { return outputs }
+            let changes = debouncer.handle(edge: active, at: at)
+            debouncers[name] = debouncer
+            for change in changes {
+                outputs += gestures(detector.handle(button: name, pressed: change.active, at: change.at))
+            }
+        case .encoderA, .encoderB:
+            guard var decoder else { return outputs }
+            let steps = decoder.handle(signal == .encoderA ? .a : .b, level: active, at: at)
+            self.decoder = decoder
+            outputs += turned(steps)
+        }
+        return outputs
+    }
+
+    /// Detents reported by a kernel driver (the rotary-encoder overlay's REL_* events).
+    public mutating func handle(detents: Int, at: Instant) -> [ControlOutput] {
+        var outputs = advance(to: at)
+        let direction = detents > 0 ? 1 : -1
+        let steps = (0..<abs(detents)).map { _ in RotaryDecoder.Step(direction: direction, at: at) }
+        outputs += turned(steps)
+        return outputs
+    }
+
+    /// Fires whatever is due by `now`: ended lockouts, long presses, repeats, double-press
+    /// windows, chords and coalesced encoder turns.
+    public mutating func advance(to now: Instant) -> [ControlOutput] {
+        var outputs: [ControlOutput] = []
+        while let (name, deadline) = debouncers.compactMap({ entry in entry.value.nextDeadline.map { (entry.key, $0) } }
+        )
+        .min(by: { $0.1 < $1.1 }), deadline <= now {
+            let changes = debouncers[name]!.advance(to: deadline)
+            for change in changes {
+                outputs += gestures(detector.handle(button: name, pressed: change.active, at: change.at))
+            }
+        }
+        outputs += gestures(detector.advance(to: now))
+        if var decoder {
+            let steps = decoder.advance(to: now)
+            self.decoder = decoder
+            outputs += turned(steps)
+        }
+        if pendingUnits != 0, let last = lastTurnAction {
+            let due = last.adding(nanoseconds: coalesceNs)
+            if due <= now { outputs += flushTurn(at: due) }
+        }
+        return outputs.enumerated().sorted { ($0.element.at, $0.offset) < ($1.element.at, $1.offset) }.map(\.element)
+    }
+
+    private func gestures(_ events: [GestureEvent]) -> [ControlOutput] {
+        var outputs: [ControlOutput] = []
+        for event in events {
+            outputs.append(.gesture(event))
+            if let action = map.action(for: event) { outputs.append(.action(action, at: event.at)) }
+        }
+        return outputs
+    }
+
+    private mutating func turned(_ steps: [RotaryDecoder.Step]) -> [ControlOutput] {
+        var outputs: [ControlOutput] = []
+        for step in steps {
+            outputs.append(.detent(step.direction, at: step.at))
+            if let last = lastTurnAction, pendingUnits != 0, last.adding(nanoseconds: coalesceNs) <= step.at {
+                outputs += flushTurn(at: last.adding(nanoseconds: coalesceNs))
+            }
+            pendingUnits += step.direction * acceleration.factor(for: step)
+            if lastTurnAction == nil || lastTurnAction!.adding(nanoseconds: coalesceNs) <= step.at {
+                outputs += flushTurn(at: step.at)
+            }
+        }
+        return outputs
+    }
+
+    private mutating func flushTurn(at: Instant) -> [ControlOutput] {
+        let units = pendingUnits
+        pendingUnits = 0
+        lastTurnAction = at
+        guard let action = map.turnAction(units: units) else { return [] }
+        return [.action(action, at: at)]
+    }
+}

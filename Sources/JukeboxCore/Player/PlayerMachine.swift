@@ -1,0 +1,627 @@
+/// A request to the audio pipeline to play a track from a position. The token tells the
+/// pipeline's later events apart; the machine assigns increasing tokens.
+public struct PlaybackRequest: Sendable, Equatable {
+    public var token: UInt64
+    public var trackID: TrackID
+    public var fromMs: Int64
+
+    /// A request; tokens come from `PlayerMachine`.
+    public init(token: UInt64, trackID: TrackID, fromMs: Int64) {
+        self.token = token
+        self.trackID = trackID
+        self.fromMs = fromMs
+    }
+}
+
+/// Whether the player is making sound.
+public enum PlayState: String, Sendable, Equatable, CaseIterable {
+    case stopped
+    case playing
+    case paused
+
+    /// The `state:` word of status replies (the console's and MPD's).
+    public var statusWord: String {
+        switch self {
+        case .stopped: "stop"
+        case .playing: "play"
+        case .paused: "pause"
+        }
+    }
+}
+
+/// What the player does on start-up with the restored state (`[resume] on_start`).
+public enum ResumeOnStart: String, Sendable, Equatable, CaseIterable {
+    /// Continue playing the same track at the same position.
+    case play
+    /// Position on the same track and position, paused.
+    case paused
+    /// Stay stopped; the queue is kept.
+    case off
+}
+
+/// How important a log line is.
+public enum LogLevel: String, Sendable, Equatable, CaseIterable {
+    case debug
+    case info
+    case warning
+    case error
+}
+
+/// Something that happened, for the `PlayerMachine` to react to.
+public enum PlayerEvent: Sendable, Equatable {
+    /// A command from any front end.
+    case command(Command)
+    /// The first sample of the request with this token reached the device.
+    case started(token: UInt64)
+    /// The request with this token played to its end.
+    case finished(token: UInt64)
+    /// The request with this token could not be played (undecodable or missing file).
+    case failed(token: UInt64, message: String)
+    /// The pipeline has played everything it was given.
+    case endOfStream
+    /// The exact played position of the current track (ignored while nothing is loaded).
+    case position(ms: Int64)
+    /// The library was rescanned: the queue is rebuilt from these tracks (the current track is kept when present).
+    case libraryReplaced([TrackID])
+    /// Metadata for tracks (durations decide the resume rule; titles appear in `status`).
+    /// Send it before `.restored`, so that the restored track's duration is known.
+    case tracksDescribed([TrackInfo])
+    /// Saved positions of long tracks, as loaded from the store.
+    case savedPositionsLoaded([TrackID: Int64])
+    /// The persisted state, on start-up. A snapshot that was playing or paused resumes the same
+    /// track at the same position as `onStart` says; a stopped one stays stopped. The volume comes
+    /// back at most at `startVolume` (power-up is at a safe volume), and always as a `.setVolume`.
+    case restored(PlayerMachine.Snapshot, onStart: ResumeOnStart)
+}
+
+/// What the daemon should do, in order.
+public enum PlayerAction: Sendable, Equatable {
+    /// Flush the pipeline and start this request.
+    case startPlayback(PlaybackRequest)
+    /// The gapless follow-up to continue with when the current track ends (nil: none).
+    case setNext(PlaybackRequest?)
+    case pause
+    case resume
+    case stop
+    case seek(ms: Int64)
+    /// Apply this volume percent (already clamped to `max_volume`); map it with `VolumeCurve`.
+    case setVolume(Int)
+    /// Save `PlayerMachine.snapshot` (hand the kind to `ResumeKeeper`).
+    case persist(PersistKind)
+    /// Text for the console that sent the command.
+    case reply(String)
+    case log(LogLevel, String)
+}
+
+/// The player: queue, mode, volume, play state and positions, as a state machine driven by
+/// commands and pipeline events. It never does I/O: it returns `PlayerAction`s for the daemon.
+///
+/// Every `.startPlayback` is followed by a `.setNext` (the pipeline was flushed); `.setNext` also
+/// comes whenever the follow-up changes (mode or queue change, a gapless advance, a failed
+/// follow-up). When the pipeline reports `.started` for the follow-up, the machine moves its
+/// current entry there. A failed track is skipped; when as many tracks as the queue holds have
+/// failed in a row, the player stops instead of looping.
+///
+/// Resume rule: a track longer than `longTrackMs` starts from its own saved position when it
+/// is started by next, previous, play N or auto-advance; shorter tracks start from 0.
+public struct PlayerMachine: Sendable, Equatable {
+    /// Settings from the config file.
+    public struct Configuration: Sendable, Equatable {
+        public var maxVolume: Int
+        public var startVolume: Int
+        public var longTrackMs: Int64
+        /// `previous` restarts the current track when it is further in than this.
+        public var restartThresholdMs: Int64
+
+        /// The settings; volumes are clamped to 0...100.
+        public init(
+            maxVolume: Int = 100, startVolume: Int = 40, longTrackMs: Int64 = 600_000, restartThresholdMs: Int64 = 3000
+        ) {
+            self.maxVolume = min(max(maxVolume, 0), 100)
+            self.startVolume = min(max(startVolume, 0), 100)
+            self.longTrackMs = longTrackMs
+            self.restartThresholdMs = restartThresholdMs
+        }
+    }
+
+    /// Everything the daemon persists.
+    public struct Snapshot: Sendable, Equatable {
+        public var queue: PlayQueue.Snapshot
+        /// The track at the queue's current index (a cross-check when the library changed).
+        public var currentTrack: TrackID?
+        public var positionMs: Int64
+        public var state: PlayState
+        public var volume: Int
+        public var savedPositions: [TrackID: Int64]
+
+        /// A snapshot of the player.
+        public init(
+            queue: PlayQueue.Snapshot, currentTrack: TrackID?, positionMs: Int64, state: PlayState, volume: Int,
+            savedPositions: [TrackID: Int64] = [:]
+        ) {
+            self.queue = queue
+            self.currentTrack = currentTrack
+            self.positionMs = positionMs
+            self.state = state
+            self.volume = volume
+            self.savedPositions = savedPositions
+        }
+    }
+
+    /// The settings it was created with.
+    public let configuration: Configuration
+    public internal(set) var queue: PlayQueue
+    public private(set) var state: PlayState = .stopped
+    public private(set) var volume: Int
+    /// The position in the current track, as last reported (or set by a seek/start).
+    public internal(set) var positionMs: Int64 = 0
+    /// Saved positions of long tracks.
+    public private(set) var savedPositions: [TrackID: Int64] = [:]
+    public private(set) var tracks: [TrackID: TrackInfo] = [:]
+    /// The request playing (or being started) in the pipeline; nil when nothing is loaded.
+    public private(set) var currentRequest: PlaybackRequest?
+    /// The gapless follow-up given to the pipeline.
+    public private(set) var nextRequest: PlaybackRequest?
+    /// The queue as it will be once the follow-up starts.
+    private var followUpQueue: PlayQueue?
+    private var lastToken: UInt64 = 0
+    /// Failures since the last successful start.
+    public private(set) var consecutiveFailures = 0
+
+    /// A stopped player over `queue`, at the start volume (at most the maximum).
+    public init(configuration: Configuration = Configuration(), queue: PlayQueue) {
+        self.configuration = configuration
+        self.queue = queue
+        self.volume = min(configuration.startVolume, configuration.maxVolume)
+    }
+
+    /// The play mode (kept by the queue).
+    public var mode: PlayMode { queue.mode }
+
+    /// Everything to persist: give it to the store on `.persist`.
+    public var snapshot: Snapshot {
+        Snapshot(
+            queue: queue.snapshot, currentTrack: queue.currentTrack, positionMs: positionMs, state: state,
+            volume: volume,
+            savedPositions: savedPositions)
+    }
+
+    /// Reacts to one event and returns what the daemon must do, in order.
+    public mutating func handle(_ event: PlayerEvent, now: Instant) -> [PlayerAction] {
+        var actions: [PlayerAction] = []
+        switch event {
+        case .command(let command):
+            handle(command, into: &actions)
+        case .started(let token):
+            started(token, into: &actions)
+        case .finished(let token):
+            if token == currentRequest?.token, let track = currentRequest?.trackID, savedPositions[track] != nil {
+                savedPositions[track] = nil
+                actions.append(.persist(.event))
+            }
+        case .failed(let token, let message):
+            failed(token, message: message, into: &actions)
+        case .endOfStream:
+            endOfStream(into: &actions)
+        case .position(let ms):
+            let clamped = max(ms, 0)
+            if clamped != positionMs, currentRequest != nil {
+                positionMs = clamped
+                actions.append(.persist(.progress))
+            }
+        case .libraryReplaced(let ids):
+            libraryReplaced(ids, into: &actions)
+        case .tracksDescribed(let infos):
+            for info in infos { tracks[info.id] = info }
+        case .savedPositionsLoaded(let positions):
+            savedPositions.merge(positions) { _, new in new }
+        case .restored(let snapshot, let onStart):
+            restore(snapshot, onStart: onStart, into: &actions)
+        }
+        return actions
+    }
+
+    // MARK: commands
+
+    private mutating func handle(_ command: Command, into actions: inout [PlayerAction]) {
+        switch command {
+        case .play(let index):
+            if let index {
+                guard queue.entries.indices.contains(index) else {
+                    actions.append(
+                        .reply(
+                            queue.isEmpty
+                                ? "play: the queue is empty"
+                                : "play: no entry \(index + 1) (the queue has \(queue.count))"))
+                    return
+                }
+                leaveCurrentTrack()
+                queue.jump(to: index)
+                startCurrent(from: resumePosition(for: queue.currentTrack), into: &actions)
+            } else {
+                play(into: &actions)
+            }
+        case .pause:
+            guard state == .playing else { return }
+            pause(into: &actions)
+        case .resume:
+            switch state {
+            case .paused: resume(into: &actions)
+            case .stopped: play(into: &actions)
+            case .playing: break
+            }
+        case .toggle:
+            switch state {
+            case .playing: pause(into: &actions)
+            case .paused: resume(into: &actions)
+            case .stopped: play(into: &actions)
+            }
+        case .stop:
+            guard state != .stopped else { return }
+            leaveCurrentTrack()
+            stop(into: &actions)
+            actions.append(.persist(.event))
+        case .next:
+            guard !queue.isEmpty else { return actions.append(.reply("next: the queue is empty")) }
+            leaveCurrentTrack()
+            guard queue.next(userInitiated: true) != nil else {
+                stop(into: &actions)
+                actions.append(.log(.info, "end of the queue"))
+                actions.append(.persist(.event))
+                return
+            }
+            moved(into: &actions)
+        case .previous:
+            guard !queue.isEmpty else { return actions.append(.reply("previous: the queue is empty")) }
+            if queue.currentIndex != nil, positionMs > configuration.restartThresholdMs {
+                positionMs = 0
+                if state == .stopped {
+                    actions.append(.persist(.event))
+                } else {
+                    startCurrent(from: 0, into: &actions)
+                }
+                return
+            }
+            leaveCurrentTrack()
+            if queue.previous() == nil {
+                if queue.currentIndex == nil { queue.jump(to: 0) }
+                positionMs = 0
+                if state == .stopped {
+                    actions.append(.persist(.event))
+                } else {
+                    startCurrent(from: 0, into: &actions)
+                }
+                return
+            }
+            moved(into: &actions)
+        case .seek(let target):
+            guard state != .stopped, let track = queue.currentTrack else {
+                return actions.append(.reply("seek: nothing is playing"))
+            }
+            var ms: Int64
+            switch target {
+            case .absolute(let absolute): ms = absolute
+            case .relative(let delta): ms = positionMs &+ delta
+            }
+            ms = max(ms, 0)
+            if let duration = tracks[track]?.durationMs { ms = min(ms, duration) }
+            positionMs = ms
+            if currentRequest != nil { actions.append(.seek(ms: ms)) }
+            actions.append(.persist(.event))
+        case .setVolume(let percent):
+            setVolume(percent, into: &actions)
+        case .changeVolume(let delta):
+            setVolume(
+                volume.addingReportingOverflow(delta).overflow ? (delta > 0 ? 100 : 0) : volume + delta, into: &actions)
+        case .setMode(let mode):
+            setMode(mode, into: &actions)
+        case .cycleMode:
+            setMode(queue.mode.cycled, into: &actions)
+        case .status:
+            actions.append(.reply(statusText))
+        case .help:
+            actions.append(.reply(CommandParser.helpText))
+        case .editQueue(let edit):
+            editQueue(edit, into: &actions)
+        }
+    }
+
+    private mutating func play(into actions: inout [PlayerAction]) {
+        switch state {
+        case .playing: return
+        case .paused: return resume(into: &actions)
+        case .stopped: break
+        }
+        guard !queue.isEmpty else { return actions.append(.reply("play: the queue is empty")) }
+        if queue.currentIndex == nil {
+            queue.next(userInitiated: true)
+            positionMs = resumePosition(for: queue.currentTrack)
+        }
+        startCurrent(from: positionMs, into: &actions)
+    }
+
+    mutating func pause(into actions: inout [PlayerAction]) {
+        state = .paused
+        rememberPosition()
+        actions.append(.pause)
+        actions.append(.persist(.event))
+    }
+
+    private mutating func resume(into actions: inout [PlayerAction]) {
+        if currentRequest != nil {
+            state = .playing
+            actions.append(.resume)
+            actions.append(.persist(.event))
+        } else {
+            startCurrent(from: positionMs, into: &actions)
+        }
+    }
+
+    /// Stops; the current entry stays selected, positioned by the resume rule for a later `play`.
+    mutating func stop(into actions: inout [PlayerAction]) {
+        state = .stopped
+        positionMs = resumePosition(for: queue.currentTrack)
+        currentRequest = nil
+        nextRequest = nil
+        followUpQueue = nil
+        actions.append(.stop)
+    }
+
+    private mutating func setVolume(_ percent: Int, into actions: inout [PlayerAction]) {
+        let clamped = min(max(percent, 0), configuration.maxVolume)
+        if clamped != volume {
+            volume = clamped
+            actions.append(.setVolume(clamped))
+            actions.append(.persist(.event))
+        }
+        actions.append(.reply(clamped < percent ? "volume: \(clamped) (the maximum)" : "volume: \(clamped)"))
+    }
+
+    private mutating func setMode(_ mode: PlayMode, into actions: inout [PlayerAction]) {
+        if mode != queue.mode {
+            queue.setMode(mode)
+            refreshFollowUp(into: &actions)
+            actions.append(.persist(.event))
+        }
+        actions.append(.reply("mode: \(mode.rawValue)"))
+    }
+
+    /// After the queue moved to a new current entry by next/previous: play it when playing, else just position.
+    private mutating func moved(into actions: inout [PlayerAction]) {
+        let from = resumePosition(for: queue.currentTrack)
+        if state == .stopped {
+            positionMs = from
+            actions.append(.persist(.event))
+        } else {
+            startCurrent(from: from, into: &actions)
+        }
+    }
+
+    // MARK: pipeline events
+
+    private mutating func started(_ token: UInt64, into actions: inout [PlayerAction]) {
+        if token == currentRequest?.token {
+            consecutiveFailures = 0
+            return
+        }
+        if let next = nextRequest, token == next.token, let upcoming = followUpQueue {
+            // An automatic advance is progress, not a user event: the position journal
+            // (which names the track) records it; the database is written only when a
+            // remembered position has to go.
+            var forgot = false
+            if let finished = currentRequest?.trackID { forgot = savedPositions.removeValue(forKey: finished) != nil }
+            queue = upcoming
+            currentRequest = next
+            positionMs = next.fromMs
+            consecutiveFailures = 0
+            refreshFollowUp(into: &actions, always: true)
+            actions.append(.persist(forgot ? .event : .progress))
+            return
+        }
+        if token > (currentRequest?.token ?? 0), token <= lastToken, state == .playing, currentRequest != nil {
+            actions.append(.log(.debug, "the pipeline started a superseded follow-up; restarting with the right track"))
+            advanceAfterEnd(userInitiated: false, into: &actions)
+            return
+        }
+        actions.append(.log(.debug, "ignoring start of stale request \(token)"))
+    }
+
+    private mutating func failed(_ token: UInt64, message: String, into actions: inout [PlayerAction]) {
+        if let next = nextRequest, token == next.token, var upcoming = followUpQueue {
+            actions.append(.log(.warning, "skipping \(describe(next.trackID)): \(message)"))
+            consecutiveFailures += 1
+            if consecutiveFailures >= queue.count {
+                nextRequest = nil
+                followUpQueue = nil
+                actions.append(.setNext(nil))
+                actions.append(.log(.error, "every track in the queue failed to play; stopping after this one"))
+                return
+            }
+            if upcoming.next(userInitiated: true) != nil, let track = upcoming.currentTrack {
+                followUpQueue = upcoming
+                nextRequest = makeRequest(track, from: track == currentRequest?.trackID ? 0 : nil)
+            } else {
+                followUpQueue = nil
+                nextRequest = nil
+            }
+            actions.append(.setNext(nextRequest))
+            return
+        }
+        guard let current = currentRequest, token == current.token else {
+            actions.append(.log(.debug, "ignoring failure of stale request \(token): \(message)"))
+            return
+        }
+        actions.append(.log(.warning, "skipping \(describe(current.trackID)): \(message)"))
+        consecutiveFailures += 1
+        if consecutiveFailures >= queue.count {
+            stop(into: &actions)
+            actions.append(.log(.error, "every track in the queue failed to play; stopped"))
+            actions.append(.persist(.event))
+            consecutiveFailures = 0
+            return
+        }
+        advanceAfterEnd(userInitiated: true, into: &actions)
+    }
+
+    private mutating func endOfStream(into actions: inout [PlayerAction]) {
+        guard state == .playing, currentRequest != nil else { return }
+        if consecutiveFailures >= queue.count && consecutiveFailures > 0 {
+            stop(into: &actions)
+            actions.append(.persist(.event))
+            consecutiveFailures = 0
+            return
+        }
+        if let track = currentRequest?.trackID { savedPositions[track] = nil }
+        advanceAfterEnd(userInitiated: false, into: &actions)
+    }
+
+    /// The current track is over (ended or failed): go on with the next entry, or stop at the end.
+    private mutating func advanceAfterEnd(userInitiated: Bool, into actions: inout [PlayerAction]) {
+        guard queue.next(userInitiated: userInitiated) != nil else {
+            stop(into: &actions)
+            actions.append(.log(.info, "end of the queue"))
+            actions.append(.persist(.event))
+            return
+        }
+        startCurrent(from: resumePosition(for: queue.currentTrack), into: &actions)
+    }
+
+    private mutating func libraryReplaced(_ ids: [TrackID], into actions: inout [PlayerAction]) {
+        let previousTrack = queue.currentTrack
+        let previousIndex = queue.currentIndex
+        queue.replaceAll(ids)
+        actions.append(.persist(.event))
+        guard let previousTrack else { return }
+        let candidates = ids.indices.filter { ids[$0] == previousTrack }
+        if let index = candidates.min(by: { abs($0 - (previousIndex ?? 0)) < abs($1 - (previousIndex ?? 0)) }) {
+            queue.jump(to: index)
+            if currentRequest != nil { refreshFollowUp(into: &actions) }
+        } else if state != .stopped {
+            actions.append(.log(.info, "the playing track left the library; stopped"))
+            stop(into: &actions)
+        } else {
+            positionMs = 0
+        }
+    }
+
+    private mutating func restore(_ snapshot: Snapshot, onStart: ResumeOnStart, into actions: inout [PlayerAction]) {
+        queue = PlayQueue(snapshot: snapshot.queue)
+        savedPositions = snapshot.savedPositions.filter { $0.value > 0 }
+        currentRequest = nil
+        nextRequest = nil
+        followUpQueue = nil
+        state = .stopped
+        positionMs = 0
+        if let track = snapshot.currentTrack, queue.currentTrack != track {
+            if let index = queue.entries.firstIndex(of: track) {
+                queue.jump(to: index)
+                positionMs = max(snapshot.positionMs, 0)
+            }
+        } else if queue.currentTrack != nil {
+            positionMs = max(snapshot.positionMs, 0)
+        }
+        if let track = queue.currentTrack, let duration = tracks[track]?.durationMs, positionMs >= duration {
+            positionMs = 0
+        }
+        volume = min(max(snapshot.volume, 0), configuration.startVolume, configuration.maxVolume)
+        actions.append(.setVolume(volume))
+        guard queue.currentTrack != nil, snapshot.state != .stopped else { return }
+        switch onStart {
+        case .play:
+            startCurrent(from: positionMs, into: &actions)
+        case .paused:
+            state = .paused
+        case .off:
+            break
+        }
+    }
+
+    // MARK: helpers
+
+    /// Flushes the pipeline and plays the current entry from `from`, then sets the follow-up.
+    mutating func startCurrent(from: Int64, into actions: inout [PlayerAction]) {
+        guard let track = queue.currentTrack else { return }
+        let request = makeRequest(track, from: from)
+        currentRequest = request
+        positionMs = request.fromMs
+        state = .playing
+        actions.append(.startPlayback(request))
+        refreshFollowUp(into: &actions, always: true)
+        actions.append(.persist(.event))
+    }
+
+    /// Recomputes the gapless follow-up; emits `.setNext` when it changed (or always after a start).
+    mutating func refreshFollowUp(into actions: inout [PlayerAction], always: Bool = false) {
+        guard currentRequest != nil else { return }
+        var upcoming = queue
+        let track = upcoming.next(userInitiated: false) != nil ? upcoming.currentTrack : nil
+        let unchanged = track == nextRequest?.trackID && upcoming.currentIndex == followUpQueue?.currentIndex
+        if unchanged && !always {
+            followUpQueue = track == nil ? nil : upcoming
+            return
+        }
+        followUpQueue = track == nil ? nil : upcoming
+        // A track that follows itself (repeat-one, a one-entry queue) starts again from 0.
+        nextRequest = track.map { makeRequest($0, from: $0 == currentRequest?.trackID ? 0 : nil) }
+        actions.append(.setNext(nextRequest))
+    }
+
+    private mutating func makeRequest(_ track: TrackID, from: Int64? = nil) -> PlaybackRequest {
+        lastToken += 1
+        return PlaybackRequest(token: lastToken, trackID: track, fromMs: from ?? resumePosition(for: track))
+    }
+
+    /// Where a track starts when started by next/previous/jump/auto-advance.
+    public func resumePosition(for track: TrackID?) -> Int64 {
+        guard let track, isLong(track), let saved = savedPositions[track] else { return 0 }
+        if let duration = tracks[track]?.durationMs, saved >= duration { return 0 }
+        return max(saved, 0)
+    }
+
+    private func isLong(_ track: TrackID) -> Bool {
+        guard let duration = tracks[track]?.durationMs else { return false }
+        return duration > configuration.longTrackMs
+    }
+
+    /// Remembers the position of the current track when it is long.
+    private mutating func rememberPosition() {
+        guard let track = queue.currentTrack, isLong(track) else { return }
+        savedPositions[track] = positionMs
+    }
+
+    /// Called before moving away from the current track by a user action.
+    mutating func leaveCurrentTrack() {
+        if state != .stopped { rememberPosition() }
+    }
+
+    private func describe(_ track: TrackID) -> String {
+        tracks[track].map { "'\($0.path)'" } ?? "track \(track)"
+    }
+
+    /// The `status` reply: MPD-style `key: value` lines.
+    public var statusText: String {
+        var lines = ["state: \(state.statusWord)"]
+        if let index = queue.currentIndex, let track = queue.currentTrack {
+            lines.append("song: \(index)")
+            lines.append("songid: \(track)")
+            if state != .stopped {
+                lines.append("elapsed: \(ReplyLine.seconds(positionMs))")
+            }
+            if let duration = tracks[track]?.durationMs {
+                lines.append("duration: \(ReplyLine.seconds(duration))")
+            }
+        }
+        lines.append("volume: \(volume)")
+        let mode = queue.mode
+        lines.append("repeat: \(mode == .inOrder ? 0 : 1)")
+        lines.append("random: \(mode == .shuffle ? 1 : 0)")
+        lines.append("single: \(mode == .repeatOne ? 1 : 0)")
+        lines.append("playlistlength: \(queue.count)")
+        lines.append("mode: \(mode.rawValue)")
+        if let track = queue.currentTrack, let info = tracks[track] {
+            if let title = info.title { lines.append("title: \(ReplyLine.oneLine(title))") }
+            if let artist = info.artist { lines.append("artist: \(ReplyLine.oneLine(artist))") }
+        }
+        return lines.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,89 @@
+import JukeboxCore
+import JukeboxDevices
+import MPDProtocol
+
+// What the front ends ask of the daemon: console lines, buttons and keys, MPD requests. All
+// run on the control thread; the player's actions they cause are performed as any others.
+
+extension Daemon {
+    func handleConsoleLine(_ line: String) {
+        let trimmed = line.trimmedSpaces
+        if trimmed.isEmpty { return }
+        switch trimmed.lowercased() {
+        case "update", "rescan":
+            scan.start()
+            console?.reply("OK scanning \(config.musicDir)")
+            return
+        default: break
+        }
+        // Commands act on the exact played position (status, seek ±, previous's 3 s rule, a
+        // long track's remembered position, the lyric line), not on the last tick's.
+        refreshPosition()
+        if let reply = lyrics.handleConsole(trimmed, positionMs: machine.positionMs) {
+            console?.reply(reply)
+            return
+        }
+        switch CommandParser.parse(trimmed) {
+        case .success(let command):
+            perform(machine.handle(.command(command), now: Instant.now))
+        case .failure(let error):
+            // Words the console does not know may be MPD commands (currentsong, playlistinfo, add, ...).
+            if case .unknownCommand = error, let reply = mpd.stdinLine(trimmed, host: self) {
+                console?.reply(reply)
+            } else {
+                console?.reply("error: \(error.message)")
+            }
+        }
+    }
+
+    /// Gestures and encoder turns: commands go to the core like console commands.
+    func handleControls(_ outputs: [ControlOutput]) {
+        for output in outputs {
+            switch output {
+            case .gesture, .detent:
+                logger.debug("input: \(output)")
+            case .action(let action, _):
+                perform(action, source: "input")
+            }
+        }
+        if !outputs.isEmpty { ControlInputs.reapChildren() }
+    }
+
+    /// A gesture's (or a key's) action: commands go to the core like console commands.
+    func perform(_ action: ControlAction, source: String) {
+        logger.debug("\(source): -> \(action)")
+        switch action {
+        case .command(let command):
+            perform(machine.handle(.command(command), now: Instant.now))
+        case .lyricsOffset(let nudge):
+            lyrics.follow(currentTrackInfo)
+            if let offset = lyrics.nudge(nudge) {
+                console?.announce("lyrics offset \(offset) ms")
+            } else {
+                logger.info("\(source): lyrics offset: no lyrics for this track")
+            }
+        case .shutdown:
+            refreshPosition()
+            perform(keeper.handle(.poweringOff(machine.snapshot), now: Instant.now))
+            ControlInputs.runShutdownCommand(config.buttons.shutdownCommand, logger: logger)
+        }
+    }
+}
+
+extension Daemon: MPDPlayerHost {
+    /// Runs MPD requests against the player with the exact played position, then performs
+    /// what they asked for (player actions, a rescan).
+    func runMPD<T>(_ body: (inout MPDWorld) -> T) -> T {
+        let status = refreshPosition().status
+        var world = mpd.world(machine: machine, format: status.format.map { ($0.rate, $0.channels) })
+        lyrics.follow(currentTrackInfo)
+        world.lyrics = lyrics.atPosition(machine.positionMs)
+        let result = body(&world)
+        machine = world.machine
+        mpd.absorb(world)
+        if let nudge = world.lyricNudge { lyrics.nudge(nudge) }
+        perform(world.actions)
+        if !world.updateRequests.isEmpty { scan.start() }
+        return result
+    }
+}

@@ -1,0 +1,243 @@
+import CLinuxShims
+import Glibc
+import JukeboxCore
+import LinuxSupport
+import Logging
+import MPDProtocol
+
+/// The MPD listeners (TCP and an optional Unix socket) and their clients, served from the
+/// control loop's poll. Limits follow MPD's defaults: lines up to 4 KiB (a longer one closes
+/// the connection), 8 MiB of unsent output, `max_connections` clients, and 60 s for a client
+/// that neither sends nor waits in `idle`. Used on the control thread only.
+public final class NetworkListener {
+    static let maximumOutputBytes = 8 << 20
+    static let idleTimeoutNanoseconds: UInt64 = 60_000_000_000
+
+    private let logger: Logger
+    private let password: String?
+    private let maxConnections: Int
+    private var listeners: [FileDescriptor] = []
+    private var clients: [Int32: Client] = [:]
+    public private(set) var tcpPort: Int?
+    private var unixPath: String?
+    private var nextClientNumber = 0
+
+    /// One connected client.
+    final class Client {
+        let fd: FileDescriptor
+        let number: Int
+        var session: MPDSession
+        var input: [UInt8] = []
+        var output: [UInt8] = []
+        var outputOffset = 0
+        var closing = false
+        var lastActivity: UInt64
+
+        init(fd: FileDescriptor, number: Int, session: MPDSession) {
+            self.fd = fd
+            self.number = number
+            self.session = session
+            lastActivity = MonotonicClock.nanoseconds()
+        }
+
+        var pendingOutput: Int { output.count - outputOffset }
+    }
+
+    /// Opens the configured listeners; a listener that cannot open is logged and skipped.
+    public init?(config: JukeboxConfig.Network, password: String?, logger: Logger) {
+        self.logger = logger
+        self.password = password
+        maxConnections = config.maxConnections
+        if config.address != "none" {
+            let fd = jb_tcp_listen(config.address, Int32(config.port), 16)
+            if fd >= 0 {
+                let port = Int(jb_socket_port(fd))
+                tcpPort = port
+                listeners.append(FileDescriptor(owning: fd))
+                logger.info("MPD protocol on \(config.address):\(port)")
+            } else {
+                logger.error(
+                    "cannot listen on \(config.address):\(config.port): \(Errno.current("bind")); going on without it")
+            }
+        }
+        if !config.socket.isEmpty {
+            let fd = jb_unix_listen(config.socket, 16)
+            if fd >= 0 {
+                unixPath = config.socket
+                listeners.append(FileDescriptor(owning: fd, path: config.socket))
+                logger.info("MPD protocol on \(config.socket)")
+            } else {
+                logger.error("cannot listen on \(config.socket): \(Errno.current("bind")); going on without it")
+            }
+        }
+        if listeners.isEmpty { return nil }
+    }
+
+    deinit {
+        if let unixPath { unlink(unixPath) }
+    }
+
+    public func interests() -> [Poller.Interest] {
+        var result = listeners.map { Poller.Interest(fd: $0.rawValue) }
+        for client in clients.values {
+            result.append(
+                Poller.Interest(fd: client.fd.rawValue, readable: !client.closing, writable: client.pendingOutput > 0))
+        }
+        return result
+    }
+
+    public func owns(_ fd: Int32) -> Bool {
+        clients[fd] != nil || listeners.contains { $0.rawValue == fd }
+    }
+
+    public func handle(_ readiness: Poller.Readiness, host: MPDPlayerHost) {
+        if listeners.contains(where: { $0.rawValue == readiness.fd }) {
+            accept(from: readiness.fd)
+            return
+        }
+        guard let client = clients[readiness.fd] else { return }
+        if readiness.writable { flush(client) }
+        if readiness.readable || readiness.hangup || readiness.error {
+            read(client, host: host)
+        }
+        finishIfDone(client)
+    }
+
+    /// Idle notifications for every client.
+    public func notify(_ changes: Set<MPDSubsystem>) {
+        guard !changes.isEmpty else { return }
+        for client in clients.values {
+            if let text = client.session.notify(changes) {
+                send(text, to: client)
+                flush(client)
+                finishIfDone(client)
+            }
+        }
+    }
+
+    /// Drops clients that have been silent too long outside `idle` (MPD's connection_timeout).
+    public func dropTimedOut(now: UInt64) {
+        for client in clients.values where !client.session.isIdle {
+            if now > client.lastActivity + Self.idleTimeoutNanoseconds {
+                logger.debug("MPD client \(client.number): timed out")
+                remove(client)
+            }
+        }
+    }
+
+    public func closeAll() {
+        for client in Array(clients.values) { remove(client) }
+    }
+
+    // MARK: private
+
+    private func accept(from listener: Int32) {
+        while true {
+            let fd = jb_accept(listener)
+            if fd < 0 {
+                if errno != EAGAIN && errno != EINTR && errno != ECONNABORTED {
+                    logger.warning("MPD accept: \(Errno.current("accept"))")
+                }
+                return
+            }
+            let owned = FileDescriptor(owning: fd)
+            guard clients.count < maxConnections else {
+                logger.warning("MPD: too many clients (max_connections = \(maxConnections)); refusing one")
+                continue
+            }
+            nextClientNumber += 1
+            let client = Client(
+                fd: owned, number: nextClientNumber, session: MPDSession(options: .init(password: password)))
+            clients[fd] = client
+            logger.debug("MPD client \(client.number) connected")
+            send(MPDProtocol.greeting, to: client)
+            flush(client)
+        }
+    }
+
+    private func read(_ client: Client, host: MPDPlayerHost) {
+        var buffer = [UInt8](repeating: 0, count: 16384)
+        let n = buffer.withUnsafeMutableBytes { Glibc.read(client.fd.rawValue, $0.baseAddress, $0.count) }
+        if n < 0, errno == EAGAIN || errno == EINTR { return }
+        if n <= 0 {
+            remove(client)
+            return
+        }
+        client.lastActivity = MonotonicClock.nanoseconds()
+        client.input.append(contentsOf: buffer[0..<n])
+        var start = 0
+        var lines: [String] = []
+        while let newline = client.input[start...].firstIndex(of: 0x0A) {
+            var end = newline
+            if end > start, client.input[end - 1] == 0x0D { end -= 1 }
+            if end - start > MPDProtocol.maximumLineBytes { break }
+            lines.append(String(decoding: client.input[start..<end], as: UTF8.self))
+            start = newline + 1
+        }
+        client.input.removeFirst(start)
+        let overlong = client.input.count > MPDProtocol.maximumLineBytes
+        if !lines.isEmpty {
+            let (text, close) = host.runMPD { world -> (String, Bool) in
+                var text = ""
+                for line in lines {
+                    let output = client.session.handle(line: line, world: &world)
+                    text += output.text
+                    if output.close { return (text, true) }
+                }
+                return (text, false)
+            }
+            send(text, to: client)
+            if close { client.closing = true }
+        }
+        if overlong && !client.closing {
+            logger.warning(
+                "MPD client \(client.number): line longer than \(MPDProtocol.maximumLineBytes) bytes; closing")
+            client.closing = true
+            client.input = []
+        }
+        flush(client)
+    }
+
+    private func send(_ text: String, to client: Client) {
+        guard !text.isEmpty else { return }
+        client.output.append(contentsOf: text.utf8)
+        if client.pendingOutput > Self.maximumOutputBytes {
+            logger.warning("MPD client \(client.number): output buffer full; closing")
+            client.output = []
+            client.outputOffset = 0
+            client.closing = true
+        }
+    }
+
+    private func flush(_ client: Client) {
+        while client.pendingOutput > 0 {
+            let n = client.output[client.outputOffset...].withUnsafeBytes {
+                jb_send(client.fd.rawValue, $0.baseAddress, UInt($0.count))
+            }
+            if n < 0 {
+                if errno == EAGAIN || errno == EINTR { break }
+                client.output = []
+                client.outputOffset = 0
+                client.closing = true
+                break
+            }
+            client.outputOffset += n
+        }
+        if client.outputOffset == client.output.count {
+            client.output.removeAll(keepingCapacity: client.output.capacity <= 65536)
+            client.outputOffset = 0
+        } else if client.outputOffset > 65536 {
+            client.output.removeFirst(client.outputOffset)
+            client.outputOffset = 0
+        }
+    }
+
+    private func finishIfDone(_ client: Client) {
+        if client.closing, client.pendingOutput == 0 { remove(client) }
+    }
+
+    private func remove(_ client: Client) {
+        guard clients.removeValue(forKey: client.fd.rawValue) != nil else { return }
+        logger.debug("MPD client \(client.number) disconnected")
+    }
+}

@@ -1,0 +1,727 @@
+import JukeboxCore
+
+/// The MPD command table: each command's permission, argument count and handler, answered
+/// from the `MPDWorld` as MPD 0.23 answers (field names and order, error codes and texts).
+public enum MPDCommands {
+    /// What a client may do (MPD's permission bits).
+    public struct Permission: OptionSet, Sendable, Hashable {
+        public let rawValue: Int
+        public init(rawValue: Int) { self.rawValue = rawValue }
+        public static let read = Permission(rawValue: 1)
+        public static let add = Permission(rawValue: 2)
+        public static let control = Permission(rawValue: 4)
+        public static let admin = Permission(rawValue: 8)
+        public static let all: Permission = [.read, .add, .control, .admin]
+    }
+
+    /// One call of a handler: the arguments, the response being built, and session effects.
+    public struct Call {
+        public var arguments: [String]
+        public var response = MPDResponse()
+        public var permission: Permission
+        /// The configured password (nil: none).
+        public var password: String?
+        /// Set by `close`.
+        public var close = false
+        /// Set by `idle`: the subsystems to wait for (empty: all).
+        public var idle: Set<MPDSubsystem>?
+        /// For the human console: `help` lists plain words.
+        public var human: Bool
+
+        init(arguments: [String], permission: Permission, password: String?, human: Bool) {
+            self.arguments = arguments
+            self.permission = permission
+            self.password = password
+            self.human = human
+        }
+    }
+
+    typealias Handler = @Sendable (inout MPDWorld, inout Call) throws -> Void
+
+    struct Spec: Sendable {
+        var permission: Permission
+        var min: Int
+        /// -1: no limit.
+        var max: Int
+        var handler: Handler
+    }
+
+    /// Looks up and runs one request: permission and argument count first, as MPD does.
+    /// The error's command name is "" when the command is unknown.
+    static func execute(_ request: MPDProtocol.Request, world: inout MPDWorld, call: inout Call) -> MPDError? {
+        guard let spec = table[request.command] else {
+            return MPDError(.unknown, "unknown command \"\(ReplyLine.oneLine(request.command))\"")
+        }
+        if !call.permission.isSuperset(of: spec.permission) {
+            return MPDError(.permission, "you don't have permission for \"\(request.command)\"")
+        }
+        let count = request.arguments.count
+        if spec.min >= 0 {
+            if spec.min == spec.max, count != spec.max {
+                return MPDError(.argument, "wrong number of arguments for \"\(request.command)\"")
+            } else if count < spec.min {
+                return MPDError(.argument, "too few arguments for \"\(request.command)\"")
+            } else if spec.max >= 0, count > spec.max {
+                return MPDError(.argument, "too many arguments for \"\(request.command)\"")
+            }
+        }
+        do {
+            try spec.handler(&world, &call)
+            return nil
+        } catch let error as MPDError {
+            return error
+        } catch {
+            return MPDError(.unknown, "\(error)")
+        }
+    }
+
+    /// Every command name, sorted (the `commands` reply).
+    public static var names: [String] { table.keys.sorted() }
+
+    /// Whether `name` is a command of the table.
+    public static func isKnown(_ name: String) -> Bool { table[name] != nil }
+
+    /// Whether a client with `permission` may run `name`.
+    public static func allowed(_ name: String, permission: Permission) -> Bool {
+        table[name].map { permission.isSuperset(of: $0.permission) } ?? false
+    }
+
+    // MARK: the table
+
+    static let table: [String: Spec] = [
+        // status and the current song
+        "status": Spec(permission: .read, min: 0, max: 0) { w, c in status(&w, &c) },
+        "currentsong": Spec(permission: .read, min: 0, max: 0) { w, c in
+            if let index = w.machine.queue.currentIndex, let id = w.machine.queue.currentTrack {
+                song(w.info(id), into: &c.response, position: index)
+            }
+        },
+        "stats": Spec(permission: .read, min: 0, max: 0) { w, c in
+            c.response.add("uptime", w.host.uptimeSeconds)
+            c.response.add("playtime", w.host.playTimeSeconds)
+            c.response.add("artists", w.library.distinctCount(.artist))
+            c.response.add("albums", w.library.distinctCount(.album))
+            c.response.add("songs", w.library.tracks.count)
+            c.response.add("db_playtime", w.library.totalSeconds)
+            c.response.add("db_update", w.host.databaseUpdateTime)
+        },
+        "getvol": Spec(permission: .read, min: 0, max: 0) { w, c in c.response.add("volume", w.machine.volume) },
+        "replay_gain_status": Spec(permission: .read, min: 0, max: 0) { _, c in
+            c.response.add("replay_gain_mode", "off")
+        },
+        "outputs": Spec(permission: .read, min: 0, max: 0) { w, c in
+            c.response.add("outputid", 0)
+            c.response.add("outputname", w.host.outputName)
+            c.response.add("plugin", "alsa")
+            c.response.add("outputenabled", 1)
+        },
+        "decoders": Spec(permission: .read, min: 0, max: 0) { _, c in
+            c.response.add("plugin", "mpg123")
+            c.response.add("suffix", "mp3")
+            c.response.add("mime_type", "audio/mpeg")
+            c.response.add("plugin", "wave")
+            c.response.add("suffix", "wav")
+            c.response.add("mime_type", "audio/wav")
+        },
+        "urlhandlers": Spec(permission: .read, min: 0, max: 0) { _, _ in },
+        "listplaylists": Spec(permission: .read, min: 0, max: 0) { _, _ in },
+        "tagtypes": Spec(permission: [], min: 0, max: -1) { _, c in
+            if c.arguments.isEmpty {
+                for tag in MPDTag.allCases { c.response.add("tagtype", tag.rawValue) }
+            } else if !["all", "clear", "enable", "disable"].contains(c.arguments[0]) {
+                throw MPDError(.argument, "Unknown sub command")
+            }
+        },
+        // `lyrics`: the line at the played position; `lyrics offset ±MS` nudges this track's
+        // lyrics (positive: sooner), saved per track by the daemon.
+        "lyrics": Spec(permission: .read, min: 0, max: 2) { w, c in
+            guard var lyrics = w.lyrics else { throw MPDError(.noExist, "No lyrics for the current song") }
+            if let word = c.arguments.first {
+                guard word.lowercased() == "offset", c.arguments.count == 2 else {
+                    throw MPDError(.argument, "usage: lyrics [offset +MS|-MS|MS]")
+                }
+                guard c.permission.contains(.control) else {
+                    throw MPDError(.permission, "you don't have permission for \"lyrics offset\"")
+                }
+                guard let nudge = LyricNudge.parse(c.arguments[1]) else { throw MPDError(.argument, LyricNudge.usage) }
+                lyrics.timeline.nudgeMs = nudge.applied(to: lyrics.timeline.nudgeMs)
+                // Absolute, so that several nudges in one command list add up once.
+                w.lyricNudge = LyricNudge(relative: false, ms: lyrics.timeline.nudgeMs)
+                w.lyrics = lyrics
+            }
+            let moment = lyrics.timeline.moment(at: lyrics.positionMs)
+            if let line = moment.current { c.response.add("line", line.text) }
+            if let line = moment.next { c.response.add("next", line.text) }
+            if moment.current != nil {
+                c.response.add("offset", ReplyLine.seconds(lyrics.positionMs - moment.lineStartMs))
+            }
+            c.response.add("lyrics_offset", "\(lyrics.timeline.nudgeMs)")
+            if let source = lyrics.source { c.response.add("source", source) }
+        },
+
+        // playback
+        "play": Spec(permission: .control, min: 0, max: 1) { w, c in
+            if let argument = c.arguments.first {
+                let position = try signedInteger(argument)
+                if position < 0 {
+                    w.run(.play(index: nil))
+                    return
+                }
+                guard position < w.machine.queue.count else { throw MPDError(.argument, "Bad song index") }
+                w.run(.play(index: position))
+            } else {
+                w.run(.play(index: nil))
+            }
+        },
+        "playid": Spec(permission: .control, min: 0, max: 1) { w, c in
+            if let argument = c.arguments.first {
+                let id = try signedInteger(argument)
+                if id < 0 {
+                    w.run(.play(index: nil))
+                    return
+                }
+                w.run(.play(index: try position(ofID: id, in: w)))
+            } else {
+                w.run(.play(index: nil))
+            }
+        },
+        "pause": Spec(permission: .control, min: 0, max: 1) { w, c in
+            if let argument = c.arguments.first {
+                if try boolean(argument) {
+                    if w.machine.state == .playing { w.run(.pause) }
+                } else if w.machine.state == .paused {
+                    w.run(.resume)
+                }
+            } else if w.machine.state != .stopped {
+                w.run(.toggle)
+            }
+        },
+        "toggle": Spec(permission: .control, min: 0, max: 0) { w, _ in w.run(.toggle) },
+        "stop": Spec(permission: .control, min: 0, max: 0) { w, _ in w.run(.stop) },
+        "next": Spec(permission: .control, min: 0, max: 0) { w, _ in
+            if w.machine.state != .stopped { w.run(.next) }
+        },
+        "previous": Spec(permission: .control, min: 0, max: 0) { w, _ in
+            if w.machine.state != .stopped { w.run(.previous) }
+        },
+        "seek": Spec(permission: .control, min: 2, max: 2) { w, c in
+            let position = try unsigned(c.arguments[0])
+            guard position < w.machine.queue.count else { throw MPDError(.argument, "Bad song index") }
+            try seek(position: position, to: try songTime(c.arguments[1]), &w)
+        },
+        "seekid": Spec(permission: .control, min: 2, max: 2) { w, c in
+            let position = try position(ofID: try unsigned(c.arguments[0]), in: w)
+            try seek(position: position, to: try songTime(c.arguments[1]), &w)
+        },
+        "seekcur": Spec(permission: .control, min: 1, max: 1) { w, c in
+            let argument = c.arguments[0]
+            guard w.machine.state != .stopped, w.machine.queue.currentIndex != nil else {
+                throw MPDError(.playerSync, "Not playing")
+            }
+            if argument.hasPrefix("+") || argument.hasPrefix("-") {
+                let seconds = try float(argument)
+                w.run(.seek(.relative(ms: Int64((seconds * 1000).rounded()))))
+            } else {
+                w.run(.seek(.absolute(ms: try songTime(argument))))
+            }
+        },
+        "setvol": Spec(permission: .control, min: 1, max: 1) { w, c in
+            let value = try signedInteger(c.arguments[0])
+            guard (0...100).contains(value) else { throw MPDError(.argument, "Invalid volume value") }
+            w.run(.setVolume(value))
+        },
+        "volume": Spec(permission: .control, min: 1, max: 1) { w, c in
+            let value = try signedInteger(c.arguments[0])
+            guard (-100...100).contains(value) else { throw MPDError(.argument, "Invalid volume value") }
+            w.run(.changeVolume(value))
+        },
+        "random": Spec(permission: .control, min: 1, max: 1) { w, c in
+            let on = try boolean(c.arguments[0])
+            let mode = w.machine.mode
+            if on { w.run(.setMode(.shuffle)) } else if mode == .shuffle { w.run(.setMode(.repeatAll)) }
+        },
+        "repeat": Spec(permission: .control, min: 1, max: 1) { w, c in
+            let on = try boolean(c.arguments[0])
+            let mode = w.machine.mode
+            if on {
+                if mode == .inOrder { w.run(.setMode(.repeatAll)) }
+            } else if mode != .inOrder {
+                w.run(.setMode(.inOrder))
+            }
+        },
+        "single": Spec(permission: .control, min: 1, max: 1) { w, c in
+            if c.arguments[0] == "oneshot" { throw MPDError(.argument, "single oneshot is not supported") }
+            let on = try boolean(c.arguments[0])
+            let mode = w.machine.mode
+            if on { w.run(.setMode(.repeatOne)) } else if mode == .repeatOne { w.run(.setMode(.repeatAll)) }
+        },
+        "consume": Spec(permission: .control, min: 1, max: 1) { _, c in
+            let on = c.arguments[0] == "oneshot" ? true : try boolean(c.arguments[0])
+            if on {
+                throw MPDError(.argument, "consume mode is not supported")
+            }
+        },
+        "crossfade": Spec(permission: .control, min: 1, max: 1) { _, c in
+            if try unsigned(c.arguments[0]) != 0 { throw MPDError(.argument, "crossfade is not supported") }
+        },
+        "mode": Spec(permission: .control, min: 0, max: 1) { w, c in
+            guard let argument = c.arguments.first else {
+                w.run(.cycleMode)
+                return
+            }
+            guard let mode = PlayMode(rawValue: argument) else {
+                throw MPDError(.argument, "expected in-order, repeat-all, repeat-one or shuffle")
+            }
+            w.run(.setMode(mode))
+        },
+
+        // the queue
+        "playlistinfo": Spec(permission: .read, min: 0, max: 1) { w, c in
+            let range = try c.arguments.first.map { try parseRange($0, count: w.machine.queue.count) }
+            let entries = w.machine.queue.entries
+            for index in range ?? 0..<entries.count {
+                song(w.info(entries[index]), into: &c.response, position: index)
+            }
+        },
+        "playlistid": Spec(permission: .read, min: 0, max: 1) { w, c in
+            let entries = w.machine.queue.entries
+            if let argument = c.arguments.first {
+                let index = try position(ofID: try unsigned(argument), in: w)
+                song(w.info(entries[index]), into: &c.response, position: index)
+            } else {
+                for (index, id) in entries.enumerated() { song(w.info(id), into: &c.response, position: index) }
+            }
+        },
+        "playlist": Spec(permission: .read, min: 0, max: 0) { w, c in
+            for (index, id) in w.machine.queue.entries.enumerated() {
+                c.response.add("\(index):file", w.info(id).path)
+            }
+        },
+        "plchanges": Spec(permission: .read, min: 1, max: 2) { w, c in
+            let version = try unsigned(c.arguments[0])
+            w.observer.refreshPlaylist(w.machine.queue)
+            guard UInt32(truncatingIfNeeded: version) != w.observer.playlistVersion else { return }
+            let entries = w.machine.queue.entries
+            let range = try c.arguments.count > 1 ? parseRange(c.arguments[1], count: entries.count) : 0..<entries.count
+            for index in range { song(w.info(entries[index]), into: &c.response, position: index) }
+        },
+        "plchangesposid": Spec(permission: .read, min: 1, max: 2) { w, c in
+            let version = try unsigned(c.arguments[0])
+            w.observer.refreshPlaylist(w.machine.queue)
+            guard UInt32(truncatingIfNeeded: version) != w.observer.playlistVersion else { return }
+            for (index, id) in w.machine.queue.entries.enumerated() {
+                c.response.add("cpos", index)
+                c.response.add("Id", id)
+            }
+        },
+        "add": Spec(permission: .add, min: 1, max: 2) { w, c in
+            let tracks = try resolve(c.arguments[0], in: w)
+            let at = try c.arguments.count > 1 ? insertPosition(c.arguments[1], in: w) : nil
+            w.run(.editQueue(.add(tracks.map(\.id), at: at)))
+        },
+        "addid": Spec(permission: .add, min: 1, max: 2) { w, c in
+            let uri = c.arguments[0]
+            if let problem = pathProblem(uri, in: w) { throw MPDError(.noExist, problem) }
+            guard let track = w.library.track(path: uri) else { throw MPDError(.noExist, "No such song") }
+            let at = try c.arguments.count > 1 ? insertPosition(c.arguments[1], in: w) : nil
+            w.run(.editQueue(.add([track.id], at: at)))
+            c.response.add("Id", track.id)
+        },
+        "findadd": Spec(permission: .add, min: 1, max: -1) { w, c in
+            let (filter, _) = try MPDFilter.parse(c.arguments, exact: true)
+            w.run(.editQueue(.add(w.library.tracks.filter(filter.matches).map(\.id), at: nil)))
+        },
+        "searchadd": Spec(permission: .add, min: 1, max: -1) { w, c in
+            let (filter, _) = try MPDFilter.parse(c.arguments, exact: false)
+            w.run(.editQueue(.add(w.library.tracks.filter(filter.matches).map(\.id), at: nil)))
+        },
+        "clear": Spec(permission: .control, min: 0, max: 0) { w, _ in w.run(.editQueue(.clear)) },
+        "delete": Spec(permission: .control, min: 1, max: 1) { w, c in
+            let range = try parseRange(c.arguments[0], count: w.machine.queue.count)
+            guard !range.isEmpty else { throw MPDError(.argument, "Bad song index") }
+            w.run(.editQueue(.remove(range)))
+        },
+        "deleteid": Spec(permission: .control, min: 1, max: 1) { w, c in
+            let index = try position(ofID: try unsigned(c.arguments[0]), in: w)
+            w.run(.editQueue(.remove(index..<index + 1)))
+        },
+        "move": Spec(permission: .control, min: 2, max: 2) { w, c in
+            let count = w.machine.queue.count
+            let range = try parseRange(c.arguments[0], count: count)
+            let to = try unsigned(c.arguments[1])
+            guard !range.isEmpty, to + range.count <= count else { throw MPDError(.argument, "Bad song index") }
+            w.run(.editQueue(.move(range, to: to)))
+        },
+        "moveid": Spec(permission: .control, min: 2, max: 2) { w, c in
+            let from = try position(ofID: try unsigned(c.arguments[0]), in: w)
+            let to = try unsigned(c.arguments[1])
+            guard to < w.machine.queue.count else { throw MPDError(.argument, "Bad song index") }
+            w.run(.editQueue(.move(from..<from + 1, to: to)))
+        },
+        "shuffle": Spec(permission: .control, min: 0, max: 1) { w, c in
+            let count = w.machine.queue.count
+            let range = try c.arguments.first.map { try parseRange($0, count: count) } ?? 0..<count
+            w.run(.editQueue(.shuffle(range)))
+        },
+
+        // the library
+        "lsinfo": Spec(permission: .read, min: 0, max: 1) { w, c in
+            let uri = MPDLibrary.normalized(c.arguments.first ?? "")
+            if let problem = pathProblem(uri, in: w) { throw MPDError(.noExist, problem) }
+            if let track = w.library.track(path: uri) {
+                song(track, into: &c.response)
+                return
+            }
+            guard w.library.isFolder(uri) else { throw MPDError(.noExist, "No such directory") }
+            for folder in w.library.subfolders(of: uri) { c.response.add("directory", folder) }
+            for track in w.library.files(in: uri) { song(track, into: &c.response) }
+        },
+        "listall": Spec(permission: .read, min: 0, max: 1) { w, c in
+            try listAll(c.arguments.first ?? "", info: false, &w, &c)
+        },
+        "listallinfo": Spec(permission: .read, min: 0, max: 1) { w, c in
+            try listAll(c.arguments.first ?? "", info: true, &w, &c)
+        },
+        "find": Spec(permission: .read, min: 1, max: -1) { w, c in try find(exact: true, &w, &c) },
+        "search": Spec(permission: .read, min: 1, max: -1) { w, c in try find(exact: false, &w, &c) },
+        "count": Spec(permission: .read, min: 1, max: -1) { w, c in
+            let (filter, _) = try MPDFilter.parse(c.arguments, exact: true)
+            let found = w.library.tracks.filter(filter.matches)
+            c.response.add("songs", found.count)
+            c.response.add("playtime", found.reduce(Int64(0)) { $0 + ($1.durationMs ?? 0) } / 1000)
+        },
+        "list": Spec(permission: .read, min: 1, max: -1) { w, c in try list(&w, &c) },
+        "update": Spec(permission: .control, min: 0, max: 1) { w, c in try update(&w, &c) },
+        "rescan": Spec(permission: .control, min: 0, max: 1) { w, c in try update(&w, &c) },
+
+        // the connection
+        "ping": Spec(permission: [], min: 0, max: 0) { _, _ in },
+        "close": Spec(permission: [], min: -1, max: -1) { _, c in c.close = true },
+        "password": Spec(permission: [], min: 1, max: 1) { _, c in
+            guard let password = c.password, c.arguments[0] == password else {
+                throw MPDError(.password, "incorrect password")
+            }
+            c.permission = .all
+        },
+        "commands": Spec(permission: [], min: 0, max: 0) { _, c in
+            for name in names where allowed(name, permission: c.permission) { c.response.add("command", name) }
+        },
+        "notcommands": Spec(permission: [], min: 0, max: 0) { _, c in
+            for name in names where !allowed(name, permission: c.permission) { c.response.add("command", name) }
+        },
+        "idle": Spec(permission: .read, min: 0, max: -1) { _, c in
+            var wanted = Set<MPDSubsystem>()
+            for name in c.arguments {
+                guard let subsystem = MPDSubsystem(rawValue: name.lowercased()) else {
+                    throw MPDError(.argument, "Unrecognized idle event: \(name)")
+                }
+                wanted.insert(subsystem)
+            }
+            c.idle = wanted
+        },
+        "help": Spec(permission: [], min: 0, max: 0) { _, c in
+            c.response.append(c.human ? humanHelp : humanHelp.split(separator: "\n").map { "help: \($0)\n" }.joined())
+        },
+    ]
+
+    /// `help`: every command in plain words.
+    public static let humanHelp = """
+        Jukebox speaks the MPD protocol. Commands (POS counts from 0):
+          status              what is playing, volume, modes
+          currentsong         the playing song's tags
+          play [POS]          play, or play queue entry POS
+          pause [0|1]         pause (1), continue (0), or switch
+          toggle              pause or continue
+          stop                stop
+          next / previous     go to the next / previous track
+          seekcur 90 / +10 / -5   jump to a second, or move from here
+          setvol 40           volume 0-100;  volume +5 / volume -5
+          random 0|1  repeat 0|1  single 0|1   the play mode
+          playlistinfo        the queue
+          add "folder/song.mp3"   add to the queue (a folder adds everything in it)
+          delete POS  move FROM TO  clear  shuffle
+          lsinfo ["folder"]   browse the music folder
+          search any "word"   find "artist" "Name"   list artist
+          update              rescan the music folder
+          lyrics              the current lyric line
+          lyrics offset +200  show this song's lyrics 200 ms sooner (-200 later, 0 reset)
+          idle                wait for a change (noidle to stop waiting)
+          ping  close  commands  help
+        Arguments with spaces go in double quotes. Replies end with OK, or ACK and the problem.
+
+        """
+
+    // MARK: responses
+
+    static func status(_ w: inout MPDWorld, _ c: inout Call) {
+        let machine = w.machine
+        let mode = machine.mode
+        w.observer.refreshPlaylist(machine.queue)
+        var r = MPDResponse()
+        r.add("volume", machine.volume)
+        r.add("repeat", mode == .inOrder ? 0 : 1)
+        r.add("random", mode == .shuffle ? 1 : 0)
+        r.add("single", mode == .repeatOne ? 1 : 0)
+        r.add("consume", 0)
+        r.add("partition", "default")
+        r.add("playlist", w.observer.playlistVersion)
+        r.add("playlistlength", machine.queue.count)
+        r.add("mixrampdb", "0")
+        r.add("state", machine.state.statusWord)
+        if let index = machine.queue.currentIndex, let id = machine.queue.currentTrack {
+            r.add("song", index)
+            r.add("songid", id)
+            let duration = w.info(id).durationMs
+            if machine.state != .stopped {
+                let elapsed = machine.positionMs
+                r.add("time", "\((elapsed + 500) / 1000):\(((duration ?? 0) + 500) / 1000)")
+                r.add("elapsed", ReplyLine.seconds(elapsed))
+                if let bitrate = w.host.bitrate { r.add("bitrate", bitrate) }
+            }
+            if let duration { r.add("duration", ReplyLine.seconds(duration)) }
+            if machine.state != .stopped, let audio = w.host.audioFormat { r.add("audio", audio) }
+            if let next = machine.queue.following(), next < machine.queue.count {
+                r.add("nextsong", next)
+                r.add("nextsongid", machine.queue.entries[next])
+            }
+        }
+        if let job = w.host.updatingJob { r.add("updating_db", job) }
+        c.response.append(r.text)
+    }
+
+    /// The song block of currentsong, playlistinfo, lsinfo, find.
+    static func song(_ track: TrackInfo, into r: inout MPDResponse, position: Int? = nil) {
+        r.add("file", track.path)
+        if let artist = track.artist { r.add("Artist", artist) }
+        if let album = track.album { r.add("Album", album) }
+        if let title = track.title { r.add("Title", title) }
+        if let number = track.trackNumber { r.add("Track", number) }
+        if let duration = track.durationMs {
+            r.add("Time", (duration + 500) / 1000)
+            r.add("duration", ReplyLine.seconds(duration))
+        }
+        if let position {
+            r.add("Pos", position)
+            r.add("Id", track.id)
+        }
+    }
+
+    static func listAll(_ argument: String, info: Bool, _ w: inout MPDWorld, _ c: inout Call) throws {
+        let uri = MPDLibrary.normalized(argument)
+        if let problem = pathProblem(uri, in: w) { throw MPDError(.noExist, problem) }
+        if let track = w.library.track(path: uri) {
+            if info { song(track, into: &c.response) } else { c.response.add("file", track.path) }
+            return
+        }
+        guard w.library.isFolder(uri) else { throw MPDError(.noExist, "No such directory") }
+        func walk(_ folder: String, _ r: inout MPDResponse) {
+            for sub in w.library.subfolders(of: folder) {
+                r.add("directory", sub)
+                walk(sub, &r)
+            }
+            for track in w.library.files(in: folder) {
+                if info { song(track, into: &r) } else { r.add("file", track.path) }
+            }
+        }
+        walk(uri, &c.response)
+    }
+
+    static func find(exact: Bool, _ w: inout MPDWorld, _ c: inout Call) throws {
+        let (filter, rest) = try MPDFilter.parse(c.arguments, exact: exact)
+        var found = w.library.tracks.filter(filter.matches)
+        var index = 0
+        while index < rest.count {
+            let option = rest[index].lowercased()
+            guard index + 1 < rest.count else { throw MPDError(.argument, "Incorrect number of filter arguments") }
+            let value = rest[index + 1]
+            switch option {
+            case "sort":
+                let descending = value.hasPrefix("-")
+                let name = descending ? String(value.dropFirst()) : value
+                guard let tag = MPDTag(name: name) else { throw MPDError(.argument, "Unknown sort tag") }
+                found.sort { (tag.value(of: $0) ?? "") < (tag.value(of: $1) ?? "") }
+                if descending { found.reverse() }
+            case "window":
+                let window = try parseRange(value, count: found.count, strict: false)
+                found = Array(found[window])
+            default:
+                throw MPDError(.argument, "Unknown filter type: \(rest[index])")
+            }
+            index += 2
+        }
+        for track in found { song(track, into: &c.response) }
+    }
+
+    static func list(_ w: inout MPDWorld, _ c: inout Call) throws {
+        let name = c.arguments[0]
+        let isFile = name.lowercased() == "file"
+        let tag = MPDTag(name: name)
+        guard isFile || tag != nil else { throw MPDError(.argument, "Unknown tag type: \(name)") }
+        var rest = Array(c.arguments.dropFirst())
+        var group: MPDTag?
+        if rest.count >= 2, rest[rest.count - 2].lowercased() == "group" {
+            guard let grouped = MPDTag(name: rest[rest.count - 1]) else {
+                throw MPDError(.argument, "Unknown tag type: \(rest[rest.count - 1])")
+            }
+            group = grouped
+            rest.removeLast(2)
+        }
+        var tracks = w.library.tracks
+        if rest.count == 1, tag == .album, !rest[0].hasPrefix("(") {
+            // The old form `list album ARTIST`.
+            let artist = rest[0]
+            tracks = tracks.filter { $0.artist == artist }
+        } else if !rest.isEmpty {
+            let (filter, leftover) = try MPDFilter.parse(rest, exact: true)
+            guard leftover.isEmpty else { throw MPDError(.argument, "Incorrect number of filter arguments") }
+            tracks = tracks.filter(filter.matches)
+        }
+        let key = isFile ? "file" : tag!.rawValue
+        func values(_ tracks: [TrackInfo]) -> [String] {
+            if isFile { return tracks.map(\.path) }
+            return Array(Set(tracks.compactMap { tag!.value(of: $0) })).sorted()
+        }
+        if let group {
+            var groups: [String: [TrackInfo]] = [:]
+            for track in tracks { groups[group.value(of: track) ?? "", default: []].append(track) }
+            for groupValue in groups.keys.sorted() {
+                c.response.add(group.rawValue, groupValue)
+                for value in values(groups[groupValue]!) { c.response.add(key, value) }
+            }
+        } else {
+            for value in values(tracks) { c.response.add(key, value) }
+        }
+    }
+
+    static func update(_ w: inout MPDWorld, _ c: inout Call) throws {
+        let uri = MPDLibrary.normalized(c.arguments.first ?? "")
+        if let problem = pathProblem(uri, in: w) { throw MPDError(.noExist, problem) }
+        if let job = w.host.updatingJob {
+            c.response.add("updating_db", job)
+            return
+        }
+        w.host.lastJob += 1
+        w.host.updatingJob = w.host.lastJob
+        w.updateRequests.append(uri)
+        w.observer.mark(.update)
+        c.response.add("updating_db", w.host.lastJob)
+    }
+
+    // MARK: arguments
+
+    /// The tracks a URI names: one file, or a folder and everything below it.
+    static func resolve(_ argument: String, in w: MPDWorld) throws -> [TrackInfo] {
+        let uri = MPDLibrary.normalized(argument)
+        if let problem = pathProblem(uri, in: w) { throw MPDError(.noExist, problem) }
+        if let track = w.library.track(path: uri) { return [track] }
+        guard w.library.isFolder(uri) else { throw MPDError(.noExist, "No such directory") }
+        return w.library.tracks(under: uri)
+    }
+
+    static func pathProblem(_ uri: String, in w: MPDWorld) -> String? {
+        if let problem = MPDLibrary.pathProblem(uri) { return problem }
+        return uri.isEmpty ? nil : w.hostPathProblem(uri)
+    }
+
+    static func position(ofID id: Int, in w: MPDWorld) throws -> Int {
+        guard let index = w.machine.queue.entries.firstIndex(of: TrackID(id)) else {
+            throw MPDError(.noExist, "No such song")
+        }
+        return index
+    }
+
+    static func seek(position: Int, to ms: Int64, _ w: inout MPDWorld) throws {
+        if position != w.machine.queue.currentIndex || w.machine.state == .stopped {
+            w.run(.play(index: position))
+        }
+        w.run(.seek(.absolute(ms: ms)))
+    }
+
+    static func insertPosition(_ argument: String, in w: MPDWorld) throws -> Int {
+        let count = w.machine.queue.count
+        let current = w.machine.queue.currentIndex
+        let value: Int
+        if argument.hasPrefix("+") || argument.hasPrefix("-") {
+            guard let current else { throw MPDError(.argument, "No current song") }
+            let offset = try unsigned(String(argument.dropFirst()))
+            value = argument.hasPrefix("+") ? current + 1 + offset : current - offset
+        } else {
+            value = try unsigned(argument)
+        }
+        guard value >= 0, value <= count else { throw MPDError(.argument, "Bad song index") }
+        return value
+    }
+
+    static func signedInteger(_ text: String) throws -> Int {
+        guard let value = parseInteger(text) else { throw MPDError(.argument, "Integer expected: \(text)") }
+        guard value >= Int(Int32.min), value <= Int(Int32.max) else {
+            throw MPDError(.argument, "Number too large: \(text)")
+        }
+        return value
+    }
+
+    static func unsigned(_ text: String) throws -> Int {
+        guard let value = parseInteger(text), value >= 0 else { throw MPDError(.argument, "Integer expected: \(text)") }
+        guard value <= Int(UInt32.max) else { throw MPDError(.argument, "Number too large: \(text)") }
+        return value
+    }
+
+    static func boolean(_ text: String) throws -> Bool {
+        switch parseInteger(text) {
+        case 0: return false
+        case 1: return true
+        default: throw MPDError(.argument, "Boolean (0/1) expected: \(text)")
+        }
+    }
+
+    static func float(_ text: String) throws -> Double {
+        guard let value = Double(text), value.isFinite, abs(value) < 1e9 else {
+            throw MPDError(.argument, "Float expected: \(text)")
+        }
+        return value
+    }
+
+    static func songTime(_ text: String) throws -> Int64 {
+        let seconds = try float(text)
+        guard seconds >= 0 else { throw MPDError(.argument, "Negative value not allowed: \(text)") }
+        return Int64((seconds * 1000).rounded())
+    }
+
+    /// `N` or `START:END` (END may be empty), clamped like MPD: `-1` means everything.
+    static func parseRange(_ text: String, count: Int, strict: Bool = true) throws -> Range<Int> {
+        let parts = text.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+        guard let start = parseInteger(String(parts[0])) else {
+            throw MPDError(.argument, "Integer or range expected: \(text)")
+        }
+        if start == -1, parts.count == 1 { return 0..<count }
+        guard start >= 0 else { throw MPDError(.argument, "Number is negative: \(text)") }
+        guard start <= Int(Int32.max) else { throw MPDError(.argument, "Number too large: \(text)") }
+        var end = start + 1
+        if parts.count == 2 {
+            if parts[1].isEmpty {
+                end = count
+            } else {
+                guard let value = parseInteger(String(parts[1])) else {
+                    throw MPDError(.argument, "Integer or range expected: \(text)")
+                }
+                guard value >= 0 else { throw MPDError(.argument, "Number is negative: \(text)") }
+                end = min(value, Int(Int32.max))
+            }
+        }
+        if strict {
+            guard start < end || (parts.count == 2 && start == end) else {
+                throw MPDError(.argument, "Bad song index")
+            }
+            guard end <= count, start <= count else { throw MPDError(.argument, "Bad song index") }
+        }
+        let low = min(start, count)
+        return low..<max(low, min(end, count))
+    }
+
+    /// strtol-like but strict: optional sign and decimal digits only.
+    static func parseInteger(_ text: String) -> Int? {
+        let digits = text.hasPrefix("+") || text.hasPrefix("-") ? text.dropFirst() : Substring(text)
+        guard !digits.isEmpty, digits.count <= 18, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+        return Int(text.hasPrefix("+") ? String(digits) : text)
+    }
+}

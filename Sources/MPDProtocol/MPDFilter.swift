@@ -1,0 +1,212 @@
+import JukeboxCore
+
+/// A song filter for find/search/list/count: either MPD's old `TYPE VALUE` pairs or the
+/// 0.21 expression syntax (`(artist == 'X')`, `(!EXPR)`, `(EXPR AND EXPR)`, `contains`,
+/// `starts_with`, `!=`, `(base 'folder')`, `(file == 'path')`).
+public indirect enum MPDFilter: Sendable, Equatable {
+    /// What a condition looks at.
+    public enum Field: Sendable, Equatable {
+        case tag(MPDTag)
+        /// Any tag, or the path.
+        case any
+        case file
+    }
+
+    /// How a condition compares.
+    public enum Operator: Sendable, Equatable {
+        case equals
+        case notEquals
+        case contains
+        case startsWith
+    }
+
+    case condition(Field, Operator, String, foldCase: Bool)
+    case base(String)
+    case not(MPDFilter)
+    case and([MPDFilter])
+
+    /// Whether `track` passes.
+    public func matches(_ track: TrackInfo) -> Bool {
+        switch self {
+        case .condition(let field, let op, let value, let foldCase):
+            let wanted = foldCase ? value.lowercased() : value
+            let candidates: [String]
+            switch field {
+            case .tag(let tag): candidates = [tag.value(of: track) ?? ""]
+            case .file: candidates = [track.path]
+            case .any: candidates = [track.path] + MPDTag.allCases.compactMap { $0.value(of: track) }
+            }
+            let test: (String) -> Bool = { raw in
+                let text = foldCase ? raw.lowercased() : raw
+                switch op {
+                case .equals, .notEquals: return text == wanted
+                case .contains: return text.contains(wanted)
+                case .startsWith: return text.hasPrefix(wanted)
+                }
+            }
+            let found = candidates.contains(where: test)
+            return op == .notEquals ? !found : found
+        case .base(let folder):
+            return folder.isEmpty || track.path.hasPrefix(folder + "/")
+        case .not(let inner):
+            return !inner.matches(track)
+        case .and(let parts):
+            return parts.allSatisfy { $0.matches(track) }
+        }
+    }
+
+    /// Parses the filter arguments of find (`exact`) or search (case-folded substring).
+    /// Returns the filter and the arguments left over (`sort`, `window`, `group`, ...).
+    public static func parse(_ arguments: [String], exact: Bool) throws(MPDError) -> (MPDFilter, [String]) {
+        guard let first = arguments.first else { throw MPDError(.argument, "Incorrect number of filter arguments") }
+        if first.hasPrefix("(") {
+            var parser = ExpressionParser(text: Array(first.unicodeScalars), foldCase: !exact)
+            let filter = try parser.parseExpression()
+            parser.skipSpaces()
+            guard parser.atEnd else { throw MPDError(.argument, "Unparsed garbage after expression") }
+            return (filter, Array(arguments.dropFirst()))
+        }
+        var parts: [MPDFilter] = []
+        var index = 0
+        while index < arguments.count {
+            let name = arguments[index].lowercased()
+            if ["sort", "window", "group", "position"].contains(name) { break }
+            guard index + 1 < arguments.count else {
+                throw MPDError(.argument, "Incorrect number of filter arguments")
+            }
+            let value = arguments[index + 1]
+            if name == "base" {
+                parts.append(.base(MPDLibrary.normalized(value)))
+            } else {
+                let field = try field(named: arguments[index])
+                parts.append(.condition(field, exact ? .equals : .contains, value, foldCase: !exact))
+            }
+            index += 2
+        }
+        guard !parts.isEmpty else { throw MPDError(.argument, "Incorrect number of filter arguments") }
+        return (parts.count == 1 ? parts[0] : .and(parts), Array(arguments[index...]))
+    }
+
+    static func field(named name: String) throws(MPDError) -> Field {
+        switch name.lowercased() {
+        case "any": return .any
+        case "file", "filename": return .file
+        default:
+            guard let tag = MPDTag(name: name) else { throw MPDError(.argument, "Unknown filter type: \(name)") }
+            return .tag(tag)
+        }
+    }
+
+    /// A recursive-descent parser over one expression argument.
+    struct ExpressionParser {
+        var text: [Unicode.Scalar]
+        var foldCase: Bool
+        var index = 0
+        var depth = 0
+
+        var atEnd: Bool { index >= text.count }
+
+        mutating func skipSpaces() {
+            while index < text.count, text[index] == " " || text[index] == "\t" { index += 1 }
+        }
+
+        mutating func expect(_ scalar: Unicode.Scalar, _ message: String) throws(MPDError) {
+            skipSpaces()
+            guard index < text.count, text[index] == scalar else { throw MPDError(.argument, message) }
+            index += 1
+        }
+
+        mutating func parseExpression() throws(MPDError) -> MPDFilter {
+            depth += 1
+            defer { depth -= 1 }
+            guard depth < 32 else { throw MPDError(.argument, "Filter expression is nested too deeply") }
+            try expect("(", "'(' expected")
+            skipSpaces()
+            if index < text.count, text[index] == "!" {
+                index += 1
+                let inner = try parseExpression()
+                try expect(")", "')' expected")
+                return .not(inner)
+            }
+            if index < text.count, text[index] == "(" {
+                var parts = [try parseExpression()]
+                while true {
+                    skipSpaces()
+                    if index < text.count, text[index] == ")" {
+                        index += 1
+                        return parts.count == 1 ? parts[0] : .and(parts)
+                    }
+                    let word = readWord()
+                    guard word == "AND" else { throw MPDError(.argument, "'AND' expected") }
+                    parts.append(try parseExpression())
+                }
+            }
+            let name = readWord()
+            guard !name.isEmpty else { throw MPDError(.argument, "Word expected") }
+            if name == "base" {
+                let value = try readQuoted()
+                try expect(")", "')' expected")
+                return .base(MPDLibrary.normalized(value))
+            }
+            let field = try MPDFilter.field(named: name)
+            skipSpaces()
+            let op: Operator
+            if matchLiteral("==") {
+                op = .equals
+            } else if matchLiteral("!=") {
+                op = .notEquals
+            } else {
+                let word = readWord()
+                switch word {
+                case "contains": op = .contains
+                case "starts_with": op = .startsWith
+                case "=~", "!~": throw MPDError(.argument, "Regular expressions are not supported")
+                default: throw MPDError(.argument, "Unknown filter operator")
+                }
+            }
+            let value = try readQuoted()
+            try expect(")", "')' expected")
+            return .condition(field, op, value, foldCase: foldCase)
+        }
+
+        mutating func matchLiteral(_ literal: String) -> Bool {
+            let scalars = Array(literal.unicodeScalars)
+            guard index + scalars.count <= text.count, Array(text[index..<index + scalars.count]) == scalars else {
+                return false
+            }
+            index += scalars.count
+            return true
+        }
+
+        mutating func readWord() -> String {
+            skipSpaces()
+            var word = String.UnicodeScalarView()
+            while index < text.count, text[index] != " ", text[index] != "(", text[index] != ")",
+                text[index] != "'", text[index] != "\""
+            {
+                word.append(text[index])
+                index += 1
+            }
+            return String(word)
+        }
+
+        mutating func readQuoted() throws(MPDError) -> String {
+            skipSpaces()
+            guard index < text.count, text[index] == "'" || text[index] == "\"" else {
+                throw MPDError(.argument, "Quoted string expected")
+            }
+            let quote = text[index]
+            index += 1
+            var value = String.UnicodeScalarView()
+            while index < text.count, text[index] != quote {
+                if text[index] == "\\" { index += 1 }
+                guard index < text.count else { break }
+                value.append(text[index])
+                index += 1
+            }
+            guard index < text.count else { throw MPDError(.argument, "Closing quote not found") }
+            index += 1
+            return String(value)
+        }
+    }
+}

@@ -1,0 +1,137 @@
+import JukeboxCore
+
+/// The music library as the MPD protocol sees it: tracks by path, folders derived from the
+/// paths, and tag lookups for find/search/list. Built once per scan by the daemon; a value.
+public struct MPDLibrary: Sendable, Equatable {
+    /// Every playable track, sorted by path.
+    public private(set) var tracks: [TrackInfo]
+    private var byPath: [String: Int]
+    private var byID: [TrackID: Int]
+    /// Every folder (relative, no trailing slash; "" is the root) with its direct subfolders.
+    private var folders: [String: [String]]
+
+    /// An index over `tracks` (any order).
+    public init(tracks: [TrackInfo] = []) {
+        self.tracks = tracks.sorted { $0.path < $1.path }
+        var byPath: [String: Int] = [:]
+        var byID: [TrackID: Int] = [:]
+        var folders: [String: Set<String>] = ["": []]
+        for (index, track) in self.tracks.enumerated() {
+            byPath[track.path] = index
+            byID[track.id] = index
+            var child = MPDLibrary.parent(of: track.path)
+            while !child.isEmpty {
+                let parent = MPDLibrary.parent(of: child)
+                let (inserted, _) = folders[parent, default: []].insert(child)
+                if folders[child] == nil { folders[child] = [] }
+                if !inserted { break }
+                child = parent
+            }
+        }
+        self.byPath = byPath
+        self.byID = byID
+        self.folders = folders.mapValues { $0.sorted() }
+    }
+
+    /// The track at `path` (relative to music_dir).
+    public func track(path: String) -> TrackInfo? { byPath[path].map { tracks[$0] } }
+
+    /// The track with this id.
+    public func track(id: TrackID) -> TrackInfo? { byID[id].map { tracks[$0] } }
+
+    /// Whether `path` is a folder that holds music ("" is the root).
+    public func isFolder(_ path: String) -> Bool { folders[path] != nil }
+
+    /// The direct subfolders of `folder`.
+    public func subfolders(of folder: String) -> [String] { folders[folder] ?? [] }
+
+    /// The tracks directly in `folder`.
+    public func files(in folder: String) -> [TrackInfo] {
+        tracks(under: folder).filter { MPDLibrary.parent(of: $0.path) == folder }
+    }
+
+    /// Every track in `folder` and below, by path.
+    public func tracks(under folder: String) -> [TrackInfo] {
+        if folder.isEmpty { return tracks }
+        let prefix = folder + "/"
+        let start = lowerBound(prefix)
+        var result: [TrackInfo] = []
+        var index = start
+        while index < tracks.count, tracks[index].path.hasPrefix(prefix) {
+            result.append(tracks[index])
+            index += 1
+        }
+        return result
+    }
+
+    /// The number of distinct non-empty values of `tag`.
+    public func distinctCount(_ tag: MPDTag) -> Int {
+        Set(tracks.compactMap { tag.value(of: $0) }.filter { !$0.isEmpty }).count
+    }
+
+    /// The total duration of the library, in whole seconds.
+    public var totalSeconds: Int64 { tracks.reduce(0) { $0 + ($1.durationMs ?? 0) } / 1000 }
+
+    /// The folder part of a relative path ("" at the top).
+    public static func parent(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "" }
+        return String(path[..<slash])
+    }
+
+    /// Why a client-given path is refused, or nil: absolute paths, `..` and `.` components,
+    /// empty components, control characters and URLs are refused (the path must stay in music_dir).
+    public static func pathProblem(_ uri: String) -> String? {
+        if uri.hasPrefix("/") { return "Access denied: absolute paths are not allowed" }
+        if uri.contains("://") { return "Access denied: URLs are not supported" }
+        if uri.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+            return "Malformed URI"
+        }
+        for component in uri.split(separator: "/", omittingEmptySubsequences: false) {
+            if component == ".." || component == "." { return "Access denied: '\(component)' is not allowed" }
+        }
+        return nil
+    }
+
+    /// `uri` without a trailing slash; "/" and "" mean the root.
+    public static func normalized(_ uri: String) -> String {
+        var path = Substring(uri)
+        while path.hasSuffix("/") { path = path.dropLast() }
+        return String(path)
+    }
+
+    private func lowerBound(_ prefix: String) -> Int {
+        var low = 0
+        var high = tracks.count
+        while low < high {
+            let middle = (low + high) / 2
+            if tracks[middle].path < prefix { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
+}
+
+/// The tags the jukebox knows, with MPD's names.
+public enum MPDTag: String, Sendable, Equatable, CaseIterable {
+    case artist = "Artist"
+    case albumArtist = "AlbumArtist"
+    case album = "Album"
+    case title = "Title"
+    case track = "Track"
+
+    /// The tag named `name` (case-insensitive, as MPD accepts).
+    public init?(name: String) {
+        let lowered = name.lowercased()
+        guard let tag = MPDTag.allCases.first(where: { $0.rawValue.lowercased() == lowered }) else { return nil }
+        self = tag
+    }
+
+    /// The value of this tag for `track` (AlbumArtist falls back to Artist, as MPD does for lists).
+    public func value(of track: TrackInfo) -> String? {
+        switch self {
+        case .artist, .albumArtist: track.artist
+        case .album: track.album
+        case .title: track.title
+        case .track: track.trackNumber.map { "\($0)" }
+        }
+    }
+}

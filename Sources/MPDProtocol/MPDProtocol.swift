@@ -1,0 +1,190 @@
+import JukeboxCore
+
+/// The MPD protocol's text layer, as MPD 0.23 speaks it: the tokenizer with its quoting
+/// rules, the ACK error form, response formatting and the idle subsystems. Pure: no I/O.
+///
+/// A request line is a command word (ASCII letters, digits and `_`, starting with a letter)
+/// followed by arguments. An argument is either unquoted (bytes above space, no `"` or `'`)
+/// or double-quoted, where a backslash escapes the next character. A closing quote must be
+/// followed by whitespace or the end of the line.
+public enum MPDProtocol {
+    /// The protocol version in the greeting (`OK MPD 0.23.0`).
+    public static let version = "0.23.0"
+    /// The greeting a client sees first.
+    public static let greeting = "OK MPD \(version)\n"
+    /// The longest request line a network client may send (MPD's input buffer is 4 KiB).
+    public static let maximumLineBytes = 4096
+    /// The most arguments after the command word (MPD: 2 + 2 × its tag count).
+    public static let maximumArguments = 2 + 2 * 32
+
+    /// One tokenized request line.
+    public struct Request: Sendable, Equatable {
+        public var command: String
+        public var arguments: [String]
+
+        /// A request: the command word and its arguments.
+        public init(command: String, arguments: [String] = []) {
+            self.command = command
+            self.arguments = arguments
+        }
+    }
+
+    /// Splits a request line. Errors are MPD's tokenizer messages, reported with ACK code 5
+    /// and an empty command (`ACK [5@0] {} Missing closing '"'`).
+    public static func tokenize(_ line: String) -> Result<Request, MPDError> {
+        var bytes = Array(line.utf8)
+        while let last = bytes.last, last == 0x0D || last == 0x0A { bytes.removeLast() }
+        var index = 0
+        guard index < bytes.count else { return .failure(MPDError(.unknown, "No command given")) }
+        guard isLetter(bytes[index]) else { return .failure(MPDError(.unknown, "Letter expected")) }
+        var word: [UInt8] = []
+        while index < bytes.count, !isSpace(bytes[index]) {
+            let byte = bytes[index]
+            guard isLetter(byte) || isDigit(byte) || byte == UInt8(ascii: "_") else {
+                return .failure(MPDError(.unknown, "Invalid word character"))
+            }
+            word.append(byte)
+            index += 1
+        }
+        skipSpaces(bytes, &index)
+        var arguments: [String] = []
+        while index < bytes.count {
+            var argument: [UInt8] = []
+            if bytes[index] == UInt8(ascii: "\"") {
+                index += 1
+                var closed = false
+                while index < bytes.count {
+                    var byte = bytes[index]
+                    if byte == UInt8(ascii: "\"") {
+                        closed = true
+                        index += 1
+                        break
+                    }
+                    if byte == UInt8(ascii: "\\") {
+                        index += 1
+                        guard index < bytes.count else { break }
+                        byte = bytes[index]
+                    }
+                    argument.append(byte)
+                    index += 1
+                }
+                guard closed else { return .failure(MPDError(.unknown, "Missing closing '\"'")) }
+                if index < bytes.count, !isSpace(bytes[index]) {
+                    return .failure(MPDError(.unknown, "Space expected after closing '\"'"))
+                }
+            } else {
+                while index < bytes.count, !isSpace(bytes[index]) {
+                    let byte = bytes[index]
+                    guard byte > 0x20, byte != UInt8(ascii: "\""), byte != UInt8(ascii: "'") else {
+                        return .failure(MPDError(.unknown, "Invalid unquoted character"))
+                    }
+                    argument.append(byte)
+                    index += 1
+                }
+            }
+            guard arguments.count < maximumArguments else { return .failure(MPDError(.argument, "Too many arguments")) }
+            arguments.append(String(decoding: argument, as: UTF8.self))
+            skipSpaces(bytes, &index)
+        }
+        return .success(Request(command: String(decoding: word, as: UTF8.self), arguments: arguments))
+    }
+
+    /// Quotes an argument for sending (the inverse of `tokenize`): `"a \"b\""`.
+    public static func quote(_ argument: String) -> String {
+        var result = "\""
+        for character in argument {
+            if character == "\"" || character == "\\" { result.append("\\") }
+            result.append(character)
+        }
+        result.append("\"")
+        return result
+    }
+
+    static func isLetter(_ byte: UInt8) -> Bool {
+        (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+    }
+
+    static func isDigit(_ byte: UInt8) -> Bool { (0x30...0x39).contains(byte) }
+
+    /// g_ascii_isspace: space, tab, LF, VT, FF, CR.
+    static func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || (0x09...0x0D).contains(byte) }
+
+    private static func skipSpaces(_ bytes: [UInt8], _ index: inout Int) {
+        while index < bytes.count, isSpace(bytes[index]) { index += 1 }
+    }
+}
+
+/// An MPD protocol error: `ACK [code@index] {command} message`.
+public struct MPDError: Error, Sendable, Equatable {
+    /// The ACK codes of MPD 0.23 (`src/protocol/Ack.hxx`).
+    public enum Code: Int, Sendable, Equatable {
+        case notList = 1
+        case argument = 2
+        case password = 3
+        case permission = 4
+        case unknown = 5
+        case noExist = 50
+        case playlistMax = 51
+        case system = 52
+        case playlistLoad = 53
+        case updateAlready = 54
+        case playerSync = 55
+        case exist = 56
+    }
+
+    public var code: Code
+    public var message: String
+
+    /// An error with its code and message.
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    /// The ACK line (with its newline) for the command at `index` in a command list (0 outside one).
+    public func ack(index: Int, command: String) -> String {
+        "ACK [\(code.rawValue)@\(index)] {\(command)} \(ReplyLine.oneLine(message))\n"
+    }
+}
+
+/// The idle subsystems the jukebox reports (a subset of MPD's).
+public enum MPDSubsystem: String, Sendable, Equatable, CaseIterable, Hashable {
+    case database
+    case update
+    case playlist
+    case player
+    case mixer
+    case options
+    case output
+    case stickers = "sticker"
+    case subscription
+    case message
+    case partition
+    case storedPlaylist = "stored_playlist"
+    case neighbor
+    case mount
+}
+
+/// Builds a response body: `key: value` lines. Values never contain a newline.
+public struct MPDResponse: Sendable, Equatable {
+    public private(set) var text = ""
+
+    /// An empty response.
+    public init() {}
+
+    /// Appends `key: value`.
+    public mutating func add(_ key: String, _ value: String) {
+        text += key
+        text += ": "
+        text += ReplyLine.oneLine(value)
+        text += "\n"
+    }
+
+    /// Appends `key: value` for an integer.
+    public mutating func add(_ key: String, _ value: some BinaryInteger) {
+        add(key, "\(value)")
+    }
+
+    /// Appends raw text (already in `key: value` form).
+    public mutating func append(_ raw: String) { text += raw }
+}

@@ -1,0 +1,185 @@
+import JukeboxCore
+
+/// One MPD client's protocol state: command lists, idle, password and permissions. It takes
+/// request lines and returns the bytes to send back; the connection itself is the daemon's.
+///
+/// As in MPD 0.23: a line that does not tokenize, or an empty line, gets an ACK (and the
+/// network connection is closed, since the client does not speak the protocol); during
+/// `idle` only `noidle` is allowed (anything else closes); command lists are capped in bytes.
+/// A `human` session (the serial console) keeps the connection on every error, ignores
+/// empty lines, and leaves `idle` when another command is typed.
+public struct MPDSession {
+    /// Session settings.
+    public struct Options: Sendable, Equatable {
+        /// The password that unlocks the commands (nil: everything is open).
+        public var password: String?
+        /// The most bytes a command list may hold (MPD's `max_command_list_size`, 2 MiB).
+        public var commandListLimit: Int
+        /// A person at a terminal: no kicking, empty lines ignored, `help` in plain words.
+        public var human: Bool
+
+        /// Settings; the defaults are MPD's.
+        public init(password: String? = nil, commandListLimit: Int = 2 << 20, human: Bool = false) {
+            self.password = password
+            self.commandListLimit = commandListLimit
+            self.human = human
+        }
+    }
+
+    /// What to do after a line.
+    public struct Output: Sendable, Equatable {
+        /// Bytes to send (may be empty).
+        public var text: String
+        /// Close the connection after sending.
+        public var close: Bool
+    }
+
+    public let options: Options
+    /// What this client may do.
+    public private(set) var permission: MPDCommands.Permission
+    private var list: (ok: Bool, lines: [String], bytes: Int)?
+    /// The subsystems this client waits for (nil: not idle; empty set: any).
+    public private(set) var idle: Set<MPDSubsystem>?
+    /// Changes since the client last heard of them.
+    private var pending: Set<MPDSubsystem> = []
+
+    /// A new client: with a password set it may only log in (and ping, close, commands).
+    public init(options: Options = Options()) {
+        self.options = options
+        permission = options.password == nil ? .all : []
+    }
+
+    /// Whether the client waits in `idle`.
+    public var isIdle: Bool { idle != nil }
+
+    /// Whether the client is in the middle of a command list.
+    public var inCommandList: Bool { list != nil }
+
+    /// Handles one request line (without its newline).
+    public mutating func handle(line: String, world: inout MPDWorld) -> Output {
+        if idle != nil {
+            if line == "noidle" {
+                idle = nil
+                return Output(text: "OK\n", close: false)
+            }
+            // A person who types something else while waiting just stops waiting.
+            guard options.human else { return Output(text: "", close: true) }
+            idle = nil
+        }
+        if var current = list {
+            if line == "command_list_end" {
+                list = nil
+                return runList(current, world: &world)
+            }
+            current.bytes += line.utf8.count + 1
+            if current.bytes > options.commandListLimit {
+                list = nil
+                let error = MPDError(.unknown, "command list size is too big")
+                return Output(text: error.ack(index: 0, command: ""), close: !options.human)
+            }
+            current.lines.append(line)
+            list = current
+            return Output(text: "", close: false)
+        }
+        switch line {
+        case "command_list_begin":
+            list = (false, [], 0)
+            return Output(text: "", close: false)
+        case "command_list_ok_begin":
+            list = (true, [], 0)
+            return Output(text: "", close: false)
+        case "noidle":
+            return Output(text: "", close: false)
+        default:
+            break
+        }
+        if options.human, line.allSatisfy({ $0 == " " || $0 == "\t" }) { return Output(text: "", close: false) }
+        var text = ""
+        let result = process(line, index: 0, world: &world, into: &text)
+        switch result {
+        case .ok:
+            text += "OK\n"
+        case .error(let kick):
+            return Output(text: text, close: kick && !options.human)
+        case .close:
+            return Output(text: text, close: true)
+        case .idle:
+            if let flushed = flushIdle() { text += flushed }
+        }
+        return Output(text: text, close: false)
+    }
+
+    /// Adds changes; returns what to send when the client is idle and waits for one of them.
+    public mutating func notify(_ changes: Set<MPDSubsystem>) -> String? {
+        pending.formUnion(changes)
+        return flushIdle()
+    }
+
+    private mutating func flushIdle() -> String? {
+        guard let wanted = idle else { return nil }
+        let matching = pending.filter { wanted.isEmpty || wanted.contains($0) }
+        guard !matching.isEmpty else { return nil }
+        pending.subtract(matching)
+        idle = nil
+        var text = ""
+        for subsystem in MPDSubsystem.allCases where matching.contains(subsystem) {
+            text += "changed: \(subsystem.rawValue)\n"
+        }
+        return text + "OK\n"
+    }
+
+    private enum Result {
+        case ok
+        /// An ACK was written; `kick`: the client does not speak the protocol.
+        case error(kick: Bool)
+        case close
+        case idle
+    }
+
+    private mutating func runList(_ list: (ok: Bool, lines: [String], bytes: Int), world: inout MPDWorld) -> Output {
+        var text = ""
+        for (index, line) in list.lines.enumerated() {
+            switch process(line, index: index, world: &world, into: &text) {
+            case .ok, .idle:
+                idle = nil
+                if list.ok { text += "list_OK\n" }
+            case .error(let kick):
+                return Output(text: text, close: kick && !options.human)
+            case .close:
+                return Output(text: text, close: true)
+            }
+        }
+        return Output(text: text + "OK\n", close: false)
+    }
+
+    private mutating func process(_ line: String, index: Int, world: inout MPDWorld, into text: inout String) -> Result
+    {
+        let request: MPDProtocol.Request
+        switch MPDProtocol.tokenize(line) {
+        case .success(let parsed): request = parsed
+        case .failure(let error):
+            text += error.ack(index: index, command: "")
+            // MPD kicks a client whose command word does not parse; a bad argument only errs.
+            let kick =
+                error.message == "No command given" || error.message == "Letter expected"
+                || error.message == "Invalid word character"
+            return .error(kick: kick)
+        }
+        var call = MPDCommands.Call(
+            arguments: request.arguments, permission: permission, password: options.password, human: options.human)
+        if let error = MPDCommands.execute(request, world: &world, call: &call) {
+            let known = MPDCommands.table[request.command] != nil
+            text += call.response.text
+            text += error.ack(index: index, command: known ? request.command : "")
+            return .error(kick: false)
+        }
+        permission = call.permission
+        text += call.response.text
+        if call.close { return .close }
+        if let wanted = call.idle {
+            idle = wanted
+            return .idle
+        }
+        return .ok
+    }
+}

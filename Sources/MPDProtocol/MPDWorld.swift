@@ -1,0 +1,145 @@
+import JukeboxCore
+
+/// What MPD commands read and change: the player, the library and a few facts from the
+/// daemon. The daemon moves its `PlayerMachine` in, runs the session, and takes it back with
+/// the `actions` to perform. Pure: everything host-specific arrives as values or closures.
+public struct MPDWorld {
+    public var machine: PlayerMachine
+    public var library: MPDLibrary
+    /// Change tracking for idle and the playlist version; owned by the daemon across turns.
+    public var observer: MPDObserver
+    public var now: Instant
+    /// Facts about the host for status/stats/outputs.
+    public var host: MPDHostInfo
+    /// Extra filesystem check for client paths (symlinks that leave music_dir); nil means fine.
+    public var hostPathProblem: (String) -> String?
+    /// The lyric lines at the current position, when the daemon knows them.
+    public var lyrics: MPDLyrics?
+
+    /// Player actions the daemon must perform (replies meant for the human console are dropped).
+    public var actions: [PlayerAction] = []
+    /// Folders (relative, "" for everything) the daemon must rescan.
+    public var updateRequests: [String] = []
+    /// A lyric offset nudge for the playing track (`lyrics offset ±ms`) the daemon must apply.
+    public var lyricNudge: LyricNudge?
+
+    /// A world around `machine`.
+    public init(
+        machine: PlayerMachine, library: MPDLibrary, observer: MPDObserver, now: Instant, host: MPDHostInfo,
+        hostPathProblem: @escaping (String) -> String? = { _ in nil }, lyrics: MPDLyrics? = nil
+    ) {
+        self.machine = machine
+        self.library = library
+        self.observer = observer
+        self.now = now
+        self.host = host
+        self.hostPathProblem = hostPathProblem
+        self.lyrics = lyrics
+    }
+
+    /// Sends a command to the machine and keeps its actions (without its console replies).
+    mutating func run(_ command: Command) {
+        for action in machine.handle(.command(command), now: now) {
+            if case .reply = action { continue }
+            if case .seek = action { observer.mark(.player) }
+            actions.append(action)
+        }
+    }
+
+    /// The track info for an id: the library's, else what the machine was told.
+    func info(_ id: TrackID) -> TrackInfo {
+        library.track(id: id) ?? machine.tracks[id] ?? TrackInfo(id: id, path: "track-\(id)")
+    }
+}
+
+/// Facts from the daemon that the protocol reports.
+public struct MPDHostInfo: Sendable, Equatable {
+    /// Seconds since the daemon started.
+    public var uptimeSeconds: Int64 = 0
+    /// Seconds spent playing since the daemon started.
+    public var playTimeSeconds: Int64 = 0
+    /// Unix time of the last finished library scan.
+    public var databaseUpdateTime: Int64 = 0
+    /// The running scan's job number, when a scan runs.
+    public var updatingJob: Int?
+    /// The last job number handed out.
+    public var lastJob = 0
+    /// `44100:16:2` of what plays, when known.
+    public var audioFormat: String?
+    /// kbit/s of what plays, when known.
+    public var bitrate: Int?
+    /// The ALSA device name, for `outputs`.
+    public var outputName = "default"
+
+    /// Defaults.
+    public init() {}
+}
+
+/// The playing track's lyrics at the played position (the `lyrics` jukebox command).
+public struct MPDLyrics: Sendable, Equatable {
+    public var timeline: LyricTimeline
+    /// The audio clock: the position of the sample being played.
+    public var positionMs: Int64
+    /// Where the lyrics come from (a file path, or the ID3 frame).
+    public var source: String?
+
+    public init(timeline: LyricTimeline, positionMs: Int64, source: String? = nil) {
+        self.timeline = timeline
+        self.positionMs = positionMs
+        self.source = source
+    }
+}
+
+/// Tells which idle subsystems changed since the last look, by comparing what clients can
+/// see of the player with what it was; the playlist version counts entry changes.
+public struct MPDObserver: Sendable, Equatable {
+    /// The queue version MPD clients see (`playlist:` in status, `plchanges`).
+    public private(set) var playlistVersion: UInt32 = 1
+    private var entries: [TrackID] = []
+    private var queueVersion: UInt64 = .max
+    private var player: PlayerFingerprint?
+    private var volume: Int?
+    private var mode: PlayMode?
+    private var marked: Set<MPDSubsystem> = []
+
+    struct PlayerFingerprint: Sendable, Equatable {
+        var state: PlayState
+        var index: Int?
+        var track: TrackID?
+        var token: UInt64?
+    }
+
+    /// An observer that has seen nothing yet (the first look reports nothing).
+    public init() {}
+
+    /// Records a change the fingerprints cannot see (a seek, a scan).
+    public mutating func mark(_ subsystem: MPDSubsystem) { marked.insert(subsystem) }
+
+    /// Brings the playlist version up to date with `queue`.
+    public mutating func refreshPlaylist(_ queue: PlayQueue) {
+        guard queue.version != queueVersion else { return }
+        queueVersion = queue.version
+        if queue.entries != entries {
+            entries = queue.entries
+            playlistVersion &+= 1
+            marked.insert(.playlist)
+        }
+    }
+
+    /// What changed since the last call.
+    public mutating func changes(_ machine: PlayerMachine) -> Set<MPDSubsystem> {
+        let first = player == nil
+        refreshPlaylist(machine.queue)
+        let fingerprint = PlayerFingerprint(
+            state: machine.state, index: machine.queue.currentIndex, track: machine.queue.currentTrack,
+            token: machine.currentRequest?.token)
+        if fingerprint != player { marked.insert(.player) }
+        if machine.volume != volume { marked.insert(.mixer) }
+        if machine.mode != mode { marked.insert(.options) }
+        player = fingerprint
+        volume = machine.volume
+        mode = machine.mode
+        defer { marked = [] }
+        return first ? [] : marked
+    }
+}

@@ -1,0 +1,126 @@
+import Glibc
+import JukeboxCore
+import JukeboxTestSupport
+import LinuxSupport
+import Logging
+import Testing
+
+@testable import JukeboxDevices
+
+/// An injectable edge source: a pipe for the poll, and readings queued by the test.
+final class ScriptedEdgeSource: EdgeEventSource {
+    let name = "scripted"
+    private let readEnd: FileDescriptor
+    private let writeEnd: FileDescriptor
+    var queued: [InputReading] = []
+    /// Thrown by the next read (a device that went away).
+    var failure: Errno?
+    let initialLevels: [InputSignal: Bool] = [:]
+
+    init() throws {
+        var ends: [Int32] = [0, 0]
+        guard pipe(&ends) == 0 else { throw Errno.current("pipe") }
+        readEnd = FileDescriptor(owning: ends[0])
+        writeEnd = FileDescriptor(owning: ends[1])
+    }
+
+    var fds: [Int32] { [readEnd.rawValue] }
+
+    func read(fd: Int32, now: Instant) throws -> [InputReading] {
+        if let failure { throw failure }
+        defer { queued = [] }
+        return queued
+    }
+}
+
+@Suite struct ControlInputsTests {
+    static func actions(_ outputs: [ControlOutput]) -> [String] {
+        outputs.compactMap { output in
+            guard case .action(let action, _) = output else { return nil }
+            return "\(action)"
+        }
+    }
+
+    @Test func readingsBecomeCommandsAndTimersFire() throws {
+        let source = try ScriptedEdgeSource()
+        let config = JukeboxConfig(musicDir: "/m")
+        let inputs = ControlInputs(
+            sources: [source],
+            controller: InputController(map: ControlMap(config: config), settings: .init(config: config)),
+            logger: Logger(label: "test"))
+        let fd = try #require(source.fds.first)
+        #expect(inputs.fds == [fd])
+        #expect(inputs.owns(fd))
+        #expect(!inputs.owns(fd + 1000))
+
+        // The switch is short-only: the press edge is the command.
+        source.queued = [.edge(.button("switch"), active: true, at: .milliseconds(100))]
+        #expect(Self.actions(inputs.read(fd: fd, now: .milliseconds(101))) == ["toggle"])
+        source.queued = [.edge(.button("switch"), active: false, at: .milliseconds(160))]
+        #expect(Self.actions(inputs.read(fd: fd, now: .milliseconds(161))) == [])
+
+        // next held: nothing at the press, seek +10 when the long-press timer runs out.
+        source.queued = [.edge(.button("next"), active: true, at: .milliseconds(1000))]
+        #expect(Self.actions(inputs.read(fd: fd, now: .milliseconds(1001))) == [])
+        #expect(inputs.nextDeadline == .milliseconds(1020), "the end of the bounce lockout")
+        #expect(Self.actions(inputs.advance(to: .milliseconds(1020))) == [])
+        #expect(inputs.nextDeadline == .milliseconds(1800))
+        #expect(Self.actions(inputs.advance(to: .milliseconds(1799))) == [])
+        #expect(Self.actions(inputs.advance(to: .milliseconds(1800))) == ["seek +10"])
+        source.queued = [.edge(.button("next"), active: false, at: .milliseconds(1900))]
+        #expect(Self.actions(inputs.read(fd: fd, now: .milliseconds(1901))) == [])
+
+        // Kernel encoder detents (REL_X): the first acts at once, the rest per output period.
+        source.queued = [.detents(1, at: .milliseconds(3000)), .detents(2, at: .milliseconds(3002))]
+        #expect(Self.actions(inputs.read(fd: fd, now: .milliseconds(3003))) == ["volume +2"])
+        #expect(Self.actions(inputs.advance(to: .milliseconds(3010))) == ["volume +4"])
+
+        // A source that fails is dropped; the others (none here) go on.
+        source.failure = Errno(code: ENODEV, call: "read")
+        #expect(inputs.read(fd: fd, now: .milliseconds(4000)).isEmpty)
+        #expect(inputs.fds.isEmpty)
+    }
+
+    @Test func thePinMapFollowsTheConfig() {
+        var config = JukeboxConfig(musicDir: "/m")
+        config.buttons.next = 27
+        config.encoder.chip = "gpiochip1"
+        config.encoder.a = 5
+        config.encoder.b = 6
+        config.encoder.active = .high
+        let pins = PinMap(config: config).pins
+        #expect(pins.map(\.line) == [27, 5, 6])
+        #expect(pins.map(\.chip) == ["gpiochip0", "gpiochip1", "gpiochip1"])
+        #expect(pins.map(\.activeLow) == [true, false, false])
+        #expect(pins.map(\.signal) == [.button("next"), .encoderA, .encoderB])
+    }
+
+    @Test func noWiringMeansNoControls() {
+        #expect(
+            ControlInputs.open(config: JukeboxConfig(musicDir: "/m"), replayFifo: nil, logger: Logger(label: "t"))
+                == nil)
+    }
+}
+
+/// The Linux input-event source on a real kernel device, where uinput is offered.
+@Test(.enabled(if: VirtualInputDevice.isAvailable, "no writable /dev/uinput here"))
+func inputEventsFromAUinputDevice() throws {
+    let device = try VirtualInputDevice(name: "jukebox-test-keys", keys: [163, 164, 165, 28])
+    let source = try EvdevSource(path: device.eventPath)
+    try device.send(type: 1, code: 163, value: 1)
+    try device.send(type: 1, code: 163, value: 0)
+    try device.send(type: 2, code: 0, value: -1)
+    var readings: [InputReading] = []
+    let deadline = MonotonicClock.nanoseconds() + 2_000_000_000
+    while readings.count < 3, MonotonicClock.nanoseconds() < deadline {
+        _ = try Poller.wait([Poller.Interest(fd: source.fds[0])], timeoutMilliseconds: 100)
+        readings += try source.read(fd: source.fds[0], now: Instant(nanoseconds: Int64(MonotonicClock.nanoseconds())))
+    }
+    let kinds = readings.map { reading -> String in
+        switch reading {
+        case .edge(let signal, let active, _): "\(signal) \(active)"
+        case .detents(let count, _): "detents \(count)"
+        }
+    }
+    #expect(kinds == ["next true", "next false", "detents -1"])
+}
