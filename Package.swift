@@ -24,7 +24,11 @@ let package = Package(
         .systemLibrary(name: "CMPG123", pkgConfig: "libmpg123", providers: [.apt(["libmpg123-dev"])]),
         .systemLibrary(name: "CGPIOD", pkgConfig: "libgpiod", providers: [.apt(["libgpiod-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CFLAC", pkgConfig: "flac", providers: [.apt(["libflac-dev"])]),
+        .systemLibrary(name: "CVorbis", pkgConfig: "vorbisfile", providers: [.apt(["libvorbis-dev"])]),
+        .systemLibrary(name: "COpus", pkgConfig: "opusfile", providers: [.apt(["libopusfile-dev"])]),
         .target(name: "CLinuxShims"),
+        .target(name: "COggHeaders", linkerSettings: [.linkedLibrary("ogg")]),
 
         // MARK: thin wrappers, one per C library
         .target(name: "LinuxSupport", dependencies: ["CLinuxShims"]),
@@ -32,6 +36,11 @@ let package = Package(
         .target(name: "MPG123", dependencies: ["CMPG123", "LinuxSupport"]),
         .target(name: "SQLite", dependencies: ["CSQLite", "LinuxSupport"]),
         .target(name: "GPIO", dependencies: ["CGPIOD", "LinuxSupport"]),
+        // Not linked into jukeboxd yet (issue 16): see docs/ARCHITECTURE.md, "Decoders for more formats".
+        .target(name: "FLAC", dependencies: ["CFLAC", "LinuxSupport"]),
+        .target(name: "Ogg", dependencies: ["COggHeaders", "LinuxSupport"]),
+        .target(name: "Vorbis", dependencies: ["CVorbis", "COggHeaders", "Ogg"]),
+        .target(name: "Opus", dependencies: ["COpus", "COggHeaders", "Ogg"]),
 
         // MARK: the pure core
         .target(name: "TOML"),
@@ -92,6 +101,8 @@ let package = Package(
         .testTarget(
             name: "JukeboxAudioTests",
             dependencies: ["JukeboxAudio", "ALSA", "MPG123", "JukeboxTestSupport"]),
+        .testTarget(
+            name: "FormatWrapperTests", dependencies: ["FLAC", "Vorbis", "Opus", "JukeboxTestSupport"]),
         .testTarget(
             name: "JukeboxStoreTests",
             dependencies: [
