@@ -202,11 +202,13 @@ public struct RunResult: Sendable {
 
 /// Runs a command to completion and collects its output: `try run(["mpg123", "-q", "-s", path])`.
 /// `input` is written to its stdin (else stdin is /dev/null). Reads both pipes in one poll
-/// loop, so a chatty stderr cannot block it. Throws only when the command cannot be started.
+/// loop, so a chatty stderr cannot block it. With `timeout`, a command still running then is
+/// killed (SIGKILL). Throws only when the command cannot be started.
 public func run(
     _ command: [String], input: [UInt8]? = nil, environment: [String: String] = [:],
-    workingDirectory: String? = nil
+    workingDirectory: String? = nil, timeout: Duration? = nil
 ) throws(Errno) -> RunResult {
+    let end = timeout.map { deadline(after: $0) }
     var child = try spawnChild(
         command, stdin: input == nil ? .null : .pipe, environment: environment, workingDirectory: workingDirectory)
     var stdinFD = child.stdin  // the only reference: setting it to nil closes the pipe
@@ -221,7 +223,16 @@ public func run(
     while !openReads.isEmpty || stdinFD != nil {
         var interests = openReads.map { Poller.Interest(fd: $0) }
         if let fd = stdinFD { interests.append(Poller.Interest(fd: fd.rawValue, readable: false, writable: true)) }
-        let ready = (try? Poller.wait(interests, timeoutMilliseconds: -1)) ?? []
+        var waitMilliseconds: Int32 = -1
+        if let end {
+            let now = MonotonicClock.nanoseconds()
+            if now < end {
+                waitMilliseconds = Int32(min((end - now) / 1_000_000 + 1, 60_000))
+            } else {
+                _ = kill(child.pid, SIGKILL)  // (a zombie until reaped below) its pipes close
+            }
+        }
+        let ready = (try? Poller.wait(interests, timeoutMilliseconds: waitMilliseconds)) ?? []
         for r in ready {
             if let fd = stdinFD, r.fd == fd.rawValue {
                 let bytes = input ?? []

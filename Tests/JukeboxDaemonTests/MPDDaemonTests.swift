@@ -82,7 +82,7 @@ import Testing
         defer { Self.stop(harness) }
         let script = harness.directory.file("client.py")
         try Self.pythonScript.write(toFile: script, atomically: true, encoding: .utf8)
-        let result = try runTool(Self.python, [script, "\(port)"], timeout: 30)
+        let result = try runTool(Self.python, [script, "\(port)"], timeout: .seconds(30))
         #expect(result.status == 0 && result.output.contains("PASS"), "\(result.output)\n\(harness.log)")
     }
 

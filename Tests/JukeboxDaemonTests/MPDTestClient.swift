@@ -105,22 +105,11 @@ final class MPDTestClient {
     }
 }
 
-/// Runs a program to completion with a timeout; returns its exit status and output.
-func runTool(_ executable: String, _ arguments: [String], timeout: TimeInterval = 20) throws -> (
+/// Runs a program to completion (killed after `timeout`); its exit status and what it
+/// printed, stdout then stderr.
+func runTool(_ executable: String, _ arguments: [String], timeout: Duration = .seconds(20)) throws -> (
     status: Int32, output: String
 ) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    process.standardError = pipe
-    process.standardInput = FileHandle.nullDevice
-    try process.run()
-    let timer = DispatchWorkItem { if process.isRunning { process.terminate() } }
-    DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: timer)
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    timer.cancel()
-    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    let result = try run([executable] + arguments, timeout: timeout)
+    return (result.status, result.stdoutText + result.stderrText)
 }
