@@ -195,9 +195,10 @@ private func readLines(
         }
         if ready.contains(where: { $0.fd == stop.fd.rawValue }) { break }
         guard ready.contains(where: { $0.fd == fd.rawValue }) else { continue }
-        let n = buffer.withUnsafeMutableBytes { Glibc.read(fd.rawValue, $0.baseAddress!, $0.count) }
-        if n < 0 && (errno == EINTR || errno == EAGAIN) { continue }
-        if n <= 0 { break }
+        guard case .success(let read) = Result(catching: { () throws(Errno) in try fd.readIfReady(into: &buffer) })
+        else { break }
+        guard let n = read else { continue }
+        if n == 0 { break }
         pending += buffer[0..<n]
         var start = 0
         var lines: [String] = []
@@ -239,7 +240,7 @@ private final class LineCollector: @unchecked Sendable {
         if let echoPrefix {
             var bytes: [UInt8] = []
             for text in texts { bytes += Array("\(echoPrefix)\(stream == .stderr ? "! " : "")\(text)\n".utf8) }
-            _ = bytes.withUnsafeBytes { Glibc.write(STDERR_FILENO, $0.baseAddress!, $0.count) }
+            try? FileDescriptor.standardError.writeAll(bytes)
         }
         if let log {
             try? log.writeAll(texts.flatMap { Array("\(stream == .stdout ? "[stdout] " : "")\($0)\n".utf8) })

@@ -1,4 +1,3 @@
-import CLinuxShims
 import Foundation
 import Glibc
 import LinuxSupport
@@ -48,21 +47,19 @@ public final class PacedFifoSink: @unchecked Sendable {
         directory = try TemporaryDirectory(prefix: "jb-sink")
         fifoPath = directory.file("dac.fifo")
         self.bytesPerSecond = Double(bytesPerSecond) * speed
-        guard mkfifo(fifoPath, 0o600) == 0 else { throw Errno.current("mkfifo", path: fifoPath) }
+        try FileSystem.makeFIFO(fifoPath)
         // O_NONBLOCK: opening the read end does not wait for a writer, and reads never block
         // past a tick. With a reader present, ALSA's open(O_WRONLY) succeeds at once.
         fd = try FileDescriptor(path: fifoPath, flags: O_RDONLY | O_NONBLOCK)
-        if let pipeSize, jb_set_pipe_size(fd.rawValue, Int32(pipeSize)) < 0 {
-            throw Errno.current("fcntl(F_SETPIPE_SZ)", path: fifoPath)
-        }
+        if let pipeSize { try fd.setPipeCapacity(pipeSize) }
         let step = UInt64(stepMicroseconds) * 1000
         thread = NamedThread(name: "jb-test-dac") { [unowned self] in self.readLoop(stepNs: step) }
     }
 
     deinit { stop() }
 
-    /// The pipe's capacity in bytes (F_GETPIPE_SZ, which Swift's Glibc module does not show, is 1032).
-    public var pipeCapacity: Int { Int(fcntl(fd.rawValue, 1032)) }
+    /// The pipe's capacity in bytes (F_GETPIPE_SZ).
+    public var pipeCapacity: Int { (try? fd.pipeCapacity()) ?? -1 }
 
     /// Bytes the pipe holds now (FIONREAD): written by ALSA, not yet "played" by this DAC.
     public var pipeBytes: Int { (try? fd.bytesReadable()) ?? 0 }
@@ -146,8 +143,8 @@ public final class PacedFifoSink: @unchecked Sendable {
             let wanted = want
             var got = 0
             while want > 0 {
-                let n = Glibc.read(fd.rawValue, scratch + got, min(want, 1 << 20))
-                if n > 0 {
+                let n = (try? fd.readIfReady(into: scratch + got, count: min(want, 1 << 20))) ?? nil
+                if let n, n > 0 {
                     if !writerPresent {
                         writerPresent = true
                         lock.withLock { segmentStarts.append(received.count) }

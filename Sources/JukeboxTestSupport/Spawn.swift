@@ -55,24 +55,14 @@ public struct SpawnedChild {
 /// Writing to a pipe whose reader has gone must fail with EPIPE, not kill the test runner.
 private let ignoreSIGPIPE: Void = { _ = signal(SIGPIPE, SIG_IGN) }()
 
-// pipe2 and posix_spawn_file_actions_addchdir_np are GNU-only (glibc hides them without
-// _GNU_SOURCE), so Swift's Glibc module does not show them. Tests run in parallel: a pipe
-// must be close-on-exec from birth, or another test's child inherits it and holds our
-// pipe open. Looked up once with dlsym; candidates for CLinuxShims.
-private typealias Pipe2Function = @convention(c) (UnsafeMutablePointer<Int32>?, Int32) -> Int32
+// posix_spawn_file_actions_addchdir_np is GNU-only (glibc hides it without _GNU_SOURCE),
+// so Swift's Glibc module does not show it. Looked up once with dlsym; a candidate for
+// CLinuxShims. (Tests run in parallel: pipes are close-on-exec from birth,
+// `FileDescriptor.pipe()`, or another test's child inherits them and holds them open.)
 private typealias AddChdirFunction =
     @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>?, UnsafePointer<CChar>?) -> Int32
-private let pipe2Function: Pipe2Function? = dlsym(nil, "pipe2").map { unsafeBitCast($0, to: Pipe2Function.self) }
 private let addChdirFunction: AddChdirFunction? = dlsym(nil, "posix_spawn_file_actions_addchdir_np").map {
     unsafeBitCast($0, to: AddChdirFunction.self)
-}
-
-/// A pipe whose both ends are close-on-exec from birth.
-public func makePipe() throws(Errno) -> (read: FileDescriptor, write: FileDescriptor) {
-    guard let pipe2 = pipe2Function else { throw Errno(code: ENOSYS, call: "pipe2") }
-    var fds: [Int32] = [-1, -1]
-    if pipe2(&fds, O_CLOEXEC) != 0 { throw Errno.current("pipe2") }
-    return (FileDescriptor(owning: fds[0]), FileDescriptor(owning: fds[1]))
 }
 
 /// posix_spawn(p) with each standard stream where `stdin`, `stdout` and `stderr` say. The
@@ -93,7 +83,7 @@ public func spawnChild(
     for (target, stream) in [(Int32(0), stdin), (1, stdout), (2, stderr)] {
         switch stream {
         case .pipe:
-            let pipe = try makePipe()
+            let pipe = try FileDescriptor.pipe()
             let (child, parent) = target == 0 ? (pipe.read, pipe.write) : (pipe.write, pipe.read)
             posix_spawn_file_actions_adddup2(&actions, child.rawValue, target)
             childEnds.append(child)
@@ -140,12 +130,13 @@ public func spawnChild(
     }
     var pid: pid_t = 0
     // The child's ends stay open until it has its copies, then close with `childEnds`.
-    let rc = withExtendedLifetime(childEnds) {
-        command[0].contains("/")
-            ? posix_spawn(&pid, command[0], &actions, &attr, argv, envp)
-            : posix_spawnp(&pid, command[0], &actions, &attr, argv, envp)
+    try withExtendedLifetime(childEnds) { () throws(Errno) in
+        try SystemCall.code("posix_spawn", command[0]) {
+            command[0].contains("/")
+                ? posix_spawn(&pid, command[0], &actions, &attr, argv, envp)
+                : posix_spawnp(&pid, command[0], &actions, &attr, argv, envp)
+        }
     }
-    if rc != 0 { throw Errno(code: rc, call: "posix_spawn", path: command[0]) }
     return SpawnedChild(pid: pid, stdin: parentEnds[0], stdout: parentEnds[1], stderr: parentEnds[2])
 }
 
@@ -236,21 +227,29 @@ public func run(
         for r in ready {
             if let fd = stdinFD, r.fd == fd.rawValue {
                 let bytes = input ?? []
-                let n =
-                    written < bytes.count
-                    ? bytes.withUnsafeBytes { Glibc.write(fd.rawValue, $0.baseAddress! + written, $0.count - written) }
-                    : 0
-                if n > 0 { written += n }
-                if written >= bytes.count || (n < 0 && errno != EAGAIN && errno != EINTR) || r.error {
+                var failed = false
+                if written < bytes.count {
+                    let sent = bytes[written...].withUnsafeBytes { raw in
+                        Result { () throws(Errno) in try fd.writeIfReady(raw) }
+                    }
+                    switch sent {
+                    case .success(let n): written += n ?? 0
+                    case .failure: failed = true
+                    }
+                }
+                if written >= bytes.count || failed || r.error {
                     stdinFD = nil  // closes it: the child sees end of input
                 }
                 continue
             }
-            let n = buffer.withUnsafeMutableBytes { Glibc.read(r.fd, $0.baseAddress!, $0.count) }
-            if n > 0 {
-                if r.fd == childStdout.rawValue { out += buffer[0..<n] } else { err += buffer[0..<n] }
-            } else if n == 0 || (errno != EINTR && errno != EAGAIN) {
-                openReads.remove(r.fd)
+            let source = r.fd == childStdout.rawValue ? childStdout : childStderr
+            switch Result(catching: { () throws(Errno) in try source.readIfReady(into: &buffer) }) {
+            case .success(let n?) where n > 0:
+                if source === childStdout { out += buffer[0..<n] } else { err += buffer[0..<n] }
+            case .success(nil):
+                break  // nothing yet
+            default:
+                openReads.remove(r.fd)  // end of file, or the pipe failed
             }
         }
     }
