@@ -30,25 +30,6 @@ public struct TrackInfo: Sendable, Equatable, Hashable {
     }
 }
 
-/// How the queue moves on when a track ends.
-public enum PlayMode: String, CaseIterable, Sendable {
-    /// Play the queue once, then stop.
-    case inOrder = "in-order"
-    /// Play the queue, then start again from the first entry.
-    case repeatAll = "repeat-all"
-    /// Replay the current track; a user `next` still moves on.
-    case repeatOne = "repeat-one"
-    /// Play every entry once in a shuffled order, then reshuffle and continue.
-    case shuffle = "shuffle"
-
-    /// The mode after this one, for the `mode` command without an argument.
-    public var cycled: PlayMode {
-        let all = PlayMode.allCases
-        let index = all.firstIndex(of: self)!
-        return all[(index + 1) % all.count]
-    }
-}
-
 /// A point on the monotonic clock, in nanoseconds. The core never reads a clock: the daemon passes it in.
 public struct Instant: Comparable, Hashable, Sendable, CustomStringConvertible {
     public var nanoseconds: Int64

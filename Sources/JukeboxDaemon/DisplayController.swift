@@ -16,7 +16,7 @@ final class DisplayController {
     private var lyricsVersion = -1
     private var lastRender: Instant?
     private var lastVolume: Int?
-    private var lastMode: PlayMode?
+    private var lastOptions: PlayOptions?
     private var lastState: PlayState?
     private var lastPositionMs: Int64 = 0
 
@@ -66,7 +66,7 @@ final class DisplayController {
     /// playing track's lyrics (`lyricsVersion` changes when they are reloaded or nudged).
     func update(
         now: Instant, track: TrackInfo?, lyrics: LyricTimeline?, lyricsVersion: Int, state: PlayState,
-        positionMs: Int64, volume: Int, mode: PlayMode
+        positionMs: Int64, volume: Int, options: PlayOptions
     ) {
         var urgent = false
         if track != self.track || lyricsVersion != self.lyricsVersion {
@@ -75,16 +75,16 @@ final class DisplayController {
             urgent = true
         }
         if let lastVolume, lastVolume != volume { screen.handle(.volume(volume), now: now) }
-        if let lastMode, lastMode != mode { screen.handle(.mode(mode), now: now) }
+        if let lastOptions, lastOptions != options { screen.handle(.mode(options), now: now) }
         if let lastState, lastState != state {
             if state == .paused { screen.handle(.paused, now: now) }
             if state == .playing && lastState == .paused { screen.handle(.resumed, now: now) }
         }
         urgent =
-            urgent || lastVolume != volume || lastMode != mode || lastState != state
+            urgent || lastVolume != volume || lastOptions != options || lastState != state
             || abs(positionMs - lastPositionMs) > 1500
         lastVolume = volume
-        lastMode = mode
+        lastOptions = options
         lastState = state
         lastPositionMs = positionMs
         if !urgent, let lastRender, now.milliseconds(since: lastRender) < Self.frameIntervalMs { return }

@@ -52,7 +52,8 @@ public struct PlaybackRecord: Equatable, Sendable {
     public var positionMs: Int64
     /// e.g. "playing", "paused", "stopped".
     public var state: String
-    /// e.g. "in-order", "repeat-all", "repeat-one", "shuffle".
+    /// The play flags: a preset's name ("in-order", "repeat-all", "repeat-one", "shuffle") or
+    /// the flags that are on ("random consume", "single-oneshot"); older records hold presets only.
     public var mode: String
     public var volume: Int
     /// The shuffle order (queue positions) and the shuffle history for `previous`.

@@ -155,7 +155,7 @@ public enum InputLatencyProbe {
     }
 
     /// A constant 44.1 kHz stereo S16 WAV (a level where any volume change shows).
-    static func writeFlatWAV(path: String, seconds: Int) throws {
+    public static func writeFlatWAV(path: String, seconds: Int) throws {
         let frames = 44_100 * seconds
         var data = [UInt8]()
         data.reserveCapacity(44 + frames * 4)

@@ -207,11 +207,11 @@ public enum MPDCommands {
         "seek": Spec(permission: .control, min: 2, max: 2) { w, c in
             let position = try unsigned(c.arguments[0])
             guard position < w.machine.queue.count else { throw MPDError(.argument, "Bad song index") }
-            try seek(position: position, to: try songTime(c.arguments[1]), &w)
+            w.run(.seekEntry(index: position, ms: try songTime(c.arguments[1])))
         },
         "seekid": Spec(permission: .control, min: 2, max: 2) { w, c in
             let position = try position(ofID: try unsigned(c.arguments[0]), in: w)
-            try seek(position: position, to: try songTime(c.arguments[1]), &w)
+            w.run(.seekEntry(index: position, ms: try songTime(c.arguments[1])))
         },
         "seekcur": Spec(permission: .control, min: 1, max: 1) { w, c in
             let argument = c.arguments[0]
@@ -235,31 +235,25 @@ public enum MPDCommands {
             guard (-100...100).contains(value) else { throw MPDError(.argument, "Invalid volume value") }
             w.run(.changeVolume(value))
         },
+        // Each flag on its own, as MPD: the others stay as they are.
         "random": Spec(permission: .control, min: 1, max: 1) { w, c in
             let on = try boolean(c.arguments[0])
-            let mode = w.machine.mode
-            if on { w.run(.setMode(.shuffle)) } else if mode == .shuffle { w.run(.setMode(.repeatAll)) }
+            setOption(&w) { $0.random = on }
         },
         "repeat": Spec(permission: .control, min: 1, max: 1) { w, c in
             let on = try boolean(c.arguments[0])
-            let mode = w.machine.mode
-            if on {
-                if mode == .inOrder { w.run(.setMode(.repeatAll)) }
-            } else if mode != .inOrder {
-                w.run(.setMode(.inOrder))
-            }
+            setOption(&w) { $0.repeat = on }
         },
         "single": Spec(permission: .control, min: 1, max: 1) { w, c in
-            if c.arguments[0] == "oneshot" { throw MPDError(.argument, "single oneshot is not supported") }
-            let on = try boolean(c.arguments[0])
-            let mode = w.machine.mode
-            if on { w.run(.setMode(.repeatOne)) } else if mode == .repeatOne { w.run(.setMode(.repeatAll)) }
-        },
-        "consume": Spec(permission: .control, min: 1, max: 1) { _, c in
-            let on = c.arguments[0] == "oneshot" ? true : try boolean(c.arguments[0])
-            if on {
-                throw MPDError(.argument, "consume mode is not supported")
+            guard let mode = SingleMode(rawValue: c.arguments[0]) else {
+                throw MPDError(.argument, "Unrecognized single mode, expected 0, 1, or oneshot")
             }
+            setOption(&w) { $0.single = mode }
+        },
+        "consume": Spec(permission: .control, min: 1, max: 1) { w, c in
+            // `consume oneshot` is MPD 0.24's; 0.23 wants a boolean.
+            let on = try boolean(c.arguments[0])
+            setOption(&w) { $0.consume = on }
         },
         "crossfade": Spec(permission: .control, min: 1, max: 1) { _, c in
             if try unsigned(c.arguments[0]) != 0 { throw MPDError(.argument, "crossfade is not supported") }
@@ -436,7 +430,8 @@ public enum MPDCommands {
           next / previous     go to the next / previous track
           seekcur 90 / +10 / -5   jump to a second, or move from here
           setvol 40           volume 0-100;  volume +5 / volume -5
-          random 0|1  repeat 0|1  single 0|1   the play mode
+          random 0|1  repeat 0|1  single 0|1|oneshot  consume 0|1   the play flags
+          mode [in-order|repeat-all|repeat-one|shuffle]   a preset of the flags
           playlistinfo        the queue
           add "folder/song.mp3"   add to the queue (a folder adds everything in it)
           delete POS  move FROM TO  clear  shuffle
@@ -455,14 +450,14 @@ public enum MPDCommands {
 
     static func status(_ w: inout MPDWorld, _ c: inout Call) {
         let machine = w.machine
-        let mode = machine.mode
+        let options = machine.options
         w.observer.refreshPlaylist(machine.queue)
         var r = MPDResponse()
         r.add("volume", machine.volume)
-        r.add("repeat", mode == .inOrder ? 0 : 1)
-        r.add("random", mode == .shuffle ? 1 : 0)
-        r.add("single", mode == .repeatOne ? 1 : 0)
-        r.add("consume", 0)
+        r.add("repeat", options.repeat ? 1 : 0)
+        r.add("random", options.random ? 1 : 0)
+        r.add("single", options.single.rawValue)
+        r.add("consume", options.consume ? 1 : 0)
         r.add("partition", "default")
         r.add("playlist", w.observer.playlistVersion)
         r.add("playlistlength", machine.queue.count)
@@ -480,7 +475,11 @@ public enum MPDCommands {
             }
             if let duration { r.add("duration", ReplyLine.seconds(duration)) }
             if machine.state != .stopped, let audio = w.host.audioFormat { r.add("audio", audio) }
-            if let next = machine.queue.following(), next < machine.queue.count {
+            // MPD's nextsong (playlist::GetNextPosition) leaves consume out: with single and
+            // repeat it names the current song, although consume then plays the next one.
+            var reported = options
+            reported.consume = false
+            if let next = machine.queue.following(with: reported), next < machine.queue.count {
                 r.add("nextsong", next)
                 r.add("nextsongid", machine.queue.entries[next])
             }
@@ -630,11 +629,11 @@ public enum MPDCommands {
         return index
     }
 
-    static func seek(position: Int, to ms: Int64, _ w: inout MPDWorld) throws {
-        if position != w.machine.queue.currentIndex || w.machine.state == .stopped {
-            w.run(.play(index: position))
-        }
-        w.run(.seek(.absolute(ms: ms)))
+    /// Changes one play flag, keeping the others.
+    static func setOption(_ w: inout MPDWorld, _ change: (inout PlayOptions) -> Void) {
+        var options = w.machine.options
+        change(&options)
+        w.run(.setOptions(options))
     }
 
     static func insertPosition(_ argument: String, in w: MPDWorld) throws -> Int {
