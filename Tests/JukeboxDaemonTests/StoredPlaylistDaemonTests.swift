@@ -119,8 +119,8 @@ import Testing
         ack(lambda: c.playlistclear("nosuch"), "[50@0] {playlistclear} No such playlist")
         ack(lambda: c.rm("nosuch"), "[50@0] {rm} No such playlist")
 
-        # Every change wakes a client idling on stored_playlist.
-        w = mpd.MPDClient(); w.timeout = 10; w.connect("127.0.0.1", port)
+        # Every change wakes a client idling on stored_playlist (a missed one times out).
+        w = mpd.MPDClient(); w.timeout = 10; w.idletimeout = 5; w.connect("127.0.0.1", port)
         for change in [lambda: c.save("x"), lambda: c.playlistadd("x", "01 Morning Light.mp3"),
                        lambda: c.playlistmove("x", 0, 3), lambda: c.playlistdelete("x", 0),
                        lambda: c.playlistclear("x"), lambda: c.rename("x", "y"), lambda: c.rm("y")]:
