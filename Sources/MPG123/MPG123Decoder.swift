@@ -43,7 +43,7 @@ private enum Library {
 /// (mpg123_close + mpg123_delete in `deinit`) and of the buffered reader it reads the file
 /// through (freed after the handle). Not thread-safe: one thread at a time.
 public final class MPG123Decoder {
-    private let handle: OpaquePointer
+    let handle: OpaquePointer
     private let reader: UnsafeMutablePointer<jb_mpg123_reader>
     public let path: String
     public private(set) var format: MPG123Format
