@@ -1,4 +1,5 @@
 import Glibc
+import JukeboxCore
 import JukeboxStore
 import LinuxSupport
 import Logging
@@ -107,8 +108,8 @@ final class ProbeCounter: Sendable {
 }
 
 /// A fake media probe over plain files: an empty file is "not an MPEG audio file (0 bytes)",
-/// a file starting with "BAD" throws its remaining text, "TAG title|artist|album|track|ms"
-/// gives those tags, anything else is untagged.
+/// a file starting with "BAD" throws its remaining text, "TAG title|artist|album|track|ms|Name=value;..."
+/// gives those tags (and the format 44100:16:2), anything else is untagged.
 func fakeProbe(counter: ProbeCounter? = nil) -> @Sendable (String) throws -> ProbedTags {
     { path in
         _ = counter?.increment()
@@ -121,7 +122,13 @@ func fakeProbe(counter: ProbeCounter? = nil) -> @Sendable (String) throws -> Pro
         return ProbedTags(
             title: fields[0], artist: fields.count > 1 ? fields[1] : nil, album: fields.count > 2 ? fields[2] : nil,
             trackNumber: fields.count > 3 ? Int(fields[3]) : nil,
-            durationMs: fields.count > 4 ? Int64(fields[4]) : nil)
+            durationMs: fields.count > 4 ? Int64(fields[4]) : nil,
+            tags: fields.count > 5
+                ? fields[5].split(separator: ";").map {
+                    let pair = $0.split(separator: "=", maxSplits: 1)
+                    return TrackTag(TagName(rawValue: String(pair[0]))!, String(pair[1]))
+                } : [],
+            format: "44100:16:2")
     }
 }
 
