@@ -20,7 +20,7 @@ public struct ID3TextFrame: Sendable, Equatable {
 }
 
 extension MPG123Decoder {
-    /// Every ID3v2 text, comment and TXXX frame in file order per kind, then, when the file
+    /// Every ID3v2 text, comment, TXXX and UFID frame in file order per kind, then, when the file
     /// has no ID3v2 tag, the ID3v1 year, comment and genre (as `TYER`, `COMM`, `TCON` with
     /// the genre number in parentheses). The corresponding C function is mpg123_id3.
     public func textFrames() -> [ID3TextFrame] {
@@ -42,6 +42,7 @@ extension MPG123Decoder {
             append(v2.text, Int(v2.texts))
             append(v2.comment_list, Int(v2.comments))
             append(v2.extra, Int(v2.extras))
+            frames += uniqueFileIdentifiers()
         }
         if frames.isEmpty, let v1 = v1?.pointee, withUnsafeBytes(of: v1.tag, { Array($0) }) == Array("TAG".utf8) {
             let year = Self.latin1(v1.year)
@@ -53,6 +54,40 @@ extension MPG123Decoder {
             if v1.genre != 255 { frames.append(ID3TextFrame(id: "TCON", text: "(\(v1.genre))")) }
         }
         return frames
+    }
+
+    /// The `UFID` frames of the ID3v2 tag at the start of the file (libmpg123 skips them), as
+    /// owner (in `description`) and identifier. Read from the file: the tag header, then the
+    /// frames until padding; a tag with unsynchronisation or an extended header is not walked.
+    func uniqueFileIdentifiers() -> [ID3TextFrame] {
+        var header = [UInt8](repeating: 0, count: 10)
+        guard jb_mpg123_reader_peek(reader, 0, &header, 10) == 10, header.starts(with: Array("ID3".utf8)),
+            header[5] & 0xC0 == 0
+        else { return [] }
+        let version = header[3]
+        let size = header[6...9].reduce(0) { $0 << 7 | Int($1 & 0x7F) }
+        guard (2...4).contains(version), size <= 1 << 20 else { return [] }
+        var tag = [UInt8](repeating: 0, count: size)
+        guard jb_mpg123_reader_peek(reader, 10, &tag, size) == Int64(size) else { return [] }
+        let idLength = version == 2 ? 3 : 4
+        let headerLength = version == 2 ? 6 : 10
+        var found: [ID3TextFrame] = []
+        var at = 0
+        while at + headerLength <= tag.count, tag[at] != 0 {
+            let sizeBytes = tag[(at + idLength)..<(at + idLength + (version == 2 ? 3 : 4))]
+            let frameSize = sizeBytes.reduce(0) { version == 4 ? $0 << 7 | Int($1 & 0x7F) : $0 << 8 | Int($1) }
+            let body = at + headerLength
+            guard frameSize >= 0, body + frameSize <= tag.count else { break }
+            let id = String(decoding: tag[at..<(at + idLength)], as: UTF8.self)
+            if id == "UFID" || id == "UFI", let nul = tag[body..<(body + frameSize)].firstIndex(of: 0) {
+                found.append(
+                    ID3TextFrame(
+                        id: id, description: String(decoding: tag[body..<nul], as: UTF8.self),
+                        text: String(decoding: tag[(nul + 1)..<(body + frameSize)], as: UTF8.self)))
+            }
+            at = body + frameSize
+        }
+        return found
     }
 
     /// The whole `mpg123_string` (its NULs between several strings kept, the final one dropped).

@@ -44,7 +44,7 @@ private enum Library {
 /// through (freed after the handle). Not thread-safe: one thread at a time.
 public final class MPG123Decoder {
     let handle: OpaquePointer
-    private let reader: UnsafeMutablePointer<jb_mpg123_reader>
+    let reader: UnsafeMutablePointer<jb_mpg123_reader>
     public let path: String
     public private(set) var format: MPG123Format
     /// Samples of the current MPEG frame not yet handed out (inside libmpg123's buffer, valid
