@@ -9,7 +9,6 @@
 // go to the pipeline as non-blocking requests that the output thread picks up within one
 // period.
 
-import CLinuxShims
 import Glibc
 import JukeboxAudio
 import JukeboxCore
@@ -58,16 +57,18 @@ final class Daemon {
         // own arena (jb-decode: mpg123's handles, jb-scan: its SQLite connection), and each
         // keeps its high-water mark resident: 150-200 kB while playing. Only the control
         // thread allocates often and jb-output never does, so there is no contention to avoid.
-        _ = jb_set_malloc_arena_max(1)
-        let signalFD = jb_termination_signalfd()
-        guard signalFD >= 0 else {
-            logger.critical("cannot set up signal handling: \(Errno.current("signalfd"))")
+        ProcessSettings.limitMallocArenas(to: 1)
+        let signals: FileDescriptor
+        do {
+            signals = try TerminationSignals.open()
+        } catch {
+            logger.critical("cannot set up signal handling: \(error)")
             return 1
         }
         do {
             let daemon = try Daemon(
                 config: settings.config, forceStdinConsole: settings.forceStdinConsole,
-                signals: FileDescriptor(owning: signalFD), logger: logger, inputReplayFifo: inputReplayFifo)
+                signals: signals, logger: logger, inputReplayFifo: inputReplayFifo)
             return daemon.loop()
         } catch {
             logger.critical("cannot start: \(error)")
@@ -186,7 +187,7 @@ final class Daemon {
             }
             for readiness in ready {
                 if readiness.fd == signals.rawValue {
-                    let signal = jb_read_signal(signals.rawValue)
+                    let signal = (try? signals.readSignal()) ?? -1
                     logger.info("received signal \(signal); saving state and stopping")
                     stopping = true
                 } else if readiness.fd == wakeup.fd.rawValue {

@@ -3,7 +3,6 @@
 // every 50 ms (20 Hz) and only when the rows change; drivers send only the cells that
 // changed. It never touches audio: a slow display costs display frames, not samples.
 
-import CLinuxShims
 import Glibc
 import JukeboxCore
 import JukeboxDisplay
@@ -37,16 +36,17 @@ final class DisplayController {
         case .none:
             return nil
         case .terminal:
-            var fd: Int32 = isatty(2) == 1 ? 2 : isatty(1) == 1 ? 1 : 2
+            var output = FileDescriptor.standardError
+            if !output.isTerminal && FileDescriptor.standardOutput.isTerminal { output = .standardOutput }
             if !d.device.isEmpty {
-                fd = jb_open(d.device, O_WRONLY | O_NOCTTY | O_CLOEXEC, 0)
-                if fd < 0 {
-                    logger.error(
-                        "display: cannot open \(d.device): \(Errno.current("open")); going on without a display")
+                do {
+                    output = try FileDescriptor(path: d.device, flags: O_WRONLY | O_NOCTTY)
+                } catch {
+                    logger.error("display: cannot open \(d.device): \(error.summary); going on without a display")
                     return nil
                 }
             }
-            driver = CharacterScreen(display: TerminalDisplay(fd: fd, columns: d.columns, rows: d.rows))
+            driver = CharacterScreen(display: TerminalDisplay(output: output, columns: d.columns, rows: d.rows))
         default:
             driver = DisplayDrivers.open(config: d, logger: logger)
         }

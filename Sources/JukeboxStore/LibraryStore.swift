@@ -74,11 +74,15 @@ public final class LibraryStore {
     /// Renames `path` and its companion files to the first free `<path>.damaged-<n>`.
     static func moveAside(_ path: String) throws(Errno) -> String {
         var n = 1
-        while access("\(path).damaged-\(n)", F_OK) == 0 { n += 1 }
+        while FileSystem.exists("\(path).damaged-\(n)") { n += 1 }
         let target = "\(path).damaged-\(n)"
-        if rename(path, target) != 0 { throw Errno.current("rename", path: path) }
-        for suffix in ["-wal", "-shm", PositionJournal.suffix] where rename(path + suffix, target + suffix) != 0 {
-            if errno != ENOENT { throw Errno.current("rename", path: path + suffix) }
+        try FileSystem.rename(path, to: target)
+        for suffix in ["-wal", "-shm", PositionJournal.suffix] {
+            do {
+                try FileSystem.rename(path + suffix, to: target + suffix)
+            } catch {
+                if error.code != ENOENT { throw error }
+            }
         }
         try? FileDescriptor.syncFolder(containing: path)  // the new database starts under the old name
         return target
@@ -292,6 +296,6 @@ func makeParentDirectories(of path: String) throws(Errno) {
     var current = ""
     for component in path[..<slash].split(separator: "/", omittingEmptySubsequences: true) {
         current += (current.isEmpty && !path.hasPrefix("/") ? "" : "/") + component
-        if mkdir(current, 0o755) != 0 && errno != EEXIST { throw Errno.current("mkdir", path: current) }
+        try FileSystem.makeDirectory(current)
     }
 }

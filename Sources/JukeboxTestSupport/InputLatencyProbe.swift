@@ -42,7 +42,7 @@ public enum InputLatencyProbe {
         defer { sink.stop() }
         let fifo = directory + "/edges.fifo"
         unlink(fifo)
-        guard mkfifo(fifo, 0o600) == 0 else { throw Errno.current("mkfifo", path: fifo) }
+        try FileSystem.makeFIFO(fifo)
         let config = directory + "/jukebox.toml"
         try """
         music_dir = "music"
