@@ -57,23 +57,29 @@ def frame_body(fid: str, encoding: int, value: str) -> (str, bytes):
     return fid, bytes([encoding]) + joined
 
 
+def id3v2(version: int, frames: list) -> bytes:
+    """An ID3v2 tag of (frame id, body) pairs and 64 bytes of padding."""
+    data = b""
+    for fid, body in frames:
+        if version == 2:
+            data += fid.encode("ascii") + struct.pack(">I", len(body))[1:] + body
+        elif version == 3:
+            data += fid.encode("ascii") + struct.pack(">I", len(body)) + b"\x00\x00" + body
+        else:
+            data += fid.encode("ascii") + syncsafe(len(body)) + b"\x00\x00" + body
+    data += b"\x00" * 64
+    return b"ID3" + bytes([version, 0, 0]) + syncsafe(len(data)) + data
+
+
 def frames_tag(version: int, encoding: int, pairs: list) -> bytes:
-    frames = b""
+    frames = []
     for pair in pairs:
         fid, value = pair.split("=", 1)
-        fid, body = frame_body(fid, encoding, value)
-        if version == 2:
-            frames += fid.encode("ascii") + struct.pack(">I", len(body))[1:] + body
-        elif version == 3:
-            frames += fid.encode("ascii") + struct.pack(">I", len(body)) + b"\x00\x00" + body
-        else:
-            frames += fid.encode("ascii") + syncsafe(len(body)) + b"\x00\x00" + body
-    frames += b"\x00" * 64
-    return b"ID3" + bytes([version, 0, 0]) + syncsafe(len(frames)) + frames
+        frames.append(frame_body(fid, encoding, value))
+    return id3v2(version, frames)
 
 
 def v2_tag(kind: str, title: str, artist: str, album: str, track: str) -> bytes:
-    padding = 64
     if kind == "v22":
         ids, version, enc = ("TT2", "TP1", "TAL", "TRK"), 2, 0
     elif kind == "v23":
@@ -82,17 +88,7 @@ def v2_tag(kind: str, title: str, artist: str, album: str, track: str) -> bytes:
         ids, version, enc = ("TIT2", "TPE1", "TALB", "TRCK"), 4, 3
     else:
         raise ValueError(kind)
-    frames = b""
-    for fid, value in zip(ids, (title, artist, album, track)):
-        body = text_payload(enc, value)
-        if version == 2:
-            frames += fid.encode("ascii") + struct.pack(">I", len(body))[1:] + body
-        elif version == 3:
-            frames += fid.encode("ascii") + struct.pack(">I", len(body)) + b"\x00\x00" + body
-        else:
-            frames += fid.encode("ascii") + syncsafe(len(body)) + b"\x00\x00" + body
-    frames += b"\x00" * padding
-    return b"ID3" + bytes([version, 0, 0]) + syncsafe(len(frames)) + frames
+    return id3v2(version, [(fid, text_payload(enc, value)) for fid, value in zip(ids, (title, artist, album, track))])
 
 
 def v1_tag(title: str, artist: str, album: str, track: str) -> bytes:

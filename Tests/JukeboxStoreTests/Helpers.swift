@@ -3,6 +3,7 @@ import JukeboxCore
 import JukeboxStore
 import LinuxSupport
 import Logging
+import SQLite
 import Synchronization
 
 /// A fresh directory under /tmp, removed with everything in it when released.
@@ -145,4 +146,24 @@ func makeScanner(
 func milliseconds(_ duration: Duration) -> Double {
     let (seconds, attoseconds) = duration.components
     return Double(seconds) * 1000 + Double(attoseconds) / 1e15
+}
+
+/// A database as an older jukeboxd left it: schema `version` (1: before seek hints, 2: before
+/// tags), with the SQL `rows` run after the tables are made.
+func makeOldDatabase(at path: String, version: Int, rows: String) throws {
+    let raw = try Connection(path: path)
+    try raw.execute(
+        """
+        CREATE TABLE tracks (id INTEGER PRIMARY KEY AUTOINCREMENT, path TEXT NOT NULL UNIQUE,
+            size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL, title TEXT NOT NULL, artist TEXT, album TEXT,
+            track_no INTEGER, duration_ms INTEGER, lyric_path TEXT, problem TEXT, last_position_ms INTEGER);
+        CREATE TABLE queue (pos INTEGER PRIMARY KEY, track_id INTEGER NOT NULL);
+        CREATE TABLE playback (id INTEGER PRIMARY KEY CHECK (id = 1), queue_index INTEGER, track_id INTEGER,
+            position_ms INTEGER NOT NULL, state TEXT NOT NULL, mode TEXT NOT NULL, volume INTEGER NOT NULL,
+            shuffle_order BLOB, shuffle_history BLOB, rng_state BLOB, queue_version INTEGER NOT NULL,
+            journal_seq INTEGER NOT NULL DEFAULT 0);
+        \(version >= 2 ? "ALTER TABLE tracks ADD COLUMN last_position_hint BLOB;" : "")
+        \(rows)
+        PRAGMA user_version=\(version);
+        """)
 }

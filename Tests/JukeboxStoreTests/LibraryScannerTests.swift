@@ -52,26 +52,14 @@ import Testing
         setModificationTime(music + "/a.mp3", seconds: 1000)
         setModificationTime(music + "/bad.mp3", seconds: 1000)
         let database = dir.at("jukebox.sqlite")
-        do {
-            let raw = try Connection(path: database)
-            try raw.execute(
-                """
-                CREATE TABLE tracks (id INTEGER PRIMARY KEY AUTOINCREMENT, path TEXT NOT NULL UNIQUE,
-                    size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL, title TEXT NOT NULL, artist TEXT, album TEXT,
-                    track_no INTEGER, duration_ms INTEGER, lyric_path TEXT, problem TEXT, last_position_ms INTEGER,
-                    last_position_hint BLOB);
-                CREATE TABLE queue (pos INTEGER PRIMARY KEY, track_id INTEGER NOT NULL);
-                CREATE TABLE playback (id INTEGER PRIMARY KEY CHECK (id = 1), queue_index INTEGER, track_id INTEGER,
-                    position_ms INTEGER NOT NULL, state TEXT NOT NULL, mode TEXT NOT NULL, volume INTEGER NOT NULL,
-                    shuffle_order BLOB, shuffle_history BLOB, rng_state BLOB, queue_version INTEGER NOT NULL,
-                    journal_seq INTEGER NOT NULL DEFAULT 0);
+        try makeOldDatabase(
+            at: database, version: 2,
+            rows: """
                 INSERT INTO tracks(path, size, mtime_ns, title, artist, last_position_ms)
                     VALUES ('a.mp3', \(tagged.utf8.count), 1000000000000, 'T', 'A', 600000);
                 INSERT INTO tracks(path, size, mtime_ns, title, problem)
                     VALUES ('bad.mp3', 10, 1000000000000, 'bad', 'broken');
-                PRAGMA user_version=2;
                 """)
-        }
         let store = try LibraryStore.open(path: database, logger: quietLogger).store
         #expect(try Connection(path: database).scalarInt("PRAGMA user_version") == 3)
         #expect(try store.track(id: 1)?.tags == [])
