@@ -110,30 +110,36 @@ public struct MPDLibrary: Sendable, Equatable {
     }
 }
 
-/// The tags the jukebox knows, with MPD's names, in the order of MPD's `tagtypes`.
-public enum MPDTag: String, Sendable, Equatable, CaseIterable {
-    case artist = "Artist"
-    case album = "Album"
-    case albumArtist = "AlbumArtist"
-    case title = "Title"
-    case track = "Track"
-    case genre = "Genre"
-    case date = "Date"
-    case originalDate = "OriginalDate"
-    case composer = "Composer"
-    case performer = "Performer"
-    case conductor = "Conductor"
-    case comment = "Comment"
-    case disc = "Disc"
-    case musicBrainzArtistID = "MUSICBRAINZ_ARTISTID"
-    case musicBrainzAlbumID = "MUSICBRAINZ_ALBUMID"
-    case musicBrainzAlbumArtistID = "MUSICBRAINZ_ALBUMARTISTID"
-    case musicBrainzTrackID = "MUSICBRAINZ_TRACKID"
-    case musicBrainzReleaseTrackID = "MUSICBRAINZ_RELEASETRACKID"
+/// The tags the jukebox knows, with MPD's names: the four the library keeps as fields, and
+/// the others (`TagName`).
+public enum MPDTag: Sendable, Hashable, CustomStringConvertible {
+    case artist
+    case album
+    case title
+    case track
+    case other(TagName)
+
+    /// Every tag, in the order of MPD's `tagtypes`.
+    public static let allCases: [MPDTag] =
+        [.artist, .album, .other(.albumArtist), .title, .track]
+        + TagName.allCases.filter { $0 != .albumArtist }.map(MPDTag.other)
+
+    /// MPD's name.
+    public var rawValue: String {
+        switch self {
+        case .artist: "Artist"
+        case .album: "Album"
+        case .title: "Title"
+        case .track: "Track"
+        case .other(let name): name.rawValue
+        }
+    }
+
+    public var description: String { rawValue }
 
     /// Whether `tagtypes` and song blocks show it: MPD 0.23 hides Comment by default
     /// (`metadata_to_use`); filters still see it.
-    public var isShown: Bool { self != .comment }
+    public var isShown: Bool { self != .other(.comment) }
 
     /// The tag named `name` (case-insensitive, as MPD accepts).
     public init?(name: String) {
@@ -149,7 +155,7 @@ public enum MPDTag: String, Sendable, Equatable, CaseIterable {
         case .album: track.album.map { [$0] } ?? []
         case .title: track.title.map { [$0] } ?? []
         case .track: track.trackNumber.map { ["\($0)"] } ?? []
-        default: track.values(TagName(rawValue: rawValue)!)
+        case .other(let name): track.values(name)
         }
     }
 
@@ -157,7 +163,7 @@ public enum MPDTag: String, Sendable, Equatable, CaseIterable {
     /// as in MPD.
     public func matchValues(of track: TrackInfo) -> [String] {
         let own = values(of: track)
-        return own.isEmpty && self == .albumArtist ? MPDTag.artist.values(of: track) : own
+        return own.isEmpty && self == .other(.albumArtist) ? MPDTag.artist.values(of: track) : own
     }
 
     /// The first value filters see, for sorting and grouping ("" when missing).

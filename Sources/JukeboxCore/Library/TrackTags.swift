@@ -1,13 +1,13 @@
 /// The tags beyond title, artist, album and track number that MPD clients show and search,
-/// under MPD's names, in the order MPD's ID3 scanner reads them.
+/// under MPD's names, in the order of MPD's `tagtypes`.
 public enum TagName: String, CaseIterable, Sendable, Hashable {
     case albumArtist = "AlbumArtist"
+    case genre = "Genre"
     case date = "Date"
     case originalDate = "OriginalDate"
-    case genre = "Genre"
     case composer = "Composer"
-    case conductor = "Conductor"
     case performer = "Performer"
+    case conductor = "Conductor"
     case comment = "Comment"
     case disc = "Disc"
     case musicBrainzArtistID = "MUSICBRAINZ_ARTISTID"
@@ -84,9 +84,14 @@ public enum ID3TagMapping {
             default: break
             }
         }
-        return TagName.allCases.flatMap { name in (found[name] ?? []).map { TrackTag(name, $0) } } + musicBrainzIDs
+        return scanOrder.flatMap { name in (found[name] ?? []).map { TrackTag(name, $0) } } + musicBrainzIDs
             + trackIDs
     }
+
+    /// The order in which MPD's ID3 scanner reads the tags (and so lists them in a song).
+    static let scanOrder: [TagName] = [
+        .albumArtist, .date, .originalDate, .genre, .composer, .conductor, .performer, .comment, .disc,
+    ]
 
     /// The non-empty, trimmed strings of a frame (ID3v2.4 separates several with NUL).
     static func values(_ text: String) -> [String] {
