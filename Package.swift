@@ -64,14 +64,14 @@ let package = Package(
         .target(
             name: "JukeboxDisplay",
             dependencies: [
-                "JukeboxCore", "LinuxSupport", "CLinuxShims",
+                "JukeboxCore", "LinuxSupport",
                 .product(name: "Logging", package: "swift-log"),
             ]),
 
         .target(
             name: "JukeboxDevices",
             dependencies: [
-                "JukeboxCore", "MPDProtocol", "LinuxSupport", "GPIO", "CLinuxShims",
+                "JukeboxCore", "MPDProtocol", "LinuxSupport", "GPIO",
                 .product(name: "Logging", package: "swift-log"),
             ]),
 
@@ -80,7 +80,7 @@ let package = Package(
             name: "JukeboxDaemon",
             dependencies: [
                 "TOML", "JukeboxCore", "MPDProtocol", "JukeboxAudio", "JukeboxStore", "JukeboxDisplay",
-                "JukeboxDevices", "LinuxSupport", "CLinuxShims",
+                "JukeboxDevices", "LinuxSupport",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .executableTarget(name: "jukeboxd", dependencies: ["JukeboxDaemon"]),
@@ -92,7 +92,7 @@ let package = Package(
             ]),
 
         // MARK: tests
-        .target(name: "JukeboxTestSupport", dependencies: ["LinuxSupport", "CLinuxShims"]),
+        .target(name: "JukeboxTestSupport", dependencies: ["LinuxSupport"]),
         .testTarget(name: "TOMLTests", dependencies: ["TOML"]),
         .testTarget(name: "JukeboxCoreTests", dependencies: ["JukeboxCore", "TOML"]),
         .testTarget(name: "MPDProtocolTests", dependencies: ["MPDProtocol", "JukeboxCore"]),
@@ -100,18 +100,18 @@ let package = Package(
         .testTarget(name: "GPIOTests", dependencies: ["GPIO", "LinuxSupport"]),
         .testTarget(
             name: "JukeboxAudioTests",
-            dependencies: ["JukeboxAudio", "ALSA", "MPG123", "JukeboxTestSupport"]),
+            dependencies: ["JukeboxAudio", "JukeboxCore", "ALSA", "MPG123", "LinuxSupport", "JukeboxTestSupport"]),
         .testTarget(
             name: "FormatWrapperTests", dependencies: ["FLAC", "Vorbis", "Opus", "JukeboxTestSupport"]),
         .testTarget(
             name: "JukeboxStoreTests",
             dependencies: [
-                "JukeboxStore", "SQLite", "LinuxSupport", "JukeboxTestSupport",
+                "JukeboxStore", "JukeboxCore", "SQLite", "LinuxSupport", "JukeboxTestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(
             name: "JukeboxDisplayTests",
-            dependencies: ["JukeboxDisplay", "JukeboxCore", "LinuxSupport", "CLinuxShims", "JukeboxTestSupport"],
+            dependencies: ["JukeboxDisplay", "JukeboxCore", "LinuxSupport", "JukeboxTestSupport"],
             exclude: ["Snapshots"]),
         .testTarget(
             name: "JukeboxDevicesTests",
@@ -121,7 +121,10 @@ let package = Package(
             ]),
         .testTarget(
             name: "JukeboxDaemonTests",
-            dependencies: ["JukeboxDaemon", "JukeboxCore", "JukeboxTestSupport", "SQLite"]),
+            dependencies: [
+                "JukeboxDaemon", "JukeboxCore", "JukeboxStore", "LinuxSupport", "JukeboxTestSupport", "SQLite",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
     ],
     swiftLanguageModes: [.v6]
 )
