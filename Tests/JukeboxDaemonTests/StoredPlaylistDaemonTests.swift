@@ -7,9 +7,6 @@ import Testing
 /// Stored playlists on the real daemon: mpc and python-mpd2 over TCP, `.m3u` files in the
 /// playlist folder, and the same command sequence answered as MPD 0.23 answers it.
 @Suite(.serialized) struct StoredPlaylistDaemonTests {
-    static let mpd = "/usr/bin/mpd"
-    static var hasMPD: Bool { FileManager.default.isExecutableFile(atPath: mpd) }
-
     /// A playlist as a desktop player writes it: `#EXTM3U`, `#EXTINF`, CRLF, an absolute path
     /// inside music_dir, and an entry whose file is gone.
     static func desktopPlaylist(musicDir: String) -> String {
@@ -58,10 +55,7 @@ import Testing
     @Test(.enabled(if: MPDDaemonTests.hasPythonMPD)) func pythonMPD2CoversEveryCommand() throws {
         let (harness, port) = try Self.start()
         defer { MPDDaemonTests.stop(harness) }
-        let script = harness.directory.file("playlists.py")
-        try Self.pythonScript.write(toFile: script, atomically: true, encoding: .utf8)
-        let result = try runTool(MPDDaemonTests.python, [script, "\(port)"], timeout: 30)
-        #expect(result.status == 0 && result.output.contains("PASS"), "\(result.output)\n\(harness.log)")
+        try MPDDaemonTests.expectPythonPasses(Self.pythonScript, harness, port: port)
     }
 
     static let pythonScript = """
@@ -134,48 +128,26 @@ import Testing
     /// The same command sequence (Tests/Tools/playlist_transcript.py) against the daemon and
     /// against MPD 0.23 on the same music and the same desktop playlist: the same answers,
     /// Last-Modified values and listplaylists' order aside.
-    @Test(.enabled(if: hasMPD && MPDDaemonTests.hasPythonMPD)) func answersAsMPDDoes() throws {
+    @Test(.enabled(if: ReferenceMPD.isInstalled && MPDDaemonTests.hasPythonMPD)) func answersAsMPDDoes() throws {
         let (harness, port) = try Self.start()
         defer { MPDDaemonTests.stop(harness) }
         let transcript = Fixtures.repoRoot + "/Tests/Tools/playlist_transcript.py"
 
-        let folder = harness.directory.file("mpd")
-        try FileManager.default.createDirectory(atPath: folder + "/playlists", withIntermediateDirectories: true)
+        let server = try ReferenceMPD(musicDir: harness.musicDir, directory: harness.directory.file("mpd"))
+        defer { server.stop() }
         try Self.desktopPlaylist(musicDir: harness.musicDir).write(
-            toFile: folder + "/playlists/desk.m3u", atomically: true, encoding: .utf8)
-        let mpdPort = freeTCPPort()
-        try """
-        music_directory "\(harness.musicDir)"
-        playlist_directory "\(folder)/playlists"
-        db_file "\(folder)/db"
-        log_file "\(folder)/log"
-        bind_to_address "127.0.0.1"
-        port "\(mpdPort)"
-        zeroconf_enabled "no"
-        audio_output {
-          type "null"
-          name "null"
-          mixer_type "none"
-        }
-        """.write(toFile: folder + "/mpd.conf", atomically: true, encoding: .utf8)
-        let server = try DaemonProcess(executable: Self.mpd, arguments: ["--no-daemon", folder + "/mpd.conf"])
-        defer {
-            _ = server.kill(SIGTERM)
-            _ = server.waitForExit(timeout: .seconds(5))
-        }
-        // MPD answers before its first database update is done: wait until it knows the tracks.
+            toFile: server.playlists + "/desk.m3u", atomically: true, encoding: .utf8)
+        // MPD's database starts empty (auto_update off).
+        let reference = try MPDTestClient(port: server.port)
+        _ = reference.command("update")
         let end = deadline(.seconds(20))
-        var songs = 0
-        while songs < 3, MonotonicClock.nanoseconds() < end {
-            if let client = try? MPDTestClient(port: mpdPort) {
-                songs = Int(client.fields("stats")["songs"] ?? "") ?? 0
-            }
-            if songs < 3 { sleepMilliseconds(20) }
+        while reference.fields("status")["updating_db"] != nil || reference.fields("stats")["songs"] != "3" {
+            try #require(MonotonicClock.nanoseconds() < end, "MPD did not scan the music")
+            sleepMilliseconds(10)
         }
-        #expect(songs == 3, "MPD did not scan the music")
 
         let ours = try runTool(MPDDaemonTests.python, [transcript, "\(port)"], timeout: 30)
-        let theirs = try runTool(MPDDaemonTests.python, [transcript, "\(mpdPort)"], timeout: 30)
+        let theirs = try runTool(MPDDaemonTests.python, [transcript, "\(server.port)"], timeout: 30)
         #expect(ours.status == 0 && theirs.status == 0, "\(ours.output)\n\(theirs.output)")
         let ourLines = ours.output.split(separator: "\n", omittingEmptySubsequences: false)
         let theirLines = theirs.output.split(separator: "\n", omittingEmptySubsequences: false)
