@@ -51,7 +51,7 @@ extension MPDCommands {
     static func printPlaylists(_ playlists: [MPDStoredPlaylist], into r: inout MPDResponse) {
         for playlist in playlists.sorted(by: { $0.name < $1.name }) {
             r.add("playlist", playlist.name)
-            r.add("Last-Modified", iso8601(playlist.modified))
+            r.add("Last-Modified", ISO8601.utc(playlist.modified))
         }
     }
 
@@ -212,24 +212,5 @@ extension MPDCommands {
             throw MPDError(.argument, "Malformed range: \(text)")
         }
         return range
-    }
-
-    /// Unix seconds as MPD prints times (`2024-03-01T12:00:00Z`).
-    static func iso8601(_ seconds: Int64) -> String {
-        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
-        let secondOfDay = seconds - days * 86_400
-        // Howard Hinnant's civil_from_days.
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let shiftedMonth = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * shiftedMonth + 2) / 5 + 1
-        let month = shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        func two(_ value: Int64) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        return "\(year)-\(two(month))-\(two(day))T\(two(secondOfDay / 3600)):\(two(secondOfDay / 60 % 60)):"
-            + "\(two(secondOfDay % 60))Z"
     }
 }

@@ -159,12 +159,4 @@ final class MemoryPlaylists: MPDPlaylistFolder {
         var bare = MPDProtocolTests.world()
         #expect(Self.run("save mix", &bare) == "ACK [5@0] {save} Stored playlists are disabled\n")
     }
-
-    @Test(arguments: [
-        (Int64(0), "1970-01-01T00:00:00Z"), (951_782_400, "2000-02-29T00:00:00Z"),
-        (1_700_000_001, "2023-11-14T22:13:21Z"), (-1, "1969-12-31T23:59:59Z"),
-    ])
-    func lastModifiedIsISO8601(seconds: Int64, text: String) {
-        #expect(MPDCommands.iso8601(seconds) == text)
-    }
 }
