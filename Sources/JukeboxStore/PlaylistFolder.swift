@@ -25,8 +25,8 @@ public struct PlaylistFolder: Sendable {
         if mkdir(path, 0o755) != 0, errno != EEXIST { throw Errno.current("mkdir", path: path) }
     }
 
-    /// Every playlist (a regular `*.m3u` file not starting with ".") with its modification
-    /// time in Unix seconds, by name.
+    /// Every playlist (a regular `NAME.m3u` file) with its modification time in Unix seconds,
+    /// by name.
     public func list() throws(Errno) -> [(name: String, modified: Int64)] {
         guard let dir = opendir(path) else { throw Errno.current("opendir", path: path) }
         defer { closedir(dir) }
@@ -37,7 +37,8 @@ public struct PlaylistFolder: Sendable {
                     String(validatingCString: $0)
                 }
             }
-            guard let fileName, fileName.hasSuffix(Self.suffix), !fileName.hasPrefix("."),
+            // As MPD: no empty name (a file called ".m3u"), no line breaks.
+            guard let fileName, fileName.hasSuffix(Self.suffix), fileName != Self.suffix,
                 !fileName.contains("\n"), !fileName.contains("\r")
             else { continue }
             var info = stat()

@@ -26,10 +26,11 @@ import Testing
         #expect(try Self.text(dir.at("playlists/mix.m3u")) == "Ann/01 Alpha.mp3\nCafé.mp3\n")
         #expect(try folder.entries(of: "mix") == ["Ann/01 Alpha.mp3", "Café.mp3"])
         setModificationTime(dir.at("playlists/mix.m3u"), seconds: 1_700_000_000)
-        // Not playlists: other files, hidden files, folders named like one.
+        // Not playlists: other files, a nameless one, folders named like one, a write in progress.
         writeFile(dir.at("playlists/notes.txt"), "x")
-        writeFile(dir.at("playlists/.hidden.m3u"), "x")
+        writeFile(dir.at("playlists/.m3u"), "x")
         makeDirectories(dir.at("playlists/folder.m3u"))
+        _ = try folder.writeTemporary("mix", entries: [])
         let listed = try folder.list()
         #expect(listed.map(\.name) == ["mix"] && listed.map(\.modified) == [1_700_000_000])
         #expect(try folder.rename("mix", to: "Road trip"))
