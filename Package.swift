@@ -4,7 +4,7 @@ import PackageDescription
 // Layers (dependencies point inward only; each target lists every module it imports):
 //   C* system libraries  <-  wrappers (LinuxSupport, ALSA, MPG123, SQLite, GPIO)
 //   pure Swift, the standard library only:  TOML  <-  JukeboxCore  <-  MPDProtocol
-//     (JukeboxCore has a folder per subsystem: Player, Resume, Config, Input, Lyrics, Screen)
+//     (JukeboxCore has a folder per subsystem: Player, Resume, Config, Input, Lyrics, Screen, Playlists)
 //   adapters (JukeboxAudio, JukeboxStore, JukeboxDisplay, JukeboxDevices)  ->  wrappers + the pure core
 //   JukeboxDaemon (wiring, control loop)  ->  everything;  jukeboxd = main.swift only
 // See docs/ARCHITECTURE.md for the graph.

@@ -80,10 +80,20 @@ import Testing
     @Test(.enabled(if: hasPythonMPD)) func pythonMPD2DrivesTheDaemon() throws {
         let (harness, port) = try Self.start()
         defer { Self.stop(harness) }
-        let script = harness.directory.file("client.py")
-        try Self.pythonScript.write(toFile: script, atomically: true, encoding: .utf8)
-        let result = try runTool(Self.python, [script, "\(port)"], timeout: .seconds(30))
-        #expect(result.status == 0 && result.output.contains("PASS"), "\(result.output)\n\(harness.log)")
+        try Self.expectPythonPasses(Self.pythonScript, harness, port: port)
+    }
+
+    /// Runs a python-mpd2 script against the daemon on `port`; the script prints PASS when
+    /// every assert in it held.
+    static func expectPythonPasses(
+        _ script: String, _ harness: DaemonHarness, port: Int, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        let path = harness.directory.file("client.py")
+        try script.write(toFile: path, atomically: true, encoding: .utf8)
+        let result = try runTool(python, [path, "\(port)"], timeout: .seconds(30))
+        #expect(
+            result.status == 0 && result.output.contains("PASS"), "\(result.output)\n\(harness.log)",
+            sourceLocation: sourceLocation)
     }
 
     static let pythonScript = """

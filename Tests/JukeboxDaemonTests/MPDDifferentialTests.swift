@@ -9,15 +9,14 @@ import Testing
 /// play flags, the state and the current song from `status`, and the queue, compared after
 /// every step. A small differential run that the larger one (every command family) grows from.
 @Suite(.serialized) struct MPDDifferentialTests {
-    static let mpdBinary = "/usr/bin/mpd"
-    static var hasMPD: Bool { FileManager.default.isExecutableFile(atPath: mpdBinary) }
+    static var hasMPD: Bool { ReferenceMPD.isInstalled }
     /// The compared `status` fields (timing fields and ids differ by design).
     static let statusFields = ["repeat", "random", "single", "consume", "state", "song", "nextsong", "playlistlength"]
 
     /// Both servers over one library of four 1-second WAVs (`01 a.wav` ... `04 d.wav`).
     final class Servers {
         let harness: DaemonHarness
-        let mpd: DaemonProcess
+        let mpd: ReferenceMPD
         let jukebox: MPDTestClient
         let reference: MPDTestClient
         /// Per step: the line, and whether both answered the same.
@@ -35,29 +34,10 @@ import Testing
             guard process.waitForLine(matching: "MPD protocol on", on: .stderr) != nil else {
                 throw TestFailure("jukeboxd did not listen: \(harness.log)")
             }
-            let mpdPort = freeLoopbackPort()
-            let dir = harness.directory.file("mpd")
-            try FileManager.default.createDirectory(atPath: dir + "/playlists", withIntermediateDirectories: true)
-            try """
-            music_directory    "\(harness.musicDir)"
-            playlist_directory "\(dir)/playlists"
-            db_file            "\(dir)/db"
-            log_file           "\(dir)/log"
-            bind_to_address    "127.0.0.1"
-            port               "\(mpdPort)"
-            auto_update        "no"
-            zeroconf_enabled   "no"
-            audio_output {
-              type       "null"
-              name       "null"
-              sync       "yes"
-              mixer_type "none"
-            }
-            """.write(toFile: dir + "/mpd.conf", atomically: true, encoding: .utf8)
-            mpd = try DaemonProcess(
-                executable: MPDDifferentialTests.mpdBinary, arguments: ["--no-daemon", dir + "/mpd.conf"])
+            mpd = try ReferenceMPD(
+                musicDir: harness.musicDir, directory: harness.directory.file("mpd"), output: "sync \"yes\"")
             jukebox = try MPDTestClient(port: port)
-            reference = try MPDTestClient(port: mpdPort)
+            reference = try MPDTestClient(port: mpd.port)
             guard reference.greeting.hasPrefix("OK MPD 0.23") else {
                 throw TestFailure("not MPD 0.23: \(reference.greeting)")
             }
@@ -72,8 +52,7 @@ import Testing
         }
 
         deinit {
-            mpd.kill(SIGTERM)
-            _ = mpd.waitForExit(timeout: .seconds(5))
+            mpd.stop()
             harness.process?.kill(SIGTERM)
             _ = harness.process?.waitForExit(timeout: .seconds(5))
         }

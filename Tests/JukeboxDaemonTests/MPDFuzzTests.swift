@@ -18,6 +18,8 @@ import Testing
         "seekid", "seekcur", "move", "moveid", "shuffle", "ping", "commands", "notcommands", "tagtypes", "outputs",
         "stats", "idle", "noidle", "command_list_begin", "command_list_ok_begin", "command_list_end", "password",
         "replay_gain_status", "decoders", "urlhandlers", "help", "lyrics", "playlist", "frobnicate", "Status", "x_y",
+        "save", "listplaylists", "listplaylist", "listplaylistinfo", "playlistadd", "playlistclear", "playlistdelete",
+        "playlistmove", "rename", "rm",
     ]
     static let fragments = [
         "0", "1", "-1", "99999999999999999999", "0:", ":", "1:0", "+5", "-5", "3.5", "nan", "\"", "\"\"", "\"a b\"",
