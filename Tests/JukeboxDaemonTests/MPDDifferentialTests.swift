@@ -27,7 +27,7 @@ import Testing
             defer { source.remove() }
             let names = ["01 a.wav", "02 b.wav", "03 c.wav", "04 d.wav"]
             for name in names { try InputLatencyProbe.writeFlatWAV(path: source.file(name), seconds: 1) }
-            let port = freeTCPPort()
+            let port = freeLoopbackPort()
             harness = try DaemonHarness(
                 tracks: names.map { source.file($0) }, configExtra: "[network]\nport = \(port)", onStart: "off")
             let process = try harness.start()
@@ -113,13 +113,10 @@ import Testing
         init(_ description: String) { self.description = description }
     }
 
-    /// Polls `condition` every 20 ms until it holds, for at most `seconds`.
+    /// Polls `condition` every 20 ms until it holds; throws naming `what` after `seconds`.
     static func waitUntil(_ what: String, seconds: Double = 15, _ condition: () -> Bool) throws {
-        let end = deadline(.milliseconds(Int(seconds * 1000)))
-        while !condition() {
-            guard MonotonicClock.nanoseconds() < end else { throw TestFailure("timed out: \(what)") }
-            MonotonicClock.sleep(nanoseconds: 20_000_000)
-        }
+        guard JukeboxTestSupport.waitUntil(timeout: .seconds(seconds), pollingEvery: .milliseconds(20), condition)
+        else { throw TestFailure("timed out: \(what)") }
     }
 
     /// Toggling repeat, random, single and consume in several orders, as ncmpcpp's r/z/y

@@ -61,7 +61,7 @@ import Testing
     func tagCommandsAnswerAsMPD() throws {
         let harness = try DaemonHarness(tracks: [], configExtra: "", onStart: "off", mode: "in-order")
         try Fixtures.makeTagLibrary(in: harness.musicDir)
-        let jukeboxPort = freeTCPPort()
+        let jukeboxPort = freeLoopbackPort()
         try "\n[network]\nport = \(jukeboxPort)\n".appendLine(to: harness.configPath)
         let daemon = try harness.start()
         #expect(daemon.waitForLine(matching: "library scan of", on: .stderr) != nil, "\(harness.log)")
@@ -79,11 +79,10 @@ import Testing
         let jukebox = try MPDTestClient(port: jukeboxPort)
         #expect(reference.greeting.hasPrefix("OK MPD 0.23"))
         _ = reference.command("update")
-        let end = deadline(.seconds(30))
-        while reference.fields("status")["updating_db"] != nil || reference.fields("stats")["songs"] != "9" {
-            try #require(MonotonicClock.nanoseconds() < end, "MPD did not finish its update")
-            MonotonicClock.sleep(nanoseconds: 10_000_000)
+        let updated = waitUntil(timeout: .seconds(30), pollingEvery: .milliseconds(10)) {
+            reference.fields("status")["updating_db"] == nil && reference.fields("stats")["songs"] == "9"
         }
+        try #require(updated, "MPD did not finish its update")
         #expect(jukebox.fields("stats")["songs"] == "9")
 
         var same = 0
@@ -93,9 +92,8 @@ import Testing
             let answered = Reply(jukebox.command(command), sorted: command.contains(" sort "))
             if command.hasPrefix("play ") {
                 // Both play; wait until MPD reports it, so currentsong has a song.
-                let until = deadline(.seconds(5))
-                while reference.fields("status")["state"] != "play", MonotonicClock.nanoseconds() < until {
-                    MonotonicClock.sleep(nanoseconds: 10_000_000)
+                waitUntil(timeout: .seconds(5), pollingEvery: .milliseconds(10)) {
+                    reference.fields("status")["state"] == "play"
                 }
             }
             if expected == answered {

@@ -16,7 +16,7 @@ final class ReferenceMPD {
 
     /// `output` adds lines to the null `audio_output` block, `extra` to the config's top level.
     init(musicDir: String, directory: String, output: String = "", extra: String = "") throws {
-        port = freeTCPPort()
+        port = freeLoopbackPort()
         playlists = directory + "/playlists"
         try FileManager.default.createDirectory(atPath: playlists, withIntermediateDirectories: true)
         try """

@@ -140,14 +140,13 @@ import Testing
         // MPD's database starts empty (auto_update off).
         let reference = try MPDTestClient(port: server.port)
         _ = reference.command("update")
-        let end = deadline(.seconds(20))
-        while reference.fields("status")["updating_db"] != nil || reference.fields("stats")["songs"] != "3" {
-            try #require(MonotonicClock.nanoseconds() < end, "MPD did not scan the music")
-            sleepMilliseconds(10)
+        let scanned = waitUntil(timeout: .seconds(20), pollingEvery: .milliseconds(10)) {
+            reference.fields("status")["updating_db"] == nil && reference.fields("stats")["songs"] == "3"
         }
+        try #require(scanned, "MPD did not scan the music")
 
-        let ours = try runTool(MPDDaemonTests.python, [transcript, "\(port)"], timeout: 30)
-        let theirs = try runTool(MPDDaemonTests.python, [transcript, "\(server.port)"], timeout: 30)
+        let ours = try runTool(MPDDaemonTests.python, [transcript, "\(port)"], timeout: .seconds(30))
+        let theirs = try runTool(MPDDaemonTests.python, [transcript, "\(server.port)"], timeout: .seconds(30))
         #expect(ours.status == 0 && theirs.status == 0, "\(ours.output)\n\(theirs.output)")
         let ourLines = ours.output.split(separator: "\n", omittingEmptySubsequences: false)
         let theirLines = theirs.output.split(separator: "\n", omittingEmptySubsequences: false)
