@@ -41,7 +41,8 @@ extension TrackRecord {
     var info: TrackInfo {
         TrackInfo(
             id: id, path: path, title: title, artist: artist, album: album, trackNumber: trackNumber,
-            durationMs: durationMs, lyricPath: lyricPath)
+            durationMs: durationMs, lyricPath: lyricPath, tags: tags, format: format,
+            modifiedSeconds: mtimeNs / 1_000_000_000)
     }
 }
 

@@ -91,14 +91,16 @@ public final class LibraryStore {
     // MARK: tracks
 
     static let trackColumns =
-        "id, path, size, mtime_ns, title, artist, album, track_no, duration_ms, lyric_path, problem, last_position_ms"
+        "id, path, size, mtime_ns, title, artist, album, track_no, duration_ms, lyric_path, problem, last_position_ms,"
+        + " tags, format"
 
     static func track(from row: Statement) -> TrackRecord {
         TrackRecord(
             id: row.int64(at: 0), path: row.string(at: 1) ?? "", size: row.int64(at: 2), mtimeNs: row.int64(at: 3),
             title: row.string(at: 4) ?? "", artist: row.string(at: 5), album: row.string(at: 6),
             trackNumber: row.optionalInt(at: 7), durationMs: row.optionalInt64(at: 8), lyricPath: row.string(at: 9),
-            problem: row.string(at: 10), lastPositionMs: row.optionalInt64(at: 11))
+            problem: row.string(at: 10), lastPositionMs: row.optionalInt64(at: 11),
+            tags: TagText.decode(row.string(at: 12)), format: row.string(at: 13))
     }
 
     private func fetchTracks(_ sql: String, bind: (Statement) throws -> Void = { _ in }) throws -> [TrackRecord] {

@@ -124,10 +124,9 @@ public enum MPDCommands {
             c.response.add("mime_type", "audio/wav")
         },
         "urlhandlers": Spec(permission: .read, min: 0, max: 0) { _, _ in },
-        "listplaylists": Spec(permission: .read, min: 0, max: 0) { _, _ in },
         "tagtypes": Spec(permission: [], min: 0, max: -1) { _, c in
             if c.arguments.isEmpty {
-                for tag in MPDTag.allCases { c.response.add("tagtype", tag.rawValue) }
+                for tag in MPDTag.allCases where tag.isShown { c.response.add("tagtype", tag.rawValue) }
             } else if !["all", "clear", "enable", "disable"].contains(c.arguments[0]) {
                 throw MPDError(.argument, "Unknown sub command")
             }
@@ -369,6 +368,7 @@ public enum MPDCommands {
             guard w.library.isFolder(uri) else { throw MPDError(.noExist, "No such directory") }
             for folder in w.library.subfolders(of: uri) { c.response.add("directory", folder) }
             for track in w.library.files(in: uri) { song(track, into: &c.response) }
+            if uri.isEmpty { rootPlaylists(&w, &c) }
         },
         "listall": Spec(permission: .read, min: 0, max: 1) { w, c in
             try listAll(c.arguments.first ?? "", info: false, &w, &c)
@@ -378,15 +378,23 @@ public enum MPDCommands {
         },
         "find": Spec(permission: .read, min: 1, max: -1) { w, c in try find(exact: true, &w, &c) },
         "search": Spec(permission: .read, min: 1, max: -1) { w, c in try find(exact: false, &w, &c) },
-        "count": Spec(permission: .read, min: 1, max: -1) { w, c in
-            let (filter, _) = try MPDFilter.parse(c.arguments, exact: true)
-            let found = w.library.tracks.filter(filter.matches)
-            c.response.add("songs", found.count)
-            c.response.add("playtime", found.reduce(Int64(0)) { $0 + ($1.durationMs ?? 0) } / 1000)
-        },
+        "count": Spec(permission: .read, min: 1, max: -1) { w, c in try count(&w, &c) },
         "list": Spec(permission: .read, min: 1, max: -1) { w, c in try list(&w, &c) },
         "update": Spec(permission: .control, min: 0, max: 1) { w, c in try update(&w, &c) },
         "rescan": Spec(permission: .control, min: 0, max: 1) { w, c in try update(&w, &c) },
+
+        // stored playlists (MPDStoredPlaylists.swift)
+        "listplaylists": Spec(permission: .read, min: 0, max: 0) { w, c in try listPlaylists(&w, &c) },
+        "listplaylist": Spec(permission: .read, min: 1, max: 1) { w, c in try listPlaylist(&w, &c) },
+        "listplaylistinfo": Spec(permission: .read, min: 1, max: 1) { w, c in try listPlaylistInfo(&w, &c) },
+        "load": Spec(permission: .add, min: 1, max: 3) { w, c in try load(&w, &c) },
+        "save": Spec(permission: .control, min: 1, max: 1) { w, c in try save(&w, &c) },
+        "playlistadd": Spec(permission: .control, min: 2, max: 3) { w, c in try playlistAdd(&w, &c) },
+        "playlistclear": Spec(permission: .control, min: 1, max: 1) { w, c in try playlistClear(&w, &c) },
+        "playlistdelete": Spec(permission: .control, min: 2, max: 2) { w, c in try playlistDelete(&w, &c) },
+        "playlistmove": Spec(permission: .control, min: 3, max: 3) { w, c in try playlistMove(&w, &c) },
+        "rename": Spec(permission: .control, min: 2, max: 2) { w, c in try renamePlaylist(&w, &c) },
+        "rm": Spec(permission: .control, min: 1, max: 1) { w, c in try removePlaylist(&w, &c) },
 
         // the connection
         "ping": Spec(permission: [], min: 0, max: 0) { _, _ in },
@@ -436,6 +444,7 @@ public enum MPDCommands {
           add "folder/song.mp3"   add to the queue (a folder adds everything in it)
           delete POS  move FROM TO  clear  shuffle
           lsinfo ["folder"]   browse the music folder
+          save NAME  load NAME  listplaylists  listplaylist NAME  rm NAME   stored playlists
           search any "word"   find "artist" "Name"   list artist
           update              rescan the music folder
           lyrics              the current lyric line
@@ -491,10 +500,17 @@ public enum MPDCommands {
     /// The song block of currentsong, playlistinfo, lsinfo, find.
     static func song(_ track: TrackInfo, into r: inout MPDResponse, position: Int? = nil) {
         r.add("file", track.path)
+        if let seconds = track.modifiedSeconds { r.add("Last-Modified", ISO8601.utc(seconds)) }
+        if let format = track.format { r.add("Format", format) }
+        // MPD's ID3 scanner's order: the tags the library keeps are in it already.
         if let artist = track.artist { r.add("Artist", artist) }
-        if let album = track.album { r.add("Album", album) }
+        for value in track.values(.albumArtist) { r.add("AlbumArtist", value) }
         if let title = track.title { r.add("Title", title) }
+        if let album = track.album { r.add("Album", album) }
         if let number = track.trackNumber { r.add("Track", number) }
+        for tag in track.tags where tag.name != .albumArtist && tag.name != .comment {
+            r.add(tag.name.rawValue, tag.value)
+        }
         if let duration = track.durationMs {
             r.add("Time", (duration + 500) / 1000)
             r.add("duration", ReplyLine.seconds(duration))
@@ -538,7 +554,7 @@ public enum MPDCommands {
                 let descending = value.hasPrefix("-")
                 let name = descending ? String(value.dropFirst()) : value
                 guard let tag = MPDTag(name: name) else { throw MPDError(.argument, "Unknown sort tag") }
-                found.sort { (tag.value(of: $0) ?? "") < (tag.value(of: $1) ?? "") }
+                found.sort { tag.value(of: $0) < tag.value(of: $1) }
                 if descending { found.reverse() }
             case "window":
                 let window = try parseRange(value, count: found.count, strict: false)
@@ -557,14 +573,7 @@ public enum MPDCommands {
         let tag = MPDTag(name: name)
         guard isFile || tag != nil else { throw MPDError(.argument, "Unknown tag type: \(name)") }
         var rest = Array(c.arguments.dropFirst())
-        var group: MPDTag?
-        if rest.count >= 2, rest[rest.count - 2].lowercased() == "group" {
-            guard let grouped = MPDTag(name: rest[rest.count - 1]) else {
-                throw MPDError(.argument, "Unknown tag type: \(rest[rest.count - 1])")
-            }
-            group = grouped
-            rest.removeLast(2)
-        }
+        let group = try takeGroup(&rest)
         var tracks = w.library.tracks
         if rest.count == 1, tag == .album, !rest[0].hasPrefix("(") {
             // The old form `list album ARTIST`.
@@ -578,18 +587,61 @@ public enum MPDCommands {
         let key = isFile ? "file" : tag!.rawValue
         func values(_ tracks: [TrackInfo]) -> [String] {
             if isFile { return tracks.map(\.path) }
-            return Array(Set(tracks.compactMap { tag!.value(of: $0) })).sorted()
+            // A song without the tag counts as "" (MPD 0.23 lists it so).
+            return Array(Set(tracks.flatMap { tag!.matchValues(of: $0).orEmpty })).sorted()
         }
         if let group {
-            var groups: [String: [TrackInfo]] = [:]
-            for track in tracks { groups[group.value(of: track) ?? "", default: []].append(track) }
-            for groupValue in groups.keys.sorted() {
+            for (groupValue, members) in grouped(tracks, by: group) {
                 c.response.add(group.rawValue, groupValue)
-                for value in values(groups[groupValue]!) { c.response.add(key, value) }
+                for value in values(members) { c.response.add(key, value) }
             }
         } else {
             for value in values(tracks) { c.response.add(key, value) }
         }
+    }
+
+    /// `count [FILTER] [group TAG]`: songs and whole seconds, per value of TAG when grouped.
+    static func count(_ w: inout MPDWorld, _ c: inout Call) throws {
+        var rest = c.arguments
+        let group = try takeGroup(&rest)
+        var tracks = w.library.tracks
+        if !rest.isEmpty {
+            let (filter, leftover) = try MPDFilter.parse(rest, exact: true)
+            guard leftover.isEmpty else { throw MPDError(.argument, "Incorrect number of filter arguments") }
+            tracks = tracks.filter(filter.matches)
+        } else if group == nil {
+            throw MPDError(.argument, "Incorrect number of filter arguments")
+        }
+        func totals(_ tracks: [TrackInfo]) {
+            c.response.add("songs", tracks.count)
+            c.response.add("playtime", tracks.reduce(Int64(0)) { $0 + ($1.durationMs ?? 0) } / 1000)
+        }
+        if let group {
+            for (groupValue, members) in grouped(tracks, by: group) {
+                c.response.add(group.rawValue, groupValue)
+                totals(members)
+            }
+        } else {
+            totals(tracks)
+        }
+    }
+
+    /// Removes a trailing `group TAG` from `arguments` and returns the tag.
+    static func takeGroup(_ arguments: inout [String]) throws -> MPDTag? {
+        guard arguments.count >= 2, arguments[arguments.count - 2].lowercased() == "group" else { return nil }
+        let name = arguments[arguments.count - 1]
+        guard let tag = MPDTag(name: name) else { throw MPDError(.argument, "Unknown tag type: \(name)") }
+        arguments.removeLast(2)
+        return tag
+    }
+
+    /// `tracks` by each value of `tag` (a track without it under ""), sorted by value.
+    static func grouped(_ tracks: [TrackInfo], by tag: MPDTag) -> [(String, [TrackInfo])] {
+        var groups: [String: [TrackInfo]] = [:]
+        for track in tracks {
+            for value in tag.matchValues(of: track).orEmpty { groups[value, default: []].append(track) }
+        }
+        return groups.keys.sorted().map { ($0, groups[$0]!) }
     }
 
     static func update(_ w: inout MPDWorld, _ c: inout Call) throws {
@@ -723,4 +775,9 @@ public enum MPDCommands {
         guard !digits.isEmpty, digits.count <= 18, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
         return Int(text.hasPrefix("+") ? String(digits) : text)
     }
+}
+
+extension [String] {
+    /// `[""]` for no values: how `list` and `group` count a song without the tag.
+    fileprivate var orEmpty: [String] { isEmpty ? [""] : self }
 }

@@ -43,8 +43,8 @@ private enum Library {
 /// (mpg123_close + mpg123_delete in `deinit`) and of the buffered reader it reads the file
 /// through (freed after the handle). Not thread-safe: one thread at a time.
 public final class MPG123Decoder {
-    private let handle: OpaquePointer
-    private let reader: UnsafeMutablePointer<jb_mpg123_reader>
+    let handle: OpaquePointer
+    let reader: UnsafeMutablePointer<jb_mpg123_reader>
     public let path: String
     public private(set) var format: MPG123Format
     /// Samples of the current MPEG frame not yet handed out (inside libmpg123's buffer, valid

@@ -1,6 +1,7 @@
 import ALSA
 import Foundation
 import JukeboxAudio
+import JukeboxTestSupport
 import LinuxSupport
 import Testing
 
@@ -62,7 +63,7 @@ final class HeldSink: AudioSink, @unchecked Sendable {
 /// journals it (a restart after a kill resumed at 0:00 instead of the paused 0:12).
 @Suite struct PendingStartTests {
     @Test func aStartNotYetTakenUpReportsItsStartPosition() throws {
-        let dir = TempDir()
+        let dir = try TemporaryDirectory()
         let path = dir.file("tone.wav")
         writeWAV(path, rate: 44100, channels: 2, samples: [Int16](repeating: 1000, count: 44100 * 2 * 20))
         let sink = HeldSink()
@@ -81,13 +82,9 @@ final class HeldSink: AudioSink, @unchecked Sendable {
         #expect(pausing.token != 2 || pausing.positionMs == 12_000, "\(pausing.token ?? 0) at \(pausing.positionMs) ms")
 
         sink.release()
-        let deadline = MonotonicClock.nanoseconds() + 5_000_000_000
-        var settled = h.pipeline.status()
-        while settled.token != 2, MonotonicClock.nanoseconds() < deadline {
-            MonotonicClock.sleep(nanoseconds: 5_000_000)
-            settled = h.pipeline.status()
-        }
-        #expect(settled.state == .paused && settled.token == 2 && settled.positionMs == 12_000)
+        #expect(waitUntil { h.pipeline.status().token == 2 })
+        let settled = h.pipeline.status()
+        #expect(settled.state == .paused && settled.positionMs == 12_000, "\(settled.positionMs) ms")
         h.pipeline.shutdown()
     }
 }

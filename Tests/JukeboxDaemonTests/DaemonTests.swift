@@ -15,8 +15,7 @@ import Testing
         let harness = try DaemonHarness(tracks: Self.demoTracks)
         let process = try harness.start()
         #expect(process.waitForLine(matching: "playing", on: .stderr) != nil, "\(harness.log)")
-        sleepMilliseconds(1500)
-        let before = harness.status()
+        let before = harness.waitForStatus { $0.elapsed >= 1.5 }
         let sent = MonotonicClock.nanoseconds()
         process.kill(SIGTERM)
         let status = process.waitForExit(timeout: .seconds(3))
@@ -47,11 +46,9 @@ import Testing
         #expect(first.state == "play")
 
         harness.send("pause")
-        sleepMilliseconds(300)
-        let paused = try #require(harness.status())
-        sleepMilliseconds(500)
+        let paused = try #require(harness.waitForStatus { $0.state == "pause" }, "\(harness.log)")
+        sleepMilliseconds(500)  // an interval in which nothing may happen, not a synchronisation
         let stillPaused = try #require(harness.status())
-        #expect(paused.state == "pause")
         #expect(abs(stillPaused.elapsed - paused.elapsed) < 0.02, "position moved while paused")
 
         harness.send("toggle")
@@ -60,12 +57,10 @@ import Testing
         harness.send("volume 37")
         harness.send("mode shuffle")
         harness.send("seek 10")
-        sleepMilliseconds(200)
-        let changed = try #require(harness.status())
+        let changed = try #require(
+            harness.waitForStatus { $0.volume == 37 && $0.mode == "shuffle" && $0.elapsed >= 10 }, "\(harness.log)")
         #expect(changed.state == "play")
-        #expect(changed.volume == 37)
-        #expect(changed.mode == "shuffle")
-        #expect(changed.elapsed >= 10 && changed.elapsed < 11, "\(changed.elapsed)")
+        #expect(changed.elapsed < 11, "\(changed.elapsed)")
 
         process.skipOutput()
         harness.send("frobnicate")
@@ -88,7 +83,7 @@ import Testing
         let connection = try Connection(path: harness.database)
         // The skip's 2 s window closes with a durable save: the card checkpoint and the
         // database then name the same track and journal sequence.
-        let skipSaved = try waitUntil {
+        let skipSaved = try waitUntil(pollingEvery: .milliseconds(20)) {
             guard let record = harness.checkpoint(),
                 let track = try connection.scalarInt("SELECT track_id FROM playback"),
                 let sequence = try connection.scalarInt("SELECT journal_seq FROM playback")
@@ -102,7 +97,7 @@ import Testing
         harness.send("seek 12")
         harness.send("pause")
         // The next window closes with the paused state on the card (fdatasync'd), not in a transaction.
-        let pausedOnCard = waitUntil {
+        let pausedOnCard = waitUntil(pollingEvery: .milliseconds(20)) {
             guard let record = harness.checkpoint() else { return false }
             return !record.playing && record.volume == 23 && abs(record.positionMs - 12_000) < 500
         }
@@ -130,9 +125,10 @@ import Testing
         let harness = try DaemonHarness(tracks: bad + good + [Fixtures.media("bad/notes.txt")])
         let process = try harness.start()
         #expect(process.waitForLine(matching: "playing", on: .stderr) != nil, "\(harness.log)")
-        sleepMilliseconds(300)
+        let badNames = ["empty.mp3", "text.mp3", "random.mp3"]
+        #expect(waitUntil { badNames.allSatisfy(harness.log.contains) }, "\(harness.log)")
         let log = harness.log
-        for name in ["empty.mp3", "text.mp3", "random.mp3"] {
+        for name in badNames {
             let lines = log.split(separator: "\n").filter { $0.contains(name) }
             #expect(lines.count == 1, "expected one line about \(name) in:\n\(log)")
         }
@@ -176,7 +172,7 @@ import Testing
         let process = try harness.start()
         #expect(process.waitForLine(matching: "playing \"Morning Light\"", on: .stderr) != nil, "\(harness.log)")
         harness.send("seek 8")
-        sleepMilliseconds(300)
+        #expect(harness.waitForStatus { $0.elapsed >= 8.3 } != nil, "\(harness.log)")  // left at 8.3 s or later
         harness.send("next")
         #expect(process.waitForLine(matching: "playing \"Café au Lait\"", on: .stderr) != nil, "\(harness.log)")
         harness.send("previous")  // within 3 s of the start: the previous track, not a restart
@@ -185,7 +181,7 @@ import Testing
         #expect(back.elapsed >= 8.2 && back.elapsed < 9.5, "resumed at \(back.elapsed)")
 
         harness.send("seek 12")
-        sleepMilliseconds(200)
+        #expect(harness.waitForStatus { $0.elapsed >= 12.2 } != nil, "\(harness.log)")  // left at 12.2 s or later
         harness.send("next")
         #expect(process.waitForLine(matching: "playing \"Café au Lait\"", on: .stderr) != nil, "\(harness.log)")
         process.kill(SIGTERM)
@@ -211,7 +207,8 @@ import Testing
         let process = try harness.start()
         #expect(process.waitForLine(matching: "playing", on: .stderr) != nil, "\(harness.log)")
         harness.send("seek 100")
-        sleepMilliseconds(9000)  // the hint trails what was decoded by 5 to 10 s
+        // The hint trails what was decoded by 5 to 10 s: play 9 s past the seek.
+        #expect(harness.waitForStatus(timeout: .seconds(20)) { $0.elapsed >= 109 } != nil, "\(harness.log)")
         let before = try #require(harness.status(), "no status:\n\(harness.log)")
         let cutAt = MonotonicClock.nanoseconds()
         process.kill(SIGKILL)
@@ -250,7 +247,8 @@ import Testing
         let process = try harness.start()
         #expect(process.waitForLine(matching: "playing \"Book A\"", on: .stderr) != nil, "\(harness.log)")
         harness.send("seek 100")
-        sleepMilliseconds(9000)  // the hint trails what was decoded by 5 to 10 s
+        // The hint trails what was decoded by 5 to 10 s: play 9 s past the seek.
+        #expect(harness.waitForStatus(timeout: .seconds(20)) { $0.elapsed >= 109 } != nil, "\(harness.log)")
         harness.send("next")
         #expect(process.waitForLine(matching: "playing \"Book B\"", on: .stderr) != nil, "\(harness.log)")
         let left = try #require(harness.status())
@@ -277,14 +275,21 @@ import Testing
         let process = try harness.start()
         #expect(process.waitForLine(matching: "playing", on: .stderr) != nil, "\(harness.log)")
         harness.send("seek 90")
-        sleepMilliseconds(3000)
+        #expect(harness.waitForStatus(timeout: .seconds(10)) { $0.elapsed >= 93 } != nil, "\(harness.log)")
         let size = (try? FileManager.default.attributesOfItem(atPath: long)[.size] as? Int) ?? 0
-        for (command, back) in [("pause", "play"), ("seek 60", "seek 100")] {
+        // Each command, what shows it took effect, and the way back (a seek target, or nil: play).
+        let steps: [(String, (DaemonHarness.Status) -> Bool, Double?)] = [
+            ("pause", { $0.state == "pause" }, nil), ("seek 60", { $0.elapsed < 62 }, 100),
+        ]
+        for (command, tookEffect, target) in steps {
             let before = Int(ProcessIO.readIO(process.pid)?.rchar ?? 0)
             harness.send(command)
-            sleepMilliseconds(300)
+            let reached = try #require(harness.waitForStatus(tookEffect), "\(command): \(harness.log)")
+            let back = target.map { "seek \(Int($0))" } ?? "play"
             harness.send(back)
-            sleepMilliseconds(700)
+            // Half a second of playing again after the way back.
+            let from = target ?? reached.elapsed
+            #expect(harness.waitForStatus { $0.state == "play" && $0.elapsed >= from + 0.5 } != nil, "\(harness.log)")
             let read = Int(ProcessIO.readIO(process.pid)?.rchar ?? 0) - before
             let status = try #require(harness.status())
             print("\(command), then \(back), at ~\(status.elapsed) s of a \(size)-byte file: read \(read) bytes")
@@ -298,11 +303,7 @@ import Testing
 
     /// Whether the daemon's log holds `text` within 3 s.
     func logEventually(_ harness: DaemonHarness, contains text: String) -> Bool {
-        for _ in 0..<150 {
-            if harness.log.contains(text) { return true }
-            sleepMilliseconds(20)
-        }
-        return false
+        waitUntil(timeout: .seconds(3), pollingEvery: .milliseconds(20)) { harness.log.contains(text) }
     }
 
 }

@@ -1,48 +1,10 @@
 import Glibc
+import JukeboxCore
 import JukeboxStore
 import LinuxSupport
 import Logging
+import SQLite
 import Synchronization
-
-/// A fresh directory under /tmp, removed with everything in it when released.
-final class TemporaryDirectory {
-    let path: String
-
-    init() {
-        var template = Array("/tmp/jukebox-store-XXXXXX".utf8CString)
-        path = template.withUnsafeMutableBufferPointer { buffer in
-            guard let created = mkdtemp(buffer.baseAddress!) else { preconditionFailure("mkdtemp failed") }
-            return String(cString: created)
-        }
-    }
-
-    deinit { Self.removeTree(Array(path.utf8CString)) }
-
-    /// `rm -rf` on a NUL-terminated path of raw bytes (names need not be UTF-8).
-    private static func removeTree(_ path: [CChar]) {
-        var info = stat()
-        guard lstat(path, &info) == 0 else { return }
-        guard info.st_mode & S_IFMT == S_IFDIR else {
-            unlink(path)
-            return
-        }
-        var children: [[CChar]] = []
-        if let dir = opendir(path) {
-            while let entry = readdir(dir) {
-                let name = withUnsafeBytes(of: &entry.pointee.d_name) { raw in
-                    Array(raw.prefix { $0 != 0 }).map { CChar(bitPattern: $0) }
-                }
-                if name == [46] || name == [46, 46] { continue }
-                children.append(path.dropLast() + [47] + name + [0])
-            }
-            closedir(dir)
-        }
-        for child in children { removeTree(child) }
-        rmdir(path)
-    }
-
-    func at(_ relative: String) -> String { path + "/" + relative }
-}
 
 /// A logger that drops everything (test output stays readable).
 let quietLogger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
@@ -107,8 +69,8 @@ final class ProbeCounter: Sendable {
 }
 
 /// A fake media probe over plain files: an empty file is "not an MPEG audio file (0 bytes)",
-/// a file starting with "BAD" throws its remaining text, "TAG title|artist|album|track|ms"
-/// gives those tags, anything else is untagged.
+/// a file starting with "BAD" throws its remaining text, "TAG title|artist|album|track|ms|Name=value;..."
+/// gives those tags (and the format 44100:16:2), anything else is untagged.
 func fakeProbe(counter: ProbeCounter? = nil) -> @Sendable (String) throws -> ProbedTags {
     { path in
         _ = counter?.increment()
@@ -121,7 +83,13 @@ func fakeProbe(counter: ProbeCounter? = nil) -> @Sendable (String) throws -> Pro
         return ProbedTags(
             title: fields[0], artist: fields.count > 1 ? fields[1] : nil, album: fields.count > 2 ? fields[2] : nil,
             trackNumber: fields.count > 3 ? Int(fields[3]) : nil,
-            durationMs: fields.count > 4 ? Int64(fields[4]) : nil)
+            durationMs: fields.count > 4 ? Int64(fields[4]) : nil,
+            tags: fields.count > 5
+                ? fields[5].split(separator: ";").map {
+                    let pair = $0.split(separator: "=", maxSplits: 1)
+                    return TrackTag(TagName(rawValue: String(pair[0]))!, String(pair[1]))
+                } : [],
+            format: "44100:16:2")
     }
 }
 
@@ -138,4 +106,24 @@ func makeScanner(
 func milliseconds(_ duration: Duration) -> Double {
     let (seconds, attoseconds) = duration.components
     return Double(seconds) * 1000 + Double(attoseconds) / 1e15
+}
+
+/// A database as an older jukeboxd left it: schema `version` (1: before seek hints, 2: before
+/// tags), with the SQL `rows` run after the tables are made.
+func makeOldDatabase(at path: String, version: Int, rows: String) throws {
+    let raw = try Connection(path: path)
+    try raw.execute(
+        """
+        CREATE TABLE tracks (id INTEGER PRIMARY KEY AUTOINCREMENT, path TEXT NOT NULL UNIQUE,
+            size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL, title TEXT NOT NULL, artist TEXT, album TEXT,
+            track_no INTEGER, duration_ms INTEGER, lyric_path TEXT, problem TEXT, last_position_ms INTEGER);
+        CREATE TABLE queue (pos INTEGER PRIMARY KEY, track_id INTEGER NOT NULL);
+        CREATE TABLE playback (id INTEGER PRIMARY KEY CHECK (id = 1), queue_index INTEGER, track_id INTEGER,
+            position_ms INTEGER NOT NULL, state TEXT NOT NULL, mode TEXT NOT NULL, volume INTEGER NOT NULL,
+            shuffle_order BLOB, shuffle_history BLOB, rng_state BLOB, queue_version INTEGER NOT NULL,
+            journal_seq INTEGER NOT NULL DEFAULT 0);
+        \(version >= 2 ? "ALTER TABLE tracks ADD COLUMN last_position_hint BLOB;" : "")
+        \(rows)
+        PRAGMA user_version=\(version);
+        """)
 }

@@ -115,7 +115,7 @@ import Testing
         ("lsinfo Ann/../..", "ACK [50@0] {lsinfo} Access denied: '..' is not allowed\n"),
         ("password wrong", "ACK [3@0] {password} incorrect password\n"),
         ("list colour", "ACK [2@0] {list} Unknown tag type: colour\n"),
-        ("find colour x", "ACK [2@0] {find} Unknown filter type: colour\n"),
+        ("find colour x", "ACK [2@0] {find} Unknown filter type\n"),
         ("delete 7", "ACK [2@0] {delete} Bad song index\n"),
         ("play \"1", "ACK [5@0] {} Missing closing '\"'\n"),
         ("idle nonsense", "ACK [2@0] {idle} Unrecognized idle event: nonsense\n"),
@@ -228,7 +228,7 @@ import Testing
         #expect(playing["nextsong"] == "2" && playing["nextsongid"] == "3")
         #expect(
             Self.run("currentsong", world: &world)
-                == "file: Ann/First/02 Beta.mp3\nArtist: Ann\nAlbum: First\nTitle: Beta\nTrack: 2\nTime: 201\n"
+                == "file: Ann/First/02 Beta.mp3\nArtist: Ann\nTitle: Beta\nAlbum: First\nTrack: 2\nTime: 201\n"
                 + "duration: 200.500\nPos: 1\nId: 2\nOK\n")
     }
 
@@ -340,11 +340,12 @@ import Testing
         #expect(
             Self.run("listall Ann", world: &world) == "directory: Ann/First\nfile: Ann/First/01 Alpha.mp3\n"
                 + "file: Ann/First/02 Beta.mp3\nOK\n")
-        #expect(Self.run("list artist", world: &world) == "Artist: Ann\nArtist: Bob\nOK\n")
+        // A song without the tag lists as "" (MPD 0.23).
+        #expect(Self.run("list artist", world: &world) == "Artist: \nArtist: Ann\nArtist: Bob\nOK\n")
         #expect(Self.run("list album artist Ann", world: &world) == "Album: First\nOK\n")
         #expect(
             Self.run("list album group artist", world: &world)
-                == "Artist: \nArtist: Ann\nAlbum: First\nArtist: Bob\nOK\n")
+                == "Artist: \nAlbum: \nArtist: Ann\nAlbum: First\nArtist: Bob\nAlbum: \nOK\n")
         let exact = Self.run("find artist ann", world: &world)
         #expect(exact == "OK\n")
         let found = Self.run("search artist ann", world: &world)
