@@ -99,8 +99,7 @@ public final class AudioPipeline: @unchecked Sendable {
             s.clearRing()
             s.restartDecoding((item, .ms(max(0, fromMs)), true))
             s.anchorDecoding = true
-            s.positionToken = item.token
-            s.positionFrames = 0
+            s.startPending = true
         }
         decodeWork.broadcast()
         outputWork.broadcast()
@@ -135,7 +134,7 @@ public final class AudioPipeline: @unchecked Sendable {
             guard s.state == .playing else { return }
             s.send(.pause)
             s.state = .paused
-            if s.anchorDecoding { s.needsResolve = true }
+            if s.anchorDecoding && !s.startPending { s.needsResolve = true }
             s.stopDecoding()
         }
         decodeWork.broadcast()
@@ -157,7 +156,7 @@ public final class AudioPipeline: @unchecked Sendable {
         shared.withLock { s in
             guard s.state != .stopped else { return }
             s.send(.seek)
-            if s.anchorDecoding { s.needsResolve = true }
+            if s.anchorDecoding && !s.startPending { s.needsResolve = true }
             s.pendingSeekMs = max(0, ms)
             s.stopDecoding()
         }
@@ -172,6 +171,7 @@ public final class AudioPipeline: @unchecked Sendable {
             s.state = .stopped
             s.anchor = nil
             s.needsResolve = false
+            s.startPending = false
             s.pendingSeekMs = nil
             s.nextItem = nil
             s.stopDecoding()
@@ -205,8 +205,8 @@ public final class AudioPipeline: @unchecked Sendable {
         let (status, rt) = shared.withLock { s -> (PipelineStatus, String?) in
             var frames = s.positionFrames
             var token = s.positionToken
-            if s.state == .paused || (s.state == .playing && !s.anchorDecoding), let anchor = s.anchor,
-                !s.needsResolve
+            if s.state == .paused || (s.state == .playing && !s.anchorDecoding) || s.startPending,
+                let anchor = s.anchor, !s.needsResolve
             {
                 token = anchor.item.token
                 frames = anchor.start.frames(rate: s.format?.rate ?? 44100)

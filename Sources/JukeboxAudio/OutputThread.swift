@@ -402,7 +402,8 @@ extension AudioPipeline {
     private func deviceLost<Sink>(_ s: inout SharedState, _ o: inout OutputLocals<Sink>, _ error: ALSAError) {
         s.deviceLosses += 1
         s.deviceError = error.description
-        let audible = o.audible(delay: o.lastDelay)
+        // With a start pending the device held the previous item: the anchor stays the start.
+        let audible = s.startPending ? nil : o.audible(delay: o.lastDelay)
         o.written -= Int64(o.lastDelay)
         o.lastDelay = 0
         o.restartStream(MonotonicClock.nanoseconds())
@@ -444,12 +445,13 @@ extension AudioPipeline {
             }
             o.written -= Int64(rewound)
             let d = o.clock ? 0 : max(0, (try? o.sink.delay()) ?? 0)
-            if resolve { audibleNow = o.audible(delay: d) }
+            if resolve && !s.startPending { audibleNow = o.audible(delay: d) }
             _ = try? o.sink.drop()
             _ = try? o.sink.prepare()
             o.written -= Int64(d)
         }
         o.restartStream(now)
+        s.startPending = false
         settle(&s, audible: audibleNow)
     }
 

@@ -159,6 +159,10 @@ struct SharedState {
     var anchorDecoding = false
     /// jb-output must compute the audible position before it drops the device's frames.
     var needsResolve = false
+    /// `play` set the anchor and jb-output has not taken it up yet: what the device holds is
+    /// still the previous item, so the audible position says nothing about the anchor, and
+    /// the position to report is the anchor's start.
+    var startPending = false
     var pendingSeekMs: Int64?
     var gainTarget: Float = 1.0
 

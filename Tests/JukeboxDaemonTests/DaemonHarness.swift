@@ -1,7 +1,9 @@
 import Foundation
 import Glibc
+import JukeboxStore
 import JukeboxTestSupport
 import LinuxSupport
+import Logging
 import SQLite
 
 @testable import JukeboxDaemon
@@ -119,6 +121,13 @@ final class DaemonHarness {
         options.checkpointOnClose = false
         let connection = try Connection(path: database, options: options)
         return try connection.strings("PRAGMA integrity_check")
+    }
+
+    /// The newest record of the card checkpoint beside the database: what the daemon made
+    /// durable without a transaction (read-only, while the daemon runs too).
+    func checkpoint() -> PositionJournal.Entry? {
+        let quiet = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+        return (try? PositionJournal(path: database + PositionJournal.suffix, logger: quiet, create: false))?.read()
     }
 
     /// Deletes the daemon's RAM journal (`/dev/shm/jukebox-DEV-INODE-position`, named after

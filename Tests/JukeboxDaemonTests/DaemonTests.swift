@@ -80,14 +80,28 @@ import Testing
         #expect(process.waitForLine(matching: "playing", on: .stderr) != nil, "\(harness.log)")
         harness.send("next")  // a skip: one transaction, which this run's later events compare with
         #expect(process.waitForLine(matching: "playing \"Café au Lait\"", on: .stderr) != nil, "\(harness.log)")
-        sleepMilliseconds(2_500)  // the daemon's 2 s write window after the skip (under test) runs out
         let connection = try Connection(path: harness.database)
+        // The skip's 2 s window closes with a durable save: the card checkpoint and the
+        // database then name the same track and journal sequence.
+        let skipSaved = try waitUntil(pollingEvery: .milliseconds(20)) {
+            guard let record = harness.checkpoint(),
+                let track = try connection.scalarInt("SELECT track_id FROM playback"),
+                let sequence = try connection.scalarInt("SELECT journal_seq FROM playback")
+            else { return false }
+            return record.trackID == track && record.sequence == UInt64(sequence)
+        }
+        #expect(skipSaved, "\(harness.log)")
         let saved = try #require(try connection.scalarInt("SELECT volume FROM playback"))
 
         harness.send("volume 23")
         harness.send("seek 12")
         harness.send("pause")
-        sleepMilliseconds(2_600)  // past the daemon's 2 s window (under test): the journal sector is fdatasync'd
+        // The next window closes with the paused state on the card (fdatasync'd), not in a transaction.
+        let pausedOnCard = waitUntil(pollingEvery: .milliseconds(20)) {
+            guard let record = harness.checkpoint() else { return false }
+            return !record.playing && record.volume == 23 && abs(record.positionMs - 12_000) < 500
+        }
+        #expect(pausedOnCard, "\(String(describing: harness.checkpoint()))")
         let paused = try #require(harness.status())
         #expect(paused.state == "pause" && paused.volume == 23)
         #expect(try connection.scalarInt("SELECT volume FROM playback") == saved, "the database was written")
