@@ -24,7 +24,11 @@ let package = Package(
         .systemLibrary(name: "CMPG123", pkgConfig: "libmpg123", providers: [.apt(["libmpg123-dev"])]),
         .systemLibrary(name: "CGPIOD", pkgConfig: "libgpiod", providers: [.apt(["libgpiod-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CFLAC", pkgConfig: "flac", providers: [.apt(["libflac-dev"])]),
+        .systemLibrary(name: "CVorbis", pkgConfig: "vorbisfile", providers: [.apt(["libvorbis-dev"])]),
+        .systemLibrary(name: "COpus", pkgConfig: "opusfile", providers: [.apt(["libopusfile-dev"])]),
         .target(name: "CLinuxShims"),
+        .target(name: "COggHeaders", linkerSettings: [.linkedLibrary("ogg")]),
 
         // MARK: thin wrappers, one per C library
         .target(name: "LinuxSupport", dependencies: ["CLinuxShims"]),
@@ -32,6 +36,11 @@ let package = Package(
         .target(name: "MPG123", dependencies: ["CMPG123", "LinuxSupport"]),
         .target(name: "SQLite", dependencies: ["CSQLite", "LinuxSupport"]),
         .target(name: "GPIO", dependencies: ["CGPIOD", "LinuxSupport"]),
+        // Not linked into jukeboxd yet (issue 16): see docs/ARCHITECTURE.md, "Decoders for more formats".
+        .target(name: "FLAC", dependencies: ["CFLAC", "LinuxSupport"]),
+        .target(name: "Ogg", dependencies: ["COggHeaders", "LinuxSupport"]),
+        .target(name: "Vorbis", dependencies: ["CVorbis", "COggHeaders", "Ogg"]),
+        .target(name: "Opus", dependencies: ["COpus", "COggHeaders", "Ogg"]),
 
         // MARK: the pure core
         .target(name: "TOML"),
@@ -55,14 +64,14 @@ let package = Package(
         .target(
             name: "JukeboxDisplay",
             dependencies: [
-                "JukeboxCore", "LinuxSupport", "CLinuxShims",
+                "JukeboxCore", "LinuxSupport",
                 .product(name: "Logging", package: "swift-log"),
             ]),
 
         .target(
             name: "JukeboxDevices",
             dependencies: [
-                "JukeboxCore", "MPDProtocol", "LinuxSupport", "GPIO", "CLinuxShims",
+                "JukeboxCore", "MPDProtocol", "LinuxSupport", "GPIO",
                 .product(name: "Logging", package: "swift-log"),
             ]),
 
@@ -71,7 +80,7 @@ let package = Package(
             name: "JukeboxDaemon",
             dependencies: [
                 "TOML", "JukeboxCore", "MPDProtocol", "JukeboxAudio", "JukeboxStore", "JukeboxDisplay",
-                "JukeboxDevices", "LinuxSupport", "CLinuxShims",
+                "JukeboxDevices", "LinuxSupport",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .executableTarget(name: "jukeboxd", dependencies: ["JukeboxDaemon"]),
@@ -83,7 +92,7 @@ let package = Package(
             ]),
 
         // MARK: tests
-        .target(name: "JukeboxTestSupport", dependencies: ["LinuxSupport", "CLinuxShims"]),
+        .target(name: "JukeboxTestSupport", dependencies: ["LinuxSupport"]),
         .testTarget(name: "TOMLTests", dependencies: ["TOML"]),
         .testTarget(name: "JukeboxCoreTests", dependencies: ["JukeboxCore", "TOML"]),
         .testTarget(name: "MPDProtocolTests", dependencies: ["MPDProtocol", "JukeboxCore"]),
@@ -91,16 +100,18 @@ let package = Package(
         .testTarget(name: "GPIOTests", dependencies: ["GPIO", "LinuxSupport"]),
         .testTarget(
             name: "JukeboxAudioTests",
-            dependencies: ["JukeboxAudio", "ALSA", "MPG123", "JukeboxTestSupport"]),
+            dependencies: ["JukeboxAudio", "JukeboxCore", "ALSA", "MPG123", "LinuxSupport", "JukeboxTestSupport"]),
+        .testTarget(
+            name: "FormatWrapperTests", dependencies: ["FLAC", "Vorbis", "Opus", "JukeboxTestSupport"]),
         .testTarget(
             name: "JukeboxStoreTests",
             dependencies: [
-                "JukeboxStore", "SQLite", "LinuxSupport", "JukeboxTestSupport",
+                "JukeboxStore", "JukeboxCore", "SQLite", "LinuxSupport", "JukeboxTestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(
             name: "JukeboxDisplayTests",
-            dependencies: ["JukeboxDisplay", "JukeboxCore", "LinuxSupport", "CLinuxShims", "JukeboxTestSupport"],
+            dependencies: ["JukeboxDisplay", "JukeboxCore", "LinuxSupport", "JukeboxTestSupport"],
             exclude: ["Snapshots"]),
         .testTarget(
             name: "JukeboxDevicesTests",
@@ -110,7 +121,10 @@ let package = Package(
             ]),
         .testTarget(
             name: "JukeboxDaemonTests",
-            dependencies: ["JukeboxDaemon", "JukeboxCore", "JukeboxTestSupport", "SQLite"]),
+            dependencies: [
+                "JukeboxDaemon", "JukeboxCore", "JukeboxStore", "LinuxSupport", "JukeboxTestSupport", "SQLite",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
     ],
     swiftLanguageModes: [.v6]
 )

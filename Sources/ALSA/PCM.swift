@@ -10,7 +10,8 @@ public struct PCMRequest: Sendable, Equatable {
     public var periodMicroseconds: UInt32
     public var bufferMicroseconds: UInt32
 
-    public init(device: String, rate: UInt32, channels: UInt32, periodMicroseconds: UInt32, bufferMicroseconds: UInt32) {
+    public init(device: String, rate: UInt32, channels: UInt32, periodMicroseconds: UInt32, bufferMicroseconds: UInt32)
+    {
         self.device = device
         self.rate = rate
         self.channels = channels
@@ -180,22 +181,8 @@ public final class PCM {
     /// The corresponding C function is snd_pcm_state.
     public var state: PCMState { PCMState(snd_pcm_state(handle)) }
 
-    /// Recovers from an underrun (-EPIPE) or a suspend (-ESTRPIPE) by looking at the PCM state,
-    /// as MPD's AlsaOutput::Recover does. Rethrows anything else. Returns quickly; a suspended
-    /// device that cannot resume yet is prepared again.
-    /// The corresponding C functions are snd_pcm_state, snd_pcm_resume, snd_pcm_prepare.
-    public func recover(from error: ALSAError) throws(ALSAError) {
-        guard error.code == EPIPE || error.code == ESTRPIPE else { throw error }
-        switch state {
-        case .suspended:
-            let rc = snd_pcm_resume(handle)
-            if rc == -EAGAIN || rc < 0 { try prepare() }
-        case .xrun, .setup, .open, .prepared, .draining:
-            try prepare()
-        case .disconnected:
-            throw ALSAError(code: ENODEV, call: error.call, device: device)
-        case .running, .paused, .other:
-            try prepare()
-        }
-    }
+    /// Wakes a suspended PCM (after -ESTRPIPE). Throws -EAGAIN while the driver is still
+    /// waking up (try again), or another error when it cannot resume (prepare instead).
+    /// The corresponding C function is snd_pcm_resume.
+    public func resume() throws(ALSAError) { try check(snd_pcm_resume(handle), "snd_pcm_resume", device) }
 }

@@ -43,6 +43,8 @@ int jb_open(const char *path, int flags, unsigned int mode) { return open(path, 
 
 int jb_o_direct_flag(void) { return O_DIRECT; }
 
+int jb_pipe_cloexec(int fds[2]) { return pipe2(fds, O_CLOEXEC); }
+
 #include <sys/eventfd.h>
 int jb_eventfd(void) { return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK); }
 

@@ -42,7 +42,4 @@ int jb_uinput_sysname(int fd, char *buffer, int length) {
     return ioctl(fd, UI_GET_SYSNAME(length), buffer) < 0 ? -1 : 0;
 }
 
-void jb_uinput_destroy(int fd) {
-    ioctl(fd, UI_DEV_DESTROY);
-    close(fd);
-}
+void jb_uinput_destroy(int fd) { ioctl(fd, UI_DEV_DESTROY); }

@@ -106,11 +106,12 @@ public final class GPIOLineRequest {
             throw error
         }
         // poll() says when to read; a read must never block the control loop.
-        let flagsNow = fcntl(fd, F_GETFL)
-        guard flagsNow >= 0, fcntl(fd, F_SETFL, flagsNow | O_NONBLOCK) >= 0 else {
-            let error = GPIOError.current("fcntl(O_NONBLOCK)", chip: chip.descriptor, line: offset)
+        do {
+            let flagsNow = try SystemCall.value("fcntl(O_NONBLOCK)") { fcntl(fd, F_GETFL) }
+            _ = try SystemCall.value("fcntl(O_NONBLOCK)") { fcntl(fd, F_SETFL, flagsNow | O_NONBLOCK) }
+        } catch {
             gpiod_line_release(line)
-            throw error
+            throw GPIOError(errno: error, chip: chip.descriptor, line: offset)
         }
         self.fd = fd
     }
@@ -130,15 +131,17 @@ public final class GPIOLineRequest {
         var buffer = [gpiod_line_event](repeating: gpiod_line_event(), count: 16)
         var events: [Event] = []
         while true {
-            let count = retryingOnInterrupt {
-                buffer.withUnsafeMutableBufferPointer {
-                    gpiod_line_event_read_fd_multiple(fd, $0.baseAddress, UInt32($0.count))
+            let read: Int32?
+            do {
+                read = try SystemCall.valueUnlessWouldBlock("gpiod_line_event_read_fd_multiple") {
+                    buffer.withUnsafeMutableBufferPointer {
+                        gpiod_line_event_read_fd_multiple(fd, $0.baseAddress, UInt32($0.count))
+                    }
                 }
+            } catch {
+                throw GPIOError(errno: error, chip: chip.descriptor, line: offset)
             }
-            if count < 0 {
-                if Glibc.errno == EAGAIN || Glibc.errno == EWOULDBLOCK { return events }
-                throw GPIOError.current("gpiod_line_event_read_fd_multiple", chip: chip.descriptor, line: offset)
-            }
+            guard let count = read else { return events }
             for event in buffer[0..<Int(count)] {
                 events.append(
                     Event(

@@ -3,9 +3,9 @@ import Glibc
 import LinuxSupport
 import Logging
 
-/// The playback engine: jb-decode fills a preallocated PCM ring, jb-output drains it into ALSA
-/// one period at a time. All public methods are called from the control thread; they lock
-/// `lock` briefly, never wait for audio, and wake the audio threads with a broadcast.
+/// The playback engine: jb-decode fills a preallocated PCM ring, jb-output drains it into the
+/// audio sink one period at a time. All public methods are called from the control thread;
+/// they lock `shared` briefly, never wait for audio, and wake the audio thread concerned.
 ///
 /// Commands reach the device within one period: jb-output wakes at least once per period,
 /// rewinds and drops what ALSA holds on pause/seek/skip/stop (keeping exact position
@@ -17,34 +17,48 @@ public final class AudioPipeline: @unchecked Sendable {
     let config: AudioOutputConfig
     let wakeup: @Sendable () -> Void
     let logger: Logger
-    /// Guards `s`. Never held by jb-output while in snd_pcm_writei or snd_pcm_drain.
-    let lock = ConditionLock()
-    /// The shared state; guarded by `lock`.
-    var s: SharedState
+    /// The state the three threads share, reachable only inside `shared.withLock`. A
+    /// priority-inheriting mutex: jb-output runs SCHED_FIFO, the others do not. Never held by
+    /// jb-output while it writes to or drains the device, nor by jb-decode while it decodes
+    /// or allocates.
+    let shared: PILock<SharedState>
+    /// jb-decode waits on it: the ring has room, or a new request or follow-up came.
+    let decodeWork = LockCondition()
+    /// jb-output waits on it: chunks were published, or a command came.
+    let outputWork = LockCondition()
     /// Ring samples: `slots` slots of `chunkFrames * maxChannels` samples. Slot contents belong
     /// to jb-decode until published, then to jb-output until released (see `SharedState`).
-    let samples: UnsafeMutablePointer<Int16>
+    let samples: SampleBuffer
     let slots: Int
     private var mixer: Mixer?
     private var loggedUnderruns = 0
+    private var loggedSuspends = 0
     private var loggedError: String?
     private var loggedRealtime = false
     private var decodeThread: NamedThread?
     private var outputThread: NamedThread?
 
-    /// Starts jb-decode and jb-output. The device is opened lazily, at the first audio.
-    /// `wakeup` is called (from the audio threads) whenever an event is queued.
-    public init(
+    /// Starts jb-decode and jb-output on the ALSA device of `config`. The device is opened
+    /// lazily, at the first audio. `wakeup` is called (from the audio threads) whenever an
+    /// event is queued.
+    public convenience init(
         config: AudioOutputConfig, logger: Logger = Logger(label: "jukebox.audio"),
+        wakeup: @escaping @Sendable () -> Void
+    ) {
+        self.init(config: config, sink: ALSASink(), logger: logger, wakeup: wakeup)
+    }
+
+    /// The same on another sink (tests inject faults with one); jb-output owns `sink`.
+    public init<Sink: AudioSink>(
+        config: AudioOutputConfig, sink: Sink, logger: Logger = Logger(label: "jukebox.audio"),
         wakeup: @escaping @Sendable () -> Void
     ) {
         self.config = config
         self.wakeup = wakeup
         self.logger = logger
         slots = 48
-        samples = .allocate(capacity: slots * Self.chunkFrames * Self.maxChannels)
-        samples.initialize(repeating: 0, count: slots * Self.chunkFrames * Self.maxChannels)
-        s = SharedState(slots: slots)
+        samples = SampleBuffer(count: slots * Self.chunkFrames * Self.maxChannels)
+        shared = PILock(SharedState(slots: slots))
         if let control = config.mixer, !control.isEmpty {
             let card = config.mixerCard ?? Self.card(of: config.device)
             do {
@@ -54,12 +68,13 @@ public final class AudioPipeline: @unchecked Sendable {
             }
         }
         decodeThread = NamedThread(name: "jb-decode") { [unowned self] in self.decodeMain() }
-        outputThread = NamedThread(name: "jb-output") { [unowned self] in self.outputMain() }
+        // Handed over to jb-output, which is its only user from here on.
+        nonisolated(unsafe) let outputSink = sink
+        outputThread = NamedThread(name: "jb-output") { [unowned self] in self.outputMain(outputSink) }
     }
 
     deinit {
         precondition(decodeThread == nil && outputThread == nil, "AudioPipeline: shutdown() was not called")
-        samples.deallocate()
     }
 
     /// "hw:1,0" / "plughw:1" → "hw:1"; anything else → "default".
@@ -74,21 +89,21 @@ public final class AudioPipeline: @unchecked Sendable {
     /// Flushes everything and starts `item` at `fromMs`, with `next` as the gapless follow-up
     /// (set atomically, so an item that fails at once still hands over to it).
     public func play(_ item: PlaybackItem, fromMs: Int64 = 0, next: PlaybackItem? = nil) {
-        lock.withLock {
-            s.epoch &+= 1
+        shared.withLock { s in
+            s.send(.play)
             s.state = .playing
             s.anchor = (item, .ms(max(0, fromMs)))
             s.needsResolve = false
             s.pendingSeekMs = nil
             s.nextItem = next
             s.clearRing()
-            s.decodeRequest = (item, .ms(max(0, fromMs)), true)
-            s.decodeGen &+= 1
+            s.restartDecoding((item, .ms(max(0, fromMs)), true))
             s.anchorDecoding = true
             s.positionToken = item.token
             s.positionFrames = 0
         }
-        lock.broadcast()
+        decodeWork.broadcast()
+        outputWork.broadcast()
     }
 
     /// Sets (or clears) the gapless follow-up of the audible item: when its decoder ends,
@@ -96,82 +111,75 @@ public final class AudioPipeline: @unchecked Sendable {
     /// previous follow-up that has not reached the device yet, that one is dropped from the
     /// ring and replaced. Once the follow-up is audible, this sets the follow-up of that one.
     public func setNext(_ item: PlaybackItem?) {
-        lock.withLock {
+        shared.withLock { s in
             guard s.followUpReplaceable else {
                 s.nextItem = item
                 return
             }
             s.dropFollowUp()
             s.nextItem = nil
-            s.decodeGen &+= 1
-            if let item {
-                s.decodeRequest = (item, .frame(0), true)
+            s.restartDecoding(item.map { ($0, .frame(0), true) })
+            if item != nil {
                 s.restartAtEnd = false
             } else {
-                s.decodeRequest = nil
                 s.restartAtEnd = true
                 s.followUpSeq = nil
             }
         }
-        lock.broadcast()
+        decodeWork.broadcast()
     }
 
     /// Stops output within a period; `resume()` continues at the sample that was audible.
     public func pause() {
-        lock.withLock {
+        shared.withLock { s in
             guard s.state == .playing else { return }
-            s.epoch &+= 1
+            s.send(.pause)
             s.state = .paused
             if s.anchorDecoding { s.needsResolve = true }
-            stopDecoding()
+            s.stopDecoding()
         }
-        lock.broadcast()
+        decodeWork.broadcast()
+        outputWork.broadcast()
     }
 
     /// Continues after `pause()`.
     public func resume() {
-        lock.withLock {
+        shared.withLock { s in
             guard s.state == .paused else { return }
-            s.epoch &+= 1
+            s.send(.resume)
             s.state = .playing
         }
-        lock.broadcast()
+        outputWork.broadcast()
     }
 
     /// Moves within the audible item (keeps the paused state).
     public func seek(toMs ms: Int64) {
-        lock.withLock {
+        shared.withLock { s in
             guard s.state != .stopped else { return }
-            s.epoch &+= 1
+            s.send(.seek)
             if s.anchorDecoding { s.needsResolve = true }
             s.pendingSeekMs = max(0, ms)
-            stopDecoding()
+            s.stopDecoding()
         }
-        lock.broadcast()
+        decodeWork.broadcast()
+        outputWork.broadcast()
     }
 
     /// Stops and forgets the current and the follow-up item.
     public func stop() {
-        lock.withLock {
-            s.epoch &+= 1
+        shared.withLock { s in
+            s.send(.stop)
             s.state = .stopped
             s.anchor = nil
             s.needsResolve = false
             s.pendingSeekMs = nil
             s.nextItem = nil
-            stopDecoding()
+            s.stopDecoding()
             s.positionToken = nil
             s.positionFrames = 0
         }
-        lock.broadcast()
-    }
-
-    /// Call with `lock` held.
-    private func stopDecoding() {
-        s.anchorDecoding = false
-        s.clearRing()
-        s.decodeRequest = nil
-        s.decodeGen &+= 1
+        decodeWork.broadcast()
+        outputWork.broadcast()
     }
 
     /// Sets the volume: through the hardware mixer (`percent`) when one is configured, else as
@@ -184,13 +192,17 @@ public final class AudioPipeline: @unchecked Sendable {
             }
             return
         }
-        lock.withLock { s.gainTarget = max(0, gain) }
-        lock.broadcast()
+        shared.withLock { s in
+            s.gainTarget = max(0, gain)
+            s.send(.gain)
+        }
+        outputWork.broadcast()
     }
 
-    /// A snapshot; also logs (at debug) underruns counted by jb-output since the last call.
+    /// A snapshot; also logs what jb-output recovered since the last call (underruns at debug,
+    /// suspends) and a device error when it appears.
     public func status() -> PipelineStatus {
-        let (status, rt) = lock.withLock { () -> (PipelineStatus, String?) in
+        let (status, rt) = shared.withLock { s -> (PipelineStatus, String?) in
             var frames = s.positionFrames
             var token = s.positionToken
             if s.state == .paused || (s.state == .playing && !s.anchorDecoding), let anchor = s.anchor,
@@ -207,6 +219,7 @@ public final class AudioPipeline: @unchecked Sendable {
                 PipelineStatus(
                     state: s.state, token: s.state == .stopped ? nil : token, positionFrames: frames,
                     positionMs: frames * 1000 / rate, format: s.format, underruns: s.underruns,
+                    suspends: s.suspends, deviceLosses: s.deviceLosses, reopenAttempts: s.reopenAttempts,
                     error: s.deviceError, periodFrames: s.periodFrames, bufferFrames: s.bufferFrames,
                     pacing: s.pacing, deviceOpens: s.deviceOpens,
                     seekHint: token != nil && s.seekHint?.token == token ? s.seekHint?.hint : nil,
@@ -218,6 +231,11 @@ public final class AudioPipeline: @unchecked Sendable {
             logger.debug(
                 "ALSA underruns recovered", metadata: ["count": "\(status.underruns - loggedUnderruns)"])
             loggedUnderruns = status.underruns
+        }
+        if status.suspends != loggedSuspends {
+            logger.info(
+                "audio device resumed after a suspend", metadata: ["count": "\(status.suspends - loggedSuspends)"])
+            loggedSuspends = status.suspends
         }
         if status.error != loggedError {
             if let e = status.error { logger.info("audio output error, retrying", metadata: ["error": "\(e)"]) }
@@ -234,25 +252,30 @@ public final class AudioPipeline: @unchecked Sendable {
     public func takeEvents() -> [PipelineEvent] {
         var fresh: [PipelineEvent] = []
         fresh.reserveCapacity(256)
-        return lock.withLock {
-            swap(&fresh, &s.events)
-            return fresh
-        }
+        // Swapped, so that neither side allocates or frees under the lock.
+        shared.withLock { s in swap(&fresh, &s.events) }
+        return fresh
     }
 
     /// Stops both threads and joins them; closes the device.
     public func shutdown() {
-        lock.withLock { s.shutdown = true }
-        lock.broadcast()
+        shared.withLock { s in
+            s.shutdown = true
+            s.send(.shutdown)
+        }
+        decodeWork.broadcast()
+        outputWork.broadcast()
         decodeThread?.join()
         outputThread?.join()
         decodeThread = nil
         outputThread = nil
     }
+}
 
-    /// Queues an event and wakes the control loop. Call with `lock` held; does not allocate
-    /// while fewer than 256 events are pending.
-    func post(_ event: PipelineEvent) {
+extension AudioPipeline {
+    /// Queues an event and wakes the control loop; does not allocate while fewer than 256
+    /// events are pending.
+    func post(_ event: PipelineEvent, _ s: inout SharedState) {
         s.events.append(event)
         wakeup()
     }

@@ -1,4 +1,5 @@
 import Glibc
+import JukeboxCore
 import LinuxSupport
 import MPG123
 
@@ -10,7 +11,14 @@ public struct ProbedMedia: Sendable, Equatable {
     public var trackNumber: Int?
     public var durationMs: Int64?
     public var sampleRate: Int
+    /// Bits per sample of the file's audio (what MPD reports; MPEG decodes to 16).
+    public var bits = 16
     public var channels: Int
+    /// The other tags (AlbumArtist, Genre, Date, ...), from the ID3 frames.
+    public var tags: [TrackTag] = []
+
+    /// `44100:16:2`, as MPD's `Format:` line.
+    public var format: String { "\(sampleRate):\(bits):\(channels)" }
 }
 
 /// Reads format, duration and tags without decoding the whole file: libmpg123 reads the tags
@@ -27,7 +35,7 @@ public enum MediaProbe {
             }
             return ProbedMedia(
                 durationMs: frames * 1000 / Int64(wav.format.rate), sampleRate: wav.format.rate,
-                channels: wav.format.channels)
+                bits: wav.bitsPerSample, channels: wav.format.channels)
         }
         let decoder: MPG123Decoder
         // 16 KiB reads: the probe reads the tags and first frames, then a few frames at the end.
@@ -56,7 +64,8 @@ public enum MediaProbe {
         return ProbedMedia(
             title: tags.title, artist: tags.artist, album: tags.album, trackNumber: tags.trackNumber,
             durationMs: length.map { $0 * 1000 / Int64(format.rate) }, sampleRate: format.rate,
-            channels: format.channels)
+            channels: format.channels,
+            tags: ID3TagMapping.tags(decoder.textFrames().map { ($0.id, $0.description, $0.text) }))
     }
 
     /// Whether `decoder` yields any audio after seeking to `frame`.

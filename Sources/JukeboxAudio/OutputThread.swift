@@ -2,24 +2,37 @@ import ALSA
 import Glibc
 import LinuxSupport
 
-// jb-output: owns the ALSA PCM. It drains the ring one period at a time into snd_pcm_writei,
+// jb-output: owns the audio sink. It drains the ring one period at a time into the sink,
 // applies the software gain, and turns ring markers into events. It does not allocate, log,
-// or do file I/O on its path (the buffers below are allocated when the thread starts, the
-// history grown when the device is opened), and it never holds `lock` while in
-// snd_pcm_writei or snd_pcm_drain: a period is copied out of the ring into the history under
-// the lock, the lock is released, then the gain is applied (into the period buffer; at a
-// steady 1.0 the history itself is written) and the period is written. It wakes at least once
-// per period (snd_pcm_writei returns after about a period once the buffer is full; idle waits
-// time out), so a command reaches the device within one period:
-// - pause/seek/skip/stop: rewind what ALSA holds (snd_pcm_rewindable/rewind), note the
+// retain or do file I/O on its path (the buffers below are allocated when the thread starts,
+// the history grown when the device is opened; ring slots hold plain data), and it never
+// holds the lock while writing to or draining the device: a period is copied out of the
+// ring into the history under the lock, the lock is released, then the gain is applied
+// (into the period buffer; at a steady 1.0 the history itself is written) and the period is
+// written. It wakes at least once per period (a write returns after about a period once the
+// buffer is full; idle waits time out), so a command reaches the device within one period.
+// Commands (`OutputCommand`) are handled in one switch:
+// - play/pause/seek/skip/stop: rewind what ALSA holds (snd_pcm_rewindable/rewind), note the
 //   position actually played (frames written − snd_pcm_delay), then snd_pcm_drop;
 // - software volume: rewind the frames still queued and re-render them from a history of
 //   source frames with the new gain (from the next period when rewinding is not possible).
-// Underruns and suspends are recovered (PCM.recover) and counted; the control side logs them.
+// Device faults, as snd_pcm_recover treats them: -EINTR is retried; an underrun (-EPIPE) is
+// prepared; a suspend (-ESTRPIPE) resumed (retried while the driver says -EAGAIN), else
+// prepared; anything else means the device is gone (a USB DAC pulled out): it is closed,
+// opened again with a backoff of 0.1 s doubling to 2 s, and playback continues at the frame
+// that was audible when it went. Each is counted; the control side logs them.
+
+/// The frame the device is playing: the item's serial and token, and the frame within it.
+struct Audible {
+    var serial: UInt32
+    var token: UInt64
+    var frame: Int64
+}
 
 /// jb-output's own state. Only jb-output touches it.
-struct OutputLocals {
-    var pcm: PCM?
+struct OutputLocals<Sink: AudioSink>: ~Copyable {
+    var sink: Sink
+    var isOpen = false
     var format: AudioFormat?
     var clock = false
     var period = 441
@@ -31,14 +44,20 @@ struct OutputLocals {
     /// Frames written to the PCM since it was opened, minus what was rewound or dropped:
     /// the index of the next frame, and the index into `history`.
     var written: Int64 = 0
-    var epoch: UInt64 = 0
+    /// The device delay after the last write: what was lost with it if it goes away.
+    var lastDelay = 0
+    /// When to try opening the device again, and the wait after the next failure.
     var retryAtNs: UInt64 = 0
+    var backoffNs = firstBackoffNs
+    /// An open failed or the device went away: the next opens count as reopen attempts.
+    var reopening = false
 
-    var item: PlaybackItem?
+    /// The item being written (by serial and token) and the one before it.
+    var item: (serial: UInt32, token: UInt64)?
     /// `written` index that corresponds to frame 0 of `item`.
     var itemOrigin: Int64 = 0
     var itemFirstWritten: Int64 = 0
-    var prevItem: PlaybackItem?
+    var prevItem: (serial: UInt32, token: UInt64)?
     var prevOrigin: Int64 = 0
     /// After a flush the next audio chunk anchors the item bookkeeping again.
     var reanchor = true
@@ -47,12 +66,12 @@ struct OutputLocals {
     /// what ALSA still holds with a new gain. It only has to cover the device buffer and one
     /// block, so it is sized when the device is opened (a few KiB at 40 ms), not for the
     /// largest buffer the config allows: a 512 KiB ring cost page faults and cache misses.
-    private(set) var history: UnsafeMutablePointer<Int16>
+    private(set) var history: SampleBuffer
     private(set) var historyFrames = 4096
     var historyStart: Int64 = 0
     /// Frames in `written ..< replayEnd` are re-rendered from `history` before the ring is read.
     var replayEnd: Int64 = 0
-    let periodBuffer: UnsafeMutablePointer<Int16>
+    let periodBuffer: SampleBuffer
     let periodCapacity = 16384
 
     var gainTarget: Float = 1
@@ -63,25 +82,17 @@ struct OutputLocals {
     var clockBaseNs: UInt64 = 0
     var clockBaseFrames: Int64 = 0
 
-    init() {
-        history = .allocate(capacity: historyFrames * AudioPipeline.maxChannels)
-        history.initialize(repeating: 0, count: historyFrames * AudioPipeline.maxChannels)
-        periodBuffer = .allocate(capacity: periodCapacity * AudioPipeline.maxChannels)
-        periodBuffer.initialize(repeating: 0, count: periodCapacity * AudioPipeline.maxChannels)
+    init(sink: consuming Sink) {
+        self.sink = sink
+        history = SampleBuffer(count: historyFrames * AudioPipeline.maxChannels)
+        periodBuffer = SampleBuffer(count: periodCapacity * AudioPipeline.maxChannels)
     }
 
     /// Grows the history to at least `frames` frames. Only at device open, never per period.
     mutating func fitHistory(toCover frames: Int) {
         guard frames > historyFrames else { return }
-        history.deallocate()
         historyFrames = frames
-        history = .allocate(capacity: historyFrames * AudioPipeline.maxChannels)
-        history.initialize(repeating: 0, count: historyFrames * AudioPipeline.maxChannels)
-    }
-
-    func release() {
-        history.deallocate()
-        periodBuffer.deallocate()
+        history = SampleBuffer(count: historyFrames * AudioPipeline.maxChannels)
     }
 
     var channels: Int { format?.channels ?? 2 }
@@ -100,19 +111,29 @@ struct OutputLocals {
     }
 
     /// Frames written but not yet played.
-    func delay(_ now: UInt64) -> Int {
+    mutating func delay(_ now: UInt64) -> Int {
         if clock { return Int(written - virtualPlayed(now)) }
-        guard let pcm else { return 0 }
-        return max(0, (try? pcm.delay()) ?? 0)
+        guard isOpen else { return 0 }
+        return max(0, (try? sink.delay()) ?? 0)
     }
 
     /// The item and frame the device is playing, given the device delay.
-    func audible(delay: Int) -> (PlaybackItem, Int64)? {
+    func audible(delay: Int) -> Audible? {
         guard let item, !reanchor else { return nil }
         let played = written - Int64(delay)
-        if played >= itemFirstWritten { return (item, played - itemOrigin) }
-        if let prevItem { return (prevItem, played - prevOrigin) }
-        return (item, itemFirstWritten - itemOrigin)
+        if played >= itemFirstWritten {
+            return Audible(serial: item.serial, token: item.token, frame: played - itemOrigin)
+        }
+        if let prevItem { return Audible(serial: prevItem.serial, token: prevItem.token, frame: played - prevOrigin) }
+        return Audible(serial: item.serial, token: item.token, frame: itemFirstWritten - itemOrigin)
+    }
+
+    /// After a flush or a lost device: nothing is queued and the next chunk anchors again.
+    mutating func restartStream(_ now: UInt64) {
+        rebaseClock(now)
+        historyStart = written
+        replayEnd = written
+        reanchor = true
     }
 
     /// Copies `frames` frames from `source` into the history at `written`.
@@ -120,8 +141,8 @@ struct OutputLocals {
         let ch = channels
         let index = Int(written % Int64(historyFrames))
         let first = min(frames, historyFrames - index)
-        (history + index * ch).update(from: source, count: first * ch)
-        if first < frames { history.update(from: source + first * ch, count: (frames - first) * ch) }
+        (history.base + index * ch).update(from: source, count: first * ch)
+        if first < frames { history.base.update(from: source + first * ch, count: (frames - first) * ch) }
     }
 
     /// Copies `frames` frames of history starting at `written` into the period buffer.
@@ -129,8 +150,8 @@ struct OutputLocals {
         let ch = channels
         let index = Int(written % Int64(historyFrames))
         let first = min(frames, historyFrames - index)
-        periodBuffer.update(from: history + index * ch, count: first * ch)
-        if first < frames { (periodBuffer + first * ch).update(from: history, count: (frames - first) * ch) }
+        periodBuffer.base.update(from: history.base + index * ch, count: first * ch)
+        if first < frames { (periodBuffer.base + first * ch).update(from: history.base, count: (frames - first) * ch) }
     }
 
     /// The `frames` frames at `written`, ready to write: straight from the history when the
@@ -139,11 +160,11 @@ struct OutputLocals {
     mutating func renderPeriod(frames: Int) -> UnsafePointer<Int16> {
         let index = Int(written % Int64(historyFrames))
         if rampLeft == 0 && gain == 1.0 && index + frames <= historyFrames {
-            return UnsafePointer(history + index * channels)
+            return UnsafePointer(history.base + index * channels)
         }
         loadHistory(frames: frames)
         applyGain(frames: frames)
-        return UnsafePointer(periodBuffer)
+        return UnsafePointer(periodBuffer.base)
     }
 
     /// Applies the gain (with its ramp) to the period buffer in place. A steady gain of exactly
@@ -151,6 +172,7 @@ struct OutputLocals {
     mutating func applyGain(frames: Int) {
         if rampLeft == 0 && gain == 1.0 { return }
         let ch = channels
+        let samples = periodBuffer.base
         var i = 0
         for _ in 0..<frames {
             if rampLeft > 0 {
@@ -159,185 +181,283 @@ struct OutputLocals {
                 if rampLeft == 0 { gain = gainTarget }
             }
             for _ in 0..<ch {
-                let v = (Float(periodBuffer[i]) * gain).rounded()
-                periodBuffer[i] = Int16(max(-32768, min(32767, v)))
+                let v = (Float(samples[i]) * gain).rounded()
+                samples[i] = Int16(max(-32768, min(32767, v)))
                 i += 1
             }
         }
     }
 }
 
+/// Waits before opening the device again after a failure: 0.1 s, doubling up to 2 s.
+private let firstBackoffNs: UInt64 = 100_000_000
+private let lastBackoffNs: UInt64 = 2_000_000_000
+
+/// What jb-output does next, decided under the lock and done without it.
+private enum OutputStep {
+    /// The shared state changed (or a wait ended): decide again.
+    case again
+    /// Write `frames` frames at `written`; `started` is the item whose first chunk they begin.
+    case write(frames: Int, started: UInt64?)
+    /// Open the device for `format` (after playing out the old one when it is open).
+    case open(AudioFormat)
+    /// Nothing is left and no follow-up came: play out what the device holds.
+    case drain
+    case exit
+}
+
+/// What a write of one period came to.
+private struct WriteOutcome {
+    var done = 0
+    var underruns = 0
+    var suspends = 0
+    var lost: ALSAError?
+}
+
 extension AudioPipeline {
-    func outputMain() {
+    func outputMain<Sink: AudioSink>(_ sink: consuming Sink) {
         if let refusal = NamedThread.requestRealtimePriority(40) {
-            lock.withLock { s.realtimeRefusal = refusal.description }
+            shared.withLock { s in s.realtimeRefusal = refusal.description }
         }
-        var o = OutputLocals()
-        lock.lock()
-        while !s.shutdown {
-            if s.epoch != o.epoch {
-                handleFlush(&o)
-                continue
-            }
-            if s.gainTarget != o.gainTarget { handleGain(&o) }
-            guard s.state == .playing else {
-                lock.wait(nanoseconds: 100_000_000)
-                continue
-            }
-            let replaying = o.pcm != nil && o.written < o.replayEnd
-            if !replaying && s.ringCount == 0 {
-                if s.awaitingNext {
-                    endOfStream(&o)
-                } else {
-                    s.outputWaitsFor = o.written > o.historyStart ? max(1, slots / 4) : 1
-                    lock.wait(nanoseconds: periodNanoseconds(o))
-                    s.outputWaitsFor = 1
-                }
-                continue
-            }
-            let head = s.ringHead
-            if !replaying {
-                let c = s.chunks[head]
-                if c.kind != .audio || c.read >= c.frames {
-                    switch c.kind {
-                    case .audio: break
-                    case .finished: post(.finished(c.item.token))
-                    case .failed(let message): post(.failed(c.item.token, message))
-                    }
-                    popChunk()
-                    continue
-                }
-                if o.pcm == nil || o.format != c.format {
-                    openDevice(&o, c.format)
-                    continue
-                }
-            }
-            guard let pcm = o.pcm else { continue }
-            let now = MonotonicClock.nanoseconds()
-            if o.clock {
-                let played = o.virtualPlayed(now)
-                if played >= o.written { o.rebaseClock(now) }
-                let queued = Int(o.written - o.virtualPlayed(now))
-                let excess = queued + o.period - o.buffer
-                if excess > 0 {
-                    lock.wait(nanoseconds: UInt64(excess) * 1_000_000_000 / UInt64(o.rate) + 1)
-                    continue
-                }
-            }
-            // Compose one period.
-            var frames: Int
-            var startedToken: UInt64?
-            if replaying {
-                frames = min(o.block, Int(o.replayEnd - o.written))
-            } else {
-                let c = s.chunks[head]
-                if o.reanchor || (c.announce && c.read == 0) || o.item?.token != c.item.token {
-                    if !o.reanchor, let current = o.item {
-                        o.prevItem = current
-                        o.prevOrigin = o.itemOrigin
-                    } else {
-                        o.prevItem = nil
-                    }
-                    o.item = c.item
-                    o.itemOrigin = o.written - (c.frameOffset + Int64(c.read))
-                    o.itemFirstWritten = o.written
-                    o.reanchor = false
-                    if c.announce && c.read == 0 { startedToken = c.item.token }
-                }
-                frames = min(o.block, c.frames - c.read)
-                let source = samples + head * Self.chunkFrames * Self.maxChannels + c.read * c.format.channels
-                o.saveHistory(source, frames: frames)
-                s.chunks[head].read += frames
-                if s.chunks[head].read >= c.frames { popChunk() }
-            }
-            lock.unlock()
-            let period = o.renderPeriod(frames: frames)
-
-            var done = 0
-            var underruns = 0
-            var failure: ALSAError?
-            while done < frames {
-                do {
-                    done += try pcm.write(period + done * o.channels, frames: frames - done)
-                } catch {
-                    if error.code == EPIPE || error.code == ESTRPIPE {
-                        underruns += 1
-                        do { try pcm.recover(from: error) } catch {
-                            failure = error
-                            break
-                        }
-                    } else {
-                        failure = error
-                        break
-                    }
-                }
-            }
-            let deviceDelay = o.clock ? 0 : max(0, (try? pcm.delay()) ?? 0)
-
-            lock.lock()
-            o.written += Int64(done)
-            s.underruns += underruns
-            if let startedToken { post(.started(startedToken)) }
-            if let failure {
-                s.deviceError = failure.description
-                o.pcm = nil
-                o.retryAtNs = MonotonicClock.nanoseconds() + 2_000_000_000
-                continue
-            }
-            let d = o.clock ? o.delay(MonotonicClock.nanoseconds()) : deviceDelay
-            if let (item, frame) = o.audible(delay: d) {
-                s.positionToken = item.token
-                s.positionFrames = frame
+        var o = OutputLocals(sink: sink)
+        // Each action ends by deciding the next step under the same lock it accounts under:
+        // one lock per period.
+        var step = OutputStep.again
+        while true {
+            switch step {
+            case .again: step = shared.withLock { s in nextStep(&s, &o) }
+            case .write(let frames, let started): step = writePeriod(&o, frames: frames, started: started)
+            case .open(let format): step = openDevice(&o, format)
+            case .drain: step = drainAtEnd(&o)
+            case .exit:
+                if o.isOpen { o.sink.close() }
+                return
             }
         }
-        lock.unlock()
-        o.pcm = nil
-        o.release()
     }
 
-    private func periodNanoseconds(_ o: OutputLocals) -> UInt64 {
+    private func nextStep<Sink>(_ s: inout SharedState, _ o: inout OutputLocals<Sink>) -> OutputStep {
+        if !s.commands.isEmpty {
+            switch s.commands.removeFirst() {
+            case .play, .pause, .resume, .seek, .stop: handleFlush(&s, &o)
+            case .gain: handleGain(&s, &o)
+            case .shutdown: return .exit
+            }
+            return .again
+        }
+        guard s.state == .playing else {
+            shared.wait(outputWork, &s, nanoseconds: 100_000_000)
+            return .again
+        }
+        let replaying = o.isOpen && o.written < o.replayEnd
+        if !replaying && s.ringCount == 0 {
+            if s.awaitingNext { return endOfStream(&s, &o) }
+            s.outputWaitsFor = o.written > o.historyStart ? max(1, slots / 4) : 1
+            shared.wait(outputWork, &s, nanoseconds: periodNanoseconds(o))
+            s.outputWaitsFor = 1
+            return .again
+        }
+        let head = s.ringHead
+        if !replaying {
+            let c = s.chunks[head]
+            if c.kind != .audio || c.read >= c.frames {
+                switch c.kind {
+                case .audio: break
+                case .finished: post(.finished(c.token), &s)
+                case .failed: post(.failed(c.token, s.items.failure(c.serial) ?? "decoding failed"), &s)
+                }
+                popChunk(&s)
+                return .again
+            }
+            if !o.isOpen || o.format != c.format {
+                let now = MonotonicClock.nanoseconds()
+                if now < o.retryAtNs {
+                    shared.wait(outputWork, &s, nanoseconds: o.retryAtNs - now)
+                    return .again
+                }
+                return .open(c.format)
+            }
+        }
+        if o.clock {
+            let now = MonotonicClock.nanoseconds()
+            let played = o.virtualPlayed(now)
+            if played >= o.written { o.rebaseClock(now) }
+            let queued = Int(o.written - o.virtualPlayed(now))
+            let excess = queued + o.period - o.buffer
+            if excess > 0 {
+                shared.wait(outputWork, &s, nanoseconds: UInt64(excess) * 1_000_000_000 / UInt64(o.rate) + 1)
+                return .again
+            }
+        }
+        // Compose one period.
+        if replaying { return .write(frames: min(o.block, Int(o.replayEnd - o.written)), started: nil) }
+        let c = s.chunks[head]
+        var started: UInt64?
+        if o.reanchor || (c.announce && c.read == 0) || o.item?.serial != c.serial {
+            o.prevItem = o.reanchor ? nil : o.item
+            o.prevOrigin = o.itemOrigin
+            o.item = (c.serial, c.token)
+            o.itemOrigin = o.written - (c.frameOffset + Int64(c.read))
+            o.itemFirstWritten = o.written
+            o.reanchor = false
+            if c.announce && c.read == 0 { started = c.token }
+        }
+        let frames = min(o.block, c.frames - c.read)
+        let source = samples.base + head * Self.chunkFrames * Self.maxChannels + c.read * c.format.channels
+        o.saveHistory(source, frames: frames)
+        s.chunks[head].read += frames
+        if s.chunks[head].read >= c.frames { popChunk(&s) }
+        return .write(frames: frames, started: started)
+    }
+
+    /// Writes the period composed at `written` (without the lock), recovering what can be
+    /// recovered, then accounts for it under the lock and decides the next step.
+    private func writePeriod<Sink>(_ o: inout OutputLocals<Sink>, frames: Int, started: UInt64?) -> OutputStep {
+        let period = o.renderPeriod(frames: frames)
+        let outcome = write(&o, period, frames: frames)
+        let deviceDelay = outcome.lost != nil || o.clock ? 0 : max(0, (try? o.sink.delay()) ?? 0)
+        let next = shared.withLock { s -> OutputStep in
+            o.written += Int64(outcome.done)
+            s.underruns += outcome.underruns
+            s.suspends += outcome.suspends
+            if let started { post(.started(started), &s) }
+            if let lost = outcome.lost {
+                deviceLost(&s, &o, lost)
+                return .again
+            }
+            let d = o.clock ? o.delay(MonotonicClock.nanoseconds()) : deviceDelay
+            o.lastDelay = d
+            if let audible = o.audible(delay: d) {
+                s.positionToken = audible.token
+                s.positionFrames = audible.frame
+            }
+            return nextStep(&s, &o)
+        }
+        if outcome.lost != nil {
+            o.sink.close()
+            o.isOpen = false
+        }
+        return next
+    }
+
+    /// Writes `frames` frames, as snd_pcm_recover would recover: -EINTR again, -EPIPE
+    /// prepared, -ESTRPIPE resumed; anything else ends the write as a lost device.
+    private func write<Sink>(_ o: inout OutputLocals<Sink>, _ period: UnsafePointer<Int16>, frames: Int)
+        -> WriteOutcome
+    {
+        var outcome = WriteOutcome()
+        let channels = o.channels
+        while outcome.done < frames {
+            do throws(ALSAError) {
+                outcome.done += try o.sink.write(period + outcome.done * channels, frames: frames - outcome.done)
+            } catch {
+                switch error.code {
+                case EINTR:
+                    continue
+                case EPIPE:
+                    outcome.underruns += 1
+                    do throws(ALSAError) { try o.sink.prepare() } catch {
+                        outcome.lost = error
+                        return outcome
+                    }
+                case ESTRPIPE:
+                    outcome.suspends += 1
+                    if let failure = resumeAfterSuspend(&o) {
+                        outcome.lost = failure
+                        return outcome
+                    }
+                default:
+                    outcome.lost = error
+                    return outcome
+                }
+            }
+        }
+        return outcome
+    }
+
+    /// A suspended device (the machine slept): resume it, trying again every 10 ms for up to
+    /// a second while the driver answers -EAGAIN, else prepare it (snd_pcm_recover's way).
+    /// Returns the error when neither works.
+    private func resumeAfterSuspend<Sink>(_ o: inout OutputLocals<Sink>) -> ALSAError? {
+        for _ in 0..<100 {
+            do throws(ALSAError) {
+                try o.sink.resume()
+                return nil
+            } catch {
+                guard error.code == EAGAIN else { break }
+                MonotonicClock.sleep(nanoseconds: 10_000_000)
+            }
+        }
+        do throws(ALSAError) {
+            try o.sink.prepare()
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    /// The device went away while playing. What it held is gone with it, so playback goes on,
+    /// once it opens again, at the frame that was audible: decoding starts again from there.
+    /// The caller closes the sink after unlocking.
+    private func deviceLost<Sink>(_ s: inout SharedState, _ o: inout OutputLocals<Sink>, _ error: ALSAError) {
+        s.deviceLosses += 1
+        s.deviceError = error.description
+        let audible = o.audible(delay: o.lastDelay)
+        o.written -= Int64(o.lastDelay)
+        o.lastDelay = 0
+        o.restartStream(MonotonicClock.nanoseconds())
+        o.reopening = true
+        o.backoffNs = firstBackoffNs
+        o.retryAtNs = MonotonicClock.nanoseconds() + o.backoffNs
+        if audible != nil { s.anchorDecoding = false }
+        settle(&s, audible: audible)
+    }
+
+    private func periodNanoseconds<Sink>(_ o: borrowing OutputLocals<Sink>) -> UInt64 {
         UInt64(max(o.period, 1)) * 1_000_000_000 / UInt64(o.rate)
     }
 
-    /// Releases the head slot to jb-decode. Call with `lock` held. jb-decode is woken only
-    /// when the ring has drained to half (it then refills it in one burst): waking it for
-    /// every chunk cost two context switches per 46 ms of audio, more CPU than the copying.
-    private func popChunk() {
+    /// Releases the head slot to jb-decode. jb-decode is woken only when the ring has drained
+    /// to half (it then refills it in one burst): waking it for every chunk cost two context
+    /// switches per 46 ms of audio, more CPU than the copying.
+    private func popChunk(_ s: inout SharedState) {
         s.ringHead = (s.ringHead + 1) % slots
         s.ringCount -= 1
         s.consumedSeq += 1
-        if s.ringCount <= slots / 2 { lock.broadcast() }
+        if s.ringCount <= slots / 2 { decodeWork.broadcast() }
     }
 
     /// A command flushed the device: rewind and drop what it holds, resolve the audible
     /// position when asked, and restart decoding where playback must continue.
-    /// Call with `lock` held.
-    private func handleFlush(_ o: inout OutputLocals) {
-        o.epoch = s.epoch
+    private func handleFlush<Sink>(_ s: inout SharedState, _ o: inout OutputLocals<Sink>) {
         let resolve = s.needsResolve
         s.needsResolve = false
         let now = MonotonicClock.nanoseconds()
-        var audibleNow: (PlaybackItem, Int64)?
-        if let pcm = o.pcm {
+        var audibleNow: Audible?
+        if o.isOpen {
             let rewound: Int
             if o.clock {
                 rewound = Int(o.written - o.virtualPlayed(now))
             } else {
-                rewound = (try? pcm.rewind(pcm.rewindable())) ?? 0
+                let rewindable = o.sink.rewindable()
+                rewound = (try? o.sink.rewind(rewindable)) ?? 0
             }
             o.written -= Int64(rewound)
-            let d = o.clock ? 0 : max(0, (try? pcm.delay()) ?? 0)
+            let d = o.clock ? 0 : max(0, (try? o.sink.delay()) ?? 0)
             if resolve { audibleNow = o.audible(delay: d) }
-            _ = try? pcm.drop()
-            _ = try? pcm.prepare()
+            _ = try? o.sink.drop()
+            _ = try? o.sink.prepare()
             o.written -= Int64(d)
         }
-        o.rebaseClock(now)
-        o.historyStart = o.written
-        o.replayEnd = o.written
-        o.reanchor = true
-        if let (item, frame) = audibleNow {
-            s.anchor = (item, .frame(max(0, frame)))
+        o.restartStream(now)
+        settle(&s, audible: audibleNow)
+    }
+
+    /// After a flush or a lost device: anchors playback at `audible` (when known) or at the
+    /// pending seek, and has jb-decode start there if playing and not decoding it already.
+    private func settle(_ s: inout SharedState, audible: Audible?) {
+        if let audible, let item = s.items.item(audible.serial) {
+            s.anchor = (item, .frame(max(0, audible.frame)))
             if let decoding = s.decodingItem, decoding.token != item.token, s.nextItem == nil {
                 s.nextItem = decoding
             }
@@ -352,118 +472,124 @@ extension AudioPipeline {
         }
         if s.state == .playing, !s.anchorDecoding, let anchor = s.anchor {
             s.clearRing()
-            s.decodeRequest = (anchor.item, anchor.start, false)
-            s.decodeGen &+= 1
+            s.restartDecoding((anchor.item, anchor.start, false))
             s.anchorDecoding = true
-            lock.broadcast()
+            decodeWork.broadcast()
         }
     }
 
     /// A new software gain: start a ~5 ms ramp and re-render what ALSA still holds.
-    /// Call with `lock` held.
-    private func handleGain(_ o: inout OutputLocals) {
+    private func handleGain<Sink>(_ s: inout SharedState, _ o: inout OutputLocals<Sink>) {
         o.gainTarget = s.gainTarget
         let ramp = max(1, o.rate / 200)
         o.rampStep = (o.gainTarget - o.gain) / Float(ramp)
         o.rampLeft = ramp
-        guard let pcm = o.pcm, s.state == .playing, !o.reanchor else { return }
+        guard o.isOpen, s.state == .playing, !o.reanchor else { return }
         let oldest = max(o.historyStart, o.itemFirstWritten, o.written - Int64(o.historyFrames - o.period))
         let available = Int(max(0, o.written - oldest))
         let rewound: Int
         if o.clock {
             rewound = min(available, o.delay(MonotonicClock.nanoseconds()))
         } else {
-            rewound = (try? pcm.rewind(min(available, pcm.rewindable()))) ?? 0
+            let rewindable = o.sink.rewindable()
+            rewound = (try? o.sink.rewind(min(available, rewindable))) ?? 0
         }
         guard rewound > 0 else { return }
         o.written -= Int64(rewound)
         o.replayEnd = max(o.replayEnd, o.written + Int64(rewound))
     }
 
-    /// Opens (or reopens, after playing out the old format) the PCM for `format`.
-    /// Call with `lock` held; releases it around the blocking calls.
-    private func openDevice(_ o: inout OutputLocals, _ format: AudioFormat) {
-        let now = MonotonicClock.nanoseconds()
-        if now < o.retryAtNs {
-            lock.wait(nanoseconds: o.retryAtNs - now)
-            return
-        }
-        if let old = o.pcm {
-            let remaining = o.clock ? o.delay(now) : 0
-            lock.unlock()
+    /// Opens (or reopens, after playing out the old format) the device for `format`; on
+    /// failure, tries again after the backoff.
+    private func openDevice<Sink>(_ o: inout OutputLocals<Sink>, _ format: AudioFormat) -> OutputStep {
+        if o.isOpen {
             if o.clock {
+                let remaining = o.delay(MonotonicClock.nanoseconds())
                 MonotonicClock.sleep(nanoseconds: UInt64(remaining) * 1_000_000_000 / UInt64(o.rate))
             } else {
-                _ = try? old.drain()
+                _ = try? o.sink.drain()
             }
-            lock.lock()
+            o.sink.close()
+            o.isOpen = false
         }
-        o.pcm = nil
         let request = PCMRequest(
             device: config.device, rate: UInt32(format.rate), channels: UInt32(format.channels),
             periodMicroseconds: UInt32(config.periodMs * 1000), bufferMicroseconds: UInt32(config.bufferMs * 1000))
-        lock.unlock()
-        let opened = Result { () throws(ALSAError) in try PCM(request) }
-        lock.lock()
-        switch opened {
-        case .success(let pcm):
-            o.pcm = pcm
-            o.format = format
-            o.period = min(pcm.granted.periodFrames, o.periodCapacity)
-            o.buffer = pcm.granted.bufferFrames
-            o.clock = config.pacing == .clock || (config.pacing == .auto && pcm.type == .null)
-            o.block = pcm.type == .null && !o.clock ? min(max(o.buffer, o.period), o.periodCapacity) : o.period
-            o.fitHistory(toCover: o.buffer + o.block + o.period)
-            let shift = o.written
-            o.written = 0
-            o.itemOrigin -= shift
-            o.itemFirstWritten -= shift
-            o.prevOrigin -= shift
-            o.historyStart = 0
-            o.replayEnd = 0
-            o.rebaseClock(MonotonicClock.nanoseconds())
-            s.format = format
-            s.periodFrames = pcm.granted.periodFrames
-            s.bufferFrames = pcm.granted.bufferFrames
-            s.pacing = o.clock ? .clock : .device
-            s.deviceError = nil
-            s.deviceOpens += 1
-        case .failure(let error):
-            s.deviceError = error.description
-            o.retryAtNs = MonotonicClock.nanoseconds() + 2_000_000_000
+        let opened = Result { () throws(ALSAError) in try o.sink.open(request) }
+        return shared.withLock { s in
+            if o.reopening { s.reopenAttempts += 1 }
+            switch opened {
+            case .success(let grant):
+                o.isOpen = true
+                o.reopening = false
+                o.backoffNs = firstBackoffNs
+                o.format = format
+                o.period = min(grant.periodFrames, o.periodCapacity)
+                o.buffer = grant.bufferFrames
+                o.clock = config.pacing == .clock || (config.pacing == .auto && grant.swallowsData)
+                o.block =
+                    grant.swallowsData && !o.clock ? min(max(o.buffer, o.period), o.periodCapacity) : o.period
+                o.fitHistory(toCover: o.buffer + o.block + o.period)
+                let shift = o.written
+                o.written = 0
+                o.lastDelay = 0
+                o.itemOrigin -= shift
+                o.itemFirstWritten -= shift
+                o.prevOrigin -= shift
+                o.historyStart = 0
+                o.replayEnd = 0
+                o.rebaseClock(MonotonicClock.nanoseconds())
+                s.format = format
+                s.periodFrames = grant.periodFrames
+                s.bufferFrames = grant.bufferFrames
+                s.pacing = o.clock ? .clock : .device
+                s.deviceError = nil
+                s.deviceOpens += 1
+            case .failure(let error):
+                s.deviceError = error.description
+                o.reopening = true
+                o.retryAtNs = MonotonicClock.nanoseconds() + o.backoffNs
+                o.backoffNs = min(o.backoffNs * 2, lastBackoffNs)
+            }
+            return nextStep(&s, &o)
         }
     }
 
-    /// Nothing is left and no follow-up came: play out what ALSA holds, then report the end.
-    /// Call with `lock` held; releases it around snd_pcm_drain.
-    private func endOfStream(_ o: inout OutputLocals) {
-        let epoch = o.epoch
-        if let pcm = o.pcm {
-            if o.clock {
-                let remaining = o.delay(MonotonicClock.nanoseconds())
-                if remaining > 0 {
-                    lock.wait(nanoseconds: UInt64(remaining) * 1_000_000_000 / UInt64(o.rate) + 1)
-                    return
-                }
-            } else {
-                lock.unlock()
-                _ = try? pcm.drain()
-                _ = try? pcm.prepare()
-                lock.lock()
+    /// Nothing is left and no follow-up came: on a clock-paced device wait until it played
+    /// out (then report the end), else have the device drained without the lock.
+    private func endOfStream<Sink>(_ s: inout SharedState, _ o: inout OutputLocals<Sink>) -> OutputStep {
+        if o.isOpen && o.clock {
+            let remaining = o.delay(MonotonicClock.nanoseconds())
+            if remaining > 0 {
+                shared.wait(outputWork, &s, nanoseconds: UInt64(remaining) * 1_000_000_000 / UInt64(o.rate) + 1)
+                return .again
             }
+        } else if o.isOpen {
+            return .drain
         }
-        guard epoch == s.epoch, s.ringCount == 0, s.awaitingNext, s.state == .playing else { return }
-        post(.endOfStream)
+        finishStream(&s, &o)
+        return .again
+    }
+
+    private func drainAtEnd<Sink>(_ o: inout OutputLocals<Sink>) -> OutputStep {
+        _ = try? o.sink.drain()
+        _ = try? o.sink.prepare()
+        return shared.withLock { s in
+            // A command or a follow-up that came meanwhile goes first.
+            if s.commands.isEmpty, s.ringCount == 0, s.awaitingNext, s.state == .playing { finishStream(&s, &o) }
+            return nextStep(&s, &o)
+        }
+    }
+
+    private func finishStream<Sink>(_ s: inout SharedState, _ o: inout OutputLocals<Sink>) {
+        post(.endOfStream, &s)
         s.state = .stopped
         s.anchor = nil
         s.anchorDecoding = false
-        s.decodeRequest = nil
-        s.decodeGen &+= 1
+        s.restartDecoding(nil)
         s.positionToken = nil
         s.positionFrames = 0
-        o.reanchor = true
-        o.historyStart = o.written
-        o.replayEnd = o.written
-        o.rebaseClock(MonotonicClock.nanoseconds())
+        o.restartStream(MonotonicClock.nanoseconds())
+        decodeWork.broadcast()
     }
 }

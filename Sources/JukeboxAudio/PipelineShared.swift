@@ -14,17 +14,21 @@ enum StartPosition: Equatable {
     }
 }
 
-/// What a ring slot holds: audio, or an in-order marker the output thread turns into an event.
+/// What a ring slot holds: audio, or an in-order marker the output thread turns into an event
+/// (a failure's message is in the item table).
 enum ChunkKind: Equatable {
     case audio
     case finished
-    case failed(String)
+    case failed
 }
 
-/// Metadata of one ring slot; the samples live in `PCMRing.samples`.
+/// Metadata of one ring slot; the samples live in `AudioPipeline.samples`. Plain data only
+/// (no String, no class): jb-output copies it every period, which must not retain anything.
 struct ChunkInfo {
     var kind: ChunkKind = .audio
-    var item = PlaybackItem(token: 0, path: "")
+    /// The slot's item in `SharedState.items`, and its token.
+    var serial: UInt32 = 0
+    var token: UInt64 = 0
     /// Frame index within the item of the slot's first frame.
     var frameOffset: Int64 = 0
     var frames = 0
@@ -36,8 +40,81 @@ struct ChunkInfo {
     var announce = false
 }
 
-/// The state shared by the control thread, jb-decode and jb-output. Every field is guarded
-/// by `AudioPipeline.lock`; this struct *is* the locked state (MPD's PlayerControl).
+/// The items ring slots refer to, by serial, so that slots carry no String. jb-decode
+/// registers each item it starts; jb-output looks one up only on a command or a failure
+/// marker, never per period. An entry is reused after `capacity` newer items: more than the
+/// ring has slots, so every item in the ring and the one jb-output plays are still there.
+struct ItemTable {
+    struct Entry {
+        var serial: UInt32 = .max
+        var item: PlaybackItem?
+        /// Why decoding failed (for a `.failed` marker).
+        var failure: String?
+    }
+
+    static let capacity = 64
+    private var entries = [Entry](repeating: Entry(), count: capacity)
+    private var nextSerial: UInt32 = 0
+
+    /// Registers `item`; returns its serial and the entry it replaced (for the caller to
+    /// release after unlocking: freeing its strings is no work for the lock holder).
+    mutating func register(_ item: PlaybackItem, failure: String? = nil) -> (serial: UInt32, retired: Entry) {
+        let serial = nextSerial
+        nextSerial &+= 1
+        var entry = Entry(serial: serial, item: item, failure: failure)
+        swap(&entry, &entries[Int(serial) % Self.capacity])
+        return (serial, entry)
+    }
+
+    mutating func setFailure(_ serial: UInt32, _ message: String) {
+        let i = Int(serial) % Self.capacity
+        if entries[i].serial == serial { entries[i].failure = message }
+    }
+
+    func item(_ serial: UInt32) -> PlaybackItem? {
+        let e = entries[Int(serial) % Self.capacity]
+        return e.serial == serial ? e.item : nil
+    }
+
+    func failure(_ serial: UInt32) -> String? {
+        let e = entries[Int(serial) % Self.capacity]
+        return e.serial == serial ? e.failure : nil
+    }
+}
+
+/// What the control thread asks of jb-output, handled in order by one `switch` in
+/// `outputMain` (as MPD's AudioOutputControl::Command). The data a command acts on is in
+/// `SharedState` (anchor, pending seek, gain target), set by the control thread together
+/// with the command, so jb-output always acts on the latest.
+enum OutputCommand: Equatable {
+    /// A new item (play or skip): drop what the device holds and play the anchor.
+    case play
+    /// Drop what the device holds and keep the position that was audible.
+    case pause
+    /// Play on from the paused position.
+    case resume
+    /// Drop what the device holds and play from `pendingSeekMs`.
+    case seek
+    /// Drop what the device holds and forget the items.
+    case stop
+    /// Ramp to `gainTarget` and re-render what the device still holds.
+    case gain
+    /// Close the device and end the thread.
+    case shutdown
+
+    /// Commands with the same handler: a queued one covers a newer one, because handlers act
+    /// on the latest shared fields.
+    var isFlush: Bool {
+        switch self {
+        case .play, .pause, .resume, .seek, .stop: return true
+        case .gain, .shutdown: return false
+        }
+    }
+}
+
+/// The state shared by the control thread, jb-decode and jb-output: MPD's PlayerControl.
+/// It lives inside `AudioPipeline.shared` (a `PILock`), so every access is inside
+/// `withLock { s in … }`.
 struct SharedState {
     var shutdown = false
     var state: PipelineState = .stopped
@@ -52,6 +129,7 @@ struct SharedState {
     var publishedSeq = 0
     var consumedSeq = 0
     var followUpSeq: Int?
+    var items = ItemTable()
 
     // MARK: decoding
     /// Bumped whenever jb-decode must drop its decoder and look at `decodeRequest` again.
@@ -71,8 +149,9 @@ struct SharedState {
     var restartAtEnd = false
 
     // MARK: commands for jb-output
-    /// Bumped by every command that flushes the device (play, pause, resume, seek, stop).
-    var epoch: UInt64 = 0
+    /// Queued commands, oldest first; at most one flush and one gain (see `send`), so the
+    /// reserved capacity is never exceeded.
+    var commands: [OutputCommand] = []
     /// Where playback is anchored: the item and start position of the current decode, or the
     /// paused position once jb-output resolved it.
     var anchor: (item: PlaybackItem, start: StartPosition)?
@@ -89,6 +168,9 @@ struct SharedState {
     var positionFrames: Int64 = 0
     var format: AudioFormat?
     var underruns = 0
+    var suspends = 0
+    var deviceLosses = 0
+    var reopenAttempts = 0
     var deviceError: String?
     var periodFrames = 0
     var bufferFrames = 0
@@ -99,6 +181,20 @@ struct SharedState {
     init(slots: Int) {
         chunks = Array(repeating: ChunkInfo(), count: slots)
         events.reserveCapacity(256)
+        commands.reserveCapacity(4)
+    }
+
+    /// Queues a command for jb-output. A queued command with the same handler already covers
+    /// it (handlers read the latest fields); a later flush replaces the queued one, so that
+    /// the queue says what was asked last.
+    mutating func send(_ command: OutputCommand) {
+        if command != .shutdown,
+            let i = commands.firstIndex(where: { $0 != .shutdown && $0.isFlush == command.isFlush })
+        {
+            commands[i] = command
+        } else {
+            commands.append(command)
+        }
     }
 
     /// Empties the ring (the decoder's unpublished slot is dropped by its generation check).
@@ -108,14 +204,14 @@ struct SharedState {
         followUpSeq = nil
     }
 
-    /// Publishes the slot after the last filled one.
     /// How many chunks jb-output waits for when the ring ran dry mid-stream: one after a
     /// start or flush (first sample at once), a quarter ring when it outran the decoder, so
     /// that an unpaced device does not ping-pong the two threads for every chunk.
     var outputWaitsFor = 1
 
-    mutating func publish(_ info: ChunkInfo, slots: Int) {
-        chunks[(ringHead + ringCount) % slots] = info
+    /// Publishes the slot after the last filled one.
+    mutating func publish(_ info: ChunkInfo) {
+        chunks[(ringHead + ringCount) % chunks.count] = info
         ringCount += 1
         publishedSeq += 1
     }
@@ -134,4 +230,35 @@ struct SharedState {
         ringCount = f - consumedSeq
         publishedSeq = f
     }
+
+    /// Has jb-decode drop its work and start `request` (none when nil). `awaitingNext` spoke
+    /// of the dropped work: it is cleared at once, so that jb-output does not take the old
+    /// item's end for the end of the new work before jb-decode has seen the request.
+    mutating func restartDecoding(_ request: (item: PlaybackItem, start: StartPosition, announce: Bool)?) {
+        decodeRequest = request
+        decodeGen &+= 1
+        awaitingNext = false
+    }
+
+    /// Stops jb-decode's work and empties the ring.
+    mutating func stopDecoding() {
+        anchorDecoding = false
+        clearRing()
+        restartDecoding(nil)
+    }
+}
+
+/// Interleaved S16 samples in memory allocated once and freed when the owner goes away
+/// (the ring's samples, jb-output's period buffer and history). Not copyable: one owner.
+struct SampleBuffer: ~Copyable {
+    let base: UnsafeMutablePointer<Int16>
+    let count: Int
+
+    init(count: Int) {
+        self.count = count
+        base = .allocate(capacity: count)
+        base.initialize(repeating: 0, count: count)
+    }
+
+    deinit { base.deallocate() }
 }

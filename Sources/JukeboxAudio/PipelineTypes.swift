@@ -64,8 +64,15 @@ public struct PipelineStatus: Sendable, Equatable {
     public var positionMs: Int64
     /// The format the PCM is open with.
     public var format: AudioFormat?
-    /// Underruns (-EPIPE) and suspends (-ESTRPIPE) recovered since start.
+    /// Underruns (-EPIPE) recovered since start.
     public var underruns: Int
+    /// Suspends (-ESTRPIPE) recovered since start.
+    public var suspends = 0
+    /// Times the device went away while playing (any other write error, e.g. -ENODEV when a
+    /// USB DAC is pulled out); playback continues where it stopped once it opens again.
+    public var deviceLosses = 0
+    /// Opens tried after a loss or a failed open (retried with a backoff of 0.1 s doubling to 2 s).
+    public var reopenAttempts = 0
     /// The last ALSA error (device name + snd_strerror), nil while the device works.
     public var error: String?
     /// Period and buffer granted by ALSA, in frames.

@@ -13,11 +13,18 @@ public struct TrackInfo: Sendable, Equatable, Hashable {
     public var durationMs: Int64?
     /// The `.lrc` file beside the track, relative to `music_dir` (or `lyrics_dir`).
     public var lyricPath: String?
+    /// Every other tag, in MPD's order.
+    public var tags: [TrackTag]
+    /// `44100:16:2`: rate, bits and channels of the decoded audio, as MPD's `Format:`.
+    public var format: String?
+    /// The file's modification time, seconds since the epoch.
+    public var modifiedSeconds: Int64?
 
     /// A track; only the id and path are required.
     public init(
         id: TrackID, path: String, title: String? = nil, artist: String? = nil, album: String? = nil,
-        trackNumber: Int? = nil, durationMs: Int64? = nil, lyricPath: String? = nil
+        trackNumber: Int? = nil, durationMs: Int64? = nil, lyricPath: String? = nil, tags: [TrackTag] = [],
+        format: String? = nil, modifiedSeconds: Int64? = nil
     ) {
         self.id = id
         self.path = path
@@ -27,25 +34,14 @@ public struct TrackInfo: Sendable, Equatable, Hashable {
         self.trackNumber = trackNumber
         self.durationMs = durationMs
         self.lyricPath = lyricPath
+        self.tags = tags
+        self.format = format
+        self.modifiedSeconds = modifiedSeconds
     }
-}
 
-/// How the queue moves on when a track ends.
-public enum PlayMode: String, CaseIterable, Sendable {
-    /// Play the queue once, then stop.
-    case inOrder = "in-order"
-    /// Play the queue, then start again from the first entry.
-    case repeatAll = "repeat-all"
-    /// Replay the current track; a user `next` still moves on.
-    case repeatOne = "repeat-one"
-    /// Play every entry once in a shuffled order, then reshuffle and continue.
-    case shuffle = "shuffle"
-
-    /// The mode after this one, for the `mode` command without an argument.
-    public var cycled: PlayMode {
-        let all = PlayMode.allCases
-        let index = all.firstIndex(of: self)!
-        return all[(index + 1) % all.count]
+    /// The values of tag `name`, in file order.
+    public func values(_ name: TagName) -> [String] {
+        tags.compactMap { $0.name == name ? $0.value : nil }
     }
 }
 

@@ -9,7 +9,6 @@
 // go to the pipeline as non-blocking requests that the output thread picks up within one
 // period.
 
-import CLinuxShims
 import Glibc
 import JukeboxAudio
 import JukeboxCore
@@ -45,8 +44,9 @@ final class Daemon {
     /// Playback requests the pipeline knows, by token (for the track path and id).
     private var requests: [UInt64: PlaybackRequest] = [:]
     private var stopping = false
-    /// On a first start there is nothing to resume: play once the scan has found music.
-    private var playWhenLibraryArrives = false
+    /// On a first start there is nothing to resume: the queue is the library (and plays, with
+    /// `on_start = "play"`) once a scan has found music. After that only queue commands change it.
+    private var fillQueueWhenLibraryArrives = false
     /// When the start-up rescan begins, if it waits for playback to start.
     private var startupScanDue: Instant?
     /// The request whose start from a seek hint was logged.
@@ -58,16 +58,18 @@ final class Daemon {
         // own arena (jb-decode: mpg123's handles, jb-scan: its SQLite connection), and each
         // keeps its high-water mark resident: 150-200 kB while playing. Only the control
         // thread allocates often and jb-output never does, so there is no contention to avoid.
-        _ = jb_set_malloc_arena_max(1)
-        let signalFD = jb_termination_signalfd()
-        guard signalFD >= 0 else {
-            logger.critical("cannot set up signal handling: \(Errno.current("signalfd"))")
+        ProcessSettings.limitMallocArenas(to: 1)
+        let signals: FileDescriptor
+        do {
+            signals = try TerminationSignals.open()
+        } catch {
+            logger.critical("cannot set up signal handling: \(error)")
             return 1
         }
         do {
             let daemon = try Daemon(
                 config: settings.config, forceStdinConsole: settings.forceStdinConsole,
-                signals: FileDescriptor(owning: signalFD), logger: logger, inputReplayFifo: inputReplayFifo)
+                signals: signals, logger: logger, inputReplayFifo: inputReplayFifo)
             return daemon.loop()
         } catch {
             logger.critical("cannot start: \(error)")
@@ -147,12 +149,14 @@ final class Daemon {
         perform(keeper.handle(.start(start), now: Instant.now))
     }
 
-    /// First start (or a rebuilt database): the queue is the whole library in path order.
+    /// First start (or a rebuilt database), once the library has tracks: the queue is the
+    /// whole library in path order.
     private func fillQueueFromLibrary() {
+        guard fillQueueWhenLibraryArrives, !library.isEmpty else { return }
+        fillQueueWhenLibraryArrives = false
         let order = library.values.sorted { $0.path < $1.path }.map(\.id)
-        perform(machine.handle(.libraryReplaced(order), now: Instant.now))
-        if playWhenLibraryArrives, !order.isEmpty {
-            playWhenLibraryArrives = false
+        perform(machine.handle(.command(.editQueue(.add(order, at: nil))), now: Instant.now))
+        if config.resume.onStart == .play {
             perform(machine.handle(.command(.play(index: nil)), now: Instant.now))
         }
     }
@@ -186,7 +190,7 @@ final class Daemon {
             }
             for readiness in ready {
                 if readiness.fd == signals.rawValue {
-                    let signal = jb_read_signal(signals.rawValue)
+                    let signal = (try? signals.readSignal()) ?? -1
                     logger.info("received signal \(signal); saving state and stopping")
                     stopping = true
                 } else if readiness.fd == wakeup.fd.rawValue {
@@ -252,7 +256,7 @@ final class Daemon {
         guard let display else { return }
         display.update(
             now: now, track: track, lyrics: lyrics.timeline, lyricsVersion: lyrics.version, state: machine.state,
-            positionMs: machine.positionMs, volume: machine.volume, mode: machine.mode)
+            positionMs: machine.positionMs, volume: machine.volume, options: machine.options)
     }
 
     /// The library entry of the queue's current track.
@@ -295,12 +299,13 @@ final class Daemon {
     private func handleScanResult() {
         guard let result = scan.takeResult() else { return }
         switch result {
-        case .success(let report):
+        case .success:
             reloadLibrary()
             mpd.libraryChanged(library.values, scanFinished: true)
-            if report.added + report.removed > 0 || machine.queue.entries.isEmpty {
-                fillQueueFromLibrary()
-            }
+            // A scan changes the library only: entries of files that went (or no longer
+            // play) are dropped from the queue.
+            perform(machine.handle(.libraryChanged(Set(library.keys)), now: Instant.now))
+            fillQueueFromLibrary()
         case .failure(let error):
             logger.error("library scan failed: \(error)")
             mpd.libraryChanged(library.values, scanFinished: true)
@@ -395,8 +400,8 @@ final class Daemon {
                         "resuming \(describe(machine.queue.currentTrack)) at \(formatTime(ms: machine.positionMs)) (on_start = \(config.resume.onStart.rawValue))"
                     )
                 case .startAfresh:
-                    playWhenLibraryArrives = config.resume.onStart == .play
-                    if !library.isEmpty { fillQueueFromLibrary() }
+                    fillQueueWhenLibraryArrives = true
+                    fillQueueFromLibrary()
                 }
             }
         } catch {

@@ -70,12 +70,18 @@ public enum DaemonConfig {
 
     /// Why `path` cannot serve as the music folder, or nil.
     static func directoryProblem(_ path: String) -> String? {
-        var info = stat()
-        if stat(path, &info) != 0 {
-            return "cannot open \(path): \(String(cString: strerror(errno)))"
+        let info: stat
+        do {
+            info = try FileSystem.status(path)
+        } catch {
+            return "cannot open \(path): \(error.message)"
         }
         if info.st_mode & S_IFMT != S_IFDIR { return "\(path) is not a folder" }
-        if access(path, R_OK | X_OK) != 0 { return "cannot read \(path): \(String(cString: strerror(errno)))" }
+        do {
+            try FileSystem.checkAccess(path, R_OK | X_OK)
+        } catch {
+            return "cannot read \(path): \(error.message)"
+        }
         return nil
     }
 }

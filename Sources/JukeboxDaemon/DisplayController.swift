@@ -3,7 +3,6 @@
 // every 50 ms (20 Hz) and only when the rows change; drivers send only the cells that
 // changed. It never touches audio: a slow display costs display frames, not samples.
 
-import CLinuxShims
 import Glibc
 import JukeboxCore
 import JukeboxDisplay
@@ -17,7 +16,7 @@ final class DisplayController {
     private var lyricsVersion = -1
     private var lastRender: Instant?
     private var lastVolume: Int?
-    private var lastMode: PlayMode?
+    private var lastOptions: PlayOptions?
     private var lastState: PlayState?
     private var lastPositionMs: Int64 = 0
 
@@ -37,16 +36,17 @@ final class DisplayController {
         case .none:
             return nil
         case .terminal:
-            var fd: Int32 = isatty(2) == 1 ? 2 : isatty(1) == 1 ? 1 : 2
+            var output = FileDescriptor.standardError
+            if !output.isTerminal && FileDescriptor.standardOutput.isTerminal { output = .standardOutput }
             if !d.device.isEmpty {
-                fd = jb_open(d.device, O_WRONLY | O_NOCTTY | O_CLOEXEC, 0)
-                if fd < 0 {
-                    logger.error(
-                        "display: cannot open \(d.device): \(Errno.current("open")); going on without a display")
+                do {
+                    output = try FileDescriptor(path: d.device, flags: O_WRONLY | O_NOCTTY)
+                } catch {
+                    logger.error("display: cannot open \(d.device): \(error.summary); going on without a display")
                     return nil
                 }
             }
-            driver = CharacterScreen(display: TerminalDisplay(fd: fd, columns: d.columns, rows: d.rows))
+            driver = CharacterScreen(display: TerminalDisplay(output: output, columns: d.columns, rows: d.rows))
         default:
             driver = DisplayDrivers.open(config: d, logger: logger)
         }
@@ -66,7 +66,7 @@ final class DisplayController {
     /// playing track's lyrics (`lyricsVersion` changes when they are reloaded or nudged).
     func update(
         now: Instant, track: TrackInfo?, lyrics: LyricTimeline?, lyricsVersion: Int, state: PlayState,
-        positionMs: Int64, volume: Int, mode: PlayMode
+        positionMs: Int64, volume: Int, options: PlayOptions
     ) {
         var urgent = false
         if track != self.track || lyricsVersion != self.lyricsVersion {
@@ -75,16 +75,16 @@ final class DisplayController {
             urgent = true
         }
         if let lastVolume, lastVolume != volume { screen.handle(.volume(volume), now: now) }
-        if let lastMode, lastMode != mode { screen.handle(.mode(mode), now: now) }
+        if let lastOptions, lastOptions != options { screen.handle(.mode(options), now: now) }
         if let lastState, lastState != state {
             if state == .paused { screen.handle(.paused, now: now) }
             if state == .playing && lastState == .paused { screen.handle(.resumed, now: now) }
         }
         urgent =
-            urgent || lastVolume != volume || lastMode != mode || lastState != state
+            urgent || lastVolume != volume || lastOptions != options || lastState != state
             || abs(positionMs - lastPositionMs) > 1500
         lastVolume = volume
-        lastMode = mode
+        lastOptions = options
         lastState = state
         lastPositionMs = positionMs
         if !urgent, let lastRender, now.milliseconds(since: lastRender) < Self.frameIntervalMs { return }

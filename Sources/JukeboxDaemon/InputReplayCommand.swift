@@ -32,7 +32,8 @@ struct InputReplayCommand {
         let (loaded, _) = try options.load()
         let bytes: [UInt8]
         do {
-            bytes = file == "-" ? try readAll(fd: 0) : try readWholeFile(file, limit: 64 << 20)
+            bytes =
+                file == "-" ? try FileDescriptor.standardInput.readToEnd() : try readWholeFile(file, limit: 64 << 20)
         } catch {
             writeStderr("jukeboxd input-replay: \(file): \(error.message)\n")
             throw CommandExit(66)
@@ -67,17 +68,5 @@ struct InputReplayCommand {
         let actions = outputs.filter { if case .action = $0 { true } else { false } }.count
         text += "# \(edges.count) edges: \(gestures) gestures, \(detents) detents, \(actions) commands\n"
         return text
-    }
-
-    private func readAll(fd: Int32) throws(Errno) -> [UInt8] {
-        let input = FileDescriptor(owning: dup(fd))
-        var result: [UInt8] = []
-        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 65536, alignment: 8)
-        defer { chunk.deallocate() }
-        while true {
-            let n = try input.read(into: chunk.baseAddress!, count: chunk.count)
-            if n == 0 { return result }
-            result += chunk[0..<n]
-        }
     }
 }

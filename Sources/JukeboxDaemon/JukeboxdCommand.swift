@@ -1,6 +1,7 @@
 import Glibc
 import JukeboxCore
 import JukeboxStore
+import LinuxSupport
 import Logging
 
 /// `jukeboxd`: the daemon's command line. Exit status 0 on a clean stop, 64 (EX_USAGE) on a
@@ -185,11 +186,9 @@ struct ScanCommand {
 }
 
 func writeStderr(_ text: String) {
-    var bytes = Array(text.utf8)
-    _ = bytes.withUnsafeMutableBytes { write(2, $0.baseAddress, $0.count) }
+    try? FileDescriptor.standardError.writeAll(Array(text.utf8))
 }
 
 func writeStdout(_ text: String) {
-    var bytes = Array(text.utf8)
-    _ = bytes.withUnsafeMutableBytes { write(1, $0.baseAddress, $0.count) }
+    try? FileDescriptor.standardOutput.writeAll(Array(text.utf8))
 }

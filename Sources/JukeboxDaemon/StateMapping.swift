@@ -11,7 +11,7 @@ extension PlayerMachine.Snapshot {
     func record(sequence: UInt64) -> PlaybackRecord {
         PlaybackRecord(
             queueIndex: queue.currentIndex, trackID: currentTrack, positionMs: positionMs, state: state.rawValue,
-            mode: queue.mode.rawValue, volume: volume,
+            mode: queue.options.description, volume: volume,
             shuffleOrder: queue.shuffleOrder.map(Int64.init), shuffleHistory: queue.history.map(Int64.init),
             rngState: [queue.randomState, UInt64(queue.shuffleCursor), UInt64(bitPattern: Int64(queue.historyCursor))],
             queueVersion: Int64(truncatingIfNeeded: queue.version), journalSequence: sequence)
@@ -20,9 +20,12 @@ extension PlayerMachine.Snapshot {
     /// A snapshot from the saved row and queue. `PlayQueue(snapshot:)` repairs anything
     /// inconsistent, so a damaged row cannot crash the player.
     init(record: PlaybackRecord, queue entries: [TrackID], fallbackMode: PlayMode) {
+        // The mode column holds the flags as `PlayOptions.description` (a preset's name, as
+        // older databases hold, or the flags that are on).
         let words = record.rngState
         let queue = PlayQueue.Snapshot(
-            entries: entries, currentIndex: record.queueIndex, mode: PlayMode(rawValue: record.mode) ?? fallbackMode,
+            entries: entries, currentIndex: record.queueIndex,
+            options: PlayOptions(description: record.mode) ?? PlayOptions(fallbackMode),
             shuffleOrder: record.shuffleOrder.map { Int(truncatingIfNeeded: $0) },
             shuffleCursor: words.count > 1 ? Int(truncatingIfNeeded: words[1]) : 0,
             history: record.shuffleHistory.map { Int(truncatingIfNeeded: $0) },
@@ -38,7 +41,8 @@ extension TrackRecord {
     var info: TrackInfo {
         TrackInfo(
             id: id, path: path, title: title, artist: artist, album: album, trackNumber: trackNumber,
-            durationMs: durationMs, lyricPath: lyricPath)
+            durationMs: durationMs, lyricPath: lyricPath, tags: tags, format: format,
+            modifiedSeconds: mtimeNs / 1_000_000_000)
     }
 }
 

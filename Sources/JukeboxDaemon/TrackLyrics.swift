@@ -133,7 +133,7 @@ final class LyricOffsetStore {
             let fd = try FileDescriptor(path: temporary, flags: O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC)
             try fd.writeAll(Array(text.utf8))
             try fd.syncData()
-            guard rename(temporary, path) == 0 else { throw Errno.current("rename", path: path) }
+            try FileSystem.rename(temporary, to: path)
             try FileDescriptor.syncFolder(containing: path)
         } catch {
             logger.warning("cannot save the lyric offset: \(error)")

@@ -16,9 +16,8 @@ public enum ConsoleEvent: Equatable {
 /// buttons (`TerminalKeyControls`): the terminal is put in non-canonical mode without echo
 /// (Ctrl-C still stops the daemon) and restored by `close()`.
 public final class Console {
-    public let inputFD: Int32
-    private let outputFD: Int32
-    private let device: FileDescriptor?
+    private let input: FileDescriptor
+    private let output: FileDescriptor
     private var lines = ConsoleLineBuffer()
     private let logger: Logger
     public private(set) var isClosed = false
@@ -27,19 +26,22 @@ public final class Console {
     private var keys: TerminalKeyControls?
     private var savedTerminal: termios?
 
-    private init(inputFD: Int32, outputFD: Int32, device: FileDescriptor?, logger: Logger) {
-        self.inputFD = inputFD
-        self.outputFD = outputFD
-        self.device = device
+    private init(input: FileDescriptor, output: FileDescriptor, logger: Logger) {
+        self.input = input
+        self.output = output
         self.logger = logger
     }
 
+    public var inputFD: Int32 { input.rawValue }
+
     /// Reads single keys as buttons when the input is a terminal; false when it is not.
     public func enableKeys(_ map: ControlMap) -> Bool {
-        guard isatty(inputFD) == 1 else { return false }
-        var settings = termios()
-        guard tcgetattr(inputFD, &settings) == 0 else {
-            logger.warning("console: cannot read the terminal settings: \(Errno.current("tcgetattr")); reading lines")
+        guard input.isTerminal else { return false }
+        var settings: termios
+        do {
+            settings = try input.terminalAttributes()
+        } catch {
+            logger.warning("console: cannot read the terminal settings: \(error.summary); reading lines")
             return false
         }
         savedTerminal = settings
@@ -48,8 +50,10 @@ public final class Console {
             cc[Int(VMIN)] = 1
             cc[Int(VTIME)] = 0
         }
-        guard tcsetattr(inputFD, TCSANOW, &settings) == 0 else {
-            logger.warning("console: cannot set the terminal to keys: \(Errno.current("tcsetattr")); reading lines")
+        do {
+            try input.setTerminalAttributes(settings)
+        } catch {
+            logger.warning("console: cannot set the terminal to keys: \(error.summary); reading lines")
             savedTerminal = nil
             return false
         }
@@ -60,7 +64,7 @@ public final class Console {
 
     /// Gives the terminal its settings back.
     public func close() {
-        if var saved = savedTerminal { _ = tcsetattr(inputFD, TCSANOW, &saved) }
+        if let saved = savedTerminal { try? input.setTerminalAttributes(saved) }
         savedTerminal = nil
     }
 
@@ -73,12 +77,12 @@ public final class Console {
         case "none", "":
             return nil
         case "stdin", "-":
-            guard force || isatty(0) == 1 else { return nil }
-            return Console(inputFD: 0, outputFD: 1, device: nil, logger: logger)
+            guard force || FileDescriptor.standardInput.isTerminal else { return nil }
+            return Console(input: .standardInput, output: .standardOutput, logger: logger)
         default:
             do {
                 let fd = try FileDescriptor(path: device, flags: O_RDWR | O_NOCTTY | O_NONBLOCK)
-                return Console(inputFD: fd.rawValue, outputFD: fd.rawValue, device: fd, logger: logger)
+                return Console(input: fd, output: fd, logger: logger)
             } catch {
                 logger.error("console: \(error); going on without a console")
                 return nil
@@ -97,16 +101,20 @@ public final class Console {
     /// Reads what is there: complete lines, or in key mode what the keys did.
     public func read() -> [ConsoleEvent] {
         guard var keys else { return readLines().map { .line($0) } }
-        var buffer = [UInt8](repeating: 0, count: 256)
-        let n = buffer.withUnsafeMutableBytes { Glibc.read(inputFD, $0.baseAddress, $0.count) }
-        if n <= 0 {
-            if n < 0, errno == EAGAIN || errno == EINTR { return [] }
+        let read: [UInt8]?
+        do {
+            read = try input.readIfReady(upTo: 256)
+        } catch {
+            read = []  // as before: a failed read in key mode counts as the end of input
+        }
+        guard let bytes = read else { return [] }
+        if bytes.isEmpty {
             isClosed = true
             logger.info("console: end of input; going on without a console")
             return []
         }
         var events: [ConsoleEvent] = []
-        for key in keyDecoder.feed(buffer[0..<n]) {
+        for key in keyDecoder.feed(bytes) {
             for output in keys.handle(key) {
                 switch output {
                 case .action(let action): events.append(.action(action))
@@ -121,21 +129,22 @@ public final class Console {
 
     /// Reads what is there and returns the complete lines.
     private func readLines() -> [String] {
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        let n = buffer.withUnsafeMutableBytes { Glibc.read(inputFD, $0.baseAddress, $0.count) }
-        if n == 0 {
+        let read: [UInt8]?
+        do {
+            read = try input.readIfReady(upTo: 4096)
+        } catch {
+            isClosed = true
+            logger.warning("console: \(error); going on without a console")
+            return []
+        }
+        guard let bytes = read else { return [] }
+        if bytes.isEmpty {
             isClosed = true
             logger.info("console: end of input; going on without a console")
             return []
         }
-        if n < 0 {
-            if errno == EAGAIN || errno == EINTR { return [] }
-            isClosed = true
-            logger.warning("console: \(Errno.current("read")); going on without a console")
-            return []
-        }
         var result: [String] = []
-        for line in lines.feed(buffer[0..<n]) {
+        for line in lines.feed(bytes) {
             switch line {
             case .text(let text): result.append(text)
             case .tooLong(let bytes): reply("error: line too long (\(bytes) bytes), ignored")
@@ -153,8 +162,9 @@ public final class Console {
     private func write(_ bytes: [UInt8]) {
         var offset = 0
         while offset < bytes.count {
-            let n = bytes[offset...].withUnsafeBytes { Glibc.write(outputFD, $0.baseAddress, $0.count) }
-            if n <= 0 { return }  // a console that went away must not stop the player
+            // A console that went away (or is full) must not stop the player.
+            let written = bytes[offset...].withUnsafeBytes { try? output.writeIfReady($0) }
+            guard let n = written ?? nil, n > 0 else { return }
             offset += n
         }
     }

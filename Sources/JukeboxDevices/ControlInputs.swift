@@ -128,9 +128,10 @@ public final class ControlInputs {
         let arguments = ["/bin/sh", "-c", command]
         var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
-        let rc = posix_spawn(&pid, "/bin/sh", nil, nil, &argv, environ)
-        if rc != 0 {
-            logger.error("controls: cannot run the shutdown command: \(Errno(code: rc, call: "posix_spawn"))")
+        do {
+            try SystemCall.code("posix_spawn") { posix_spawn(&pid, "/bin/sh", nil, nil, &argv, environ) }
+        } catch {
+            logger.error("controls: cannot run the shutdown command: \(error)")
         }
     }
 

@@ -127,13 +127,8 @@ final class EvdevSource: EdgeEventSource {
     var fds: [Int32] { [device.rawValue] }
 
     func read(fd: Int32, now: Instant) throws -> [InputReading] {
-        var buffer = [UInt8](repeating: 0, count: 64 * Self.recordSize)
-        let n = buffer.withUnsafeMutableBytes { Glibc.read(device.rawValue, $0.baseAddress, $0.count) }
-        if n < 0 {
-            if errno == EAGAIN || errno == EINTR { return [] }
-            throw Errno.current("read", path: name)
-        }
-        pending += buffer[0..<n]
+        guard let bytes = try device.readIfReady(upTo: 64 * Self.recordSize) else { return [] }
+        pending += bytes
         let readings = Self.decode(&pending, now: now, realtimeNow: Self.realtimeNanoseconds())
         return readings
     }
@@ -208,7 +203,7 @@ final class ReplayFifoSource: EdgeEventSource {
     init(path: String, config: JukeboxConfig, logger: Logger) throws(Errno) {
         name = path
         self.logger = logger
-        if access(path, F_OK) != 0, mkfifo(path, 0o600) != 0 { throw Errno.current("mkfifo", path: path) }
+        if !FileSystem.exists(path) { try FileSystem.makeFIFO(path) }
         // O_RDWR keeps a writer open, so a test closing its end is no end of file (no POLLHUP storm).
         fifo = try FileDescriptor(path: path, flags: O_RDWR | O_NONBLOCK)
         pins = EdgeReplay(config: config).pins
@@ -217,14 +212,9 @@ final class ReplayFifoSource: EdgeEventSource {
     var fds: [Int32] { [fifo.rawValue] }
 
     func read(fd: Int32, now: Instant) throws -> [InputReading] {
-        var bytes = [UInt8](repeating: 0, count: 4096)
-        let n = bytes.withUnsafeMutableBytes { Glibc.read(fifo.rawValue, $0.baseAddress, $0.count) }
-        if n < 0 {
-            if errno == EAGAIN || errno == EINTR { return [] }
-            throw Errno.current("read", path: name)
-        }
+        guard let bytes = try fifo.readIfReady(upTo: 4096) else { return [] }
         var readings: [InputReading] = []
-        for case .text(let line) in buffer.feed(bytes[0..<n]) {
+        for case .text(let line) in buffer.feed(bytes) {
             switch EdgeStreamParser.parseLine(Substring(line)) {
             case .success(nil):
                 continue

@@ -1,4 +1,3 @@
-import CLinuxShims
 import Glibc
 import JukeboxCore
 import LinuxSupport
@@ -49,25 +48,23 @@ public final class NetworkListener {
         self.password = password
         maxConnections = config.maxConnections
         if config.address != "none" {
-            let fd = jb_tcp_listen(config.address, Int32(config.port), 16)
-            if fd >= 0 {
-                let port = Int(jb_socket_port(fd))
+            do {
+                let listener = try FileDescriptor.listenTCP(address: config.address, port: config.port)
+                let port = try listener.localPort()
                 tcpPort = port
-                listeners.append(FileDescriptor(owning: fd))
+                listeners.append(listener)
                 logger.info("MPD protocol on \(config.address):\(port)")
-            } else {
-                logger.error(
-                    "cannot listen on \(config.address):\(config.port): \(Errno.current("bind")); going on without it")
+            } catch {
+                logger.error("cannot listen: \(error); going on without it")
             }
         }
         if !config.socket.isEmpty {
-            let fd = jb_unix_listen(config.socket, 16)
-            if fd >= 0 {
+            do {
+                listeners.append(try FileDescriptor.listenUnix(path: config.socket))
                 unixPath = config.socket
-                listeners.append(FileDescriptor(owning: fd, path: config.socket))
                 logger.info("MPD protocol on \(config.socket)")
-            } else {
-                logger.error("cannot listen on \(config.socket): \(Errno.current("bind")); going on without it")
+            } catch {
+                logger.error("cannot listen: \(error); going on without it")
             }
         }
         if listeners.isEmpty { return nil }
@@ -91,8 +88,8 @@ public final class NetworkListener {
     }
 
     public func handle(_ readiness: Poller.Readiness, host: MPDPlayerHost) {
-        if listeners.contains(where: { $0.rawValue == readiness.fd }) {
-            accept(from: readiness.fd)
+        if let listener = listeners.first(where: { $0.rawValue == readiness.fd }) {
+            accept(from: listener)
             return
         }
         guard let client = clients[readiness.fd] else { return }
@@ -131,16 +128,16 @@ public final class NetworkListener {
 
     // MARK: private
 
-    private func accept(from listener: Int32) {
+    private func accept(from listener: FileDescriptor) {
         while true {
-            let fd = jb_accept(listener)
-            if fd < 0 {
-                if errno != EAGAIN && errno != EINTR && errno != ECONNABORTED {
-                    logger.warning("MPD accept: \(Errno.current("accept"))")
-                }
+            let owned: FileDescriptor
+            do {
+                guard let accepted = try listener.accept() else { return }
+                owned = accepted
+            } catch {
+                logger.warning("MPD accept: \(error)")
                 return
             }
-            let owned = FileDescriptor(owning: fd)
             guard clients.count < maxConnections else {
                 logger.warning("MPD: too many clients (max_connections = \(maxConnections)); refusing one")
                 continue
@@ -148,7 +145,7 @@ public final class NetworkListener {
             nextClientNumber += 1
             let client = Client(
                 fd: owned, number: nextClientNumber, session: MPDSession(options: .init(password: password)))
-            clients[fd] = client
+            clients[owned.rawValue] = client
             logger.debug("MPD client \(client.number) connected")
             send(MPDProtocol.greeting, to: client)
             flush(client)
@@ -156,15 +153,19 @@ public final class NetworkListener {
     }
 
     private func read(_ client: Client, host: MPDPlayerHost) {
-        var buffer = [UInt8](repeating: 0, count: 16384)
-        let n = buffer.withUnsafeMutableBytes { Glibc.read(client.fd.rawValue, $0.baseAddress, $0.count) }
-        if n < 0, errno == EAGAIN || errno == EINTR { return }
-        if n <= 0 {
+        let bytes: [UInt8]
+        do {
+            guard let read = try client.fd.readIfReady(upTo: 16384) else { return }
+            bytes = read
+        } catch {
+            bytes = []  // a read error (the peer reset the connection) ends the client as end of file does
+        }
+        if bytes.isEmpty {
             remove(client)
             return
         }
         client.lastActivity = MonotonicClock.nanoseconds()
-        client.input.append(contentsOf: buffer[0..<n])
+        client.input.append(contentsOf: bytes)
         var start = 0
         var lines: [String] = []
         while let newline = client.input[start...].firstIndex(of: 0x0A) {
@@ -211,16 +212,16 @@ public final class NetworkListener {
 
     private func flush(_ client: Client) {
         while client.pendingOutput > 0 {
-            let n = client.output[client.outputOffset...].withUnsafeBytes {
-                jb_send(client.fd.rawValue, $0.baseAddress, UInt($0.count))
+            let sent = client.output[client.outputOffset...].withUnsafeBytes { bytes in
+                Result { () throws(Errno) in try client.fd.send(bytes) }
             }
-            if n < 0 {
-                if errno == EAGAIN || errno == EINTR { break }
+            guard case .success(let n) = sent else {
                 client.output = []
                 client.outputOffset = 0
                 client.closing = true
                 break
             }
+            guard let n else { break }
             client.outputOffset += n
         }
         if client.outputOffset == client.output.count {

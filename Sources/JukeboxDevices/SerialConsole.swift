@@ -1,4 +1,3 @@
-import CLinuxShims
 import Glibc
 import JukeboxCore
 import LinuxSupport
@@ -50,10 +49,16 @@ public final class SerialConsole {
         guard let fd else { return }
         if readiness.writable { flush() }
         if readiness.readable {
-            var buffer = [UInt8](repeating: 0, count: 4096)
-            let n = buffer.withUnsafeMutableBytes { Glibc.read(fd.rawValue, $0.baseAddress, $0.count) }
-            if n > 0 {
-                let edited = editor.feed(buffer[0..<n])
+            let bytes: [UInt8]?
+            do {
+                bytes = try fd.readIfReady(upTo: 4096)
+            } catch {
+                lost("\(error.summary)")
+                return
+            }
+            guard let bytes else { return }
+            if !bytes.isEmpty {
+                let edited = editor.feed(bytes)
                 write(edited.echo)
                 if !edited.lines.isEmpty {
                     let text = host.runMPD { world -> String in
@@ -76,8 +81,7 @@ public final class SerialConsole {
                 flush()
                 return
             }
-            if n < 0, errno == EAGAIN || errno == EINTR { return }
-            lost(n == 0 ? "end of file" : "\(Errno.current("read"))")
+            lost("end of file")
             return
         }
         if readiness.hangup || readiness.error { lost("hang-up") }
@@ -109,8 +113,12 @@ public final class SerialConsole {
             reportedOpenFailure = true
             return
         }
-        if isatty(opened.rawValue) != 0, jb_tty_configure(opened.rawValue, Int32(baud)) < 0 {
-            logger.warning("serial console: cannot configure \(path) at \(baud) baud: \(Errno.current("tcsetattr"))")
+        if opened.isTerminal {
+            do {
+                try opened.configureSerialLine(baud: baud)
+            } catch {
+                logger.warning("serial console: cannot configure \(path) at \(baud) baud: \(error.summary)")
+            }
         }
         reportedOpenFailure = false
         fd = opened
@@ -154,8 +162,9 @@ public final class SerialConsole {
         guard let fd else { return }
         var offset = 0
         while offset < output.count {
-            let n = output[offset...].withUnsafeBytes { Glibc.write(fd.rawValue, $0.baseAddress, $0.count) }
-            if n <= 0 { break }
+            // Would block, or failed: what is left waits; a line that went away shows up in read.
+            let written = output[offset...].withUnsafeBytes { try? fd.writeIfReady($0) }
+            guard let n = written ?? nil, n > 0 else { break }
             offset += n
         }
         output.removeFirst(offset)

@@ -1,4 +1,3 @@
-import CLinuxShims
 import Glibc
 import JukeboxCore
 import LinuxSupport
@@ -126,9 +125,7 @@ public final class SerialCharacterLCD: TextDisplay {
         device: String, baud: Int, columns: Int, rows: Int, protocol kind: JukeboxConfig.SerialLCDProtocol
     ) throws(Errno) {
         fd = try FileDescriptor(path: device, flags: O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)
-        if isatty(fd.rawValue) == 1, jb_tty_configure(fd.rawValue, Int32(baud)) != 0 {
-            throw Errno.current("tcsetattr", path: device)
-        }
+        if fd.isTerminal { try fd.configureSerialLine(baud: baud) }
         self.columns = columns
         self.rows = rows
         if kind == .serlcd {
@@ -155,9 +152,8 @@ public final class SerialCharacterLCD: TextDisplay {
     private func send(_ bytes: [UInt8]) -> Bool {
         var offset = 0
         while offset < bytes.count {
-            let n = bytes[offset...].withUnsafeBytes { write(fd.rawValue, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { return false }
+            let written = bytes[offset...].withUnsafeBytes { try? fd.writeIfReady($0) }
+            guard let n = written ?? nil, n > 0 else { return false }
             offset += n
             bytesWritten += n
         }
@@ -179,9 +175,7 @@ public final class I2CCharacterLCD: TextDisplay {
     /// Opens bus `device` (e.g. `/dev/i2c-1`) at `address` (e.g. 0x27).
     public convenience init(device: String, address: Int, columns: Int, rows: Int) throws(Errno) {
         let fd = try FileDescriptor(path: device, flags: O_RDWR | O_CLOEXEC)
-        guard jb_i2c_set_address(fd.rawValue, Int32(address)) == 0 else {
-            throw Errno.current("ioctl(I2C_SLAVE)", path: device)
-        }
+        try fd.setI2CAddress(address)
         self.init(fd: fd, columns: columns, rows: rows) { usleep(useconds_t($0)) }
     }
 

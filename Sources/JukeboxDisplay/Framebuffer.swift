@@ -1,4 +1,3 @@
-import CLinuxShims
 import Glibc
 import JukeboxCore
 import LinuxSupport
@@ -8,39 +7,8 @@ import LinuxSupport
 /// is given for a file. 16 bpp (RGB565) and 32 bpp (XRGB8888) pixels, with the channel
 /// offsets the driver reports. Owns the fd and the mapping (released in deinit).
 public final class Framebuffer {
-    /// Size and pixel layout.
-    public struct Geometry: Sendable, Equatable {
-        public var width: Int
-        public var height: Int
-        public var bitsPerPixel: Int
-        /// Bytes per row (at least width × bytes per pixel).
-        public var lineLength: Int
-        public var red: (offset: Int, length: Int)
-        public var green: (offset: Int, length: Int)
-        public var blue: (offset: Int, length: Int)
-
-        public static func == (a: Geometry, b: Geometry) -> Bool {
-            a.width == b.width && a.height == b.height && a.bitsPerPixel == b.bitsPerPixel
-                && a.lineLength == b.lineLength && a.red == b.red && a.green == b.green && a.blue == b.blue
-        }
-
-        /// 16 bpp RGB565, as most SPI TFTs (fbtft, tinydrm) present themselves.
-        public static func rgb565(width: Int, height: Int) -> Geometry {
-            Geometry(
-                width: width, height: height, bitsPerPixel: 16, lineLength: width * 2, red: (11, 5), green: (5, 6),
-                blue: (0, 5))
-        }
-
-        /// 32 bpp XRGB8888, as HDMI (vc4/simplefb) presents itself.
-        public static func xrgb8888(width: Int, height: Int) -> Geometry {
-            Geometry(
-                width: width, height: height, bitsPerPixel: 32, lineLength: width * 4, red: (16, 8), green: (8, 8),
-                blue: (0, 8))
-        }
-
-        /// Bytes of the mapping.
-        public var byteCount: Int { lineLength * height }
-    }
+    /// Size and pixel layout, as the device's ioctls report it.
+    public typealias Geometry = FramebufferGeometry
 
     /// Failures opening or mapping.
     public struct Failure: Error, CustomStringConvertible {
@@ -58,13 +26,13 @@ public final class Framebuffer {
                 description: "\(fd.path ?? "framebuffer"): \(geometry.bitsPerPixel) bpp is not supported (16 or 32)")
         }
         let length = geometry.byteCount
-        let mapped = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd.rawValue, 0)
-        guard let mapped, mapped != MAP_FAILED else {
-            throw Failure(description: "\(Errno.current("mmap", path: fd.path))")
+        do {
+            base = try fd.mapShared(length: length)
+        } catch {
+            throw Failure(description: "\(error)")
         }
         self.fd = fd
         self.geometry = geometry
-        self.base = mapped
         self.length = length
     }
 
@@ -78,15 +46,12 @@ public final class Framebuffer {
         } catch {
             throw Failure(description: "\(error)")
         }
-        var info = jb_fb_info()
-        guard jb_fb_get_info(fd.rawValue, &info) == 0 else {
-            throw Failure(description: "\(Errno.current("ioctl(FBIOGET_VSCREENINFO)", path: device))")
+        let geometry: Geometry
+        do {
+            geometry = try fd.framebufferGeometry()
+        } catch {
+            throw Failure(description: "\(error)")
         }
-        let geometry = Geometry(
-            width: Int(info.xres), height: Int(info.yres), bitsPerPixel: Int(info.bits_per_pixel),
-            lineLength: Int(info.line_length), red: (Int(info.red_offset), Int(info.red_length)),
-            green: (Int(info.green_offset), Int(info.green_length)),
-            blue: (Int(info.blue_offset), Int(info.blue_length)))
         return try Framebuffer(fd: fd, geometry: geometry)
     }
 
@@ -96,11 +61,9 @@ public final class Framebuffer {
         let fd: FileDescriptor
         do {
             fd = try FileDescriptor(path: path, flags: O_RDWR | O_CREAT | O_CLOEXEC)
+            try fd.truncate(to: geometry.byteCount)
         } catch {
             throw Failure(description: "\(error)")
-        }
-        guard ftruncate(fd.rawValue, off_t(geometry.byteCount)) == 0 else {
-            throw Failure(description: "\(Errno.current("ftruncate", path: path))")
         }
         try self.init(fd: fd, geometry: geometry)
     }

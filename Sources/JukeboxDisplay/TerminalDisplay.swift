@@ -1,5 +1,5 @@
-import Glibc
 import JukeboxCore
+import LinuxSupport
 
 /// The demo's display: a character LCD drawn in the terminal with ANSI escapes. On a tty it
 /// keeps a box at the top of the screen and confines everything else (console replies,
@@ -9,19 +9,19 @@ import JukeboxCore
 public final class TerminalDisplay: TextDisplay {
     public let columns: Int
     public let rows: Int
-    private let fd: Int32
+    private let output: FileDescriptor
     private let fancy: Bool
     private var shown: ScreenFrame?
     private var lastPlainLine = ""
     private var lastPlainAt = Instant(nanoseconds: .min / 2)
     private var started = false
 
-    /// A `columns` × `rows` display on `fd`; `fancy` (default: `fd` is a tty) draws the box.
-    public init(fd: Int32, columns: Int, rows: Int, fancy: Bool? = nil) {
-        self.fd = fd
+    /// A `columns` × `rows` display on `output`; `fancy` (default: `output` is a tty) draws the box.
+    public init(output: FileDescriptor, columns: Int, rows: Int, fancy: Bool? = nil) {
+        self.output = output
         self.columns = columns
         self.rows = rows
-        self.fancy = fancy ?? (isatty(fd) == 1)
+        self.fancy = fancy ?? output.isTerminal
     }
 
     /// Text colours of the LCD: dark on yellow-green, the sung part of a word-timed line in amber.
@@ -89,9 +89,8 @@ public final class TerminalDisplay: TextDisplay {
         var bytes = Array(text.utf8)
         var offset = 0
         while offset < bytes.count {
-            let n = bytes[offset...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { return }  // a terminal that went away must not stop the player
+            let written = bytes[offset...].withUnsafeBytes { try? output.writeIfReady($0) }
+            guard let n = written ?? nil, n > 0 else { return }  // a terminal that went away must not stop the player
             offset += n
         }
         bytes.removeAll()

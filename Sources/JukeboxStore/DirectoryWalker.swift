@@ -36,16 +36,16 @@ struct DirectoryWalker {
     func walk(root: String, isCancelled: () -> Bool = { false }) throws(Errno) -> Result {
         var result = Result()
         var visited = Set<DeviceInode>()
-        var rootStat = stat()
-        if stat(root, &rootStat) != 0 { throw Errno.current("stat", path: root) }
-        visited.insert(DeviceInode(rootStat))
+        visited.insert(DeviceInode(try FileSystem.status(root)))
         var pending: [(absolute: String, relative: String, depth: Int)] = [(root, "", 0)]
         var isRoot = true
         while let directory = pending.popLast() {
             if isCancelled() { break }
-            guard let dir = opendir(directory.absolute) else {
-                if isRoot { throw Errno.current("opendir", path: root) }
-                let error = Errno.current("opendir", path: directory.absolute)
+            let dir: OpaquePointer
+            do {
+                dir = try SystemCall.nonNil("opendir", directory.absolute) { opendir(directory.absolute) }
+            } catch {
+                if isRoot { throw error }
                 result.unreadableDirectories.append(directory.relative)
                 result.skipped.append(.init(path: directory.relative + "/", reason: error.message))
                 continue

@@ -105,12 +105,16 @@ public final class LibraryScanner: @unchecked Sendable {
         var size: Int64
         var mtimeNs: Int64
         var lyricPath: String?
+        /// False for playable rows scanned before the `tags` column existed: probed again.
+        var tagsRead: Bool
     }
 
     /// One pending write.
     private enum Write {
         case insert(DirectoryWalker.File, ProbedTags?, problem: String?, lyricPath: String?)
         case update(Int64, DirectoryWalker.File, ProbedTags?, problem: String?, lyricPath: String?)
+        /// New tags for an unchanged file (its remembered position stays).
+        case retag(Int64, DirectoryWalker.File, ProbedTags)
         case lyric(Int64, String?)
         case delete(Int64)
     }
@@ -125,11 +129,12 @@ public final class LibraryScanner: @unchecked Sendable {
         let commitsBefore = connection.commitCount
 
         var existing: [String: Existing] = [:]
-        let select = try connection.prepare("SELECT id, path, size, mtime_ns, lyric_path FROM tracks")
+        let select = try connection.prepare(
+            "SELECT id, path, size, mtime_ns, lyric_path, tags IS NOT NULL OR problem IS NOT NULL FROM tracks")
         while try select.step() {
             existing[select.string(at: 1) ?? ""] = Existing(
                 id: select.int64(at: 0), size: select.int64(at: 2), mtimeNs: select.int64(at: 3),
-                lyricPath: select.string(at: 4))
+                lyricPath: select.string(at: 4), tagsRead: select.int64(at: 5) != 0)
         }
 
         let walkStart = MonotonicClock.nanoseconds()
@@ -168,7 +173,7 @@ public final class LibraryScanner: @unchecked Sendable {
             }
             let lyricPath = lyricPath(for: file.path, beside: tree.lyricFiles, elsewhere: lyricsElsewhere)
             let old = existing.removeValue(forKey: file.path)
-            if let old, old.size == file.size, old.mtimeNs == file.mtimeNs {
+            if let old, old.size == file.size, old.mtimeNs == file.mtimeNs, old.tagsRead {
                 if old.lyricPath == lyricPath {
                     report.unchanged += 1
                 } else {
@@ -202,7 +207,10 @@ public final class LibraryScanner: @unchecked Sendable {
             } else {
                 report.updated += 1
             }
-            if let old {
+            if let old, let tags, old.size == file.size, old.mtimeNs == file.mtimeNs {
+                pending.append(.retag(old.id, file, tags))
+                if old.lyricPath != lyricPath { pending.append(.lyric(old.id, lyricPath)) }
+            } else if let old {
                 pending.append(.update(old.id, file, tags, problem: problem, lyricPath: lyricPath))
             } else {
                 pending.append(.insert(file, tags, problem: problem, lyricPath: lyricPath))
@@ -268,6 +276,7 @@ public final class LibraryScanner: @unchecked Sendable {
         let insert: Statement
         let update: Statement
         let lyric: Statement
+        let retag: Statement
         let delete: Statement
 
         init(connection: Connection) throws {
@@ -275,14 +284,20 @@ public final class LibraryScanner: @unchecked Sendable {
             insert = try connection.prepare(
                 """
                 INSERT INTO tracks(path, size, mtime_ns, title, artist, album, track_no, duration_ms, lyric_path,
-                    problem)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    problem, tags, format)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """)
             update = try connection.prepare(
                 """
                 UPDATE tracks SET size = ?2, mtime_ns = ?3, title = ?4, artist = ?5, album = ?6, track_no = ?7,
-                    duration_ms = ?8, lyric_path = ?9, problem = ?10, last_position_ms = NULL,
-                    last_position_hint = NULL
+                    duration_ms = ?8, lyric_path = ?9, problem = ?10, tags = ?11, format = ?12,
+                    last_position_ms = NULL, last_position_hint = NULL
+                WHERE id = ?1
+                """)
+            retag = try connection.prepare(
+                """
+                UPDATE tracks SET title = ?2, artist = ?3, album = ?4, track_no = ?5, duration_ms = ?6, tags = ?7,
+                    format = ?8
                 WHERE id = ?1
                 """)
             lyric = try connection.prepare("UPDATE tracks SET lyric_path = ? WHERE id = ?")
@@ -301,6 +316,16 @@ public final class LibraryScanner: @unchecked Sendable {
                         try update.bind(id, at: 1)
                         try bindTrack(update, file, tags, problem, lyricPath)
                         try update.run()
+                    case .retag(let id, let file, let tags):
+                        try retag.bind(id, at: 1)
+                        try retag.bind(LibraryScanner.title(tags.title, path: file.path), at: 2)
+                        try retag.bind(LibraryScanner.nonEmpty(tags.artist), at: 3)
+                        try retag.bind(LibraryScanner.nonEmpty(tags.album), at: 4)
+                        try retag.bind(tags.trackNumber, at: 5)
+                        try retag.bind(tags.durationMs, at: 6)
+                        try retag.bind(TagText.encode(tags.tags), at: 7)
+                        try retag.bind(tags.format, at: 8)
+                        try retag.run()
                     case .lyric(let id, let path):
                         try lyric.bind(path, at: 1)
                         try lyric.bind(id, at: 2)
@@ -313,7 +338,7 @@ public final class LibraryScanner: @unchecked Sendable {
             }
         }
 
-        /// Binds parameters 2...10 (everything but the path or id).
+        /// Binds parameters 2...12 (everything but the path or id).
         private func bindTrack(
             _ statement: Statement, _ file: DirectoryWalker.File, _ tags: ProbedTags?, _ problem: String?,
             _ lyricPath: String?
@@ -327,6 +352,8 @@ public final class LibraryScanner: @unchecked Sendable {
             try statement.bind(tags?.durationMs, at: 8)
             try statement.bind(lyricPath, at: 9)
             try statement.bind(problem, at: 10)
+            try statement.bind(TagText.encode(tags?.tags ?? []), at: 11)
+            try statement.bind(tags?.format, at: 12)
         }
     }
 

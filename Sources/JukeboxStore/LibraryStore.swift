@@ -74,11 +74,15 @@ public final class LibraryStore {
     /// Renames `path` and its companion files to the first free `<path>.damaged-<n>`.
     static func moveAside(_ path: String) throws(Errno) -> String {
         var n = 1
-        while access("\(path).damaged-\(n)", F_OK) == 0 { n += 1 }
+        while FileSystem.exists("\(path).damaged-\(n)") { n += 1 }
         let target = "\(path).damaged-\(n)"
-        if rename(path, target) != 0 { throw Errno.current("rename", path: path) }
-        for suffix in ["-wal", "-shm", PositionJournal.suffix] where rename(path + suffix, target + suffix) != 0 {
-            if errno != ENOENT { throw Errno.current("rename", path: path + suffix) }
+        try FileSystem.rename(path, to: target)
+        for suffix in ["-wal", "-shm", PositionJournal.suffix] {
+            do {
+                try FileSystem.rename(path + suffix, to: target + suffix)
+            } catch {
+                if error.code != ENOENT { throw error }
+            }
         }
         try? FileDescriptor.syncFolder(containing: path)  // the new database starts under the old name
         return target
@@ -87,14 +91,16 @@ public final class LibraryStore {
     // MARK: tracks
 
     static let trackColumns =
-        "id, path, size, mtime_ns, title, artist, album, track_no, duration_ms, lyric_path, problem, last_position_ms"
+        "id, path, size, mtime_ns, title, artist, album, track_no, duration_ms, lyric_path, problem, last_position_ms,"
+        + " tags, format"
 
     static func track(from row: Statement) -> TrackRecord {
         TrackRecord(
             id: row.int64(at: 0), path: row.string(at: 1) ?? "", size: row.int64(at: 2), mtimeNs: row.int64(at: 3),
             title: row.string(at: 4) ?? "", artist: row.string(at: 5), album: row.string(at: 6),
             trackNumber: row.optionalInt(at: 7), durationMs: row.optionalInt64(at: 8), lyricPath: row.string(at: 9),
-            problem: row.string(at: 10), lastPositionMs: row.optionalInt64(at: 11))
+            problem: row.string(at: 10), lastPositionMs: row.optionalInt64(at: 11),
+            tags: TagText.decode(row.string(at: 12)), format: row.string(at: 13))
     }
 
     private func fetchTracks(_ sql: String, bind: (Statement) throws -> Void = { _ in }) throws -> [TrackRecord] {
@@ -290,6 +296,6 @@ func makeParentDirectories(of path: String) throws(Errno) {
     var current = ""
     for component in path[..<slash].split(separator: "/", omittingEmptySubsequences: true) {
         current += (current.isEmpty && !path.hasPrefix("/") ? "" : "/") + component
-        if mkdir(current, 0o755) != 0 && errno != EEXIST { throw Errno.current("mkdir", path: current) }
+        try FileSystem.makeDirectory(current)
     }
 }

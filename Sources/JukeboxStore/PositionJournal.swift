@@ -77,19 +77,17 @@ public final class PositionJournal {
     /// journal record and zeros: that refuses a partition table, a file system or a swap
     /// header, and a block device that is mounted or otherwise in use (O_EXCL: EBUSY).
     public static func openDevice(path: String, logger: Logger) throws -> PositionJournal {
-        var info = stat()
-        guard stat(path, &info) == 0 else { throw Errno.current("stat", path: path) }
+        let info = try FileSystem.status(path)
         if info.st_mode & S_IFMT == S_IFBLK {
-            let probe = Glibc.open(path, O_RDONLY | O_EXCL | O_CLOEXEC)
-            guard probe >= 0 else {
-                let error = Errno.current("open O_EXCL", path: path)
+            do {
+                _ = try FileDescriptor(path: path, flags: O_RDONLY | O_EXCL)
+            } catch {
                 if error.code == EBUSY {
                     throw DeviceRefused(
                         description: "\(path) is in use (mounted, swap or a holder); refusing to write to it")
                 }
                 throw error
             }
-            close(probe)
         } else if info.st_mode & S_IFMT != S_IFREG {
             // a character device (/dev/zero would swallow every record), a FIFO, a directory
             throw DeviceRefused(description: "\(path) is not a block device or a file")
@@ -112,7 +110,7 @@ public final class PositionJournal {
     public init(path: String, logger: Logger, direct: Bool = false, create: Bool = true) throws(Errno) {
         self.path = path
         self.logger = logger
-        let existed = access(path, F_OK) == 0
+        let existed = FileSystem.exists(path)
         self.file = try FileDescriptor(path: path, flags: O_RDWR | (create ? O_CREAT : 0), mode: 0o644)
         // A new journal's name must outlive a power cut as its sectors will.
         if !existed { try? FileDescriptor.syncFolder(containing: path) }

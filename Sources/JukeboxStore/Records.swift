@@ -1,3 +1,5 @@
+import JukeboxCore
+
 /// One row of `tracks`: a file under the music directory. The daemon maps it to the
 /// core's `TrackInfo`; ids are SQLite rowids (never reused: the table is AUTOINCREMENT).
 public struct TrackRecord: Equatable, Sendable {
@@ -19,11 +21,15 @@ public struct TrackRecord: Equatable, Sendable {
     public var problem: String?
     /// The remembered position inside this track (long tracks only; the caller decides).
     public var lastPositionMs: Int64?
+    /// The other tags (AlbumArtist, Genre, Date, ...).
+    public var tags: [TrackTag]
+    /// `44100:16:2`: the audio format, as MPD's `Format:`.
+    public var format: String?
 
     public init(
         id: Int64, path: String, size: Int64 = 0, mtimeNs: Int64 = 0, title: String, artist: String? = nil,
         album: String? = nil, trackNumber: Int? = nil, durationMs: Int64? = nil, lyricPath: String? = nil,
-        problem: String? = nil, lastPositionMs: Int64? = nil
+        problem: String? = nil, lastPositionMs: Int64? = nil, tags: [TrackTag] = [], format: String? = nil
     ) {
         self.id = id
         self.path = path
@@ -37,6 +43,8 @@ public struct TrackRecord: Equatable, Sendable {
         self.lyricPath = lyricPath
         self.problem = problem
         self.lastPositionMs = lastPositionMs
+        self.tags = tags
+        self.format = format
     }
 
     /// True when the track can be queued (its probe succeeded).
@@ -52,7 +60,8 @@ public struct PlaybackRecord: Equatable, Sendable {
     public var positionMs: Int64
     /// e.g. "playing", "paused", "stopped".
     public var state: String
-    /// e.g. "in-order", "repeat-all", "repeat-one", "shuffle".
+    /// The play flags: a preset's name ("in-order", "repeat-all", "repeat-one", "shuffle") or
+    /// the flags that are on ("random consume", "single-oneshot"); older records hold presets only.
     public var mode: String
     public var volume: Int
     /// The shuffle order (queue positions) and the shuffle history for `previous`.
@@ -92,16 +101,45 @@ public struct ProbedTags: Equatable, Sendable {
     public var album: String?
     public var trackNumber: Int?
     public var durationMs: Int64?
+    /// The other tags (AlbumArtist, Genre, Date, ...).
+    public var tags: [TrackTag]
+    /// `44100:16:2`.
+    public var format: String?
 
     public init(
         title: String? = nil, artist: String? = nil, album: String? = nil, trackNumber: Int? = nil,
-        durationMs: Int64? = nil
+        durationMs: Int64? = nil, tags: [TrackTag] = [], format: String? = nil
     ) {
         self.title = title
         self.artist = artist
         self.album = album
         self.trackNumber = trackNumber
         self.durationMs = durationMs
+        self.tags = tags
+        self.format = format
+    }
+}
+
+/// The `tags` column: `Name US value RS Name US value ...` (ASCII unit and record
+/// separators, which tag values never hold: they are dropped from values). An empty text
+/// means "read, none found"; NULL (rows from before the column) means "not read yet".
+enum TagText {
+    static let unit: Character = "\u{1F}"
+    static let record: Character = "\u{1E}"
+
+    static func encode(_ tags: [TrackTag]) -> String {
+        tags.map { tag in
+            tag.name.rawValue + String(unit) + String(tag.value.filter { $0 != unit && $0 != record })
+        }.joined(separator: String(record))
+    }
+
+    static func decode(_ text: String?) -> [TrackTag] {
+        guard let text, !text.isEmpty else { return [] }
+        return text.split(separator: record).compactMap { entry -> TrackTag? in
+            let parts = entry.split(separator: unit, maxSplits: 1, omittingEmptySubsequences: false)
+            guard parts.count == 2, let name = TagName(rawValue: String(parts[0])) else { return nil }
+            return TrackTag(name, String(parts[1]))
+        }
     }
 }
 

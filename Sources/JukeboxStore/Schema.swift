@@ -44,6 +44,12 @@ enum Schema {
         """
         ALTER TABLE tracks ADD COLUMN last_position_hint BLOB;
         """,
+        // 2 -> 3: the tags MPD clients use beyond title/artist/album/track (TagText: NULL until
+        // read, so the next scan probes files scanned before) and the audio format (`44100:16:2`)
+        """
+        ALTER TABLE tracks ADD COLUMN tags TEXT;
+        ALTER TABLE tracks ADD COLUMN format TEXT;
+        """,
     ]
 
     /// The version this code writes.

@@ -138,14 +138,17 @@ public final class DaemonProcess: @unchecked Sendable {
                 return done
             }
             var status: Int32 = 0
-            let reaped = waitpid(pid, &status, WNOHANG)
-            if reaped == pid {
-                lock.withLock { termination = Termination(waitStatus: status) }
-                continue
-            }
-            if reaped < 0 && errno == ECHILD {  // reaped elsewhere; the status is lost
-                lock.withLock { termination = .exited(-1) }
-                continue
+            do throws(Errno) {
+                let reaped = try SystemCall.value("waitpid") { waitpid(pid, &status, WNOHANG) }
+                if reaped == pid {
+                    lock.withLock { termination = Termination(waitStatus: status) }
+                    continue
+                }
+            } catch {
+                if error.code == ECHILD {  // reaped elsewhere; the status is lost
+                    lock.withLock { termination = .exited(-1) }
+                    continue
+                }
             }
             if MonotonicClock.nanoseconds() >= end { return nil }
             MonotonicClock.sleep(nanoseconds: 2_000_000)
@@ -181,9 +184,10 @@ private func readLines(
         }
         if ready.contains(where: { $0.fd == stop.fd.rawValue }) { break }
         guard ready.contains(where: { $0.fd == fd.rawValue }) else { continue }
-        let n = buffer.withUnsafeMutableBytes { Glibc.read(fd.rawValue, $0.baseAddress!, $0.count) }
-        if n < 0 && (errno == EINTR || errno == EAGAIN) { continue }
-        if n <= 0 { break }
+        guard case .success(let read) = Result(catching: { () throws(Errno) in try fd.readIfReady(into: &buffer) })
+        else { break }
+        guard let n = read else { continue }
+        if n == 0 { break }
         pending += buffer[0..<n]
         var start = 0
         var lines: [String] = []
@@ -221,7 +225,7 @@ private final class LineCollector: @unchecked Sendable {
         if let echoPrefix {
             var bytes: [UInt8] = []
             for text in texts { bytes += Array("\(echoPrefix)\(stream == .stderr ? "! " : "")\(text)\n".utf8) }
-            _ = bytes.withUnsafeBytes { Glibc.write(STDERR_FILENO, $0.baseAddress!, $0.count) }
+            try? FileDescriptor.standardError.writeAll(bytes)
         }
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import LinuxSupport
 
 /// Paths of the repository's test media, demo library and built products, found from this
 /// source file's location (`#filePath`), so tests work from any current directory.
@@ -34,6 +35,15 @@ public enum Fixtures {
         }
         candidates.append(repoRoot + "/.build/debug/" + name)
         return candidates.first { access($0, X_OK) == 0 }
+    }
+
+    /// Writes the tag library of `Tests/Fixtures/make-tag-library.sh` into `directory`: nine
+    /// files with tags in every ID3 version and text encoding (One/, Bee/, Misc/).
+    public static func makeTagLibrary(in directory: String) throws {
+        let result = try run(["/bin/sh", path("Tests/Fixtures/make-tag-library.sh"), directory])
+        guard result.status == 0 else {
+            throw Errno(code: EIO, call: "make-tag-library.sh", path: result.stderrText)
+        }
     }
 
     /// A 2-minute VBR (LAME -V 2) MP3 with a LAME header, made with sox and lame on first use

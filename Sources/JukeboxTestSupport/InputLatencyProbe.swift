@@ -42,7 +42,7 @@ public enum InputLatencyProbe {
         defer { sink.stop() }
         let fifo = directory + "/edges.fifo"
         unlink(fifo)
-        guard mkfifo(fifo, 0o600) == 0 else { throw Errno.current("mkfifo", path: fifo) }
+        try FileSystem.makeFIFO(fifo)
         let config = directory + "/jukebox.toml"
         try """
         music_dir = "music"
@@ -167,7 +167,7 @@ public enum InputLatencyProbe {
     }
 
     /// A constant 44.1 kHz stereo S16 WAV (a level where any volume change shows).
-    static func writeFlatWAV(path: String, seconds: Int) throws {
+    public static func writeFlatWAV(path: String, seconds: Int) throws {
         let frames = 44_100 * seconds
         var data = [UInt8]()
         data.reserveCapacity(44 + frames * 4)

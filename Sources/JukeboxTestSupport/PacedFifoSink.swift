@@ -1,4 +1,3 @@
-import CLinuxShims
 import Foundation
 import Glibc
 import LinuxSupport
@@ -45,20 +44,14 @@ public final class PacedFifoSink: @unchecked Sendable {
     /// time) for tests that want pacing but not the wall time. `pipeSize` shrinks the pipe
     /// (F_SETPIPE_SZ; the kernel rounds up to a page) so that little audio hides in it.
     public init(bytesPerSecond: Int, speed: Double = 1, pipeSize: Int? = 4096, stepMicroseconds: Int = 1000) throws {
-        var template = Array("/tmp/jb-sink-XXXXXX".utf8CString)
-        guard let dir = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
-            throw Errno.current("mkdtemp")
-        }
-        directory = String(cString: dir)
+        directory = try FileSystem.makeTemporaryDirectory(prefix: "/tmp/jb-sink-")
         fifoPath = directory + "/dac.fifo"
         self.bytesPerSecond = Double(bytesPerSecond) * speed
-        guard mkfifo(fifoPath, 0o600) == 0 else { throw Errno.current("mkfifo", path: fifoPath) }
+        try FileSystem.makeFIFO(fifoPath)
         // O_NONBLOCK: opening the read end does not wait for a writer, and reads never block
         // past a tick. With a reader present, ALSA's open(O_WRONLY) succeeds at once.
         fd = try FileDescriptor(path: fifoPath, flags: O_RDONLY | O_NONBLOCK)
-        if let pipeSize, jb_set_pipe_size(fd.rawValue, Int32(pipeSize)) < 0 {
-            throw Errno.current("fcntl(F_SETPIPE_SZ)", path: fifoPath)
-        }
+        if let pipeSize { try fd.setPipeCapacity(pipeSize) }
         let step = UInt64(stepMicroseconds) * 1000
         thread = NamedThread(name: "jb-test-dac") { [unowned self] in self.readLoop(stepNs: step) }
     }
@@ -70,7 +63,7 @@ public final class PacedFifoSink: @unchecked Sendable {
     }
 
     /// The pipe's capacity in bytes (F_GETPIPE_SZ).
-    public var pipeCapacity: Int { Int(fcntl(fd.rawValue, 1032 /* F_GETPIPE_SZ */)) }
+    public var pipeCapacity: Int { (try? fd.pipeCapacity()) ?? -1 }
 
     /// Bytes the pipe holds now (FIONREAD): written by ALSA, not yet "played" by this DAC.
     public var pipeBytes: Int { (try? fd.bytesReadable()) ?? 0 }
@@ -132,15 +125,16 @@ public final class PacedFifoSink: @unchecked Sendable {
         var started = false
         while !lock.withLock({ stopping }) {
             tick += 1
-            MonotonicClock.sleep(nanoseconds: start + tick * stepNs - min(start + tick * stepNs, MonotonicClock.nanoseconds()))
+            MonotonicClock.sleep(
+                nanoseconds: start + tick * stepNs - min(start + tick * stepNs, MonotonicClock.nanoseconds()))
             credit += bytesPerSecond * Double(stepNs) / 1e9
             var want = Int(credit) & ~3
             if want == 0 { continue }
             let wanted = want
             var got = 0
             while want > 0 {
-                let n = Glibc.read(fd.rawValue, scratch + got, min(want, 1 << 20))
-                if n > 0 {
+                let n = (try? fd.readIfReady(into: scratch + got, count: min(want, 1 << 20))) ?? nil
+                if let n, n > 0 {
                     if !writerPresent {
                         writerPresent = true
                         lock.withLock { segmentStarts.append(received.count) }

@@ -1,25 +1,20 @@
-import CLinuxShims
 import Glibc
 import LinuxSupport
 
 /// A pseudo-terminal pair: the test holds the master, the daemon opens `slavePath` as its
 /// serial console.
 public final class PseudoTerminal {
-    public let master: Int32
+    private let device: FileDescriptor
+    /// The master's descriptor, for `poll`.
+    public var master: Int32 { device.rawValue }
     /// The slave's path (/dev/pts/N).
     public let slavePath: String
     private var buffer: [UInt8] = []
 
     /// Opens a new pair (the slave is opened by whoever uses `slavePath`).
     public init() throws(Errno) {
-        var name = [CChar](repeating: 0, count: 128)
-        let fd = jb_open_pty_master(&name, UInt(name.count))
-        guard fd >= 0 else { throw Errno.current("posix_openpt") }
-        master = fd
-        slavePath = String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        (device, slavePath) = try FileDescriptor.openPseudoTerminal()
     }
-
-    deinit { close(master) }
 
     public func write(_ text: String) { writeBytes(Array(text.utf8)) }
 
@@ -27,8 +22,8 @@ public final class PseudoTerminal {
         var offset = 0
         let end = ptyDeadline(.seconds(10))
         while offset < bytes.count, MonotonicClock.nanoseconds() < end {
-            let n = bytes[offset...].withUnsafeBytes { Glibc.write(master, $0.baseAddress, $0.count) }
-            if n > 0 {
+            let written = bytes[offset...].withUnsafeBytes { try? device.writeIfReady($0) }
+            if let n = written ?? nil, n > 0 {
                 offset += n
             } else {
                 _ = drain()
@@ -41,13 +36,11 @@ public final class PseudoTerminal {
     @discardableResult
     public func drain() -> Int {
         var total = 0
-        var chunk = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { Glibc.read(master, $0.baseAddress, $0.count) }
-            if n <= 0 { return total }
-            buffer += chunk[0..<n]
-            total += n
+        while let chunk = (try? device.readIfReady(upTo: 65536)) ?? nil, !chunk.isEmpty {
+            buffer += chunk
+            total += chunk.count
         }
+        return total
     }
 
     /// Waits until the output so far contains `text`; returns everything up to and including

@@ -39,14 +39,12 @@ struct SpawnedChild {
 /// Writing to a pipe whose reader has gone must fail with EPIPE, not kill the test runner.
 private let ignoreSIGPIPE: Void = { _ = signal(SIGPIPE, SIG_IGN) }()
 
-// pipe2 and posix_spawn_file_actions_addchdir_np are GNU-only (glibc hides them without
-// _GNU_SOURCE), so Swift's Glibc module does not show them. Tests run in parallel: a pipe
-// must be close-on-exec from birth, or another test's child inherits it and holds our
-// pipe open. Looked up once with dlsym; candidates for CLinuxShims.
-private typealias Pipe2Function = @convention(c) (UnsafeMutablePointer<Int32>?, Int32) -> Int32
+// posix_spawn_file_actions_addchdir_np is GNU-only (glibc hides it without _GNU_SOURCE),
+// so Swift's Glibc module does not show it. Looked up once with dlsym; a candidate for
+// CLinuxShims. (Tests run in parallel: pipes are close-on-exec from birth,
+// `FileDescriptor.pipe()`, or another test's child inherits them and holds them open.)
 private typealias AddChdirFunction =
     @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>?, UnsafePointer<CChar>?) -> Int32
-private let pipe2Function: Pipe2Function? = dlsym(nil, "pipe2").map { unsafeBitCast($0, to: Pipe2Function.self) }
 private let addChdirFunction: AddChdirFunction? = dlsym(nil, "posix_spawn_file_actions_addchdir_np").map {
     unsafeBitCast($0, to: AddChdirFunction.self)
 }
@@ -62,33 +60,23 @@ func spawnChild(
 ) throws(Errno) -> SpawnedChild {
     _ = ignoreSIGPIPE
     precondition(!command.isEmpty, "spawn: empty command")
-    func makePipe() throws(Errno) -> (read: Int32, write: Int32) {
-        guard let pipe2 = pipe2Function else { throw Errno(code: ENOSYS, call: "pipe2") }
-        var fds: [Int32] = [-1, -1]
-        if pipe2(&fds, O_CLOEXEC) != 0 { throw Errno.current("pipe2") }
-        return (fds[0], fds[1])
-    }
-    var opened: [Int32] = []
-    defer { for fd in opened { close(fd) } }  // the child's ends (and ours on failure)
-    let input = stdinPipe ? try makePipe() : nil
-    if let input { opened += [input.read, input.write] }
-    let output = try makePipe()
-    opened += [output.read, output.write]
-    let errors = try makePipe()
-    opened += [errors.read, errors.write]
+    // The child's ends close when these are released, after the spawn.
+    let input = stdinPipe ? try FileDescriptor.pipe() : nil
+    let output = try FileDescriptor.pipe()
+    let errors = try FileDescriptor.pipe()
 
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
     if let input {
-        posix_spawn_file_actions_adddup2(&actions, input.read, 0)
+        posix_spawn_file_actions_adddup2(&actions, input.read.rawValue, 0)
     } else if let stdinPath {
         posix_spawn_file_actions_addopen(&actions, 0, stdinPath, O_RDWR | O_NOCTTY, 0)
     } else {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
     }
-    posix_spawn_file_actions_adddup2(&actions, output.write, 1)
-    posix_spawn_file_actions_adddup2(&actions, errors.write, 2)
+    posix_spawn_file_actions_adddup2(&actions, output.write.rawValue, 1)
+    posix_spawn_file_actions_adddup2(&actions, errors.write.rawValue, 2)
     if let workingDirectory {
         guard let addChdir = addChdirFunction else {
             throw Errno(code: ENOSYS, call: "posix_spawn_file_actions_addchdir_np", path: workingDirectory)
@@ -119,21 +107,14 @@ func spawnChild(
         for p in envp { free(p) }
     }
     var pid: pid_t = 0
-    let rc =
-        command[0].contains("/")
-        ? posix_spawn(&pid, command[0], &actions, &attr, argv, envp)
-        : posix_spawnp(&pid, command[0], &actions, &attr, argv, envp)
-    if rc != 0 { throw Errno(code: rc, call: "posix_spawn", path: command[0]) }
-
-    // Keep the parent's ends: take them out of the close-on-return list.
-    var keep = [output.read, errors.read]
-    if let input { keep.append(input.write) }
-    opened.removeAll { keep.contains($0) }
-    return SpawnedChild(
-        pid: pid,
-        stdin: input.map { FileDescriptor(owning: $0.write) },
-        stdout: FileDescriptor(owning: output.read),
-        stderr: FileDescriptor(owning: errors.read))
+    try withExtendedLifetime((input, output, errors)) { () throws(Errno) in
+        try SystemCall.code("posix_spawn", command[0]) {
+            command[0].contains("/")
+                ? posix_spawn(&pid, command[0], &actions, &attr, argv, envp)
+                : posix_spawnp(&pid, command[0], &actions, &attr, argv, envp)
+        }
+    }
+    return SpawnedChild(pid: pid, stdin: input?.write, stdout: output.read, stderr: errors.read)
 }
 
 /// What a one-shot command printed and how it ended.
@@ -173,25 +154,33 @@ public func run(
         for r in ready {
             if let fd = stdinFD, r.fd == fd.rawValue {
                 let bytes = input ?? []
-                let n =
-                    written < bytes.count
-                    ? bytes.withUnsafeBytes { Glibc.write(fd.rawValue, $0.baseAddress! + written, $0.count - written) }
-                    : 0
-                if n > 0 { written += n }
-                if written >= bytes.count || (n < 0 && errno != EAGAIN && errno != EINTR) || r.error {
+                var failed = false
+                if written < bytes.count {
+                    let sent = bytes[written...].withUnsafeBytes { raw in
+                        Result { () throws(Errno) in try fd.writeIfReady(raw) }
+                    }
+                    switch sent {
+                    case .success(let n): written += n ?? 0
+                    case .failure: failed = true
+                    }
+                }
+                if written >= bytes.count || failed || r.error {
                     stdinFD = nil  // closes it: the child sees end of input
                 }
                 continue
             }
-            let n = buffer.withUnsafeMutableBytes { Glibc.read(r.fd, $0.baseAddress!, $0.count) }
-            if n > 0 {
-                if r.fd == child.stdout.rawValue { out += buffer[0..<n] } else { err += buffer[0..<n] }
-            } else if n == 0 || (errno != EINTR && errno != EAGAIN) {
-                openReads.remove(r.fd)
+            let source = r.fd == child.stdout.rawValue ? child.stdout : child.stderr
+            switch Result(catching: { () throws(Errno) in try source.readIfReady(into: &buffer) }) {
+            case .success(let n?) where n > 0:
+                if source === child.stdout { out += buffer[0..<n] } else { err += buffer[0..<n] }
+            case .success(nil):
+                break  // nothing yet
+            default:
+                openReads.remove(r.fd)  // end of file, or the pipe failed
             }
         }
     }
     var status: Int32 = 0
-    while waitpid(child.pid, &status, 0) < 0 && errno == EINTR {}
+    _ = try? SystemCall.value("waitpid") { waitpid(child.pid, &status, 0) }
     return RunResult(termination: Termination(waitStatus: status), stdout: out, stderr: err)
 }

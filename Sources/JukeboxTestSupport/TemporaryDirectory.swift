@@ -13,10 +13,7 @@ public final class TemporaryDirectory: @unchecked Sendable {
     /// Creates `<tmp>/<prefix>.XXXXXX`.
     public init(prefix: String = "jukebox-test") throws(Errno) {
         let base = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
-        var template = Array("\(base)/\(prefix).XXXXXX".utf8CString)
-        let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
-        guard made != nil else { throw Errno.current("mkdtemp", path: base) }
-        path = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        path = try FileSystem.makeTemporaryDirectory(prefix: "\(base)/\(prefix).")
     }
 
     /// A path inside the directory (nothing is created): `dir.file("jukebox.sqlite")`.

@@ -44,9 +44,16 @@ public final class NamedThread: @unchecked Sendable {
 
     deinit { precondition(joined, "Thread leak: \(name) was not joined") }
 
+    /// The calling thread's kernel id (gettid), as /proc/self/task/ names it.
+    public static var currentID: Int32 { jb_thread_id() }
+
     /// Tries SCHED_FIFO for the calling thread; returns nil or the reason it was refused.
     public static func requestRealtimePriority(_ priority: Int32) -> Errno? {
-        let rc = jb_set_realtime_priority(priority)
-        return rc == 0 ? nil : Errno(code: rc, call: "pthread_setschedparam(SCHED_FIFO)")
+        do {
+            try SystemCall.code("pthread_setschedparam(SCHED_FIFO)") { jb_set_realtime_priority(priority) }
+            return nil
+        } catch {
+            return error
+        }
     }
 }

@@ -6,12 +6,12 @@ public final class WakeupEvent: @unchecked Sendable {
     public let fd: FileDescriptor
 
     public init() throws(Errno) {
-        let raw = jb_eventfd()
-        if raw < 0 { throw Errno.current("eventfd") }
-        fd = FileDescriptor(owning: raw)
+        fd = FileDescriptor(owning: try SystemCall.value("eventfd") { jb_eventfd() }, path: "eventfd")
     }
 
-    /// Wakes the poller. Safe from any thread; one 8-byte write, no allocation.
+    /// Wakes the poller. Safe from any thread, the audio threads included: one 8-byte write,
+    /// no allocation, nothing to report (an eventfd write fails only when the counter would
+    /// overflow, and then a wakeup is pending anyway).
     public func signal() {
         var one: UInt64 = 1
         _ = Glibc.write(fd.rawValue, &one, 8)
@@ -20,7 +20,7 @@ public final class WakeupEvent: @unchecked Sendable {
     /// Clears pending wakeups; call from the polling thread after it woke.
     public func drain() {
         var value: UInt64 = 0
-        _ = Glibc.read(fd.rawValue, &value, 8)
+        _ = try? fd.callUnlessWouldBlock("read") { Glibc.read($0, &value, 8) }
     }
 }
 
@@ -45,8 +45,9 @@ public enum Poller {
         public var error: Bool
     }
 
-    /// Waits until an fd is ready or `timeoutMilliseconds` passes (-1 waits forever).
-    /// Interrupted waits return an empty list.
+    /// Waits until an fd is ready or `timeoutMilliseconds` passes (-1 waits forever). A wait
+    /// interrupted by a signal starts again with the whole timeout (the daemon takes its
+    /// signals through a signalfd: only a stop and continue or a debugger interrupt it).
     public static func wait(_ interests: [Interest], timeoutMilliseconds: Int32) throws(Errno) -> [Readiness] {
         var fds = interests.map { interest in
             var events: Int16 = 0
@@ -54,11 +55,7 @@ public enum Poller {
             if interest.writable { events |= Int16(POLLOUT) }
             return pollfd(fd: interest.fd, events: events, revents: 0)
         }
-        let n = poll(&fds, nfds_t(fds.count), timeoutMilliseconds)
-        if n < 0 {
-            if errno == EINTR { return [] }
-            throw Errno.current("poll")
-        }
+        _ = try SystemCall.value("poll") { poll(&fds, nfds_t(fds.count), timeoutMilliseconds) }
         return fds.compactMap { p in
             guard p.revents != 0 else { return nil }
             return Readiness(

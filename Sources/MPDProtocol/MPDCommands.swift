@@ -127,7 +127,7 @@ public enum MPDCommands {
         "listplaylists": Spec(permission: .read, min: 0, max: 0) { _, _ in },
         "tagtypes": Spec(permission: [], min: 0, max: -1) { _, c in
             if c.arguments.isEmpty {
-                for tag in MPDTag.allCases { c.response.add("tagtype", tag.rawValue) }
+                for tag in MPDTag.allCases where tag.isShown { c.response.add("tagtype", tag.rawValue) }
             } else if !["all", "clear", "enable", "disable"].contains(c.arguments[0]) {
                 throw MPDError(.argument, "Unknown sub command")
             }
@@ -212,11 +212,11 @@ public enum MPDCommands {
         "seek": Spec(permission: .control, min: 2, max: 2) { w, c in
             let position = try unsigned(c.arguments[0])
             guard position < w.machine.queue.count else { throw MPDError(.argument, "Bad song index") }
-            try seek(position: position, to: try songTime(c.arguments[1]), &w)
+            w.run(.seekEntry(index: position, ms: try songTime(c.arguments[1])))
         },
         "seekid": Spec(permission: .control, min: 2, max: 2) { w, c in
             let position = try position(ofID: try unsigned(c.arguments[0]), in: w)
-            try seek(position: position, to: try songTime(c.arguments[1]), &w)
+            w.run(.seekEntry(index: position, ms: try songTime(c.arguments[1])))
         },
         "seekcur": Spec(permission: .control, min: 1, max: 1) { w, c in
             let argument = c.arguments[0]
@@ -240,31 +240,25 @@ public enum MPDCommands {
             guard (-100...100).contains(value) else { throw MPDError(.argument, "Invalid volume value") }
             w.run(.changeVolume(value))
         },
+        // Each flag on its own, as MPD: the others stay as they are.
         "random": Spec(permission: .control, min: 1, max: 1) { w, c in
             let on = try boolean(c.arguments[0])
-            let mode = w.machine.mode
-            if on { w.run(.setMode(.shuffle)) } else if mode == .shuffle { w.run(.setMode(.repeatAll)) }
+            setOption(&w) { $0.random = on }
         },
         "repeat": Spec(permission: .control, min: 1, max: 1) { w, c in
             let on = try boolean(c.arguments[0])
-            let mode = w.machine.mode
-            if on {
-                if mode == .inOrder { w.run(.setMode(.repeatAll)) }
-            } else if mode != .inOrder {
-                w.run(.setMode(.inOrder))
-            }
+            setOption(&w) { $0.repeat = on }
         },
         "single": Spec(permission: .control, min: 1, max: 1) { w, c in
-            if c.arguments[0] == "oneshot" { throw MPDError(.argument, "single oneshot is not supported") }
-            let on = try boolean(c.arguments[0])
-            let mode = w.machine.mode
-            if on { w.run(.setMode(.repeatOne)) } else if mode == .repeatOne { w.run(.setMode(.repeatAll)) }
-        },
-        "consume": Spec(permission: .control, min: 1, max: 1) { _, c in
-            let on = c.arguments[0] == "oneshot" ? true : try boolean(c.arguments[0])
-            if on {
-                throw MPDError(.argument, "consume mode is not supported")
+            guard let mode = SingleMode(rawValue: c.arguments[0]) else {
+                throw MPDError(.argument, "Unrecognized single mode, expected 0, 1, or oneshot")
             }
+            setOption(&w) { $0.single = mode }
+        },
+        "consume": Spec(permission: .control, min: 1, max: 1) { w, c in
+            // `consume oneshot` is MPD 0.24's; 0.23 wants a boolean.
+            let on = try boolean(c.arguments[0])
+            setOption(&w) { $0.consume = on }
         },
         "crossfade": Spec(permission: .control, min: 1, max: 1) { _, c in
             if try unsigned(c.arguments[0]) != 0 { throw MPDError(.argument, "crossfade is not supported") }
@@ -389,12 +383,7 @@ public enum MPDCommands {
         },
         "find": Spec(permission: .read, min: 1, max: -1) { w, c in try find(exact: true, &w, &c) },
         "search": Spec(permission: .read, min: 1, max: -1) { w, c in try find(exact: false, &w, &c) },
-        "count": Spec(permission: .read, min: 1, max: -1) { w, c in
-            let (filter, _) = try MPDFilter.parse(c.arguments, exact: true)
-            let found = w.library.tracks.filter(filter.matches)
-            c.response.add("songs", found.count)
-            c.response.add("playtime", found.reduce(Int64(0)) { $0 + ($1.durationMs ?? 0) } / 1000)
-        },
+        "count": Spec(permission: .read, min: 1, max: -1) { w, c in try count(&w, &c) },
         "list": Spec(permission: .read, min: 1, max: -1) { w, c in try list(&w, &c) },
         "update": Spec(permission: .control, min: 0, max: 1) { w, c in try update(&w, &c) },
         "rescan": Spec(permission: .control, min: 0, max: 1) { w, c in try update(&w, &c) },
@@ -441,7 +430,8 @@ public enum MPDCommands {
           next / previous     go to the next / previous track
           seekcur 90 / +10 / -5   jump to a second, or move from here
           setvol 40           volume 0-100;  volume +5 / volume -5
-          random 0|1  repeat 0|1  single 0|1   the play mode
+          random 0|1  repeat 0|1  single 0|1|oneshot  consume 0|1   the play flags
+          mode [in-order|repeat-all|repeat-one|shuffle]   a preset of the flags
           playlistinfo        the queue
           add "folder/song.mp3"   add to the queue (a folder adds everything in it)
           delete POS  move FROM TO  clear  shuffle
@@ -470,14 +460,14 @@ public enum MPDCommands {
 
     static func status(_ w: inout MPDWorld, _ c: inout Call) {
         let machine = w.machine
-        let mode = machine.mode
+        let options = machine.options
         w.observer.refreshPlaylist(machine.queue)
         var r = MPDResponse()
         r.add("volume", machine.volume)
-        r.add("repeat", mode == .inOrder ? 0 : 1)
-        r.add("random", mode == .shuffle ? 1 : 0)
-        r.add("single", mode == .repeatOne ? 1 : 0)
-        r.add("consume", 0)
+        r.add("repeat", options.repeat ? 1 : 0)
+        r.add("random", options.random ? 1 : 0)
+        r.add("single", options.single.rawValue)
+        r.add("consume", options.consume ? 1 : 0)
         r.add("partition", "default")
         r.add("playlist", w.observer.playlistVersion)
         r.add("playlistlength", machine.queue.count)
@@ -495,7 +485,11 @@ public enum MPDCommands {
             }
             if let duration { r.add("duration", ReplyLine.seconds(duration)) }
             if machine.state != .stopped, let audio = w.host.audioFormat { r.add("audio", audio) }
-            if let next = machine.queue.following(), next < machine.queue.count {
+            // MPD's nextsong (playlist::GetNextPosition) leaves consume out: with single and
+            // repeat it names the current song, although consume then plays the next one.
+            var reported = options
+            reported.consume = false
+            if let next = machine.queue.following(with: reported), next < machine.queue.count {
                 r.add("nextsong", next)
                 r.add("nextsongid", machine.queue.entries[next])
             }
@@ -507,10 +501,17 @@ public enum MPDCommands {
     /// The song block of currentsong, playlistinfo, lsinfo, find.
     static func song(_ track: TrackInfo, into r: inout MPDResponse, position: Int? = nil) {
         r.add("file", track.path)
+        if let seconds = track.modifiedSeconds { r.add("Last-Modified", ISO8601.utc(seconds)) }
+        if let format = track.format { r.add("Format", format) }
+        // MPD's ID3 scanner's order: the tags the library keeps are in it already.
         if let artist = track.artist { r.add("Artist", artist) }
-        if let album = track.album { r.add("Album", album) }
+        for value in track.values(.albumArtist) { r.add("AlbumArtist", value) }
         if let title = track.title { r.add("Title", title) }
+        if let album = track.album { r.add("Album", album) }
         if let number = track.trackNumber { r.add("Track", number) }
+        for tag in track.tags where tag.name != .albumArtist && tag.name != .comment {
+            r.add(tag.name.rawValue, tag.value)
+        }
         if let duration = track.durationMs {
             r.add("Time", (duration + 500) / 1000)
             r.add("duration", ReplyLine.seconds(duration))
@@ -554,7 +555,7 @@ public enum MPDCommands {
                 let descending = value.hasPrefix("-")
                 let name = descending ? String(value.dropFirst()) : value
                 guard let tag = MPDTag(name: name) else { throw MPDError(.argument, "Unknown sort tag") }
-                found.sort { (tag.value(of: $0) ?? "") < (tag.value(of: $1) ?? "") }
+                found.sort { tag.value(of: $0) < tag.value(of: $1) }
                 if descending { found.reverse() }
             case "window":
                 let window = try parseRange(value, count: found.count, strict: false)
@@ -573,14 +574,7 @@ public enum MPDCommands {
         let tag = MPDTag(name: name)
         guard isFile || tag != nil else { throw MPDError(.argument, "Unknown tag type: \(name)") }
         var rest = Array(c.arguments.dropFirst())
-        var group: MPDTag?
-        if rest.count >= 2, rest[rest.count - 2].lowercased() == "group" {
-            guard let grouped = MPDTag(name: rest[rest.count - 1]) else {
-                throw MPDError(.argument, "Unknown tag type: \(rest[rest.count - 1])")
-            }
-            group = grouped
-            rest.removeLast(2)
-        }
+        let group = try takeGroup(&rest)
         var tracks = w.library.tracks
         if rest.count == 1, tag == .album, !rest[0].hasPrefix("(") {
             // The old form `list album ARTIST`.
@@ -594,18 +588,61 @@ public enum MPDCommands {
         let key = isFile ? "file" : tag!.rawValue
         func values(_ tracks: [TrackInfo]) -> [String] {
             if isFile { return tracks.map(\.path) }
-            return Array(Set(tracks.compactMap { tag!.value(of: $0) })).sorted()
+            // A song without the tag counts as "" (MPD 0.23 lists it so).
+            return Array(Set(tracks.flatMap { tag!.matchValues(of: $0).orEmpty })).sorted()
         }
         if let group {
-            var groups: [String: [TrackInfo]] = [:]
-            for track in tracks { groups[group.value(of: track) ?? "", default: []].append(track) }
-            for groupValue in groups.keys.sorted() {
+            for (groupValue, members) in grouped(tracks, by: group) {
                 c.response.add(group.rawValue, groupValue)
-                for value in values(groups[groupValue]!) { c.response.add(key, value) }
+                for value in values(members) { c.response.add(key, value) }
             }
         } else {
             for value in values(tracks) { c.response.add(key, value) }
         }
+    }
+
+    /// `count [FILTER] [group TAG]`: songs and whole seconds, per value of TAG when grouped.
+    static func count(_ w: inout MPDWorld, _ c: inout Call) throws {
+        var rest = c.arguments
+        let group = try takeGroup(&rest)
+        var tracks = w.library.tracks
+        if !rest.isEmpty {
+            let (filter, leftover) = try MPDFilter.parse(rest, exact: true)
+            guard leftover.isEmpty else { throw MPDError(.argument, "Incorrect number of filter arguments") }
+            tracks = tracks.filter(filter.matches)
+        } else if group == nil {
+            throw MPDError(.argument, "Incorrect number of filter arguments")
+        }
+        func totals(_ tracks: [TrackInfo]) {
+            c.response.add("songs", tracks.count)
+            c.response.add("playtime", tracks.reduce(Int64(0)) { $0 + ($1.durationMs ?? 0) } / 1000)
+        }
+        if let group {
+            for (groupValue, members) in grouped(tracks, by: group) {
+                c.response.add(group.rawValue, groupValue)
+                totals(members)
+            }
+        } else {
+            totals(tracks)
+        }
+    }
+
+    /// Removes a trailing `group TAG` from `arguments` and returns the tag.
+    static func takeGroup(_ arguments: inout [String]) throws -> MPDTag? {
+        guard arguments.count >= 2, arguments[arguments.count - 2].lowercased() == "group" else { return nil }
+        let name = arguments[arguments.count - 1]
+        guard let tag = MPDTag(name: name) else { throw MPDError(.argument, "Unknown tag type: \(name)") }
+        arguments.removeLast(2)
+        return tag
+    }
+
+    /// `tracks` by each value of `tag` (a track without it under ""), sorted by value.
+    static func grouped(_ tracks: [TrackInfo], by tag: MPDTag) -> [(String, [TrackInfo])] {
+        var groups: [String: [TrackInfo]] = [:]
+        for track in tracks {
+            for value in tag.matchValues(of: track).orEmpty { groups[value, default: []].append(track) }
+        }
+        return groups.keys.sorted().map { ($0, groups[$0]!) }
     }
 
     static func update(_ w: inout MPDWorld, _ c: inout Call) throws {
@@ -645,11 +682,11 @@ public enum MPDCommands {
         return index
     }
 
-    static func seek(position: Int, to ms: Int64, _ w: inout MPDWorld) throws {
-        if position != w.machine.queue.currentIndex || w.machine.state == .stopped {
-            w.run(.play(index: position))
-        }
-        w.run(.seek(.absolute(ms: ms)))
+    /// Changes one play flag, keeping the others.
+    static func setOption(_ w: inout MPDWorld, _ change: (inout PlayOptions) -> Void) {
+        var options = w.machine.options
+        change(&options)
+        w.run(.setOptions(options))
     }
 
     static func insertPosition(_ argument: String, in w: MPDWorld) throws -> Int {
@@ -739,4 +776,9 @@ public enum MPDCommands {
         guard !digits.isEmpty, digits.count <= 18, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
         return Int(text.hasPrefix("+") ? String(digits) : text)
     }
+}
+
+extension [String] {
+    /// `[""]` for no values: how `list` and `group` count a song without the tag.
+    fileprivate var orEmpty: [String] { isEmpty ? [""] : self }
 }

@@ -30,12 +30,8 @@ public indirect enum MPDFilter: Sendable, Equatable {
         switch self {
         case .condition(let field, let op, let value, let foldCase):
             let wanted = foldCase ? value.lowercased() : value
-            let candidates: [String]
-            switch field {
-            case .tag(let tag): candidates = [tag.value(of: track) ?? ""]
-            case .file: candidates = [track.path]
-            case .any: candidates = [track.path] + MPDTag.allCases.compactMap { $0.value(of: track) }
-            }
+            // As MPD 0.23's TagSongFilter: `!=` is the negation of `==`; a song without the
+            // tag matches an empty value.
             let test: (String) -> Bool = { raw in
                 let text = foldCase ? raw.lowercased() : raw
                 switch op {
@@ -44,7 +40,14 @@ public indirect enum MPDFilter: Sendable, Equatable {
                 case .startsWith: return text.hasPrefix(wanted)
                 }
             }
-            let found = candidates.contains(where: test)
+            let found: Bool
+            switch field {
+            case .tag(let tag):
+                let values = tag.matchValues(of: track)
+                found = values.isEmpty ? value.isEmpty : values.contains(where: test)
+            case .file: found = test(track.path)
+            case .any: found = MPDTag.allCases.contains { $0.values(of: track).contains(where: test) }
+            }
             return op == .notEquals ? !found : found
         case .base(let folder):
             return folder.isEmpty || track.path.hasPrefix(folder + "/")
@@ -92,7 +95,7 @@ public indirect enum MPDFilter: Sendable, Equatable {
         case "any": return .any
         case "file", "filename": return .file
         default:
-            guard let tag = MPDTag(name: name) else { throw MPDError(.argument, "Unknown filter type: \(name)") }
+            guard let tag = MPDTag(name: name) else { throw MPDError(.argument, "Unknown filter type") }
             return .tag(tag)
         }
     }

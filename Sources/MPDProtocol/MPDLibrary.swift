@@ -66,7 +66,7 @@ public struct MPDLibrary: Sendable, Equatable {
 
     /// The number of distinct non-empty values of `tag`.
     public func distinctCount(_ tag: MPDTag) -> Int {
-        Set(tracks.compactMap { tag.value(of: $0) }.filter { !$0.isEmpty }).count
+        Set(tracks.flatMap { tag.matchValues(of: $0) }.filter { !$0.isEmpty }).count
     }
 
     /// The total duration of the library, in whole seconds.
@@ -110,13 +110,36 @@ public struct MPDLibrary: Sendable, Equatable {
     }
 }
 
-/// The tags the jukebox knows, with MPD's names.
-public enum MPDTag: String, Sendable, Equatable, CaseIterable {
-    case artist = "Artist"
-    case albumArtist = "AlbumArtist"
-    case album = "Album"
-    case title = "Title"
-    case track = "Track"
+/// The tags the jukebox knows, with MPD's names: the four the library keeps as fields, and
+/// the others (`TagName`).
+public enum MPDTag: Sendable, Hashable, CustomStringConvertible {
+    case artist
+    case album
+    case title
+    case track
+    case other(TagName)
+
+    /// Every tag, in the order of MPD's `tagtypes`.
+    public static let allCases: [MPDTag] =
+        [.artist, .album, .other(.albumArtist), .title, .track]
+        + TagName.allCases.filter { $0 != .albumArtist }.map(MPDTag.other)
+
+    /// MPD's name.
+    public var rawValue: String {
+        switch self {
+        case .artist: "Artist"
+        case .album: "Album"
+        case .title: "Title"
+        case .track: "Track"
+        case .other(let name): name.rawValue
+        }
+    }
+
+    public var description: String { rawValue }
+
+    /// Whether `tagtypes` and song blocks show it: MPD 0.23 hides Comment by default
+    /// (`metadata_to_use`); filters still see it.
+    public var isShown: Bool { self != .other(.comment) }
 
     /// The tag named `name` (case-insensitive, as MPD accepts).
     public init?(name: String) {
@@ -125,13 +148,24 @@ public enum MPDTag: String, Sendable, Equatable, CaseIterable {
         self = tag
     }
 
-    /// The value of this tag for `track` (AlbumArtist falls back to Artist, as MPD does for lists).
-    public func value(of track: TrackInfo) -> String? {
+    /// The values of this tag for `track`, as the song's lines show them (none when missing).
+    public func values(of track: TrackInfo) -> [String] {
         switch self {
-        case .artist, .albumArtist: track.artist
-        case .album: track.album
-        case .title: track.title
-        case .track: track.trackNumber.map { "\($0)" }
+        case .artist: track.artist.map { [$0] } ?? []
+        case .album: track.album.map { [$0] } ?? []
+        case .title: track.title.map { [$0] } ?? []
+        case .track: track.trackNumber.map { ["\($0)"] } ?? []
+        case .other(let name): track.values(name)
         }
     }
+
+    /// The values filters, `list` and `sort` see: a missing AlbumArtist falls back to Artist,
+    /// as in MPD.
+    public func matchValues(of track: TrackInfo) -> [String] {
+        let own = values(of: track)
+        return own.isEmpty && self == .other(.albumArtist) ? MPDTag.artist.values(of: track) : own
+    }
+
+    /// The first value filters see, for sorting and grouping ("" when missing).
+    public func value(of track: TrackInfo) -> String { matchValues(of: track).first ?? "" }
 }

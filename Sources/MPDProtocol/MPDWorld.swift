@@ -102,7 +102,7 @@ public struct MPDObserver: Sendable, Equatable {
     private var queueVersion: UInt64 = .max
     private var player: PlayerFingerprint?
     private var volume: Int?
-    private var mode: PlayMode?
+    private var options: PlayOptions?
     private var marked: Set<MPDSubsystem> = []
 
     struct PlayerFingerprint: Sendable, Equatable {
@@ -138,10 +138,10 @@ public struct MPDObserver: Sendable, Equatable {
             token: machine.currentRequest?.token)
         if fingerprint != player { marked.insert(.player) }
         if machine.volume != volume { marked.insert(.mixer) }
-        if machine.mode != mode { marked.insert(.options) }
+        if machine.options != options { marked.insert(.options) }
         player = fingerprint
         volume = machine.volume
-        mode = machine.mode
+        options = machine.options
         defer { marked = [] }
         return first ? [] : marked
     }

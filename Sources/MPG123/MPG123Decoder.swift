@@ -43,8 +43,8 @@ private enum Library {
 /// (mpg123_close + mpg123_delete in `deinit`) and of the buffered reader it reads the file
 /// through (freed after the handle). Not thread-safe: one thread at a time.
 public final class MPG123Decoder {
-    private let handle: OpaquePointer
-    private let reader: UnsafeMutablePointer<jb_mpg123_reader>
+    let handle: OpaquePointer
+    let reader: UnsafeMutablePointer<jb_mpg123_reader>
     public let path: String
     public private(set) var format: MPG123Format
     /// Samples of the current MPEG frame not yet handed out (inside libmpg123's buffer, valid
@@ -59,9 +59,11 @@ public final class MPG123Decoder {
     /// `readSize` is the bytes per read(2): smaller suits a probe that only visits both ends.
     public init(path: String, readSize: Int = 65536) throws(MPG123Error) {
         _ = Library.initialised
-        guard let r = jb_mpg123_reader_open(path, readSize) else {
-            throw MPG123Error(
-                code: MPG123_ERR.rawValue, call: "open", path: path, message: Errno.current("open").message)
+        let r: UnsafeMutablePointer<jb_mpg123_reader>
+        do {
+            r = try SystemCall.nonNil("open", path) { jb_mpg123_reader_open(path, readSize) }
+        } catch {
+            throw MPG123Error(code: MPG123_ERR.rawValue, call: "open", path: path, message: error.message)
         }
         var rc: Int32 = 0
         guard let h = mpg123_new(nil, &rc) else {

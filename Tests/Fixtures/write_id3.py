@@ -5,6 +5,10 @@ version, text encoding and frame layout a test expects.
 usage: write_id3.py KIND IN.mp3 OUT.mp3 TITLE ARTIST ALBUM TRACK
 KIND: v1 (ID3v1.1, Latin-1, appended) | v22 (ID3v2.2, Latin-1) |
       v23 (ID3v2.3, UTF-16 with BOM) | v24 (ID3v2.4, UTF-8)
+   or: write_id3.py frames VERSION ENCODING IN.mp3 OUT.mp3 FRAME=VALUE...
+VERSION 2, 3 or 4; ENCODING 0 Latin-1, 1 UTF-16 with BOM, 2 UTF-16BE (no BOM), 3 UTF-8;
+FRAME a frame id (TPE2, TCON, TT2, ...), COMM, TXXX:DESCRIPTION or UFID:OWNER; a VALUE with
+"|" holds several strings (NUL-separated, as ID3v2.4 allows).
 The ID3v2 tags carry 64 bytes of zero padding after the frames (tag size is syncsafe;
 v2.4 frame sizes are syncsafe, v2.3 frame sizes are plain 32-bit, v2.2 frames have
 3-character ids and 24-bit sizes).
@@ -18,18 +22,64 @@ def syncsafe(n: int) -> bytes:
     return bytes([(n >> 21) & 0x7F, (n >> 14) & 0x7F, (n >> 7) & 0x7F, n & 0x7F])
 
 
-def text_payload(encoding: int, text: str) -> bytes:
+def encoded(encoding: int, text: str) -> bytes:
     if encoding == 0:
-        return b"\x00" + text.encode("latin-1")
+        return text.encode("latin-1")
     if encoding == 1:  # UTF-16 with BOM (little endian, as most taggers write it)
-        return b"\x01" + b"\xff\xfe" + text.encode("utf-16-le")
+        return b"\xff\xfe" + text.encode("utf-16-le")
+    if encoding == 2:
+        return text.encode("utf-16-be")
     if encoding == 3:
-        return b"\x03" + text.encode("utf-8")
+        return text.encode("utf-8")
     raise ValueError(encoding)
 
 
+def terminator(encoding: int) -> bytes:
+    return b"\x00\x00" if encoding in (1, 2) else b"\x00"
+
+
+def text_payload(encoding: int, text: str) -> bytes:
+    return bytes([encoding]) + encoded(encoding, text)
+
+
+def frame_body(fid: str, encoding: int, value: str) -> (str, bytes):
+    """The frame id and body of one FRAME=VALUE argument."""
+    strings = value.split("|")
+    joined = terminator(encoding).join(encoded(encoding, s) for s in strings)
+    if fid.startswith(("UFID:", "UFI:")):
+        name, owner = fid.split(":", 1)
+        return name, owner.encode("latin-1") + b"\x00" + value.encode("ascii")
+    if fid.startswith(("TXXX:", "TXX:")):
+        name, description = fid.split(":", 1)
+        return name, bytes([encoding]) + encoded(encoding, description) + terminator(encoding) + joined
+    if fid in ("COMM", "COM"):
+        return fid, bytes([encoding]) + b"eng" + terminator(encoding) + joined
+    return fid, bytes([encoding]) + joined
+
+
+def id3v2(version: int, frames: list) -> bytes:
+    """An ID3v2 tag of (frame id, body) pairs and 64 bytes of padding."""
+    data = b""
+    for fid, body in frames:
+        if version == 2:
+            data += fid.encode("ascii") + struct.pack(">I", len(body))[1:] + body
+        elif version == 3:
+            data += fid.encode("ascii") + struct.pack(">I", len(body)) + b"\x00\x00" + body
+        else:
+            data += fid.encode("ascii") + syncsafe(len(body)) + b"\x00\x00" + body
+    data += b"\x00" * 64
+    return b"ID3" + bytes([version, 0, 0]) + syncsafe(len(data)) + data
+
+
+def frames_tag(version: int, encoding: int, pairs: list) -> bytes:
+    frames = []
+    for pair in pairs:
+        fid, value = pair.split("=", 1)
+        frames.append(frame_body(fid, encoding, value))
+    return id3v2(version, frames)
+
+
 def v2_tag(kind: str, title: str, artist: str, album: str, track: str) -> bytes:
-    padding = 64
     if kind == "v22":
         ids, version, enc = ("TT2", "TP1", "TAL", "TRK"), 2, 0
     elif kind == "v23":
@@ -38,17 +88,7 @@ def v2_tag(kind: str, title: str, artist: str, album: str, track: str) -> bytes:
         ids, version, enc = ("TIT2", "TPE1", "TALB", "TRCK"), 4, 3
     else:
         raise ValueError(kind)
-    frames = b""
-    for fid, value in zip(ids, (title, artist, album, track)):
-        body = text_payload(enc, value)
-        if version == 2:
-            frames += fid.encode("ascii") + struct.pack(">I", len(body))[1:] + body
-        elif version == 3:
-            frames += fid.encode("ascii") + struct.pack(">I", len(body)) + b"\x00\x00" + body
-        else:
-            frames += fid.encode("ascii") + syncsafe(len(body)) + b"\x00\x00" + body
-    frames += b"\x00" * padding
-    return b"ID3" + bytes([version, 0, 0]) + syncsafe(len(frames)) + frames
+    return id3v2(version, [(fid, text_payload(enc, value)) for fid, value in zip(ids, (title, artist, album, track))])
 
 
 def v1_tag(title: str, artist: str, album: str, track: str) -> bytes:
@@ -64,6 +104,12 @@ def v1_tag(title: str, artist: str, album: str, track: str) -> bytes:
 
 
 def main() -> None:
+    if sys.argv[1] == "frames":
+        version, encoding, src, dst = int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5]
+        audio = open(src, "rb").read()
+        with open(dst, "wb") as f:
+            f.write(frames_tag(version, encoding, sys.argv[6:]) + audio)
+        return
     kind, src, dst, title, artist, album, track = sys.argv[1:8]
     audio = open(src, "rb").read()
     if audio[:3] == b"ID3" or audio[-128:-125] == b"TAG":

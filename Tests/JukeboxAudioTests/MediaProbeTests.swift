@@ -1,5 +1,6 @@
 import Foundation
 import JukeboxAudio
+import JukeboxTestSupport
 import LinuxSupport
 import Testing
 
@@ -91,5 +92,63 @@ import Testing
         let perFile = Double(MonotonicClock.nanoseconds() - start) / 400 / 1000
         print("MediaProbe: \(perFile) µs per file (debug build)")
         #expect(perFile < 2000)
+    }
+}
+
+/// The tags beyond title/artist/album/track, from files written by make-tag-library.sh in
+/// every ID3 version (2.2 three-letter frames, 2.3, 2.4) and text encoding (Latin-1, UTF-16
+/// with BOM, UTF-16BE, UTF-8), read as MPD 0.23 reads them.
+@Suite struct MediaProbeTagTests {
+    static let library: TemporaryDirectory = {
+        let dir = try! TemporaryDirectory(prefix: "jb-tag-library")
+        try! Fixtures.makeTagLibrary(in: dir.path)
+        return dir
+    }()
+
+    static func tags(_ file: String) throws -> [String] {
+        try MediaProbe.probe(path: library.file(file)).tags.map { "\($0.name.rawValue)=\($0.value)" }
+    }
+
+    @Test func id3v24UTF8CarriesEveryTag() throws {
+        #expect(
+            try Self.tags("One/01 First.mp3") == [
+                "AlbumArtist=Various", "Date=2001-05-03", "OriginalDate=1999", "Genre=Rock", "Genre=Pop",
+                "Composer=Compo", "Conductor=Conductor X", "Comment=A comment", "Disc=1",
+                "MUSICBRAINZ_ARTISTID=11111111-1111-1111-1111-111111111111",
+                "MUSICBRAINZ_ALBUMID=22222222-2222-2222-2222-222222222222",
+                "MUSICBRAINZ_ALBUMARTISTID=33333333-3333-3333-3333-333333333333",
+                "MUSICBRAINZ_RELEASETRACKID=44444444-4444-4444-4444-444444444444",
+                "MUSICBRAINZ_TRACKID=55555555-5555-5555-5555-555555555555",
+            ])
+    }
+
+    @Test func id3v23UTF16JoinsYearAndDayAndNamesGenreNumbers() throws {
+        #expect(
+            try Self.tags("One/02 Second.mp3") == [
+                "Date=2001-05-03", "OriginalDate=1999", "Genre=Rock", "Composer=Compo",
+            ])
+        #expect(try Self.tags("One/03 Third.mp3") == ["Genre=Rock"])
+    }
+
+    @Test func id3v24UTF16BigEndianAndLatin1() throws {
+        let probed = try MediaProbe.probe(path: Self.library.file("Bee/01 日本語.mp3"))
+        #expect(probed.title == "日本語のうた")
+        #expect(try Self.tags("Bee/01 日本語.mp3") == ["Date=2010", "Genre=Jazz", "Comment=コメント"])
+        #expect(try Self.tags("Bee/03 Three.mp3") == ["Date=2011", "Conductor=Pé Former"])
+    }
+
+    @Test func id3v22ThreeLetterFrames() throws {
+        #expect(
+            try Self.tags("Bee/02 Two.mp3") == [
+                "AlbumArtist=Bee & Co", "Date=2011", "Genre=Jazz", "Composer=Zed", "Disc=2",
+            ])
+    }
+
+    @Test func id3v1YearAndFormats() throws {
+        #expect(try Self.tags("Misc/v1.mp3") == ["Date=2026"])
+        #expect(try Self.tags("Misc/untagged.mp3") == [])
+        #expect(try MediaProbe.probe(path: Self.library.file("Misc/untagged.mp3")).format == "44100:16:1")
+        #expect(try MediaProbe.probe(path: Self.library.file("Misc/tone.wav")).format == "44100:16:2")
+        #expect(try MediaProbe.probe(path: Media.path("wav/pcm24_stereo.wav")).format == "44100:24:2")
     }
 }

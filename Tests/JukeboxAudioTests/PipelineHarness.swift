@@ -36,6 +36,15 @@ final class Harness {
             wakeup: { collector.poke() })
     }
 
+    /// A pipeline writing to `sink` (opened on `device`).
+    init<Sink: AudioSink>(device: String, sink: Sink, periodMs: Int = 10, bufferMs: Int = 40) {
+        let collector = EventCollector()
+        self.collector = collector
+        pipeline = AudioPipeline(
+            config: AudioOutputConfig(device: device, periodMs: periodMs, bufferMs: bufferMs), sink: sink,
+            wakeup: { collector.poke() })
+    }
+
     deinit { pipeline.shutdown() }
 
     /// Pumps events until `predicate` holds for the log, calling `onEvent` for each new event.

@@ -87,7 +87,7 @@ import Testing
         var queue = PlayQueue(entries: [1, 2, 3], mode: .inOrder, seed: 1)
         queue.jump(to: 2)
         let before = queue
-        #expect(queue.following(in: mode) == expected)
+        #expect(queue.following(with: PlayOptions(mode)) == expected)
         #expect(queue == before)
     }
 
@@ -131,7 +131,7 @@ import Testing
     @Test func enteringShuffleCountsTheCurrentEntryAsPlayed() {
         var queue = PlayQueue(entries: Array(1...5), mode: .inOrder, seed: 2)
         queue.jump(to: 2)
-        queue.setMode(.shuffle)
+        queue.setOptions(PlayOptions(.shuffle))
         let rest = (0..<4).map { _ in queue.next(userInitiated: false)! }
         #expect(Set(rest) == [0, 1, 3, 4])
         for expected in rest.dropLast().reversed() { #expect(queue.previous() == expected) }
@@ -152,7 +152,7 @@ import Testing
         #expect(bumped { $0.previous() })
         #expect(bumped { $0.move(from: 0, to: 3) })
         #expect(bumped { $0.remove(at: 0) })
-        #expect(bumped { $0.setMode(.shuffle) })
+        #expect(bumped { $0.setOptions(PlayOptions(.shuffle)) })
         #expect(bumped { $0.replaceAll([9, 8]) })
         #expect(bumped { $0.clear() })
         #expect(!bumped { $0.jump(to: 5) })
@@ -211,25 +211,29 @@ import Testing
     @Test(arguments: [
         Broken(
             name: "current out of range",
-            snapshot: .init(entries: [1, 2], currentIndex: 7, mode: .repeatAll), current: nil),
+            snapshot: .init(entries: [1, 2], currentIndex: 7, options: PlayOptions(.repeatAll)), current: nil),
         Broken(
-            name: "negative current", snapshot: .init(entries: [1, 2], currentIndex: -1, mode: .inOrder), current: nil),
+            name: "negative current",
+            snapshot: .init(entries: [1, 2], currentIndex: -1, options: PlayOptions(.inOrder)), current: nil),
         Broken(
             name: "garbage shuffle",
             snapshot: .init(
-                entries: [1, 2, 3], currentIndex: 1, mode: .shuffle, shuffleOrder: [5, 1, 1, -3, 0], shuffleCursor: 99,
+                entries: [1, 2, 3], currentIndex: 1, options: PlayOptions(.shuffle), shuffleOrder: [5, 1, 1, -3, 0],
+                shuffleCursor: 99,
                 history: [8, 2, 2, -1], historyCursor: 40, randomState: 77),
             current: 1),
         Broken(
             name: "negative cursors",
             snapshot: .init(
-                entries: [1, 2, 3], currentIndex: 0, mode: .shuffle, shuffleOrder: [2, 1, 0], shuffleCursor: -4,
+                entries: [1, 2, 3], currentIndex: 0, options: PlayOptions(.shuffle), shuffleOrder: [2, 1, 0],
+                shuffleCursor: -4,
                 history: [0], historyCursor: -9),
             current: 0),
         Broken(
             name: "empty with leftovers",
             snapshot: .init(
-                entries: [], currentIndex: 0, mode: .shuffle, shuffleOrder: [0, 1], shuffleCursor: 1, history: [0],
+                entries: [], currentIndex: 0, options: PlayOptions(.shuffle), shuffleOrder: [0, 1], shuffleCursor: 1,
+                history: [0],
                 historyCursor: 0),
             current: nil),
     ])
@@ -239,7 +243,7 @@ import Testing
         #expect(queue.shuffleOrder.sorted() == Array(queue.entries.indices))
         #expect((0...queue.shuffleOrder.count).contains(queue.shuffleCursor))
         for mode in PlayMode.allCases {
-            queue.setMode(mode)
+            queue.setOptions(PlayOptions(mode))
             for _ in 0..<8 {
                 if let index = queue.next(userInitiated: false) { #expect(queue.entries.indices.contains(index)) }
                 _ = queue.following()

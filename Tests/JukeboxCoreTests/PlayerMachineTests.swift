@@ -310,7 +310,8 @@ import Testing
     @Test func restoringAStoppedPlayerStaysStopped() {
         var restored = Self.machine()
         let snapshot = PlayerMachine.Snapshot(
-            queue: .init(entries: [101, 102], currentIndex: 1, mode: .inOrder), currentTrack: 102, positionMs: 5000,
+            queue: .init(entries: [101, 102], currentIndex: 1, options: PlayOptions(.inOrder)), currentTrack: 102,
+            positionMs: 5000,
             state: .stopped, volume: 20)
         #expect(restored.handle(.restored(snapshot, onStart: .play), now: .zero) == [.setVolume(20)])
         #expect(restored.state == .stopped)
@@ -319,7 +320,7 @@ import Testing
     @Test func restoringFollowsTheTrackWhenTheIndexIsStale() {
         var restored = Self.machine()
         let snapshot = PlayerMachine.Snapshot(
-            queue: .init(entries: [104, 101, 102], currentIndex: 0, mode: .inOrder), currentTrack: 102,
+            queue: .init(entries: [104, 101, 102], currentIndex: 0, options: PlayOptions(.inOrder)), currentTrack: 102,
             positionMs: 9000,
             state: .playing, volume: 99)
         let actions = restored.handle(.restored(snapshot, onStart: .play), now: .zero)
@@ -330,7 +331,9 @@ import Testing
     @Test func restoringGarbageNeverTraps() {
         var restored = Self.machine()
         let snapshot = PlayerMachine.Snapshot(
-            queue: .init(entries: [101], currentIndex: 12, mode: .shuffle, shuffleOrder: [4, 4], shuffleCursor: -2),
+            queue: .init(
+                entries: [101], currentIndex: 12, options: PlayOptions(.shuffle), shuffleOrder: [4, 4],
+                shuffleCursor: -2),
             currentTrack: 999, positionMs: -5, state: .playing, volume: -3, savedPositions: [101: -7])
         #expect(restored.handle(.restored(snapshot, onStart: .play), now: .zero) == [.setVolume(0)])
         #expect(restored.state == .stopped)
@@ -338,15 +341,26 @@ import Testing
         #expect(Self.command(&restored, .play(index: nil)).first == .startPlayback(Self.request(1, 101)))
     }
 
-    @Test func libraryReplacementKeepsThePlayingTrack() {
-        var machine = Self.machine()
-        _ = Self.command(&machine, .play(index: 1))
-        let actions = machine.handle(.libraryReplaced([104, 102, 105]), now: .zero)
-        #expect(actions == [.persist(.event), .setNext(Self.request(3, 105))])
+    @Test func aRescanDropsTheEntriesOfGoneTracksAndAddsNothing() {
+        var machine = Self.machine(entries: [101, 102, 103, 102, 104])
+        _ = Self.command(&machine, .play(index: 2))
+        _ = machine.handle(.started(token: 1), now: .zero)
+        // 105 is new in the library: it is not queued. 102 went: both its entries go.
+        let actions = machine.handle(.libraryChanged([101, 103, 104, 105]), now: .zero)
+        #expect(machine.queue.entries == [101, 103, 104])
         #expect(machine.queue.currentIndex == 1)
         #expect(machine.state == .playing)
-        let gone = machine.handle(.libraryReplaced([104]), now: .zero)
-        #expect(gone == [.persist(.event), .log(.info, "the playing track left the library; stopped"), .stop])
+        #expect(!actions.contains { if case .startPlayback = $0 { true } else { false } })
+        #expect(machine.nextRequest?.trackID == 104)
+        #expect(machine.handle(.libraryChanged([101, 103, 104]), now: .zero) == [])
+        // The playing track goes: the entry that takes its place plays, as when it is deleted.
+        let gone = machine.handle(.libraryChanged([101, 104]), now: .zero)
+        #expect(machine.queue.entries == [101, 104])
+        #expect(gone.contains { if case .startPlayback(let request) = $0 { request.trackID == 104 } else { false } })
+        // At the end of the queue it stops.
+        _ = machine.handle(.libraryChanged([101]), now: .zero)
+        #expect(machine.queue.entries == [101])
+        #expect(machine.state == .stopped)
     }
 
     @Test func statusRepliesWithMPDStyleLines() {
@@ -360,6 +374,7 @@ import Testing
                     repeat: 1
                     random: 0
                     single: 1
+                    consume: 0
                     playlistlength: 4
                     mode: repeat-one
                     """)
@@ -379,6 +394,7 @@ import Testing
                     repeat: 1
                     random: 0
                     single: 1
+                    consume: 0
                     playlistlength: 4
                     mode: repeat-one
                     title: Beta

@@ -343,7 +343,7 @@ import Testing
         let early = box.commits.filter { $0.at < at + 3000 }
         #expect(early.map(\.at) == [at, at + 100, at + 200, at + 2000])
         #expect(early.map(\.durable) == [true, false, false, true])
-        #expect(box.media.durable?.snapshot.queue.mode == box.machine.mode)
+        #expect(box.media.durable?.snapshot.queue.options == box.machine.options)
     }
 
     @Test func aStopWritesADurableRecordMarkedNotPlaying() {

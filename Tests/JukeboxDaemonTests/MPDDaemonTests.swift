@@ -118,6 +118,9 @@ import Testing
         assert int(c.status()["playlistlength"]) == 3
         c.random(1); assert c.status()["random"] == "1"
         c.random(0); c.repeat(1); c.single(1); assert c.status()["single"] == "1"; c.single(0)
+        c.single("oneshot"); c.consume(1)
+        s = c.status(); assert (s["repeat"], s["random"], s["single"], s["consume"]) == ("1", "0", "oneshot", "1"), s
+        c.single(0); c.consume(0)
         assert "outputname" in c.outputs()[0]
         assert c.replay_gain_status() == "off"
         assert "Artist" in c.tagtypes()

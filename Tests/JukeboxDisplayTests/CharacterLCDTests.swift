@@ -1,4 +1,3 @@
-import CLinuxShims
 import Glibc
 import JukeboxCore
 import JukeboxTestSupport

@@ -1,5 +1,6 @@
 import Glibc
 import JukeboxCore
+import LinuxSupport
 import Testing
 
 @testable import JukeboxDisplay
@@ -29,12 +30,13 @@ import Testing
         var fds: [Int32] = [0, 0]
         #expect(pipe(&fds) == 0)
         defer { close(fds[0]) }
-        let display = TerminalDisplay(fd: fds[1], columns: 16, rows: 2)
-        display.show(ScreenFrame(rows: ["Song            ", "Line one        "]), now: .milliseconds(0))
-        display.show(ScreenFrame(rows: ["Song            ", "ine one         "]), now: .milliseconds(500))
-        display.show(ScreenFrame(rows: ["Song            ", "Line two        "]), now: .milliseconds(1000))
-        display.close()
-        close(fds[1])
+        do {
+            let display = TerminalDisplay(output: FileDescriptor(owning: fds[1]), columns: 16, rows: 2)
+            display.show(ScreenFrame(rows: ["Song            ", "Line one        "]), now: .milliseconds(0))
+            display.show(ScreenFrame(rows: ["Song            ", "ine one         "]), now: .milliseconds(500))
+            display.show(ScreenFrame(rows: ["Song            ", "Line two        "]), now: .milliseconds(1000))
+            display.close()
+        }
         var buffer = [UInt8](repeating: 0, count: 4096)
         let n = read(fds[0], &buffer, buffer.count)
         #expect(

@@ -1,7 +1,9 @@
 import Glibc
+import JukeboxCore
 import JukeboxStore
 import LinuxSupport
 import Logging
+import SQLite
 import Synchronization
 
 /// A fresh directory under /tmp, removed with everything in it when released.
@@ -107,8 +109,8 @@ final class ProbeCounter: Sendable {
 }
 
 /// A fake media probe over plain files: an empty file is "not an MPEG audio file (0 bytes)",
-/// a file starting with "BAD" throws its remaining text, "TAG title|artist|album|track|ms"
-/// gives those tags, anything else is untagged.
+/// a file starting with "BAD" throws its remaining text, "TAG title|artist|album|track|ms|Name=value;..."
+/// gives those tags (and the format 44100:16:2), anything else is untagged.
 func fakeProbe(counter: ProbeCounter? = nil) -> @Sendable (String) throws -> ProbedTags {
     { path in
         _ = counter?.increment()
@@ -121,7 +123,13 @@ func fakeProbe(counter: ProbeCounter? = nil) -> @Sendable (String) throws -> Pro
         return ProbedTags(
             title: fields[0], artist: fields.count > 1 ? fields[1] : nil, album: fields.count > 2 ? fields[2] : nil,
             trackNumber: fields.count > 3 ? Int(fields[3]) : nil,
-            durationMs: fields.count > 4 ? Int64(fields[4]) : nil)
+            durationMs: fields.count > 4 ? Int64(fields[4]) : nil,
+            tags: fields.count > 5
+                ? fields[5].split(separator: ";").map {
+                    let pair = $0.split(separator: "=", maxSplits: 1)
+                    return TrackTag(TagName(rawValue: String(pair[0]))!, String(pair[1]))
+                } : [],
+            format: "44100:16:2")
     }
 }
 
@@ -138,4 +146,24 @@ func makeScanner(
 func milliseconds(_ duration: Duration) -> Double {
     let (seconds, attoseconds) = duration.components
     return Double(seconds) * 1000 + Double(attoseconds) / 1e15
+}
+
+/// A database as an older jukeboxd left it: schema `version` (1: before seek hints, 2: before
+/// tags), with the SQL `rows` run after the tables are made.
+func makeOldDatabase(at path: String, version: Int, rows: String) throws {
+    let raw = try Connection(path: path)
+    try raw.execute(
+        """
+        CREATE TABLE tracks (id INTEGER PRIMARY KEY AUTOINCREMENT, path TEXT NOT NULL UNIQUE,
+            size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL, title TEXT NOT NULL, artist TEXT, album TEXT,
+            track_no INTEGER, duration_ms INTEGER, lyric_path TEXT, problem TEXT, last_position_ms INTEGER);
+        CREATE TABLE queue (pos INTEGER PRIMARY KEY, track_id INTEGER NOT NULL);
+        CREATE TABLE playback (id INTEGER PRIMARY KEY CHECK (id = 1), queue_index INTEGER, track_id INTEGER,
+            position_ms INTEGER NOT NULL, state TEXT NOT NULL, mode TEXT NOT NULL, volume INTEGER NOT NULL,
+            shuffle_order BLOB, shuffle_history BLOB, rng_state BLOB, queue_version INTEGER NOT NULL,
+            journal_seq INTEGER NOT NULL DEFAULT 0);
+        \(version >= 2 ? "ALTER TABLE tracks ADD COLUMN last_position_hint BLOB;" : "")
+        \(rows)
+        PRAGMA user_version=\(version);
+        """)
 }

@@ -28,6 +28,52 @@ import Testing
         func track(_ path: String) throws -> TrackRecord? { try tracks().first { $0.path == path } }
     }
 
+    @Test func tagsAndFormatAreStored() throws {
+        let f = try Fixture(["a.mp3": "TAG T|A|B|1|1000|Genre=Rock;Date=2001;Genre=Pop;Disc=2", "b.mp3": "x"])
+        _ = try f.scanner.scan()
+        let a = try #require(try f.track("a.mp3"))
+        #expect(
+            a.tags == [
+                TrackTag(.genre, "Rock"), TrackTag(.date, "2001"), TrackTag(.genre, "Pop"), TrackTag(.disc, "2"),
+            ])
+        #expect(a.format == "44100:16:2")
+        #expect(try f.track("b.mp3")?.tags == [])
+    }
+
+    /// A database from before the tags column: the next scan reads the tags of the playable
+    /// files again (once), keeps their remembered positions and leaves unplayable ones alone.
+    @Test func aVersion2DatabaseIsMigratedAndItsTagsRead() throws {
+        let dir = TemporaryDirectory()
+        let music = dir.at("music")
+        makeDirectories(music)
+        let tagged = "TAG T|A|B|1|1000|Genre=Rock"
+        writeFile(music + "/a.mp3", tagged)
+        writeFile(music + "/bad.mp3", "BAD broken")
+        setModificationTime(music + "/a.mp3", seconds: 1000)
+        setModificationTime(music + "/bad.mp3", seconds: 1000)
+        let database = dir.at("jukebox.sqlite")
+        try makeOldDatabase(
+            at: database, version: 2,
+            rows: """
+                INSERT INTO tracks(path, size, mtime_ns, title, artist, last_position_ms)
+                    VALUES ('a.mp3', \(tagged.utf8.count), 1000000000000, 'T', 'A', 600000);
+                INSERT INTO tracks(path, size, mtime_ns, title, problem)
+                    VALUES ('bad.mp3', 10, 1000000000000, 'bad', 'broken');
+                """)
+        let store = try LibraryStore.open(path: database, logger: quietLogger).store
+        #expect(try Connection(path: database).scalarInt("PRAGMA user_version") == 3)
+        #expect(try store.track(id: 1)?.tags == [])
+        let counter = ProbeCounter()
+        let scanner = makeScanner(database: database, music: music, counter: counter)
+        let first = try scanner.scan()
+        #expect(first.updated == 1 && first.unchanged == 1 && counter.value == 1)
+        let track = try #require(try store.track(id: 1))
+        #expect(track.tags == [TrackTag(.genre, "Rock")] && track.format == "44100:16:2")
+        #expect(track.lastPositionMs == 600_000)
+        let second = try scanner.scan()
+        #expect(second.unchanged == 2 && counter.value == 1)
+    }
+
     @Test func firstScanAddsAudioFilesOnly() throws {
         let f = try Fixture([
             "Artist/Album/01 One.mp3": "TAG One|Artist|Album|1|1000",

@@ -25,7 +25,7 @@ import Testing
         #expect(try store.loadPlayback() == nil)
         #expect(try store.loadQueue() == [])
         let raw = try Connection(path: store.path)
-        #expect(try raw.scalarInt("PRAGMA user_version") == 2)
+        #expect(try raw.scalarInt("PRAGMA user_version") == 3)
         #expect(try raw.scalarInt("PRAGMA page_size") == 1024)
         #expect(try raw.strings("PRAGMA journal_mode") == ["wal"])
     }
@@ -34,25 +34,14 @@ import Testing
     @Test func aVersion1DatabaseIsMigrated() throws {
         let dir = TemporaryDirectory()
         let path = dir.at("jukebox.sqlite")
-        do {
-            let raw = try Connection(path: path)
-            try raw.execute(
-                """
-                CREATE TABLE tracks (id INTEGER PRIMARY KEY AUTOINCREMENT, path TEXT NOT NULL UNIQUE,
-                    size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL, title TEXT NOT NULL, artist TEXT, album TEXT,
-                    track_no INTEGER, duration_ms INTEGER, lyric_path TEXT, problem TEXT, last_position_ms INTEGER);
-                CREATE TABLE queue (pos INTEGER PRIMARY KEY, track_id INTEGER NOT NULL);
-                CREATE TABLE playback (id INTEGER PRIMARY KEY CHECK (id = 1), queue_index INTEGER, track_id INTEGER,
-                    position_ms INTEGER NOT NULL, state TEXT NOT NULL, mode TEXT NOT NULL, volume INTEGER NOT NULL,
-                    shuffle_order BLOB, shuffle_history BLOB, rng_state BLOB, queue_version INTEGER NOT NULL,
-                    journal_seq INTEGER NOT NULL DEFAULT 0);
-                INSERT INTO tracks(path, size, mtime_ns, title, last_position_ms) VALUES ('book.mp3', 1, 1, 'Book', 3600000);
-                PRAGMA user_version=1;
-                """)
-        }
+        try makeOldDatabase(
+            at: path, version: 1,
+            rows:
+                "INSERT INTO tracks(path, size, mtime_ns, title, last_position_ms) VALUES ('book.mp3', 1, 1, 'Book', 3600000);"
+        )
         let (store, message) = try LibraryStore.open(path: path, logger: quietLogger)
         #expect(message == nil)
-        #expect(try Connection(path: path).scalarInt("PRAGMA user_version") == 2)
+        #expect(try Connection(path: path).scalarInt("PRAGMA user_version") == 3)
         #expect(try store.savedTrackPositions().values.sorted() == [3_600_000])
         #expect(try store.savedSeekHints().isEmpty)
     }

@@ -115,7 +115,7 @@ import Testing
         ("lsinfo Ann/../..", "ACK [50@0] {lsinfo} Access denied: '..' is not allowed\n"),
         ("password wrong", "ACK [3@0] {password} incorrect password\n"),
         ("list colour", "ACK [2@0] {list} Unknown tag type: colour\n"),
-        ("find colour x", "ACK [2@0] {find} Unknown filter type: colour\n"),
+        ("find colour x", "ACK [2@0] {find} Unknown filter type\n"),
         ("delete 7", "ACK [2@0] {delete} Bad song index\n"),
         ("play \"1", "ACK [5@0] {} Missing closing '\"'\n"),
         ("idle nonsense", "ACK [2@0] {idle} Unrecognized idle event: nonsense\n"),
@@ -228,26 +228,62 @@ import Testing
         #expect(playing["nextsong"] == "2" && playing["nextsongid"] == "3")
         #expect(
             Self.run("currentsong", world: &world)
-                == "file: Ann/First/02 Beta.mp3\nArtist: Ann\nAlbum: First\nTitle: Beta\nTrack: 2\nTime: 201\n"
+                == "file: Ann/First/02 Beta.mp3\nArtist: Ann\nTitle: Beta\nAlbum: First\nTrack: 2\nTime: 201\n"
                 + "duration: 200.500\nPos: 1\nId: 2\nOK\n")
     }
 
-    @Test func modesMapToRandomRepeatAndSingle() {
+    /// The flags `status` shows, in MPD's order.
+    static func flags(_ world: inout MPDWorld) -> [String] {
+        let status = fields(run("status", world: &world))
+        return ["repeat", "random", "single", "consume"].map { status[$0] ?? "?" }
+    }
+
+    /// Every order of every subset of the four flags.
+    static let toggleOrders: [[String]] = {
+        func orders(_ rest: [String]) -> [[String]] {
+            [[]]
+                + rest.indices.flatMap { i in
+                    orders(rest.enumerated().filter { $0.offset != i }.map(\.element)).map { [rest[i]] + $0 }
+                }
+        }
+        return orders(["repeat", "random", "single", "consume"])
+    }()
+
+    /// Toggling a flag as ncmpcpp's r/z/y and mpc do (send the opposite of what `status`
+    /// says) changes that flag only, from every preset and in every order; toggling the same
+    /// flags again brings back the preset. MPD's flags are independent; so are these.
+    @Test(arguments: PlayMode.allCases)
+    func flagsToggleIndependently(from preset: PlayMode) {
+        #expect(Self.toggleOrders.count == 65)
+        for order in Self.toggleOrders {
+            var world = Self.world(mode: preset)
+            let start = Self.flags(&world)
+            var expected = start
+            for pass in 0..<2 {
+                for flag in order {
+                    let index = ["repeat", "random", "single", "consume"].firstIndex(of: flag)!
+                    let on = Self.flags(&world)[index] != "0"
+                    #expect(Self.run("\(flag) \(on ? 0 : 1)", world: &world) == "OK\n")
+                    expected[index] = on ? "0" : "1"
+                    #expect(Self.flags(&world) == expected, "\(preset) \(order) pass \(pass)")
+                }
+            }
+            #expect(Self.flags(&world) == start, "\(preset) \(order)")
+            #expect(world.machine.options.preset == preset)
+        }
+    }
+
+    @Test func singleOneshotAndConsumeAreAccepted() {
         var world = Self.world(mode: .inOrder)
-        _ = Self.run("repeat 1", world: &world)
-        #expect(world.machine.mode == .repeatAll)
-        _ = Self.run("single 1", world: &world)
-        #expect(world.machine.mode == .repeatOne)
-        _ = Self.run("single 0", world: &world)
-        #expect(world.machine.mode == .repeatAll)
-        _ = Self.run("random 1", world: &world)
-        #expect(world.machine.mode == .shuffle)
-        _ = Self.run("random 0", world: &world)
-        #expect(world.machine.mode == .repeatAll)
-        _ = Self.run("repeat 0", world: &world)
-        #expect(world.machine.mode == .inOrder)
-        #expect(Self.run("consume 0", world: &world) == "OK\n")
-        #expect(Self.run("consume 1", world: &world).hasPrefix("ACK [2@0] {consume}"))
+        #expect(Self.run("single oneshot", world: &world) == "OK\n")
+        #expect(Self.run("consume 1", world: &world) == "OK\n")
+        #expect(Self.flags(&world) == ["0", "0", "oneshot", "1"])
+        #expect(Self.run("consume oneshot", world: &world) == "ACK [2@0] {consume} Boolean (0/1) expected: oneshot\n")
+        #expect(
+            Self.run("single 2", world: &world)
+                == "ACK [2@0] {single} Unrecognized single mode, expected 0, 1, or oneshot\n")
+        #expect(Self.run("mode shuffle", world: &world) == "OK\n")
+        #expect(Self.flags(&world) == ["1", "1", "0", "0"])
     }
 
     @Test func playbackCommandsReachTheMachine() {
@@ -304,11 +340,12 @@ import Testing
         #expect(
             Self.run("listall Ann", world: &world) == "directory: Ann/First\nfile: Ann/First/01 Alpha.mp3\n"
                 + "file: Ann/First/02 Beta.mp3\nOK\n")
-        #expect(Self.run("list artist", world: &world) == "Artist: Ann\nArtist: Bob\nOK\n")
+        // A song without the tag lists as "" (MPD 0.23).
+        #expect(Self.run("list artist", world: &world) == "Artist: \nArtist: Ann\nArtist: Bob\nOK\n")
         #expect(Self.run("list album artist Ann", world: &world) == "Album: First\nOK\n")
         #expect(
             Self.run("list album group artist", world: &world)
-                == "Artist: \nArtist: Ann\nAlbum: First\nArtist: Bob\nOK\n")
+                == "Artist: \nAlbum: \nArtist: Ann\nAlbum: First\nArtist: Bob\nAlbum: \nOK\n")
         let exact = Self.run("find artist ann", world: &world)
         #expect(exact == "OK\n")
         let found = Self.run("search artist ann", world: &world)

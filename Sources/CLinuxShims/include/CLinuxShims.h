@@ -21,6 +21,8 @@ int jb_eventfd(void);
 int jb_open(const char *path, int flags, unsigned int mode);
 /* O_DIRECT, which differs between architectures and which Glibc's Swift module hides. */
 int jb_o_direct_flag(void);
+/* pipe2(fds, O_CLOEXEC): close-on-exec from birth (pipe2 is GNU-only); 0 or -1 with errno. */
+int jb_pipe_cloexec(int fds[2]);
 
 /* Blocks SIGTERM, SIGINT and SIGHUP for this thread (and threads it creates later), ignores
    SIGPIPE, and returns a signalfd that becomes readable when one arrives; -1 with errno. */

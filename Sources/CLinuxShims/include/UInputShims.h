@@ -10,7 +10,7 @@ int jb_uinput_create(const char *name, const int *keys, int key_count);
 int jb_uinput_emit(int fd, int type, int code, int value);
 /* The device's sysfs name (e.g. "input7"), written to `buffer`; 0, or -1 with errno set. */
 int jb_uinput_sysname(int fd, char *buffer, int length);
-/* Destroys the device and closes the fd. */
+/* Destroys the device; the caller closes the fd. */
 void jb_uinput_destroy(int fd);
 
 #endif

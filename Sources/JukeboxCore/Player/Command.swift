@@ -10,12 +10,18 @@ public enum Command: Sendable, Equatable {
     case next
     case previous
     case seek(SeekTarget)
+    /// Go to queue entry `index` (0-based) at `ms`, as MPD's `seek`/`seekid`: a paused player
+    /// stays paused there, a stopped or playing one plays from there.
+    case seekEntry(index: Int, ms: Int64)
     /// Set the volume (0...100; the machine clamps to `max_volume`).
     case setVolume(Int)
     /// Change the volume by a signed number of percent.
     case changeVolume(Int)
+    /// Set the play options to a preset's.
     case setMode(PlayMode)
-    /// Switch to the next play mode.
+    /// Set MPD's play flags (repeat, random, single, consume).
+    case setOptions(PlayOptions)
+    /// Switch to the next preset (in-order from flags that are no preset).
     case cycleMode
     case status
     case help
@@ -257,8 +263,10 @@ extension Command {
         case .cycleMode: "mode"
         case .status: "status"
         case .help: "help"
-        // Queue edits come from MPD clients only; the console language has no words for them.
+        // These come from MPD clients only; the console language has no words for them.
         case .editQueue(let edit): "queue edit \(edit)"
+        case .seekEntry(let index, let ms): "seek entry \(index + 1) to \(Self.seconds(ms))"
+        case .setOptions(let options): "options \(options)"
         }
     }
 

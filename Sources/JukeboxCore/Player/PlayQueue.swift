@@ -1,5 +1,6 @@
-/// The play queue: an ordered list of tracks, the current entry, the play mode and, in
-/// shuffle mode, the shuffled order and the history of what was actually played.
+/// The play queue: an ordered list of tracks, the current entry, the play options (MPD's
+/// repeat, random, single and consume flags) and, in random mode, the shuffled order and the
+/// history of what was actually played.
 ///
 /// Entries are addressed by position (0-based). `version` is bumped on every change so that
 /// observers can tell when to refresh. The shuffle uses a caller-seeded `SplitMix64`, whose
@@ -10,7 +11,7 @@ public struct PlayQueue: Sendable, Equatable {
 
     public private(set) var entries: [TrackID] = []
     public private(set) var currentIndex: Int?
-    public private(set) var mode: PlayMode
+    public private(set) var options: PlayOptions
     /// Bumped on every change.
     public private(set) var version: UInt64 = 0
 
@@ -24,12 +25,17 @@ public struct PlayQueue: Sendable, Equatable {
     public private(set) var historyCursor: Int = -1
     public private(set) var random: SplitMix64
 
-    /// A queue with `entries`, no current entry, in `mode`, shuffling with a generator seeded by `seed`.
-    public init(entries: [TrackID] = [], mode: PlayMode = .inOrder, seed: UInt64) {
+    /// A queue with `entries`, no current entry, with `options`, shuffling with a generator seeded by `seed`.
+    public init(entries: [TrackID] = [], options: PlayOptions, seed: UInt64) {
         self.entries = entries
-        self.mode = mode
+        self.options = options
         self.random = SplitMix64(seed: seed)
         reshuffle(avoidingFirst: nil)
+    }
+
+    /// A queue with the flags of the preset `mode`.
+    public init(entries: [TrackID] = [], mode: PlayMode = .inOrder, seed: UInt64) {
+        self.init(entries: entries, options: PlayOptions(mode), seed: seed)
     }
 
     /// The number of entries.
@@ -52,7 +58,7 @@ public struct PlayQueue: Sendable, Equatable {
         version &+= 1
     }
 
-    /// Adds tracks at the end. In shuffle mode they are mixed into the part of the cycle not yet played.
+    /// Adds tracks at the end. In random mode they are mixed into the part of the cycle not yet played.
     public mutating func append(_ tracks: [TrackID]) {
         guard !tracks.isEmpty else { return }
         let first = entries.count
@@ -101,12 +107,12 @@ public struct PlayQueue: Sendable, Equatable {
         replaceAll([])
     }
 
-    /// Changes the mode. Entering shuffle starts a new cycle with the current entry as already played.
-    public mutating func setMode(_ newMode: PlayMode) {
-        guard newMode != mode else { return }
-        let wasShuffle = mode == .shuffle
-        mode = newMode
-        if newMode == .shuffle && !wasShuffle {
+    /// Changes the flags. Turning random on starts a new cycle with the current entry as already played.
+    public mutating func setOptions(_ newOptions: PlayOptions) {
+        guard newOptions != options else { return }
+        let wasRandom = options.random
+        options = newOptions
+        if newOptions.random && !wasRandom {
             reshuffle(avoidingFirst: nil)
             history = []
             historyCursor = -1
@@ -125,7 +131,7 @@ public struct PlayQueue: Sendable, Equatable {
     public mutating func jump(to index: Int) -> Bool {
         guard entries.indices.contains(index) else { return false }
         currentIndex = index
-        if mode == .shuffle {
+        if options.random {
             markDrawn(index)
             recordPlayed(index)
         }
@@ -133,21 +139,22 @@ public struct PlayQueue: Sendable, Equatable {
         return true
     }
 
-    /// Moves to the entry after the current one and returns it; nil at the end (in-order mode,
-    /// which then leaves no current entry) or when the queue is empty.
-    /// `userInitiated` matters only in repeat-one, where an automatic advance replays the current entry.
+    /// Moves to the entry after the current one and returns it; nil at the end (which leaves
+    /// no current entry) or when the queue is empty. In consume mode the entry moved away from
+    /// is removed (so the returned position is after the removal).
+    /// `userInitiated` ignores `single`, as MPD's `next` does: only an automatic advance
+    /// replays the current entry.
     @discardableResult
     public mutating func next(userInitiated: Bool) -> Int? {
-        guard let index = computeNext(userInitiated: userInitiated) else {
-            if mode == .inOrder, currentIndex != nil {
-                currentIndex = nil
-                version &+= 1
-            }
-            return nil
-        }
+        let left = currentIndex
+        let index = computeNext(userInitiated: userInitiated)
+        guard index != nil || left != nil else { return nil }
         currentIndex = index
+        if options.consume, let left, left != index {
+            remove(at: left)
+        }
         version &+= 1
-        return index
+        return currentIndex
     }
 
     /// Moves to the entry before the current one (in shuffle: the one played before) and returns it;
@@ -156,16 +163,12 @@ public struct PlayQueue: Sendable, Equatable {
     public mutating func previous() -> Int? {
         guard !entries.isEmpty else { return nil }
         let index: Int
-        switch mode {
-        case .shuffle:
+        if options.random {
             guard historyCursor > 0 else { return nil }
             historyCursor -= 1
             index = history[historyCursor]
-        case .inOrder:
-            guard let current = currentIndex, current > 0 else { return nil }
-            index = current - 1
-        case .repeatAll, .repeatOne:
-            guard let current = currentIndex else { return nil }
+        } else {
+            guard let current = currentIndex, current > 0 || options.repeat else { return nil }
             index = current == 0 ? entries.count - 1 : current - 1
         }
         currentIndex = index
@@ -173,17 +176,17 @@ public struct PlayQueue: Sendable, Equatable {
         return index
     }
 
-    /// The entry that would play automatically after the current one, without changing anything:
-    /// what the pipeline should pre-load for gapless playback.
+    /// The entry that would play automatically after the current one (a position before any
+    /// consume removal), without changing anything: MPD's `nextsong`.
     public func following() -> Int? {
         var copy = self
         return copy.computeNext(userInitiated: false)
     }
 
-    /// The entry that would play automatically after the current one if the mode were `mode`.
-    public func following(in mode: PlayMode) -> Int? {
+    /// The entry that would play automatically after the current one with `options`.
+    public func following(with options: PlayOptions) -> Int? {
         var copy = self
-        copy.setMode(mode)
+        copy.setOptions(options)
         return copy.computeNext(userInitiated: false)
     }
 
@@ -193,7 +196,7 @@ public struct PlayQueue: Sendable, Equatable {
     public struct Snapshot: Sendable, Equatable {
         public var entries: [TrackID]
         public var currentIndex: Int?
-        public var mode: PlayMode
+        public var options: PlayOptions
         public var shuffleOrder: [Int]
         public var shuffleCursor: Int
         public var history: [Int]
@@ -203,12 +206,13 @@ public struct PlayQueue: Sendable, Equatable {
 
         /// A snapshot; the shuffle fields may be left out (they are repaired on restore).
         public init(
-            entries: [TrackID], currentIndex: Int?, mode: PlayMode, shuffleOrder: [Int] = [], shuffleCursor: Int = 0,
-            history: [Int] = [], historyCursor: Int = -1, randomState: UInt64 = 0, version: UInt64 = 0
+            entries: [TrackID], currentIndex: Int?, options: PlayOptions, shuffleOrder: [Int] = [],
+            shuffleCursor: Int = 0, history: [Int] = [], historyCursor: Int = -1, randomState: UInt64 = 0,
+            version: UInt64 = 0
         ) {
             self.entries = entries
             self.currentIndex = currentIndex
-            self.mode = mode
+            self.options = options
             self.shuffleOrder = shuffleOrder
             self.shuffleCursor = shuffleCursor
             self.history = history
@@ -221,7 +225,7 @@ public struct PlayQueue: Sendable, Equatable {
     /// The state to persist.
     public var snapshot: Snapshot {
         Snapshot(
-            entries: entries, currentIndex: currentIndex, mode: mode, shuffleOrder: shuffleOrder,
+            entries: entries, currentIndex: currentIndex, options: options, shuffleOrder: shuffleOrder,
             shuffleCursor: shuffleCursor, history: history, historyCursor: historyCursor, randomState: random.state,
             version: version)
     }
@@ -230,7 +234,7 @@ public struct PlayQueue: Sendable, Equatable {
     /// duplicate positions are dropped, missing ones appended, cursors clamped). Never traps.
     public init(snapshot: Snapshot) {
         entries = snapshot.entries
-        mode = snapshot.mode
+        options = snapshot.options
         version = snapshot.version
         random = SplitMix64(seed: snapshot.randomState)
         let valid = entries.indices
@@ -258,7 +262,7 @@ public struct PlayQueue: Sendable, Equatable {
         }
         history = kept
         historyCursor = kept.isEmpty ? -1 : min(max(keptCursor, 0), kept.count - 1)
-        if mode == .shuffle, let current = currentIndex, historyCursor < 0 || history[historyCursor] != current {
+        if options.random, let current = currentIndex, historyCursor < 0 || history[historyCursor] != current {
             history.append(current)
             historyCursor = history.count - 1
         }
@@ -266,31 +270,30 @@ public struct PlayQueue: Sendable, Equatable {
 
     // MARK: private
 
+    /// MPD's `Queue::GetNextOrder` over positions (or, in random mode, the shuffle cycle).
     private mutating func computeNext(userInitiated: Bool) -> Int? {
         guard !entries.isEmpty else { return nil }
-        switch mode {
-        case .inOrder:
+        if !userInitiated, options.replaysCurrent, let current = currentIndex { return current }
+        // After the last entry: again from the first, unless consume would leave nothing to repeat.
+        let wraps = options.repeat && (entries.count > 1 || !options.consume)
+        guard options.random else {
             guard let current = currentIndex else { return 0 }
-            return current + 1 < entries.count ? current + 1 : nil
-        case .repeatAll:
-            guard let current = currentIndex else { return 0 }
-            return (current + 1) % entries.count
-        case .repeatOne:
-            guard let current = currentIndex else { return 0 }
-            return userInitiated ? (current + 1) % entries.count : current
-        case .shuffle:
-            if historyCursor >= 0, historyCursor + 1 < history.count {
-                historyCursor += 1
-                return history[historyCursor]
-            }
-            if shuffleCursor >= shuffleOrder.count {
-                reshuffle(avoidingFirst: currentIndex)
-            }
-            let index = shuffleOrder[shuffleCursor]
-            shuffleCursor += 1
-            recordPlayed(index)
-            return index
+            if current + 1 < entries.count { return current + 1 }
+            return wraps ? 0 : nil
         }
+        if historyCursor >= 0, historyCursor + 1 < history.count {
+            historyCursor += 1
+            return history[historyCursor]
+        }
+        if shuffleCursor >= shuffleOrder.count {
+            // A cycle played through: a new one when repeating (or starting afresh), else the end.
+            guard wraps || currentIndex == nil else { return nil }
+            reshuffle(avoidingFirst: currentIndex)
+        }
+        let index = shuffleOrder[shuffleCursor]
+        shuffleCursor += 1
+        recordPlayed(index)
+        return index
     }
 
     /// A new shuffle cycle over all entries; `avoidingFirst` is not drawn first (when there is a choice).
@@ -347,7 +350,7 @@ public struct PlayQueue: Sendable, Equatable {
         }
         history = kept
         historyCursor = kept.isEmpty ? -1 : max(keptCursor, 0)
-        if mode == .shuffle, currentIndex == nil {
+        if options.random, currentIndex == nil {
             historyCursor = history.count - 1
         }
     }

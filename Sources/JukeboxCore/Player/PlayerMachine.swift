@@ -61,8 +61,9 @@ public enum PlayerEvent: Sendable, Equatable {
     case endOfStream
     /// The exact played position of the current track (ignored while nothing is loaded).
     case position(ms: Int64)
-    /// The library was rescanned: the queue is rebuilt from these tracks (the current track is kept when present).
-    case libraryReplaced([TrackID])
+    /// The library was rescanned and holds these tracks: queue entries of any other track are
+    /// dropped (as MPD drops a file that disappeared); nothing is added.
+    case libraryChanged(Set<TrackID>)
     /// Metadata for tracks (durations decide the resume rule; titles appear in `status`).
     /// Send it before `.restored`, so that the restored track's duration is known.
     case tracksDescribed([TrackInfo])
@@ -93,13 +94,16 @@ public enum PlayerAction: Sendable, Equatable {
     case log(LogLevel, String)
 }
 
-/// The player: queue, mode, volume, play state and positions, as a state machine driven by
-/// commands and pipeline events. It never does I/O: it returns `PlayerAction`s for the daemon.
+/// The player: queue, play options, volume, play state and positions, as a state machine
+/// driven by commands and pipeline events. It never does I/O: it returns `PlayerAction`s for
+/// the daemon.
 ///
 /// Every `.startPlayback` is followed by a `.setNext` (the pipeline was flushed); `.setNext` also
-/// comes whenever the follow-up changes (mode or queue change, a gapless advance, a failed
+/// comes whenever the follow-up changes (options or queue change, a gapless advance, a failed
 /// follow-up). When the pipeline reports `.started` for the follow-up, the machine moves its
-/// current entry there. A failed track is skipped; when as many tracks as the queue holds have
+/// current entry there. In single mode without repeat there is no follow-up: at the end of a
+/// song the next entry becomes current, paused (MPD's border pause; `oneshot` then turns
+/// single off). A failed track is skipped; when as many tracks as the queue holds have
 /// failed in a row, the player stops instead of looping.
 ///
 /// Resume rule: a track longer than `longTrackMs` starts from its own saved position when it
@@ -175,8 +179,8 @@ public struct PlayerMachine: Sendable, Equatable {
         self.volume = min(configuration.startVolume, configuration.maxVolume)
     }
 
-    /// The play mode (kept by the queue).
-    public var mode: PlayMode { queue.mode }
+    /// The play options (kept by the queue).
+    public var options: PlayOptions { queue.options }
 
     /// Everything to persist: give it to the store on `.persist`.
     public var snapshot: Snapshot {
@@ -209,8 +213,8 @@ public struct PlayerMachine: Sendable, Equatable {
                 positionMs = clamped
                 actions.append(.persist(.progress))
             }
-        case .libraryReplaced(let ids):
-            libraryReplaced(ids, into: &actions)
+        case .libraryChanged(let available):
+            libraryChanged(available, into: &actions)
         case .tracksDescribed(let infos):
             for info in infos { tracks[info.id] = info }
         case .savedPositionsLoaded(let positions):
@@ -303,20 +307,22 @@ public struct PlayerMachine: Sendable, Equatable {
             case .absolute(let absolute): ms = absolute
             case .relative(let delta): ms = positionMs &+ delta
             }
-            ms = max(ms, 0)
-            if let duration = tracks[track]?.durationMs { ms = min(ms, duration) }
-            positionMs = ms
-            if currentRequest != nil { actions.append(.seek(ms: ms)) }
+            positionMs = clamped(ms, in: track)
+            if currentRequest != nil { actions.append(.seek(ms: positionMs)) }
             actions.append(.persist(.event))
+        case .seekEntry(let index, let ms):
+            seekEntry(index, ms: ms, into: &actions)
         case .setVolume(let percent):
             setVolume(percent, into: &actions)
         case .changeVolume(let delta):
             setVolume(
                 volume.addingReportingOverflow(delta).overflow ? (delta > 0 ? 100 : 0) : volume + delta, into: &actions)
         case .setMode(let mode):
-            setMode(mode, into: &actions)
+            setOptions(PlayOptions(mode), into: &actions)
+        case .setOptions(let options):
+            setOptions(options, into: &actions)
         case .cycleMode:
-            setMode(queue.mode.cycled, into: &actions)
+            setOptions(queue.options.cycled, into: &actions)
         case .status:
             actions.append(.reply(statusText))
         case .help:
@@ -361,10 +367,7 @@ public struct PlayerMachine: Sendable, Equatable {
     mutating func stop(into actions: inout [PlayerAction]) {
         state = .stopped
         positionMs = resumePosition(for: queue.currentTrack)
-        currentRequest = nil
-        nextRequest = nil
-        followUpQueue = nil
-        actions.append(.stop)
+        unload(into: &actions)
     }
 
     private mutating func setVolume(_ percent: Int, into actions: inout [PlayerAction]) {
@@ -377,13 +380,47 @@ public struct PlayerMachine: Sendable, Equatable {
         actions.append(.reply(clamped < percent ? "volume: \(clamped) (the maximum)" : "volume: \(clamped)"))
     }
 
-    private mutating func setMode(_ mode: PlayMode, into actions: inout [PlayerAction]) {
-        if mode != queue.mode {
-            queue.setMode(mode)
+    private mutating func setOptions(_ options: PlayOptions, into actions: inout [PlayerAction]) {
+        if options != queue.options {
+            queue.setOptions(options)
             refreshFollowUp(into: &actions)
             actions.append(.persist(.event))
         }
-        actions.append(.reply("mode: \(mode.rawValue)"))
+        actions.append(.reply("mode: \(options)"))
+    }
+
+    /// MPD's `seek`/`seekid`: entry `index` at `ms`. A paused player stays paused (on the new
+    /// entry, with nothing loaded until it resumes); a stopped one starts playing.
+    private mutating func seekEntry(_ index: Int, ms: Int64, into actions: inout [PlayerAction]) {
+        guard queue.entries.indices.contains(index) else {
+            return actions.append(.reply("seek: no entry \(index + 1) (the queue has \(queue.count))"))
+        }
+        if index == queue.currentIndex, state != .stopped {
+            return handle(.seek(.absolute(ms: ms)), into: &actions)
+        }
+        leaveCurrentTrack()
+        queue.jump(to: index)
+        let from = queue.currentTrack.map { clamped(ms, in: $0) } ?? 0
+        guard state == .paused else { return startCurrent(from: from, into: &actions) }
+        unload(into: &actions)
+        positionMs = from
+        actions.append(.persist(.event))
+    }
+
+    /// `ms` within the track (0 up to its duration when known).
+    private func clamped(_ ms: Int64, in track: TrackID) -> Int64 {
+        let ms = max(ms, 0)
+        guard let duration = tracks[track]?.durationMs else { return ms }
+        return min(ms, duration)
+    }
+
+    /// Flushes the pipeline and forgets the loaded requests, keeping the play state (a paused
+    /// player resumes by starting the current entry afresh).
+    private mutating func unload(into actions: inout [PlayerAction]) {
+        currentRequest = nil
+        nextRequest = nil
+        followUpQueue = nil
+        actions.append(.stop)
     }
 
     /// After the queue moved to a new current entry by next/previous: play it when playing, else just position.
@@ -476,6 +513,7 @@ public struct PlayerMachine: Sendable, Equatable {
     }
 
     /// The current track is over (ended or failed): go on with the next entry, or stop at the end.
+    /// A song that ended in single mode without repeat leaves the next entry paused.
     private mutating func advanceAfterEnd(userInitiated: Bool, into actions: inout [PlayerAction]) {
         guard queue.next(userInitiated: userInitiated) != nil else {
             stop(into: &actions)
@@ -483,24 +521,31 @@ public struct PlayerMachine: Sendable, Equatable {
             actions.append(.persist(.event))
             return
         }
-        startCurrent(from: resumePosition(for: queue.currentTrack), into: &actions)
+        guard !userInitiated, queue.options.pausesAtSongEnd else {
+            return startCurrent(from: resumePosition(for: queue.currentTrack), into: &actions)
+        }
+        state = .paused
+        positionMs = resumePosition(for: queue.currentTrack)
+        unload(into: &actions)
+        if queue.options.single == .oneshot {
+            var options = queue.options
+            options.single = .off
+            queue.setOptions(options)
+        }
+        actions.append(.persist(.event))
     }
 
-    private mutating func libraryReplaced(_ ids: [TrackID], into actions: inout [PlayerAction]) {
-        let previousTrack = queue.currentTrack
-        let previousIndex = queue.currentIndex
-        queue.replaceAll(ids)
-        actions.append(.persist(.event))
-        guard let previousTrack else { return }
-        let candidates = ids.indices.filter { ids[$0] == previousTrack }
-        if let index = candidates.min(by: { abs($0 - (previousIndex ?? 0)) < abs($1 - (previousIndex ?? 0)) }) {
-            queue.jump(to: index)
-            if currentRequest != nil { refreshFollowUp(into: &actions) }
-        } else if state != .stopped {
-            actions.append(.log(.info, "the playing track left the library; stopped"))
-            stop(into: &actions)
-        } else {
-            positionMs = 0
+    /// Drops the entries whose track left the library, as MPD does (the playing one goes on
+    /// with the entry that takes its place, as when it is deleted).
+    private mutating func libraryChanged(_ available: Set<TrackID>, into actions: inout [PlayerAction]) {
+        var index = queue.count
+        while index > 0 {
+            index -= 1
+            guard !available.contains(queue.entries[index]) else { continue }
+            var start = index
+            while start > 0, !available.contains(queue.entries[start - 1]) { start -= 1 }
+            editQueue(.remove(start..<index + 1), into: &actions)
+            index = start
         }
     }
 
@@ -554,7 +599,9 @@ public struct PlayerMachine: Sendable, Equatable {
     mutating func refreshFollowUp(into actions: inout [PlayerAction], always: Bool = false) {
         guard currentRequest != nil else { return }
         var upcoming = queue
-        let track = upcoming.next(userInitiated: false) != nil ? upcoming.currentTrack : nil
+        // Single without repeat pauses at the song's end: nothing to pre-load.
+        let advances = !queue.options.pausesAtSongEnd && upcoming.next(userInitiated: false) != nil
+        let track = advances ? upcoming.currentTrack : nil
         let unchanged = track == nextRequest?.trackID && upcoming.currentIndex == followUpQueue?.currentIndex
         if unchanged && !always {
             followUpQueue = track == nil ? nil : upcoming
@@ -612,12 +659,13 @@ public struct PlayerMachine: Sendable, Equatable {
             }
         }
         lines.append("volume: \(volume)")
-        let mode = queue.mode
-        lines.append("repeat: \(mode == .inOrder ? 0 : 1)")
-        lines.append("random: \(mode == .shuffle ? 1 : 0)")
-        lines.append("single: \(mode == .repeatOne ? 1 : 0)")
+        let options = queue.options
+        lines.append("repeat: \(options.repeat ? 1 : 0)")
+        lines.append("random: \(options.random ? 1 : 0)")
+        lines.append("single: \(options.single.rawValue)")
+        lines.append("consume: \(options.consume ? 1 : 0)")
         lines.append("playlistlength: \(queue.count)")
-        lines.append("mode: \(mode.rawValue)")
+        lines.append("mode: \(options)")
         if let track = queue.currentTrack, let info = tracks[track] {
             if let title = info.title { lines.append("title: \(ReplyLine.oneLine(title))") }
             if let artist = info.artist { lines.append("artist: \(ReplyLine.oneLine(artist))") }

@@ -29,7 +29,7 @@ public struct NowPlaying: Sendable, Equatable {
 /// Something that shows a brief overlay.
 public enum ScreenEvent: Sendable, Equatable {
     case volume(Int)
-    case mode(PlayMode)
+    case mode(PlayOptions)
     case paused
     case resumed
     case message(String)
@@ -100,7 +100,7 @@ public struct ScreenLayout: Sendable, Equatable {
             let filled = barCells * max(0, min(100, percent)) / 100
             text =
                 label + " " + String(repeating: "█", count: filled) + String(repeating: "·", count: barCells - filled)
-        case .mode(let mode): text = "Mode: \(mode.rawValue)"
+        case .mode(let options): text = "Mode: \(options)"
         case .paused: text = "\(Self.pauseGlyph) Paused"
         case .resumed: text = "\(Self.playGlyph) Playing"
         case .message(let message): text = message

@@ -1,0 +1,4 @@
+#ifndef JUKEBOX_COPUS_SHIM_H
+#define JUKEBOX_COPUS_SHIM_H
+#include <opusfile.h>
+#endif

@@ -1,0 +1,72 @@
+import ALSA
+
+/// What an opened sink granted: the period and buffer in frames, and whether it swallows
+/// data at once (ALSA's `null` PCM), so that the output thread paces it by the clock.
+public struct SinkGrant: Sendable, Equatable {
+    public var periodFrames: Int
+    public var bufferFrames: Int
+    public var swallowsData: Bool
+
+    public init(periodFrames: Int, bufferFrames: Int, swallowsData: Bool) {
+        self.periodFrames = periodFrames
+        self.bufferFrames = bufferFrames
+        self.swallowsData = swallowsData
+    }
+}
+
+/// The device jb-output writes to, opened and closed by jb-output only. The calls and their
+/// errors are ALSA's (negative errno values as `ALSAError`): -EPIPE underrun, -ESTRPIPE
+/// suspend, -EINTR interrupted, anything else from `write` means the device is gone.
+/// The pipeline is generic over it, so the real sink costs no dynamic dispatch; tests wrap
+/// the real sink to inject faults.
+public protocol AudioSink: SendableMetatype {
+    /// Opens the device for `request`, S16 interleaved (the sink is closed when called).
+    mutating func open(_ request: PCMRequest) throws(ALSAError) -> SinkGrant
+    /// Closes the device (what it still holds is played or dropped, as the device does).
+    mutating func close()
+    /// Writes up to `frames` frames, blocking while the device is full; returns how many it took.
+    mutating func write(_ samples: UnsafePointer<Int16>, frames: Int) throws(ALSAError) -> Int
+    /// Frames written but not played yet.
+    mutating func delay() throws(ALSAError) -> Int
+    /// Frames that can be taken back.
+    mutating func rewindable() -> Int
+    /// Takes back up to `frames` frames; returns how many.
+    mutating func rewind(_ frames: Int) throws(ALSAError) -> Int
+    /// Discards what the device holds.
+    mutating func drop() throws(ALSAError)
+    /// Plays out what the device holds.
+    mutating func drain() throws(ALSAError)
+    /// Makes the device ready for writing again (after drop, an underrun or a failed resume).
+    mutating func prepare() throws(ALSAError)
+    /// Wakes a suspended device; -EAGAIN while it is still waking up.
+    mutating func resume() throws(ALSAError)
+}
+
+/// The real sink: an ALSA playback PCM (`PCM`), open between `open` and `close`.
+public struct ALSASink: AudioSink {
+    private var pcm: PCM?
+
+    public init() {}
+
+    public mutating func open(_ request: PCMRequest) throws(ALSAError) -> SinkGrant {
+        let opened = try PCM(request)
+        pcm = opened
+        return SinkGrant(
+            periodFrames: opened.granted.periodFrames, bufferFrames: opened.granted.bufferFrames,
+            swallowsData: opened.type == .null)
+    }
+
+    public mutating func close() { pcm = nil }
+
+    public mutating func write(_ samples: UnsafePointer<Int16>, frames: Int) throws(ALSAError) -> Int {
+        try pcm!.write(samples, frames: frames)
+    }
+
+    public mutating func delay() throws(ALSAError) -> Int { try pcm!.delay() }
+    public mutating func rewindable() -> Int { pcm!.rewindable() }
+    public mutating func rewind(_ frames: Int) throws(ALSAError) -> Int { try pcm!.rewind(frames) }
+    public mutating func drop() throws(ALSAError) { try pcm!.drop() }
+    public mutating func drain() throws(ALSAError) { try pcm!.drain() }
+    public mutating func prepare() throws(ALSAError) { try pcm!.prepare() }
+    public mutating func resume() throws(ALSAError) { try pcm!.resume() }
+}

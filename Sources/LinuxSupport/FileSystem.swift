@@ -1,0 +1,62 @@
+import Glibc
+
+/// Path operations, through `SystemCall`: errors name the call and the path.
+public enum FileSystem {
+    public static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
+
+    /// Throws unless this process may use `path` as `mode` says (R_OK, W_OK, X_OK, or a union).
+    public static func checkAccess(_ path: String, _ mode: Int32) throws(Errno) {
+        _ = try SystemCall.value("access", path) { access(path, mode) }
+    }
+
+    /// stat(2) of `path` (following symbolic links).
+    public static func status(_ path: String) throws(Errno) -> stat {
+        var info = stat()
+        _ = try SystemCall.value("stat", path) { stat(path, &info) }
+        return info
+    }
+
+    public static func rename(_ path: String, to target: String) throws(Errno) {
+        _ = try SystemCall.value("rename", path) { Glibc.rename(path, target) }
+    }
+
+    /// Creates a folder; false when something already exists at `path`.
+    @discardableResult
+    public static func makeDirectory(_ path: String, mode: mode_t = 0o755) throws(Errno) -> Bool {
+        do {
+            _ = try SystemCall.value("mkdir", path) { mkdir(path, mode) }
+            return true
+        } catch {
+            if error.code == EEXIST { return false }
+            throw error
+        }
+    }
+
+    public static func makeFIFO(_ path: String, mode: mode_t = 0o600) throws(Errno) {
+        _ = try SystemCall.value("mkfifo", path) { mkfifo(path, mode) }
+    }
+
+    /// A new private folder named `prefix` plus six random characters (mkdtemp).
+    public static func makeTemporaryDirectory(prefix: String) throws(Errno) -> String {
+        var template = Array((prefix + "XXXXXX").utf8CString)
+        _ = try SystemCall.nonNil("mkdtemp", prefix) {
+            template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
+        }
+        return String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// The entries of a folder (opendir/readdir), "." and ".." left out, each with its
+    /// d_type (DT_DIR, DT_REG, DT_LNK, DT_UNKNOWN…).
+    public static func entries(of folder: String) throws(Errno) -> [(name: String, type: UInt8)] {
+        let dir = try SystemCall.nonNil("opendir", folder) { opendir(folder) }
+        defer { closedir(dir) }
+        var result: [(name: String, type: UInt8)] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(cString: raw.bindMemory(to: CChar.self).baseAddress!)
+            }
+            if name != "." && name != ".." { result.append((name, entry.pointee.d_type)) }
+        }
+        return result
+    }
+}

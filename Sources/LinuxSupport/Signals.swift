@@ -1,0 +1,29 @@
+import CLinuxShims
+import Glibc
+
+/// SIGTERM, SIGINT and SIGHUP as a descriptor the control loop polls (signalfd).
+public enum TerminationSignals {
+    /// Blocks the three signals for the calling thread and the threads it starts later,
+    /// ignores SIGPIPE, and returns a non-blocking signalfd that becomes readable when one
+    /// arrives. Call before starting any thread.
+    public static func open() throws(Errno) -> FileDescriptor {
+        FileDescriptor(owning: try SystemCall.value("signalfd") { jb_termination_signalfd() }, path: "signalfd")
+    }
+}
+
+extension FileDescriptor {
+    /// The number of the next pending signal on a signalfd, or nil when none is pending.
+    public func readSignal() throws(Errno) -> Int32? {
+        try callUnlessWouldBlock("read") { jb_read_signal($0) }
+    }
+}
+
+/// Settings of the C library for the whole process.
+public enum ProcessSettings {
+    /// At most `count` malloc arenas (mallopt M_ARENA_MAX): fewer arenas, less resident
+    /// memory for a process whose threads allocate little. False if the C library refused.
+    @discardableResult
+    public static func limitMallocArenas(to count: Int) -> Bool {
+        jb_set_malloc_arena_max(Int32(count)) == 1
+    }
+}
