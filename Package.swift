@@ -1,10 +1,10 @@
-// swift-tools-version: 6.1
+// swift-tools-version: 6.2
 import PackageDescription
 
 // Layers (dependencies point inward only; each target lists every module it imports):
 //   C* system libraries  <-  wrappers (LinuxSupport, ALSA, MPG123, SQLite, GPIO)
 //   pure Swift, the standard library only:  TOML  <-  JukeboxCore  <-  MPDProtocol
-//     (JukeboxCore has a folder per subsystem: Player, Resume, Config, Input, Lyrics, Screen)
+//     (JukeboxCore has a folder per subsystem: Player, Resume, Config, Input, Lyrics, Screen, Playlists)
 //   adapters (JukeboxAudio, JukeboxStore, JukeboxDisplay, JukeboxDevices)  ->  wrappers + the pure core
 //   JukeboxDaemon (wiring, control loop)  ->  everything;  jukeboxd = main.swift only
 // See docs/ARCHITECTURE.md for the graph.
@@ -92,11 +92,11 @@ let package = Package(
             ]),
 
         // MARK: tests
-        .target(name: "JukeboxTestSupport", dependencies: ["LinuxSupport"]),
-        .testTarget(name: "TOMLTests", dependencies: ["TOML"]),
+        .target(name: "JukeboxTestSupport", dependencies: ["JukeboxCore", "LinuxSupport"]),
+        .testTarget(name: "TOMLTests", dependencies: ["TOML", "JukeboxCore"]),
         .testTarget(name: "JukeboxCoreTests", dependencies: ["JukeboxCore", "TOML"]),
         .testTarget(name: "MPDProtocolTests", dependencies: ["MPDProtocol", "JukeboxCore"]),
-        .testTarget(name: "LinuxSupportTests", dependencies: ["LinuxSupport"]),
+        .testTarget(name: "LinuxSupportTests", dependencies: ["LinuxSupport", "JukeboxTestSupport"]),
         .testTarget(name: "GPIOTests", dependencies: ["GPIO", "LinuxSupport"]),
         .testTarget(
             name: "JukeboxAudioTests",
@@ -128,3 +128,9 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// Warnings are errors in every target of this package (SwiftPM does not apply this to the
+// dependencies, so a new warning in swift-log or swift-argument-parser cannot break the build).
+for target in package.targets where target.type != .system {
+    target.swiftSettings = (target.swiftSettings ?? []) + [.treatAllWarnings(as: .error)]
+}

@@ -68,7 +68,9 @@ public final class WAVDecoder: AudioDecoder {
                 guard f.count >= 16 else { throw AudioFileError(path: path, reason: "short fmt chunk") }
                 var tag = u16(f, 0)
                 if tag == 0xFFFE {
-                    guard f.count >= 26 else { throw AudioFileError(path: path, reason: "short WAVE_FORMAT_EXTENSIBLE") }
+                    guard f.count >= 26 else {
+                        throw AudioFileError(path: path, reason: "short WAVE_FORMAT_EXTENSIBLE")
+                    }
                     tag = u16(f, 24)  // first two bytes of the SubFormat GUID
                 }
                 fmt = (tag, u16(f, 2), Int(u32(f, 4)), u16(f, 12), u16(f, 14))

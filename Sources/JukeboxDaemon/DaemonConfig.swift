@@ -19,7 +19,7 @@ public struct LoadedConfig: Sendable {
 }
 
 /// Reads, parses and validates the config file. Relative paths in it (music_dir, database,
-/// lyrics_dir) are taken relative to the folder the config file is in.
+/// lyrics_dir, playlist_dir) are taken relative to the folder the config file is in.
 public enum DaemonConfig {
     public static func load(path: String) -> Result<LoadedConfig, ConfigProblems> {
         let bytes: [UInt8]
@@ -46,6 +46,7 @@ public enum DaemonConfig {
         config.musicDir = resolve(config.musicDir, against: base)
         config.database = resolve(config.database, against: base)
         if let lyrics = config.lyricsDir { config.lyricsDir = resolve(lyrics, against: base) }
+        if let playlists = config.playlistDir { config.playlistDir = resolve(playlists, against: base) }
         return .success(LoadedConfig(config: config, path: path))
     }
 

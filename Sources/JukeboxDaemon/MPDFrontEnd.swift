@@ -6,6 +6,7 @@
 import Glibc
 import JukeboxCore
 import JukeboxDevices
+import JukeboxStore
 import LinuxSupport
 import Logging
 import MPDProtocol
@@ -22,6 +23,7 @@ final class MPDFrontEnd {
     private(set) var library = MPDLibrary()
     var host = MPDHostInfo()
     private let musicDir: String
+    private let playlists: StoredPlaylists
     private let startedAt = MonotonicClock.nanoseconds()
     private var lastTurn = MonotonicClock.nanoseconds()
     private var playedNanoseconds: UInt64 = 0
@@ -30,6 +32,13 @@ final class MPDFrontEnd {
         self.logger = logger
         musicDir = config.musicDir
         host.outputName = config.audio.device
+        let folder = PlaylistFolder(path: config.playlistFolder, musicDir: config.musicDir)
+        do {
+            try folder.create()
+        } catch {
+            logger.error("stored playlists: \(error)")
+        }
+        playlists = StoredPlaylists(folder: folder)
         let password = config.network.password.isEmpty ? nil : config.network.password
         network = NetworkListener(config: config.network, password: password, logger: logger)
         if config.console.device.hasPrefix("/") {
@@ -98,7 +107,7 @@ final class MPDFrontEnd {
         let root = musicDir
         return MPDWorld(
             machine: machine, library: library, observer: observer, now: Instant.now, host: info,
-            hostPathProblem: { MPDFrontEnd.escapes(root: root, relative: $0) })
+            hostPathProblem: { MPDFrontEnd.escapes(root: root, relative: $0) }, playlists: playlists)
     }
 
     /// Takes back what a request changed in the front end's state.
@@ -106,6 +115,7 @@ final class MPDFrontEnd {
         observer = world.observer
         host.updatingJob = world.host.updatingJob
         host.lastJob = world.host.lastJob
+        for notice in world.notices { logger.info("\(notice)") }
     }
 
     /// A line from the human stdin console that its own language did not know: the MPD

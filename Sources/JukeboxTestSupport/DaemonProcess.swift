@@ -16,7 +16,8 @@ public struct OutputLine: Sendable, Equatable {
 /// Two reader threads collect its output lines with timestamps; tests wait for lines,
 /// send console commands, signal it (SIGKILL for power-cut tests) and reap it.
 /// Released while running, it is killed with SIGKILL and reaped.
-/// Set `JUKEBOX_TEST_ECHO=1` to copy the child's lines to the test's stderr.
+/// Set `JUKEBOX_TEST_ECHO=1` to copy the child's lines to the test's stderr; give `logPath`
+/// to keep them, with the command and what was sent, in a file.
 public final class DaemonProcess: @unchecked Sendable {
     /// The child's process id.
     public let pid: pid_t
@@ -26,31 +27,37 @@ public final class DaemonProcess: @unchecked Sendable {
     private let stop: WakeupEvent
     private var readers: [NamedThread] = []
     private let lock = ConditionLock()
-    private var termination: Termination?  // protected by `lock`
+    private var exitRecord: ChildExit?  // protected by `lock`
+    private let log: FileDescriptor?
 
     /// Starts `executable` with `arguments`. `environment` is added to the inherited one.
     /// With `stdinPath` (a pty's slave, say) stdin is that file instead of a pipe.
     public init(
         executable: String, arguments: [String] = [], environment: [String: String] = [:],
-        inheritEnvironment: Bool = true, workingDirectory: String? = nil, stdinPath: String? = nil
+        inheritEnvironment: Bool = true, workingDirectory: String? = nil, stdinPath: String? = nil,
+        logPath: String? = nil
     ) throws(Errno) {
         command = [executable] + arguments
+        log = try logPath.map { path throws(Errno) in
+            try FileDescriptor(path: path, flags: O_WRONLY | O_CREAT | O_TRUNC | O_APPEND)
+        }
+        try? log?.writeAll(Array("$ \(command.joined(separator: " "))\n".utf8))
         let child = try spawnChild(
-            command, environment: environment, inheritEnvironment: inheritEnvironment,
-            workingDirectory: workingDirectory, stdinPipe: stdinPath == nil, stdinPath: stdinPath)
+            command, stdin: stdinPath.map { .file($0) } ?? .pipe, environment: environment,
+            inheritEnvironment: inheritEnvironment, workingDirectory: workingDirectory)
         pid = child.pid
         stdin = child.stdin
         let echo = ProcessInfo.processInfo.environment["JUKEBOX_TEST_ECHO"].map { !$0.isEmpty && $0 != "0" } ?? false
-        output = LineCollector(echoPrefix: echo ? "[\((executable as NSString).lastPathComponent) \(child.pid)] " : nil)
+        output = LineCollector(
+            echoPrefix: echo ? "[\((executable as NSString).lastPathComponent) \(child.pid)] " : nil, log: log)
         do {
             stop = try WakeupEvent()
         } catch {
             _ = Glibc.kill(child.pid, SIGKILL)
-            var status: Int32 = 0
-            _ = waitpid(child.pid, &status, 0)
+            _ = reap(child.pid)
             throw error
         }
-        for (fd, stream) in [(child.stdout, OutputLine.Stream.stdout), (child.stderr, .stderr)] {
+        for (fd, stream) in [(child.stdout!, OutputLine.Stream.stdout), (child.stderr!, .stderr)] {
             let (collector, stop) = (output, stop)
             readers.append(
                 NamedThread(name: stream == .stdout ? "jb-test-stdout" : "jb-test-stderr") {
@@ -60,7 +67,7 @@ public final class DaemonProcess: @unchecked Sendable {
     }
 
     deinit {
-        if lock.withLock({ termination == nil }) {
+        if lock.withLock({ exitRecord == nil }) {
             _ = Glibc.kill(pid, SIGKILL)
             _ = waitForExit(timeout: .seconds(5))
         }
@@ -75,6 +82,7 @@ public final class DaemonProcess: @unchecked Sendable {
         // A strong reference: closeStdin cannot close the fd under a write in progress.
         guard let fd = lock.withLock({ stdin }) else { throw Errno(code: EPIPE, call: "write", path: "stdin") }
         try fd.writeAll(Array((line + "\n").utf8))
+        try? log?.writeAll(Array("[stdin] \(line)\n".utf8))
     }
 
     /// Closes the child's stdin (it reads end of file); further `send` calls throw EPIPE.
@@ -110,6 +118,18 @@ public final class DaemonProcess: @unchecked Sendable {
         }
     }
 
+    /// Waits for a line from `index` on (of the merged list, `OutputLine.index`) that satisfies
+    /// `predicate`; nil on timeout or when both streams ended without one. The search cursor
+    /// of `waitForLine` stays where it is.
+    public func waitForOutputLine(
+        from index: Int, on stream: OutputLine.Stream? = nil, timeout: Duration = .seconds(10),
+        where predicate: (String) -> Bool
+    ) -> OutputLine? {
+        output.waitForLine(from: index, deadline: deadline(after: timeout)) { line in
+            (stream == nil || line.stream == stream) && predicate(line.text)
+        }
+    }
+
     /// Moves the search cursor past every line read so far (later waits see only new lines).
     public func skipOutput() { output.skipToEnd() }
 
@@ -119,7 +139,7 @@ public final class DaemonProcess: @unchecked Sendable {
     /// process was already reaped or kill(2) failed.
     @discardableResult
     public func kill(_ signal: Int32 = SIGTERM) -> Bool {
-        lock.withLock { termination == nil } && Glibc.kill(pid, signal) == 0
+        lock.withLock { exitRecord == nil } && Glibc.kill(pid, signal) == 0
     }
 
     /// Waits for the child to end and reaps it; returns its exit code (128 + signal when a
@@ -131,41 +151,32 @@ public final class DaemonProcess: @unchecked Sendable {
 
     /// `waitForExit`, telling an exit code from a signal.
     public func waitForTermination(timeout: Duration = .seconds(10)) -> Termination? {
+        waitForChildExit(timeout: timeout)?.termination
+    }
+
+    /// `waitForExit`, with the CPU time and peak memory the child used.
+    public func waitForChildExit(timeout: Duration = .seconds(10)) -> ChildExit? {
         let end = deadline(after: timeout)
-        while true {
-            if let done = lock.withLock({ termination }) {
-                output.waitForEndOfFile(deadline: end)
-                return done
-            }
-            var status: Int32 = 0
-            do throws(Errno) {
-                let reaped = try SystemCall.value("waitpid") { waitpid(pid, &status, WNOHANG) }
-                if reaped == pid {
-                    lock.withLock { termination = Termination(waitStatus: status) }
-                    continue
-                }
-            } catch {
-                if error.code == ECHILD {  // reaped elsewhere; the status is lost
-                    lock.withLock { termination = .exited(-1) }
-                    continue
-                }
-            }
-            if MonotonicClock.nanoseconds() >= end { return nil }
-            MonotonicClock.sleep(nanoseconds: 2_000_000)
+        // No wait4 with a timeout: poll it.
+        let reaped = waitUntil(timeout: timeout) {
+            if lock.withLock({ exitRecord != nil }) { return true }
+            guard let exit = reap(pid, block: false) else { return false }
+            lock.withLock { exitRecord = exit }
+            return true
         }
+        guard reaped, let exit = lock.withLock({ exitRecord }) else { return nil }
+        output.waitForEndOfFile(deadline: end)
+        return exit
     }
 
-    /// True until the child has been reaped by `waitForExit`.
+    /// How the child ended, once reaped (by `waitForExit` or `isRunning`).
+    public var exit: ChildExit? { lock.withLock { exitRecord } }
+
+    /// True until the child has been reaped.
     public var isRunning: Bool {
-        if lock.withLock({ termination != nil }) { return false }
-        return waitForTermination(timeout: .zero) == nil
+        if lock.withLock({ exitRecord != nil }) { return false }
+        return waitForChildExit(timeout: .zero) == nil
     }
-}
-
-func deadline(after timeout: Duration) -> UInt64 {
-    let (seconds, attoseconds) = timeout.components
-    let ns = max(0, seconds) * 1_000_000_000 + max(0, attoseconds) / 1_000_000_000
-    return MonotonicClock.nanoseconds() + UInt64(ns)
 }
 
 /// The reader thread's loop: poll the pipe and the stop event, split into lines.
@@ -211,8 +222,12 @@ private final class LineCollector: @unchecked Sendable {
     private var cursor = 0  // protected by `lock`: the first line the next wait looks at
     private var finishedStreams = 0  // protected by `lock`
     private let echoPrefix: String?
+    private let log: FileDescriptor?
 
-    init(echoPrefix: String?) { self.echoPrefix = echoPrefix }
+    init(echoPrefix: String?, log: FileDescriptor?) {
+        self.echoPrefix = echoPrefix
+        self.log = log
+    }
 
     func append(_ texts: [String], stream: OutputLine.Stream) {
         let now = MonotonicClock.nanoseconds()
@@ -227,6 +242,9 @@ private final class LineCollector: @unchecked Sendable {
             for text in texts { bytes += Array("\(echoPrefix)\(stream == .stderr ? "! " : "")\(text)\n".utf8) }
             try? FileDescriptor.standardError.writeAll(bytes)
         }
+        if let log {
+            try? log.writeAll(texts.flatMap { Array("\(stream == .stdout ? "[stdout] " : "")\($0)\n".utf8) })
+        }
     }
 
     func finish() {
@@ -238,14 +256,16 @@ private final class LineCollector: @unchecked Sendable {
 
     func skipToEnd() { lock.withLock { cursor = lines.count } }
 
-    func waitForLine(deadline: UInt64, where predicate: (OutputLine) -> Bool) -> OutputLine? {
+    /// The first line from `start` (else from the cursor, which a match then moves past) that
+    /// satisfies `predicate`, waiting for more until `deadline`.
+    func waitForLine(from start: Int? = nil, deadline: UInt64, where predicate: (OutputLine) -> Bool) -> OutputLine? {
         lock.lock()
         defer { lock.unlock() }
-        var next = cursor
+        var next = start ?? cursor
         while true {
             while next < lines.count {
                 if predicate(lines[next]) {
-                    cursor = next + 1
+                    if start == nil { cursor = next + 1 }
                     return lines[next]
                 }
                 next += 1

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import JukeboxCore
 import LinuxSupport
 
 /// Measures how long an input edge takes to change the audio, through the real daemon:
@@ -44,33 +45,21 @@ public enum InputLatencyProbe {
         unlink(fifo)
         try FileSystem.makeFIFO(fifo)
         let config = directory + "/jukebox.toml"
-        try """
-        music_dir = "music"
-        database = "state/jukebox.sqlite"
+        try DaemonConfig(
+            musicDir: "music", device: sink.alsaDevice, pacing: "device", periodMs: periodMs, bufferMs: bufferMs,
+            onStart: "play", console: "none",
+            extra: """
 
-        [audio]
-        device = "\(sink.alsaDevice)"
-        period_ms = \(periodMs)
-        buffer_ms = \(bufferMs)
-        start_volume = 100
-        max_volume = 100
-        pacing = "device"
+                [buttons]
+                chip = "none-jukebox-probe"
 
-        [resume]
-        on_start = "play"
-
-        [console]
-        device = "none"
-
-        [buttons]
-        chip = "none-jukebox-probe"
-
-        [encoder]
-        chip = "none-jukebox-probe"
-        a = 5
-        b = 6
-        switch = 13
-        """.write(toFile: config, atomically: true, encoding: .utf8)
+                [encoder]
+                chip = "none-jukebox-probe"
+                a = 5
+                b = 6
+                switch = 13
+                """
+        ).write(to: config)
         let process = try DaemonProcess(
             executable: jukeboxd, arguments: ["--config", config, "--log-level", "info", "--input-replay-fifo", fifo])
         defer {
@@ -87,7 +76,7 @@ public enum InputLatencyProbe {
             throw Failure(description: "jukeboxd did not start playing:\n\(process.text(of: .stderr))")
         }
         let writer = try FileDescriptor(path: fifo, flags: O_WRONLY | O_NONBLOCK)
-        var random = SplitMix(seed: 7)
+        var random = SplitMix64(seed: 7)  // reproducible bounce
         func edge(_ line: Int, _ level: Int) {
             let start = Double(MonotonicClock.nanoseconds()) / 1e9
             var text = String(format: "%.9f %d %d\n", start, line, level)
@@ -108,7 +97,7 @@ public enum InputLatencyProbe {
         var state = (1, 1)
         for sample in 0..<volumeSamples {
             let steps = sample % 2 == 0 ? down : up
-            MonotonicClock.sleep(nanoseconds: 150_000_000)
+            MonotonicClock.sleep(nanoseconds: 150_000_000)  // the hand's pace (these sleeps synchronise nothing)
             let before = sink.byteCount
             let previous = sampleValue(sink.bytes, at: before - 4)
             var mark = (b0: 0, pipe: 0)
@@ -117,6 +106,7 @@ public enum InputLatencyProbe {
                 if next.0 != state.0 { edge(5, next.0) }
                 if next.1 != state.1 { edge(6, next.1) }
                 state = next
+                // The knob turns at this pace.
                 if index < steps.count - 1 { MonotonicClock.sleep(nanoseconds: 6_000_000) }
             }
             guard sink.waitForBytes(mark.b0 + Int(byteRate) / 5, timeoutSeconds: 3) else {
@@ -136,20 +126,20 @@ public enum InputLatencyProbe {
 
         // The encoder's push switch: toggle on the press edge.
         for _ in 0..<pauseSamples {
-            // A random part of a period more, so that presses fall at every phase of the
-            // output's periods (the resume before set that phase).
+            // The hand's pace, and a random part of a period more, so that presses fall at
+            // every phase of the output's periods (the resume before set that phase).
             MonotonicClock.sleep(nanoseconds: 200_000_000 + random.next() % UInt64(periodMs * 1_000_000))
             let mark = (b0: sink.byteCount, pipe: sink.pipeBytes)
             edge(13, 0)
-            MonotonicClock.sleep(nanoseconds: 250_000_000)
+            MonotonicClock.sleep(nanoseconds: 250_000_000)  // the window in which what still arrives counts
             let stopped = sink.byteCount
-            MonotonicClock.sleep(nanoseconds: 50_000_000)
+            MonotonicClock.sleep(nanoseconds: 50_000_000)  // and one in which nothing may arrive
             guard sink.byteCount == stopped else {
                 throw Failure(description: "the audio did not pause:\n\(process.text(of: .stderr))")
             }
             result.pauseMs.append(Double(stopped - mark.b0 - mark.pipe) / byteRate * 1000)
             edge(13, 1)
-            MonotonicClock.sleep(nanoseconds: 50_000_000)
+            MonotonicClock.sleep(nanoseconds: 50_000_000)  // the hand's pace
             edge(13, 0)
             guard sink.waitForBytes(stopped + Int(byteRate) / 10, timeoutSeconds: 3) else {
                 throw Failure(description: "the audio did not resume:\n\(process.text(of: .stderr))")
@@ -193,19 +183,6 @@ public enum InputLatencyProbe {
             data.append(high)
         }
         try Data(data).write(to: URL(fileURLWithPath: path))
-    }
-
-    /// SplitMix64, for reproducible bounce.
-    struct SplitMix {
-        var state: UInt64
-        init(seed: UInt64) { state = seed }
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
     }
 
     /// The p-th percentile (0...100) by the nearest-rank method.

@@ -26,7 +26,7 @@ public final class PacedFifoSink: @unchecked Sendable {
 
     public let fifoPath: String
     public let bytesPerSecond: Double
-    private let directory: String
+    private let directory: TemporaryDirectory  // holds the FIFO; removed with the sink
     private let lock = ConditionLock()
     /// Guarded by `lock`.
     private var received: [UInt8] = []
@@ -44,8 +44,8 @@ public final class PacedFifoSink: @unchecked Sendable {
     /// time) for tests that want pacing but not the wall time. `pipeSize` shrinks the pipe
     /// (F_SETPIPE_SZ; the kernel rounds up to a page) so that little audio hides in it.
     public init(bytesPerSecond: Int, speed: Double = 1, pipeSize: Int? = 4096, stepMicroseconds: Int = 1000) throws {
-        directory = try FileSystem.makeTemporaryDirectory(prefix: "/tmp/jb-sink-")
-        fifoPath = directory + "/dac.fifo"
+        directory = try TemporaryDirectory(prefix: "jb-sink")
+        fifoPath = directory.file("dac.fifo")
         self.bytesPerSecond = Double(bytesPerSecond) * speed
         try FileSystem.makeFIFO(fifoPath)
         // O_NONBLOCK: opening the read end does not wait for a writer, and reads never block
@@ -56,11 +56,7 @@ public final class PacedFifoSink: @unchecked Sendable {
         thread = NamedThread(name: "jb-test-dac") { [unowned self] in self.readLoop(stepNs: step) }
     }
 
-    deinit {
-        stop()
-        unlink(fifoPath)
-        rmdir(directory)
-    }
+    deinit { stop() }
 
     /// The pipe's capacity in bytes (F_GETPIPE_SZ).
     public var pipeCapacity: Int { (try? fd.pipeCapacity()) ?? -1 }
@@ -94,25 +90,38 @@ public final class PacedFifoSink: @unchecked Sendable {
     /// Waits until at least `count` bytes arrived, or `timeoutSeconds` passed.
     @discardableResult
     public func waitForBytes(_ count: Int, timeoutSeconds: Double) -> Bool {
-        let deadline = MonotonicClock.nanoseconds() + UInt64(timeoutSeconds * 1e9)
-        while MonotonicClock.nanoseconds() < deadline {
-            if byteCount >= count { return true }
-            MonotonicClock.sleep(nanoseconds: 1_000_000)
+        waitUntil(timeout: .seconds(timeoutSeconds), pollingEvery: .milliseconds(1)) { byteCount >= count }
+    }
+
+    /// When the last read delivered bytes, nil before the first.
+    public func lastArrival() -> UInt64? { lock.withLock { arrivals.last?.nanoseconds } }
+
+    /// When the first read at or after `nanoseconds` delivered bytes, nil if none has yet.
+    public func firstArrival(after nanoseconds: UInt64) -> UInt64? {
+        lock.withLock {
+            let index = firstArrivalIndex { $0.nanoseconds >= nanoseconds }
+            return index < arrivals.count ? arrivals[index].nanoseconds : nil
         }
-        return byteCount >= count
     }
 
     /// The arrival time of byte `offset`, nil if it has not arrived.
     public func arrivalTime(ofByte offset: Int) -> UInt64? {
         lock.withLock {
-            var lo = 0
-            var hi = arrivals.count
-            while lo < hi {
-                let mid = (lo + hi) / 2
-                if arrivals[mid].byteOffset + arrivals[mid].byteCount <= offset { lo = mid + 1 } else { hi = mid }
-            }
-            return lo < arrivals.count && arrivals[lo].byteOffset <= offset ? arrivals[lo].nanoseconds : nil
+            let index = firstArrivalIndex { $0.byteOffset + $0.byteCount > offset }
+            return index < arrivals.count && arrivals[index].byteOffset <= offset ? arrivals[index].nanoseconds : nil
         }
+    }
+
+    /// The index of the first arrival for which `isAtOrPast` holds (it holds for every later
+    /// one too), else `arrivals.count`. Call with `lock` held.
+    private func firstArrivalIndex(where isAtOrPast: (Arrival) -> Bool) -> Int {
+        var lo = 0
+        var hi = arrivals.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if isAtOrPast(arrivals[mid]) { hi = mid } else { lo = mid + 1 }
+        }
+        return lo
     }
 
     private func readLoop(stepNs: UInt64) {
@@ -125,6 +134,7 @@ public final class PacedFifoSink: @unchecked Sendable {
         var started = false
         while !lock.withLock({ stopping }) {
             tick += 1
+            // The DAC's clock: this sleep paces the reads, it synchronises nothing.
             MonotonicClock.sleep(
                 nanoseconds: start + tick * stepNs - min(start + tick * stepNs, MonotonicClock.nanoseconds()))
             credit += bytesPerSecond * Double(stepNs) / 1e9

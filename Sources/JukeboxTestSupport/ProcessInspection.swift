@@ -24,7 +24,7 @@ public struct ProcessIO: Sendable, Equatable {
     public static func readThisThread() -> ProcessIO? { read("/proc/thread-self/io") }
 
     private static func read(_ path: String) -> ProcessIO? {
-        guard let text = procText(path) else { return nil }
+        guard let text = readText(path) else { return nil }
         var io = ProcessIO()
         for line in text.split(separator: "\n") {
             let parts = line.split(separator: ":", maxSplits: 1)
@@ -57,10 +57,12 @@ public struct ProcessIO: Sendable, Equatable {
     }
 }
 
-/// Memory and CPU of a process: `VmRSS`/`VmHWM` (peak RSS) from `/proc/PID/status`, user
-/// and system time (clock ticks) and thread count from `/proc/PID/stat`.
+/// Memory and CPU of a process: `VmRSS`, `RssAnon`, `RssFile` and `VmHWM` (peak RSS) from
+/// `/proc/PID/status`, user and system time (clock ticks) and thread count from `/proc/PID/stat`.
 public struct ProcessStats: Sendable, Equatable {
     public var vmRSSKiB: Int = 0
+    public var rssAnonKiB: Int = 0
+    public var rssFileKiB: Int = 0
     public var vmHWMKiB: Int = 0
     public var userTicks: UInt64 = 0
     public var systemTicks: UInt64 = 0
@@ -76,12 +78,14 @@ public struct ProcessStats: Sendable, Equatable {
 
     /// Reads `/proc/<pid>/status` and `/proc/<pid>/stat`; nil when the process is gone.
     public static func read(_ pid: pid_t) -> ProcessStats? {
-        guard let status = procText("/proc/\(pid)/status"), let stat = procText("/proc/\(pid)/stat"),
+        guard let status = readText("/proc/\(pid)/status"), let stat = readText("/proc/\(pid)/stat"),
             let times = parseStat(stat)
         else { return nil }
         var stats = ProcessStats()
         for line in status.split(separator: "\n") {
             if line.hasPrefix("VmRSS:") { stats.vmRSSKiB = kibValue(line) }
+            if line.hasPrefix("RssAnon:") { stats.rssAnonKiB = kibValue(line) }
+            if line.hasPrefix("RssFile:") { stats.rssFileKiB = kibValue(line) }
             if line.hasPrefix("VmHWM:") { stats.vmHWMKiB = kibValue(line) }
         }
         (stats.userTicks, stats.systemTicks, stats.threads) = (times.user, times.system, times.threads)
@@ -94,7 +98,7 @@ public struct ProcessStats: Sendable, Equatable {
         let dir = "/proc/\(pid)/task"
         guard let tids = try? FileManager.default.contentsOfDirectory(atPath: dir) else { return [] }
         return tids.compactMap { tid -> ThreadStats? in
-            guard let id = pid_t(tid), let stat = procText("\(dir)/\(tid)/stat"), let t = parseStat(stat) else {
+            guard let id = pid_t(tid), let stat = readText("\(dir)/\(tid)/stat"), let t = parseStat(stat) else {
                 return nil
             }
             return ThreadStats(tid: id, name: t.name, userTicks: t.user, systemTicks: t.system)
@@ -130,7 +134,9 @@ public struct ThreadStats: Sendable, Equatable {
     public var cpuSeconds: Double { Double(userTicks + systemTicks) / Double(ProcessStats.ticksPerSecond) }
 }
 
-private func procText(_ path: String) -> String? {
-    guard let bytes = try? readWholeFile(path, limit: 1 << 20) else { return nil }
+/// A whole text file (a /proc file, whose size reads as 0, too), up to `limit` bytes; nil when
+/// it cannot be read.
+public func readText(_ path: String, limit: Int = 64 << 20) -> String? {
+    guard let bytes = try? readWholeFile(path, limit: limit) else { return nil }
     return String(decoding: bytes, as: UTF8.self)
 }

@@ -20,14 +20,14 @@ public final class PseudoTerminal {
 
     public func writeBytes(_ bytes: [UInt8]) {
         var offset = 0
-        let end = ptyDeadline(.seconds(10))
+        let end = deadline(after: .seconds(10))
         while offset < bytes.count, MonotonicClock.nanoseconds() < end {
             let written = bytes[offset...].withUnsafeBytes { try? device.writeIfReady($0) }
             if let n = written ?? nil, n > 0 {
                 offset += n
             } else {
                 _ = drain()
-                MonotonicClock.sleep(nanoseconds: 1_000_000)
+                MonotonicClock.sleep(nanoseconds: 1_000_000)  // the pty is full: let the reader catch up
             }
         }
     }
@@ -46,7 +46,7 @@ public final class PseudoTerminal {
     /// Waits until the output so far contains `text`; returns everything up to and including
     /// it (and drops that from the buffer), or nil on timeout.
     public func waitFor(_ text: String, timeout: Duration = .seconds(5)) -> String? {
-        let end = ptyDeadline(timeout)
+        let end = deadline(after: timeout)
         let needle = Array(text.utf8)
         while true {
             if let range = find(needle) {
@@ -74,10 +74,4 @@ public final class PseudoTerminal {
         }
         return nil
     }
-}
-
-private func ptyDeadline(_ timeout: Duration) -> UInt64 {
-    let (seconds, attoseconds) = timeout.components
-    return MonotonicClock.nanoseconds() + UInt64(max(0, seconds)) * 1_000_000_000
-        + UInt64(max(0, attoseconds) / 1_000_000_000)
 }

@@ -22,18 +22,34 @@ public enum Termination: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    init(waitStatus s: Int32) {
+    /// Decodes a wait(2) status.
+    public init(waitStatus s: Int32) {
         let low = s & 0x7f
         self = low == 0 ? .exited((s >> 8) & 0xff) : .signaled(low)
     }
 }
 
-/// A started child with the parent's ends of its pipes (nil where /dev/null was given).
-struct SpawnedChild {
-    var pid: pid_t
-    var stdin: FileDescriptor?
-    var stdout: FileDescriptor
-    var stderr: FileDescriptor
+/// Where a child's standard stream goes.
+public enum ChildStream: Sendable {
+    /// A pipe; the parent keeps the other end (`SpawnedChild`).
+    case pipe
+    /// /dev/null.
+    case null
+    /// The parent's own stream.
+    case inherit
+    /// A file: written (created, truncated) for stdout and stderr; for stdin opened for reading
+    /// and writing and never as the controlling terminal, as a pty's slave needs.
+    case file(String)
+    /// A descriptor the caller owns (dup2'd; the caller closes its copy).
+    case descriptor(Int32)
+}
+
+/// A started child with the parent's ends of its pipes (nil where the stream is no `.pipe`).
+public struct SpawnedChild {
+    public var pid: pid_t
+    public var stdin: FileDescriptor?
+    public var stdout: FileDescriptor?
+    public var stderr: FileDescriptor?
 }
 
 /// Writing to a pipe whose reader has gone must fail with EPIPE, not kill the test runner.
@@ -49,34 +65,40 @@ private let addChdirFunction: AddChdirFunction? = dlsym(nil, "posix_spawn_file_a
     unsafeBitCast($0, to: AddChdirFunction.self)
 }
 
-/// posix_spawn(p) with stdout and stderr on pipes and stdin on a pipe, a file (a pty's
-/// slave, say) or /dev/null. The child
-/// gets a clean signal mask and default signal dispositions. A name without "/" is looked
-/// up in PATH. `environment` is added to (or, with `inheritEnvironment: false`, replaces)
-/// the current environment.
-func spawnChild(
-    _ command: [String], environment: [String: String], inheritEnvironment: Bool,
-    workingDirectory: String?, stdinPipe: Bool, stdinPath: String? = nil
+/// posix_spawn(p) with each standard stream where `stdin`, `stdout` and `stderr` say. The
+/// child gets a clean signal mask and default signal dispositions. A name without "/" is
+/// looked up in PATH. `environment` is added to (or, with `inheritEnvironment: false`,
+/// replaces) the current environment. The one way tests and the benchmark start a process.
+public func spawnChild(
+    _ command: [String], stdin: ChildStream = .null, stdout: ChildStream = .pipe, stderr: ChildStream = .pipe,
+    environment: [String: String] = [:], inheritEnvironment: Bool = true, workingDirectory: String? = nil
 ) throws(Errno) -> SpawnedChild {
     _ = ignoreSIGPIPE
     precondition(!command.isEmpty, "spawn: empty command")
-    // The child's ends close when these are released, after the spawn.
-    let input = stdinPipe ? try FileDescriptor.pipe() : nil
-    let output = try FileDescriptor.pipe()
-    let errors = try FileDescriptor.pipe()
-
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
-    if let input {
-        posix_spawn_file_actions_adddup2(&actions, input.read.rawValue, 0)
-    } else if let stdinPath {
-        posix_spawn_file_actions_addopen(&actions, 0, stdinPath, O_RDWR | O_NOCTTY, 0)
-    } else {
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+    var childEnds: [FileDescriptor] = []
+    var parentEnds: [Int32: FileDescriptor] = [:]
+    for (target, stream) in [(Int32(0), stdin), (1, stdout), (2, stderr)] {
+        switch stream {
+        case .pipe:
+            let pipe = try FileDescriptor.pipe()
+            let (child, parent) = target == 0 ? (pipe.read, pipe.write) : (pipe.write, pipe.read)
+            posix_spawn_file_actions_adddup2(&actions, child.rawValue, target)
+            childEnds.append(child)
+            parentEnds[target] = parent
+        case .null:
+            posix_spawn_file_actions_addopen(&actions, target, "/dev/null", target == 0 ? O_RDONLY : O_WRONLY, 0)
+        case .inherit:
+            break
+        case .file(let path):
+            let flags = target == 0 ? O_RDWR | O_NOCTTY : O_WRONLY | O_CREAT | O_TRUNC
+            posix_spawn_file_actions_addopen(&actions, target, path, flags, 0o644)
+        case .descriptor(let fd):
+            posix_spawn_file_actions_adddup2(&actions, fd, target)
+        }
     }
-    posix_spawn_file_actions_adddup2(&actions, output.write.rawValue, 1)
-    posix_spawn_file_actions_adddup2(&actions, errors.write.rawValue, 2)
     if let workingDirectory {
         guard let addChdir = addChdirFunction else {
             throw Errno(code: ENOSYS, call: "posix_spawn_file_actions_addchdir_np", path: workingDirectory)
@@ -107,14 +129,54 @@ func spawnChild(
         for p in envp { free(p) }
     }
     var pid: pid_t = 0
-    try withExtendedLifetime((input, output, errors)) { () throws(Errno) in
+    // The child's ends stay open until it has its copies, then close with `childEnds`.
+    try withExtendedLifetime(childEnds) { () throws(Errno) in
         try SystemCall.code("posix_spawn", command[0]) {
             command[0].contains("/")
                 ? posix_spawn(&pid, command[0], &actions, &attr, argv, envp)
                 : posix_spawnp(&pid, command[0], &actions, &attr, argv, envp)
         }
     }
-    return SpawnedChild(pid: pid, stdin: input?.write, stdout: output.read, stderr: errors.read)
+    return SpawnedChild(pid: pid, stdin: parentEnds[0], stdout: parentEnds[1], stderr: parentEnds[2])
+}
+
+/// How a child ended and what it used, from wait4.
+public struct ChildExit: Sendable {
+    public var termination: Termination
+    public var userSeconds: Double
+    public var systemSeconds: Double
+    /// Peak resident memory (ru_maxrss).
+    public var maxRSSKiB: Int
+
+    /// User plus system CPU time in seconds.
+    public var cpuSeconds: Double { userSeconds + systemSeconds }
+
+    public init(termination: Termination, userSeconds: Double, systemSeconds: Double, maxRSSKiB: Int) {
+        self.termination = termination
+        self.userSeconds = userSeconds
+        self.systemSeconds = systemSeconds
+        self.maxRSSKiB = maxRSSKiB
+    }
+}
+
+/// Reaps `pid` with wait4: blocking, or with `block: false` nil while it still runs. A child
+/// that was reaped elsewhere (ECHILD) ends with `.exited(-1)`: its status is lost.
+public func reap(_ pid: pid_t, block: Bool = true) -> ChildExit? {
+    var status: Int32 = 0
+    var usage = rusage()
+    while true {
+        let reaped = wait4(pid, &status, block ? 0 : WNOHANG, &usage)
+        if reaped == pid { break }
+        if reaped < 0 && errno == EINTR { continue }
+        if reaped < 0 && errno == ECHILD {
+            return ChildExit(termination: .exited(-1), userSeconds: 0, systemSeconds: 0, maxRSSKiB: 0)
+        }
+        return nil
+    }
+    func seconds(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
+    return ChildExit(
+        termination: Termination(waitStatus: status), userSeconds: seconds(usage.ru_utime),
+        systemSeconds: seconds(usage.ru_stime), maxRSSKiB: usage.ru_maxrss)
 }
 
 /// What a one-shot command printed and how it ended.
@@ -131,26 +193,37 @@ public struct RunResult: Sendable {
 
 /// Runs a command to completion and collects its output: `try run(["mpg123", "-q", "-s", path])`.
 /// `input` is written to its stdin (else stdin is /dev/null). Reads both pipes in one poll
-/// loop, so a chatty stderr cannot block it. Throws only when the command cannot be started.
+/// loop, so a chatty stderr cannot block it. With `timeout`, a command still running then is
+/// killed (SIGKILL). Throws only when the command cannot be started.
 public func run(
     _ command: [String], input: [UInt8]? = nil, environment: [String: String] = [:],
-    workingDirectory: String? = nil
+    workingDirectory: String? = nil, timeout: Duration? = nil
 ) throws(Errno) -> RunResult {
+    let end = timeout.map { deadline(after: $0) }
     var child = try spawnChild(
-        command, environment: environment, inheritEnvironment: true,
-        workingDirectory: workingDirectory, stdinPipe: input != nil)
+        command, stdin: input == nil ? .null : .pipe, environment: environment, workingDirectory: workingDirectory)
     var stdinFD = child.stdin  // the only reference: setting it to nil closes the pipe
     child.stdin = nil
+    guard let childStdout = child.stdout, let childStderr = child.stderr else { preconditionFailure("no pipes") }
     if let fd = stdinFD { try? fd.setNonBlocking() }
     var written = 0
     var out: [UInt8] = []
     var err: [UInt8] = []
-    var openReads: Set<Int32> = [child.stdout.rawValue, child.stderr.rawValue]
+    var openReads: Set<Int32> = [childStdout.rawValue, childStderr.rawValue]
     var buffer = [UInt8](repeating: 0, count: 65536)
     while !openReads.isEmpty || stdinFD != nil {
         var interests = openReads.map { Poller.Interest(fd: $0) }
         if let fd = stdinFD { interests.append(Poller.Interest(fd: fd.rawValue, readable: false, writable: true)) }
-        let ready = (try? Poller.wait(interests, timeoutMilliseconds: -1)) ?? []
+        var waitMilliseconds: Int32 = -1
+        if let end {
+            let now = MonotonicClock.nanoseconds()
+            if now < end {
+                waitMilliseconds = Int32(min((end - now) / 1_000_000 + 1, 60_000))
+            } else {
+                _ = kill(child.pid, SIGKILL)  // (a zombie until reaped below) its pipes close
+            }
+        }
+        let ready = (try? Poller.wait(interests, timeoutMilliseconds: waitMilliseconds)) ?? []
         for r in ready {
             if let fd = stdinFD, r.fd == fd.rawValue {
                 let bytes = input ?? []
@@ -169,10 +242,10 @@ public func run(
                 }
                 continue
             }
-            let source = r.fd == child.stdout.rawValue ? child.stdout : child.stderr
+            let source = r.fd == childStdout.rawValue ? childStdout : childStderr
             switch Result(catching: { () throws(Errno) in try source.readIfReady(into: &buffer) }) {
             case .success(let n?) where n > 0:
-                if source === child.stdout { out += buffer[0..<n] } else { err += buffer[0..<n] }
+                if source === childStdout { out += buffer[0..<n] } else { err += buffer[0..<n] }
             case .success(nil):
                 break  // nothing yet
             default:
@@ -180,7 +253,6 @@ public func run(
             }
         }
     }
-    var status: Int32 = 0
-    _ = try? SystemCall.value("waitpid") { waitpid(child.pid, &status, 0) }
-    return RunResult(termination: Termination(waitStatus: status), stdout: out, stderr: err)
+    let exit = reap(child.pid)
+    return RunResult(termination: exit?.termination ?? .exited(-1), stdout: out, stderr: err)
 }

@@ -17,16 +17,14 @@ public final class VirtualInputDevice {
         // The event node appears under the device's sysfs folder once udev-less creation is done.
         let folder = "/sys/devices/virtual/input/\(device.sysname)"
         var found: String?
-        let deadline = MonotonicClock.nanoseconds() + 2_000_000_000
-        while found == nil, MonotonicClock.nanoseconds() < deadline {
+        waitUntil(timeout: .seconds(2), pollingEvery: .milliseconds(10)) {
             let entries = (try? FileSystem.entries(of: folder)) ?? []
-            if let event = entries.last(where: { $0.name.hasPrefix("event") }) {
+            if let event = entries.last(where: { $0.name.hasPrefix("event") }),
+                (try? FileSystem.checkAccess("/dev/input/\(event.name)", R_OK)) != nil
+            {
                 found = "/dev/input/\(event.name)"
             }
-            if found == nil || (try? FileSystem.checkAccess(found!, R_OK)) == nil {
-                found = nil
-                MonotonicClock.sleep(nanoseconds: 10_000_000)
-            }
+            return found != nil
         }
         guard let found else { throw Errno(code: ENOENT, call: "find the event node", path: folder) }
         eventPath = found

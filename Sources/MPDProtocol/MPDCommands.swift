@@ -124,7 +124,6 @@ public enum MPDCommands {
             c.response.add("mime_type", "audio/wav")
         },
         "urlhandlers": Spec(permission: .read, min: 0, max: 0) { _, _ in },
-        "listplaylists": Spec(permission: .read, min: 0, max: 0) { _, _ in },
         "tagtypes": Spec(permission: [], min: 0, max: -1) { _, c in
             if c.arguments.isEmpty {
                 for tag in MPDTag.allCases where tag.isShown { c.response.add("tagtype", tag.rawValue) }
@@ -374,6 +373,7 @@ public enum MPDCommands {
             guard w.library.isFolder(uri) else { throw MPDError(.noExist, "No such directory") }
             for folder in w.library.subfolders(of: uri) { c.response.add("directory", folder) }
             for track in w.library.files(in: uri) { song(track, into: &c.response) }
+            if uri.isEmpty { rootPlaylists(&w, &c) }
         },
         "listall": Spec(permission: .read, min: 0, max: 1) { w, c in
             try listAll(c.arguments.first ?? "", info: false, &w, &c)
@@ -387,6 +387,19 @@ public enum MPDCommands {
         "list": Spec(permission: .read, min: 1, max: -1) { w, c in try list(&w, &c) },
         "update": Spec(permission: .control, min: 0, max: 1) { w, c in try update(&w, &c) },
         "rescan": Spec(permission: .control, min: 0, max: 1) { w, c in try update(&w, &c) },
+
+        // stored playlists (MPDStoredPlaylists.swift)
+        "listplaylists": Spec(permission: .read, min: 0, max: 0) { w, c in try listPlaylists(&w, &c) },
+        "listplaylist": Spec(permission: .read, min: 1, max: 1) { w, c in try listPlaylist(&w, &c) },
+        "listplaylistinfo": Spec(permission: .read, min: 1, max: 1) { w, c in try listPlaylistInfo(&w, &c) },
+        "load": Spec(permission: .add, min: 1, max: 3) { w, c in try load(&w, &c) },
+        "save": Spec(permission: .control, min: 1, max: 1) { w, c in try save(&w, &c) },
+        "playlistadd": Spec(permission: .control, min: 2, max: 3) { w, c in try playlistAdd(&w, &c) },
+        "playlistclear": Spec(permission: .control, min: 1, max: 1) { w, c in try playlistClear(&w, &c) },
+        "playlistdelete": Spec(permission: .control, min: 2, max: 2) { w, c in try playlistDelete(&w, &c) },
+        "playlistmove": Spec(permission: .control, min: 3, max: 3) { w, c in try playlistMove(&w, &c) },
+        "rename": Spec(permission: .control, min: 2, max: 2) { w, c in try renamePlaylist(&w, &c) },
+        "rm": Spec(permission: .control, min: 1, max: 1) { w, c in try removePlaylist(&w, &c) },
 
         // the connection
         "ping": Spec(permission: [], min: 0, max: 0) { _, _ in },
@@ -436,6 +449,7 @@ public enum MPDCommands {
           add "folder/song.mp3"   add to the queue (a folder adds everything in it)
           delete POS  move FROM TO  clear  shuffle
           lsinfo ["folder"]   browse the music folder
+          save NAME  load NAME  listplaylists  listplaylist NAME  rm NAME   stored playlists
           search any "word"   find "artist" "Name"   list artist
           update              rescan the music folder
           lyrics              the current lyric line

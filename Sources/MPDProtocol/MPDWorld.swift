@@ -15,6 +15,8 @@ public struct MPDWorld {
     public var hostPathProblem: (String) -> String?
     /// The lyric lines at the current position, when the daemon knows them.
     public var lyrics: MPDLyrics?
+    /// The stored playlists; nil when there is no playlist folder.
+    public var playlists: (any MPDPlaylistFolder)?
 
     /// Player actions the daemon must perform (replies meant for the human console are dropped).
     public var actions: [PlayerAction] = []
@@ -25,11 +27,14 @@ public struct MPDWorld {
     /// Knob turns and gestures typed by the client (`knob +2`, `button next long`) the
     /// daemon must run through its controls' mapping.
     public var injectedInputs: [InjectedInput] = []
+    /// Lines the daemon must log (e.g. a loaded playlist's missing entries).
+    public var notices: [String] = []
 
     /// A world around `machine`.
     public init(
         machine: PlayerMachine, library: MPDLibrary, observer: MPDObserver, now: Instant, host: MPDHostInfo,
-        hostPathProblem: @escaping (String) -> String? = { _ in nil }, lyrics: MPDLyrics? = nil
+        hostPathProblem: @escaping (String) -> String? = { _ in nil }, lyrics: MPDLyrics? = nil,
+        playlists: (any MPDPlaylistFolder)? = nil
     ) {
         self.machine = machine
         self.library = library
@@ -38,6 +43,7 @@ public struct MPDWorld {
         self.host = host
         self.hostPathProblem = hostPathProblem
         self.lyrics = lyrics
+        self.playlists = playlists
     }
 
     /// Sends a command to the machine and keeps its actions (without its console replies).

@@ -1,12 +1,13 @@
 // Section "control": MPD-protocol control latency, jukeboxd against MPD 0.23 on the same file,
 // in one run. (1) the round trip of `status` on a TCP connection (TCP_NODELAY, loopback);
 // (2) `pause 1` -> the moment audio stops arriving at a real-time paced sink, and `pause 0`
-// -> the moment it arrives again. The sink is a FIFO read at 176,400 bytes/s in 1 ms steps
+// -> the moment it arrives again. The sink (PacedFifoSink) is a FIFO read at 176,400 bytes/s in 1 ms steps
 // (a virtual DAC): both write into it through ALSA's file:'FIFO',raw PCM (MPD's alsa output,
 // so both drop with snd_pcm_drop on pause; MPD's own `fifo` output would instead empty the
 // pipe by reading it). The pipe is shrunk to 4 KiB, so at most ~23 ms of audio hides there.
 import Foundation
 import Glibc
+import JukeboxTestSupport
 
 extension Bench {
     func sectionControl() {
@@ -56,39 +57,22 @@ extension Bench {
     private func measureJukeboxd(_ jb: String, musicDir: String, dir: String, roundTrips: Int, pauses: Int) throws
         -> (Stat, Stat, Stat)
     {
-        let sink = try PacedSink(path: "\(dir)/jukeboxd.fifo")
+        let sink = try PacedFifoSink(bytesPerSecond: 176_400)
         defer { sink.stop() }
         let port = freeLoopbackPort()
         let db = "\(dir)/state/jukebox.sqlite"
         removeDatabase(db)
         try mkdirs("\(dir)/state")
-        let config = """
-            # written by jukebox-bench (section control)
-            music_dir = "\(musicDir)"
-            database = "\(db)"
-
-            [audio]
-            device = "file:'\(sink.path)',raw"
-            pacing = "device"
-            start_volume = 50
-            max_volume = 100
-
-            [queue]
-            mode = "repeat-all"
-
-            [console]
-            device = "none"
-
-            [network]
-            port = \(port)
-
-            """
-        try writeText("\(dir)/jukebox-control.toml", config)
+        try DaemonConfig(
+            musicDir: musicDir, database: db, device: sink.alsaDevice, pacing: "device", startVolume: 50,
+            mode: "repeat-all", console: "none", extra: "\n[network]\nport = \(port)",
+            comment: "written by jukebox-bench (section control)"
+        ).write(to: "\(dir)/jukebox-control.toml")
         let daemon = try DaemonProc(
             jukeboxd: jb, config: "\(dir)/jukebox-control.toml", extraArgs: ["--console", "none"],
             logPath: "\(dir)/jukeboxd-control.log")
         defer { _ = daemon.stop() }
-        let client = try connect(port: port, alive: { daemon.child.isRunning })
+        let client = try connect(port: port, alive: { daemon.isRunning })
         try waitPlaying(client, sink: sink)
         let pause = try pauseLatencies(client, sink: sink, count: pauses)
         return (try statusRoundTrips(client, count: roundTrips), pause.0, pause.1)
@@ -96,7 +80,7 @@ extension Bench {
 
     private func measureMPD(musicDir: String, dir: String, roundTrips: Int, pauses: Int) throws -> (Stat, Stat, Stat) {
         guard let mpd = which("mpd") else { throw BenchError("mpd is not installed (apt-get install -y mpd mpc)") }
-        let sink = try PacedSink(path: "\(dir)/mpd.fifo")
+        let sink = try PacedFifoSink(bytesPerSecond: 176_400)
         defer { sink.stop() }
         let port = freeLoopbackPort()
         let mpdDir = "\(dir)/mpd"
@@ -117,7 +101,7 @@ extension Bench {
             audio_output {
               type       "alsa"
               name       "paced-fifo"
-              device     "file:'\(sink.path)',raw"
+              device     "\(sink.alsaDevice)"
               format     "44100:16:2"
               mixer_type "software"
             }
@@ -155,7 +139,7 @@ extension Bench {
         }
     }
 
-    private func waitPlaying(_ client: MPDClient, sink: PacedSink) throws {
+    private func waitPlaying(_ client: MPDClient, sink: PacedFifoSink) throws {
         let end = Clock.seconds() + 30
         while sink.byteCount < 176_400 {  // one second of audio has reached the sink
             guard Clock.seconds() < end else {
@@ -180,7 +164,7 @@ extension Bench {
 
     /// `pause 1`: from the command to the last arrival at the sink; `pause 0`: from the
     /// command to the first arrival after it. Each pause lasts 400 ms, each play phase 600 ms.
-    private func pauseLatencies(_ client: MPDClient, sink: PacedSink, count: Int) throws -> (Stat, Stat) {
+    private func pauseLatencies(_ client: MPDClient, sink: PacedFifoSink, count: Int) throws -> (Stat, Stat) {
         var stops: [Double] = []
         var starts: [Double] = []
         for _ in 0..<count {
@@ -188,7 +172,7 @@ extension Bench {
             let t0 = Clock.seconds()
             try client.cmd("pause 1")
             Clock.sleep(0.4)
-            guard let last = sink.lastArrival(), last >= t0 - 0.005 else {
+            guard let last = sink.lastArrival().map({ Double($0) / 1e9 }), last >= t0 - 0.005 else {
                 throw BenchError("no audio arrived around the pause")
             }
             stops.append(max(0, last - t0) * 1000)
@@ -197,85 +181,12 @@ extension Bench {
             let end = t1 + 5
             var first: Double?
             while first == nil && Clock.seconds() < end {
-                first = sink.firstArrival(after: t1)
+                first = sink.firstArrival(after: UInt64(t1 * 1e9)).map { Double($0) / 1e9 }
                 if first == nil { Clock.sleep(0.0005) }
             }
             guard let first else { throw BenchError("audio did not come back within 5 s of pause 0") }
             starts.append((first - t1) * 1000)
         }
         return (Stat(stops), Stat(starts))
-    }
-}
-
-/// A virtual DAC: a FIFO (pipe shrunk to 4 KiB) read at 44.1 kHz × 16 bit × 2 in 1 ms steps
-/// by its own thread, which records when data arrived (Clock.seconds) but not the data.
-final class PacedSink: @unchecked Sendable {
-    let path: String
-    private let fd: Int32
-    private let lock = NSLock()
-    private var arrivals: [Double] = []  // protected by `lock`
-    private var bytes = 0  // protected by `lock`
-    private var stopping = false  // protected by `lock`
-    private var thread: Thread?
-
-    init(path: String, bytesPerSecond: Double = 176_400) throws {
-        self.path = path
-        removeItem(path)
-        guard mkfifo(path, 0o600) == 0 else { throw BenchError("mkfifo \(path) failed") }
-        fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-        guard fd >= 0 else { throw BenchError("cannot open \(path)") }
-        _ = fcntl(fd, 1031 /* F_SETPIPE_SZ */, 4096)
-        let thread = Thread { [unowned self] in self.run(bytesPerSecond: bytesPerSecond) }
-        thread.name = "bench-dac"
-        self.thread = thread
-        thread.start()
-    }
-
-    var byteCount: Int { lock.withLock { bytes } }
-
-    func lastArrival() -> Double? { lock.withLock { arrivals.last } }
-
-    func firstArrival(after t: Double) -> Double? {
-        lock.withLock {
-            var found: Double?
-            for at in arrivals.reversed() {
-                guard at >= t else { break }
-                found = at
-            }
-            return found
-        }
-    }
-
-    func stop() {
-        lock.withLock { stopping = true }
-        while thread?.isFinished == false { Clock.sleep(0.002) }
-        close(fd)
-        removeItem(path)
-    }
-
-    private func run(bytesPerSecond: Double) {
-        var scratch = [UInt8](repeating: 0, count: 1 << 16)
-        let start = Clock.seconds()
-        var tick = 0.0
-        var credit = 0.0
-        while !lock.withLock({ stopping }) {
-            tick += 1
-            let wake = start + tick * 0.001
-            let now = Clock.seconds()
-            if wake > now { Clock.sleep(wake - now) }
-            credit += bytesPerSecond * 0.001
-            let want = Int(credit) & ~3
-            guard want > 0 else { continue }
-            credit -= Double(want)
-            let n = scratch.withUnsafeMutableBytes { read(fd, $0.baseAddress, min(want, $0.count)) }
-            if n > 0 {
-                let at = Clock.seconds()
-                lock.withLock {
-                    bytes += n
-                    if arrivals.count > 200_000 { arrivals.removeFirst(100_000) }
-                    arrivals.append(at)
-                }
-            }
-        }
     }
 }

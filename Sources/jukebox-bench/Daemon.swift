@@ -1,51 +1,17 @@
-// A running jukeboxd: stdin for console commands, stdout/stderr captured line by line
-// (also appended to a log file) by a reader thread, waits on log patterns.
+// A running jukeboxd for the benchmark, its config, and its database's files.
 import Foundation
 import Glibc
+import JukeboxTestSupport
 
-/// Config for one jukeboxd run (written as TOML next to its state).
-struct DaemonConfig {
-    var musicDir: String
-    var database: String
-    var device: String = "null"
-    var pacing: String = "device"
-    var onStart: String = "play"
-    var periodMs = 10
-    var bufferMs = 40
-    var checkpointDevice = ""
-
-    var toml: String {
-        """
-        # written by jukebox-bench
-        music_dir = "\(musicDir)"
-        database = "\(database)"
-
-        [audio]
-        device = "\(device)"
-        period_ms = \(periodMs)
-        buffer_ms = \(bufferMs)
-        start_volume = 100
-        max_volume = 100
-        pacing = "\(pacing)"
-
-        [queue]
-        mode = "in-order"
-
-        [resume]
-        on_start = "\(onStart)"
-        checkpoint_device = "\(checkpointDevice)"
-
-        [console]
-        device = "stdin"
-
-        """
-    }
-
-    /// Writes the config and makes sure the database folder exists; returns the config path.
-    func write(to path: String) throws -> String {
-        try mkdirs((database as NSString).deletingLastPathComponent)
-        try writeText(path, toml)
-        return path
+extension DaemonConfig {
+    /// Config for one jukeboxd run of the benchmark: ALSA's null device paced by the device,
+    /// 10 ms periods in a 40 ms buffer, full volume, the queue in order, the console on stdin.
+    static func bench(musicDir: String, database: String, pacing: String = "device", onStart: String = "play")
+        -> DaemonConfig
+    {
+        DaemonConfig(
+            musicDir: musicDir, database: database, pacing: pacing, periodMs: 10, bufferMs: 40, mode: "in-order",
+            onStart: onStart, checkpointDevice: "", comment: "written by jukebox-bench")
     }
 }
 
@@ -82,154 +48,102 @@ func restoreDatabase(_ db: String, fromDir: String) throws {
     if stat(db, &info) == 0 { removeItem("/dev/shm/jukebox-\(info.st_dev)-\(info.st_ino)-position") }
 }
 
-final class DaemonProc: @unchecked Sendable {
-    let child: Child
+/// A running jukeboxd: JukeboxTestSupport's `DaemonProcess` (stdin for console commands,
+/// stdout and stderr collected line by line, also into a log file), with the benchmark's
+/// waits on log patterns and `status`, and in the registry that Ctrl-C empties.
+final class DaemonProc: Terminable, @unchecked Sendable {
+    let process: DaemonProcess
     let logPath: String
-    private let stdinFd: Int32
-    private let cond = NSCondition()
-    private var errLines: [(t: Double, line: String)] = []
-    private var outLines: [(t: Double, line: String)] = []
-    private var errBytes = 0
-    private var outBytes = 0
-    private var openStreams = 2
-    private let logFile: FileHandle?
-
-    var pid: pid_t { child.pid }
-
-    /// Starts `jukeboxd --config CFG [extra...]`. The exec time is `startTime` (taken just before spawn).
+    /// When it was started (Clock.seconds, taken just before the spawn).
     let startTime: Double
 
+    var pid: pid_t { process.pid }
+
+    /// Starts `jukeboxd --config CFG [extra...]`.
     init(jukeboxd: String, config: String, extraArgs: [String] = [], logPath: String) throws {
-        var inP: [Int32] = [0, 0], outP: [Int32] = [0, 0], errP: [Int32] = [0, 0]
-        guard makePipe(&inP), makePipe(&outP), makePipe(&errP) else {
-            throw BenchError("pipe failed")
-        }
         self.logPath = logPath
-        _ = fm.createFile(atPath: logPath, contents: nil)
-        logFile = FileHandle(forWritingAtPath: logPath)
-        let argv = [jukeboxd, "--config", config, "--console", "stdin", "--log-level", "info"] + extraArgs
-        logFile?.write(Data("$ \(argv.joined(separator: " "))\n".utf8))
         startTime = Clock.seconds()
-        do {
-            child = try Child.spawn(argv, stdin: .fd(inP[0]), stdout: .fd(outP[1]), stderr: .fd(errP[1]))
-        } catch {
-            for f in inP + outP + errP { close(f) }
-            throw error
-        }
-        close(inP[0]); close(outP[1]); close(errP[1])
-        stdinFd = inP[1]
-        startReader(fd: errP[0], isErr: true)
-        startReader(fd: outP[0], isErr: false)
-    }
-
-    deinit { close(stdinFd) }
-
-    private func startReader(fd: Int32, isErr: Bool) {
-        let t = Thread { [self] in
-            var pending = [UInt8]()
-            var buf = [UInt8](repeating: 0, count: 8192)
-            while true {
-                let n = read(fd, &buf, buf.count)
-                if n == -1 && errno == EINTR { continue }
-                if n <= 0 { break }
-                let now = Clock.seconds()
-                pending.append(contentsOf: buf[0..<n])
-                var lines = [String]()
-                while let nl = pending.firstIndex(of: 10) {
-                    lines.append(String(decoding: pending[..<nl], as: UTF8.self))
-                    pending.removeSubrange(...nl)
-                }
-                cond.lock()
-                if isErr { errBytes += n } else { outBytes += n }
-                for l in lines {
-                    if isErr { errLines.append((now, l)) } else { outLines.append((now, l)) }
-                    logFile?.write(Data(((isErr ? "" : "[stdout] ") + l + "\n").utf8))
-                }
-                cond.broadcast()
-                cond.unlock()
-            }
-            close(fd)
-            cond.lock()
-            openStreams -= 1
-            cond.broadcast()
-            cond.unlock()
-        }
-        t.start()
+        process = try DaemonProcess(
+            executable: jukeboxd,
+            arguments: ["--config", config, "--console", "stdin", "--log-level", "info"] + extraArgs,
+            logPath: logPath)
+        ChildRegistry.shared.add(process.pid)
     }
 
     /// Sends one console command.
-    func send(_ command: String) {
-        let d = Array((command + "\n").utf8)
-        _ = d.withUnsafeBytes { write(stdinFd, $0.baseAddress, $0.count) }
-        cond.lock()
-        logFile?.write(Data("[stdin] \(command)\n".utf8))
-        cond.unlock()
+    func send(_ command: String) { try? process.send(command) }
+
+    private func lines(of stream: OutputLine.Stream) -> [OutputLine] { process.lines.filter { $0.stream == stream } }
+    private func bytes(of stream: OutputLine.Stream) -> Int {
+        lines(of: stream).reduce(0) { $0 + $1.text.utf8.count + 1 }
     }
 
-    var stderrBytes: Int { cond.lock(); defer { cond.unlock() }; return errBytes }
-    var stdoutBytes: Int { cond.lock(); defer { cond.unlock() }; return outBytes }
-    var stderrLineCount: Int { cond.lock(); defer { cond.unlock() }; return errLines.count }
-    func stderrLines() -> [String] { cond.lock(); defer { cond.unlock() }; return errLines.map(\.line) }
+    var stderrBytes: Int { bytes(of: .stderr) }
+    var stdoutBytes: Int { bytes(of: .stdout) }
+    var stderrLineCount: Int { lines(of: .stderr).count }
+    func stderrLines() -> [String] { lines(of: .stderr).map(\.text) }
 
-    /// Waits for a stderr line (from index `from`) matching `match`; returns (time, line) or nil on
-    /// timeout / process exit.
+    /// Waits for a stderr line (from the line `from` of both streams on) matching `match`;
+    /// returns (time, line) or nil on timeout / process exit.
     func waitLog(from: Int = 0, timeout: Double, _ match: (String) -> Bool) -> (t: Double, line: String)? {
-        let end = Date(timeIntervalSinceNow: timeout)
-        cond.lock()
-        defer { cond.unlock() }
-        var i = from
-        while true {
-            while i < errLines.count {
-                if match(errLines[i].line) { return errLines[i] }
-                i += 1
-            }
-            if openStreams < 2 { return nil }         // stderr closed: process gone
-            if !cond.wait(until: end) { return nil }
+        process.waitForOutputLine(from: from, on: .stderr, timeout: .seconds(timeout), where: match).map {
+            (Double($0.nanoseconds) / 1e9, $0.text)
         }
     }
 
     /// Sends `status` and returns the key/value pairs of the reply (waits for a `state:` line).
     func status(timeout: Double = 2) -> [String: String]? {
-        cond.lock()
-        let from = outLines.count
-        cond.unlock()
+        let from = process.lines.count
         send("status")
-        let end = Date(timeIntervalSinceNow: timeout)
-        cond.lock()
-        defer { cond.unlock() }
-        while true {
-            if let si = outLines[from...].firstIndex(where: { $0.line.hasPrefix("state:") }) {
-                // give the remaining lines of the reply a moment to arrive
-                _ = cond.wait(until: Date(timeIntervalSinceNow: 0.03))
-                var kv = [String: String]()
-                var j = from
-                while j < outLines.count {
-                    let parts = outLines[j].line.split(separator: ":", maxSplits: 1)
-                    if parts.count == 2 { kv[String(parts[0])] = parts[1].trimmingCharacters(in: .whitespaces) }
-                    j += 1
-                }
-                _ = si
-                return kv
-            }
-            if openStreams < 2 { return nil }
-            if !cond.wait(until: end) { return nil }
+        guard
+            process.waitForOutputLine(
+                from: from, on: .stdout, timeout: .seconds(timeout), where: { $0.hasPrefix("state:") })
+                != nil
+        else { return nil }
+        Clock.sleep(0.03)  // give the remaining lines of the reply a moment to arrive
+        var kv = [String: String]()
+        for line in process.lines.dropFirst(from) where line.stream == .stdout {
+            let parts = line.text.split(separator: ":", maxSplits: 1)
+            if parts.count == 2 { kv[String(parts[0])] = parts[1].trimmingCharacters(in: .whitespaces) }
         }
+        return kv
     }
 
     /// The last stderr lines, for error messages.
     func tail(_ n: Int = 8) -> String {
-        let l = stderrLines()
-        return l.suffix(n).map { "    | " + $0 }.joined(separator: "\n")
+        stderrLines().suffix(n).map { "    | " + $0 }.joined(separator: "\n")
     }
 
-    func stop(grace: Double = 3) -> (ExitInfo?, Double) { child.terminate(grace: grace) }
+    // MARK: exit
+
+    var isRunning: Bool { process.isRunning }
+    var exitInfo: ExitInfo? { process.exit }
+
+    func signal(_ s: Int32) { process.kill(s) }
+
+    /// Non-blocking reap.
+    @discardableResult
+    func tryWait() -> ExitInfo? { isRunning ? nil : unregistered(process.exit) }
+
+    /// Waits up to `timeout` s for the exit.
+    @discardableResult
+    func wait(timeout: Double) -> ExitInfo? { unregistered(process.waitForChildExit(timeout: .seconds(timeout))) }
+
+    private func unregistered(_ exit: ExitInfo?) -> ExitInfo? {
+        if exit != nil { ChildRegistry.shared.remove(pid) }
+        return exit
+    }
+
+    func stop(grace: Double = 3) -> (ExitInfo?, Double) { terminate(grace: grace) }
 }
 
 // MARK: - log patterns (the daemon's exact wording may still change: match loosely)
 
 enum LogMatch {
     static func library(_ l: String) -> Bool { l.lowercased().contains("library:") }
-    static func playing(_ l: String) -> Bool { l.lowercased().contains("playing \"") || l.lowercased().contains("playing '") }
+    static func playing(_ l: String) -> Bool {
+        l.lowercased().contains("playing \"") || l.lowercased().contains("playing '")
+    }
     static func endOfQueue(_ l: String) -> Bool {
         let s = l.lowercased()
         return s.contains("end of queue") || s.contains("end of the queue") || s.contains("end-of-queue")
@@ -243,7 +157,7 @@ extension DaemonProc {
     /// (e.g. the daemon does not auto-play a fresh library), sends `play` once.
     func waitPlaying(timeout: Double, kick: Double = 3) -> (t: Double, line: String)? {
         if let p = waitLog(timeout: min(kick, timeout), LogMatch.playing) { return p }
-        if !child.isRunning { return nil }
+        if !isRunning { return nil }
         send("play")
         return waitLog(timeout: max(0.5, timeout - kick), LogMatch.playing)
     }
@@ -255,8 +169,8 @@ extension DaemonProc {
         var from = 0
         while Clock.seconds() < end {
             if let e = waitLog(from: from, timeout: pollStatusEvery, LogMatch.endOfQueue) { return e.t }
-            from = max(0, stderrLineCount - 1)
-            if !child.isRunning { return nil }
+            from = max(0, process.lines.count - 1)
+            if !isRunning { return nil }
             if let st = status(timeout: 1), st["state"] == "stop" { return Clock.seconds() }
         }
         return nil

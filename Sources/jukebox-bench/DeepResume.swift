@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import JukeboxTestSupport
 
 // Part of section "startup": a resume 55 minutes into a 1-hour MP3 (an audiobook). An exact
 // seek in an MP3 reads every frame header from the start; jukeboxd's journal carries a seek
@@ -15,8 +16,10 @@ extension Bench {
         try mkdirs(dir)
         let partial = path + ".partial"
         let (e, _) = try runTimed(
-            ["sh", "-c",
-             "sox -n -r 44100 -c 2 -t wav - synth 3600 sine 200-2000 sine 330 | lame --quiet -t -b 128 - '\(partial)'"],
+            [
+                "sh", "-c",
+                "sox -n -r 44100 -c 2 -t wav - synth 3600 sine 200-2000 sine 330 | lame --quiet -t -b 128 - '\(partial)'",
+            ],
             timeout: 600)
         guard e.exited && e.exitCode == 0, rename(partial, path) == 0 else {
             removeItem(partial)
@@ -38,7 +41,7 @@ extension Bench {
         guard let t1 = waitFirstByte(fd, timeout: 20, while: child.alive) else {
             throw BenchError("no data arrived in the fifo within 20 s")
         }
-        let read = ProcFS.io(child.pid)["rchar"] ?? -1
+        let read = ProcessIO.readIO(child.pid).map { Int($0.rchar) } ?? -1
         drain(fd)
         then(fd)
         return ((t1 - t0) * 1000, read)
@@ -74,7 +77,7 @@ extension Bench {
         jb.attempt {
             // the state: play, seek to 55:00, play 9 s (the hint trails decoding by 5-10 s), SIGTERM
             removeDatabase(db)
-            var cfg = DaemonConfig(musicDir: dirOf(hour), database: db, pacing: "clock", onStart: "play")
+            var cfg = DaemonConfig.bench(musicDir: dirOf(hour), database: db, pacing: "clock", onStart: "play")
             let d = try startDaemon(jukeboxd!, cfg, dir: dir, label: "prepare")
             guard d.waitPlaying(timeout: 30) != nil else { throw failure(d, "no playback within 30 s") }
             d.send("seek \(Int(seekTo))")
@@ -92,7 +95,12 @@ extension Bench {
             peer.attempt {
                 let (ms, read) = try firstByteAndRead(fifo) {
                     let c = try Child.spawn(["mpg123", "-q", "-k", "\(frame)", "-o", "alsa", "-a", device, hour])
-                    return (c.pid, { c.isRunning }, { c.signal(SIGKILL); c.wait(timeout: 5) })
+                    return (
+                        c.pid, { c.isRunning },
+                        {
+                            c.signal(SIGKILL); c.wait(timeout: 5)
+                        }
+                    )
                 }
                 peer.values.append(ms)
                 peer.extra["read", default: []].append(Double(read))
@@ -108,16 +116,17 @@ extension Bench {
                     self.drainUntilQuiet(fd)
                     let t0 = Clock.seconds()
                     p.send("play")
-                    if let t1 = waitFirstByte(fd, timeout: 5, while: { p.child.isRunning }) {
+                    if let t1 = waitFirstByte(fd, timeout: 5, while: { p.isRunning }) {
                         jb.extra["play", default: []].append((t1 - t0) * 1000)
                     }
                     drain(fd)
                 }
                 let (ms, read) = try firstByteAndRead(fifo, then: pauseThenPlay) {
-                    let p = try DaemonProc(jukeboxd: jukeboxd!, config: cfgPath, extraArgs: ["--audio-device", device],
-                                           logPath: log)
+                    let p = try DaemonProc(
+                        jukeboxd: jukeboxd!, config: cfgPath, extraArgs: ["--audio-device", device],
+                        logPath: log)
                     proc = p
-                    return (p.child.pid, { p.child.isRunning }, { _ = p.stop() })
+                    return (p.pid, { p.isRunning }, { _ = p.stop() })
                 }
                 jb.values.append(ms)
                 jb.extra["read", default: []].append(Double(read))
@@ -131,24 +140,32 @@ extension Bench {
             note("mpg123 -k \(frame): \(st.fmt(1, " ms")) to the first sample, read \(peer.stat("read").fmt(0, " B"))")
         }
         if let st = jb.stat {
-            note("jukeboxd (state saved at \(f(resumedFrom, 1)) s): \(st.fmt(1, " ms")) to the first sample, read \(jb.stat("read").fmt(0, " B"))")
+            note(
+                "jukeboxd (state saved at \(f(resumedFrom, 1)) s): \(st.fmt(1, " ms")) to the first sample, read \(jb.stat("read").fmt(0, " B"))"
+            )
         }
         if !jb.stat("play").values.isEmpty {
             note("jukeboxd, paused there and played again: play -> next sample \(jb.stat("play").fmt(1, " ms"))")
         }
         let jr = jb.stat != nil ? jb.stat("read").median : nil
         let pr = peer.stat != nil ? peer.stat("read").median : nil
-        report.add(Row(section: "startup", metric: "resume at 55 min of a 1-hour MP3: exec -> first sample",
-                       jukeboxd: jb.stat.map { "\(f($0.median, 1)) ms" } ?? "error",
-                       peer: peer.stat.map { "\(f($0.median, 1)) ms (mpg123 -k)" } ?? "error",
-                       ratio: Report.ratio(jb.stat?.median, peer.stat?.median), target: "context", verdict: "info"))
-        report.add(Row(section: "startup", metric: "  same, bytes read before the first sample (rchar)",
-                       jukeboxd: jr.map { "\(f($0 / 1e6, 2)) MB" } ?? "error",
-                       peer: pr.map { "\(f($0 / 1e6, 2)) MB (mpg123 -k)" } ?? "error",
-                       ratio: Report.ratio(jr, pr), target: "context (the file is 57.6 MB)", verdict: "info"))
+        report.add(
+            Row(
+                section: "startup", metric: "resume at 55 min of a 1-hour MP3: exec -> first sample",
+                jukeboxd: jb.stat.map { "\(f($0.median, 1)) ms" } ?? "error",
+                peer: peer.stat.map { "\(f($0.median, 1)) ms (mpg123 -k)" } ?? "error",
+                ratio: Report.ratio(jb.stat?.median, peer.stat?.median), target: "context", verdict: "info"))
+        report.add(
+            Row(
+                section: "startup", metric: "  same, bytes read before the first sample (rchar)",
+                jukeboxd: jr.map { "\(f($0 / 1e6, 2)) MB" } ?? "error",
+                peer: pr.map { "\(f($0 / 1e6, 2)) MB (mpg123 -k)" } ?? "error",
+                ratio: Report.ratio(jr, pr), target: "context (the file is 57.6 MB)", verdict: "info"))
         let play = jb.stat("play")
-        report.add(Row(section: "startup", metric: "  then pause there and play: play -> next sample at the sink",
-                       jukeboxd: play.values.isEmpty ? "error" : "\(f(play.median, 1)) ms",
-                       peer: "—", ratio: "—", target: "context (within one period is the aim)", verdict: "info"))
+        report.add(
+            Row(
+                section: "startup", metric: "  then pause there and play: play -> next sample at the sink",
+                jukeboxd: play.values.isEmpty ? "error" : "\(f(play.median, 1)) ms",
+                peer: "—", ratio: "—", target: "context (within one period is the aim)", verdict: "info"))
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import JukeboxTestSupport
 
 /// A journaled ext4 with 4 KiB blocks, as on a Pi's SD card, on a loop device: what the
 /// card would see is what the loop device is asked to write. /proc/PID/io misses ext4's
@@ -20,8 +21,10 @@ struct LoopExt4 {
             throw BenchError("cannot create \(image)")
         }
         let err = image + ".stderr"
-        func failed(_ what: String) -> BenchError { BenchError("\(what) failed: \(readWholeFile(err) ?? "")") }
-        let (mk, _) = try capture(["mkfs.ext4", "-q", "-F", "-b", "4096", "-E", "lazy_itable_init=0,lazy_journal_init=0", image], stderr: .file(err))
+        func failed(_ what: String) -> BenchError { BenchError("\(what) failed: \(readText(err) ?? "")") }
+        let (mk, _) = try capture(
+            ["mkfs.ext4", "-q", "-F", "-b", "4096", "-E", "lazy_itable_init=0,lazy_journal_init=0", image],
+            stderr: .file(err))
         guard mk.exited && mk.exitCode == 0 else { throw failed("mkfs.ext4") }
         let device = try attach(image)
         try mkdirs(mountPoint)
@@ -37,7 +40,9 @@ struct LoopExt4 {
     static func attach(_ image: String) throws -> String {
         let (lo, out) = try capture(["losetup", "--find", "--show", image])
         let device = out.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard lo.exited && lo.exitCode == 0, device.hasPrefix("/dev/loop") else { throw BenchError("losetup \(image) failed") }
+        guard lo.exited && lo.exitCode == 0, device.hasPrefix("/dev/loop") else {
+            throw BenchError("losetup \(image) failed")
+        }
         return device
     }
 
@@ -51,7 +56,7 @@ struct LoopExt4 {
 
     static func bytesWritten(device: String) -> Int? {
         let name = (device as NSString).lastPathComponent
-        guard let text = readWholeFile("/sys/block/\(name)/stat") else { return nil }
+        guard let text = readText("/sys/block/\(name)/stat") else { return nil }
         let fields = text.split(separator: " ", omittingEmptySubsequences: true)
         guard fields.count > 6, let sectors = Int(fields[6]) else { return nil }
         return sectors * 512

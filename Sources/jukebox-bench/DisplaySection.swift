@@ -5,6 +5,7 @@
 // `case "display": bench.sectionDisplay()` to the dispatch in JukeboxBench.swift.
 import Foundation
 import Glibc
+import JukeboxTestSupport
 
 extension Bench {
     func sectionDisplay() {

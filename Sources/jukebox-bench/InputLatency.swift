@@ -6,7 +6,9 @@ import JukeboxTestSupport
 extension Bench {
     func sectionInput() {
         let (volumeRuns, pauseRuns) = quick ? (20, 10) : (60, 20)
-        note("\n== 8. input edge -> changed audio at the DAC (beyond the DAC's own pipe), \(volumeRuns) knob clicks, \(pauseRuns) presses ==")
+        note(
+            "\n== 8. input edge -> changed audio at the DAC (beyond the DAC's own pipe), \(volumeRuns) knob clicks, \(pauseRuns) presses =="
+        )
         guard jbEnabled("input"), let jb = jukeboxd else { return }
         let dir = "\(work)/input-latency"
         removeItem(dir)
@@ -14,12 +16,16 @@ extension Bench {
             try mkdirs(dir)
             let result = try InputLatencyProbe.run(
                 jukeboxd: jb, directory: dir, volumeSamples: volumeRuns, pauseSamples: pauseRuns)
-            for (name, values) in [("knob click -> new volume", result.volumeMs), ("switch press -> pause", result.pauseMs)] {
+            for (name, values) in [
+                ("knob click -> new volume", result.volumeMs), ("switch press -> pause", result.pauseMs),
+            ] {
                 let p95 = InputLatencyProbe.percentile(values, 95)
                 note("\(name): \(Stat(values).fmt(1, " ms")), p95 \(f(p95, 1)) ms")
-                report.add(Row(section: "input", metric: "\(name), p95 (period 10 ms, buffer 40 ms)",
-                               jukeboxd: "\(f(p95, 1)) ms", peer: "—", ratio: "—", target: "≤ 15 ms",
-                               verdict: p95 <= 15 ? "PASS" : "FAIL"))
+                report.add(
+                    Row(
+                        section: "input", metric: "\(name), p95 (period 10 ms, buffer 40 ms)",
+                        jukeboxd: "\(f(p95, 1)) ms", peer: "—", ratio: "—", target: "≤ 15 ms",
+                        verdict: p95 <= 15 ? "PASS" : "FAIL"))
             }
         } catch {
             report.error("input", "\(error)")

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import JukeboxTestSupport
 
 // Section "instructions": the same unpaced playback as section cpu, counted by callgrind
 // (user-space instructions, deterministic: the same figure on a busy or an idle machine).
@@ -9,7 +10,7 @@ import Glibc
 extension Bench {
     /// Total instructions (`summary:` line) of a callgrind output file.
     private func callgrindTotal(_ path: String) -> Double? {
-        guard let text = readWholeFile(path) else { return nil }
+        guard let text = readText(path) else { return nil }
         for line in text.split(separator: "\n") where line.hasPrefix("summary:") || line.hasPrefix("totals:") {
             if let value = Double(line.split(separator: " ").last ?? "") { return value }
         }
@@ -24,8 +25,11 @@ extension Bench {
         var peer: Double?
         if which("mpg123") != nil,
             let (e, _) = try? runTimed(
-                ["valgrind", "--tool=callgrind", "--callgrind-out-file=\(peerOut)", "mpg123", "-q", "-o", "alsa", "-a", "null",
-                 file], timeout: 300),
+                [
+                    "valgrind", "--tool=callgrind", "--callgrind-out-file=\(peerOut)", "mpg123", "-q", "-o", "alsa",
+                    "-a", "null",
+                    file,
+                ], timeout: 300),
             e.exited
         {
             peer = callgrindTotal(peerOut)
@@ -41,25 +45,29 @@ extension Bench {
             do {
                 let (e, _) = try runTimed(["objcopy", "--strip-debug", jukeboxd, stripped])
                 guard e.exited && e.exitCode == 0 else { throw BenchError("objcopy failed: \(e.text)") }
-                let cfg = DaemonConfig(
+                let cfg = DaemonConfig.bench(
                     musicDir: dirOf(file), database: "\(dir)/state/jukebox.sqlite", pacing: "device", onStart: "play")
                 removeDatabase(cfg.database)
                 let path = try cfg.write(to: "\(dir)/jukebox.toml")
                 try? fm.removeItem(atPath: jbOut)
                 let child = try Child.spawn(
-                    ["valgrind", "--tool=callgrind", "--callgrind-out-file=\(jbOut)", stripped, "--config", path,
-                     "--console", "none", "--log-level", "info"], stderr: .file(log))
+                    [
+                        "valgrind", "--tool=callgrind", "--callgrind-out-file=\(jbOut)", stripped, "--config", path,
+                        "--console", "none", "--log-level", "info",
+                    ], stderr: .file(log))
                 let start = Clock.seconds()
                 var ended = false
                 while Clock.seconds() - start < 240, child.isRunning {
-                    if (readWholeFile(log) ?? "").contains("end of the queue") {
+                    if (readText(log) ?? "").contains("end of the queue") {
                         ended = true
                         break
                     }
                     Clock.sleep(0.25)
                 }
                 _ = child.terminate(grace: 20)
-                guard ended else { throw BenchError("jukeboxd under callgrind did not reach the end of the queue; log \(log)") }
+                guard ended else {
+                    throw BenchError("jukeboxd under callgrind did not reach the end of the queue; log \(log)")
+                }
                 jb = callgrindTotal(jbOut)
                 if jb == nil { throw BenchError("no callgrind totals in \(jbOut)") }
             } catch {
@@ -70,7 +78,9 @@ extension Bench {
     }
 
     func sectionInstructions() {
-        note("\n== 7. instructions per second of audio (callgrind), unpaced, music_v2: mpg123 -o alsa -a null vs jukeboxd ==")
+        note(
+            "\n== 7. instructions per second of audio (callgrind), unpaced, music_v2: mpg123 -o alsa -a null vs jukeboxd =="
+        )
         guard which("valgrind") != nil else {
             report.error("instructions", "valgrind not installed")
             return
@@ -87,7 +97,9 @@ extension Bench {
             note("mpg123: \(f(p / 1e6, 1)) M instructions for 180 s, \(f(q / 1e6, 1)) M for a 1 s file")
         }
         if let p = whole.jb, let q = fixed.jb {
-            note("jukeboxd: \(f(p / 1e6, 1)) M instructions for 180 s, \(f(q / 1e6, 1)) M for a 1 s file (start, 1-file scan, play, SIGTERM)")
+            note(
+                "jukeboxd: \(f(p / 1e6, 1)) M instructions for 180 s, \(f(q / 1e6, 1)) M for a 1 s file (start, 1-file scan, play, SIGTERM)"
+            )
         }
         let ratio = (whole.jb != nil && whole.peer != nil) ? whole.jb! / whole.peer! : nil
         report.add(

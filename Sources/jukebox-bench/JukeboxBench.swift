@@ -3,6 +3,7 @@
 import ArgumentParser
 import Foundation
 import Glibc
+import JukeboxTestSupport
 
 @main
 struct JukeboxBench: ParsableCommand {
@@ -74,10 +75,10 @@ struct JukeboxBench: ParsableCommand {
         let t0 = Clock.seconds()
         let machine =
             "\(ProcessInfo.processInfo.activeProcessorCount) cores, "
-            + ((readWholeFile("/proc/cpuinfo") ?? "").split(separator: "\n").first { $0.hasPrefix("model name") }?
+            + ((readText("/proc/cpuinfo") ?? "").split(separator: "\n").first { $0.hasPrefix("model name") }?
                 .split(separator: ":", maxSplits: 1).last?.trimmingCharacters(in: .whitespaces) ?? "?")
         func firstLine(_ argv: [String]) -> String {
-            guard which(argv[0]) != nil, let (_, out) = try? capture(argv, stderr: .fd(1)) else {
+            guard which(argv[0]) != nil, let (_, out) = try? capture(argv, stderr: .descriptor(1)) else {
                 return "not installed"
             }
             return out.split(separator: "\n").first.map(String.init) ?? "?"

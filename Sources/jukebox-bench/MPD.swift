@@ -2,6 +2,7 @@
 // protocol client (no python-mpd needed).
 import Foundation
 import Glibc
+import JukeboxTestSupport
 
 final class MPDClient {
     private let fd: Int32
@@ -15,7 +16,9 @@ final class MPDClient {
         a.sin_port = UInt16(port).bigEndian
         a.sin_addr.s_addr = inet_addr("127.0.0.1")
         let r = withUnsafePointer(to: &a) { p in
-            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            p.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard r == 0 else { close(fd); throw BenchError("connect to MPD on port \(port) failed") }
         var one: Int32 = 1
@@ -73,36 +76,37 @@ final class MPDServer {
         try mkdirs(dir + "/playlists")
         port = freeLoopbackPort()
         let text = """
-        # written by jukebox-bench (same settings as perf-baseline.sh)
-        music_directory    "\(musicDir)"
-        playlist_directory "\(dir)/playlists"
-        db_file            "\(dir)/db"
-        \(stateFile ? "state_file         \"\(dir)/state\"" : "")
-        pid_file           "\(dir)/pid"
-        log_file           "\(dir)/log"
-        bind_to_address    "127.0.0.1"
-        port               "\(port)"
-        auto_update        "no"
-        zeroconf_enabled   "no"
-        decoder {
-          plugin  "mad"
-          enabled "no"
-        }
-        audio_output {
-          type       "null"
-          name       "null-paced"
-          sync       "yes"
-          mixer_type "none"
-        }
+            # written by jukebox-bench (same settings as perf-baseline.sh)
+            music_directory    "\(musicDir)"
+            playlist_directory "\(dir)/playlists"
+            db_file            "\(dir)/db"
+            \(stateFile ? "state_file         \"\(dir)/state\"" : "")
+            pid_file           "\(dir)/pid"
+            log_file           "\(dir)/log"
+            bind_to_address    "127.0.0.1"
+            port               "\(port)"
+            auto_update        "no"
+            zeroconf_enabled   "no"
+            decoder {
+              plugin  "mad"
+              enabled "no"
+            }
+            audio_output {
+              type       "null"
+              name       "null-paced"
+              sync       "yes"
+              mixer_type "none"
+            }
 
-        """
+            """
         try writeText("\(dir)/mpd.conf", text)
         if !keepDb { removeItem("\(dir)/db") }
         removeItem("\(dir)/state")
         removeItem("\(dir)/pid")
         startTime = Clock.seconds()
-        child = try Child.spawn([mpd, "--no-daemon", "\(dir)/mpd.conf"], stdout: .file("\(dir)/stdout.log"),
-                                stderr: .file("\(dir)/stderr.log"))
+        child = try Child.spawn(
+            [mpd, "--no-daemon", "\(dir)/mpd.conf"], stdout: .file("\(dir)/stdout.log"),
+            stderr: .file("\(dir)/stderr.log"))
     }
 
     /// Connects as soon as MPD answers (polls every 2 ms).
@@ -111,7 +115,7 @@ final class MPDServer {
         while true {
             if let c = try? MPDClient(port: port), (try? c.cmd("ping")) != nil { return c }
             if !child.isRunning {
-                let err = (readWholeFile("\(dir)/stderr.log") ?? "") + (readWholeFile("\(dir)/log") ?? "")
+                let err = (readText("\(dir)/stderr.log") ?? "") + (readText("\(dir)/log") ?? "")
                 throw BenchError("mpd exited: \(err.split(separator: "\n").suffix(3).joined(separator: " / "))")
             }
             if Clock.seconds() > end { throw BenchError("mpd did not answer within \(Int(timeout)) s") }

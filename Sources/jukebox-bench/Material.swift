@@ -2,6 +2,7 @@
 // `sox -R` fixed seeds, LAME, and ID3v2.3 tags written here).
 import Foundation
 import Glibc
+import JukeboxTestSupport
 
 struct Material {
     static let version = 2
@@ -29,7 +30,9 @@ struct Material {
             throw BenchError("missing tool \(t): apt-get install -y mpg123 lame sox mpd mpc strace")
         }
         let t0 = Clock.seconds()
-        for f in try fm.contentsOfDirectory(atPath: work) where f.hasPrefix(".material-v") { removeItem("\(work)/\(f)") }
+        for f in try fm.contentsOfDirectory(atPath: work) where f.hasPrefix(".material-v") {
+            removeItem("\(work)/\(f)")
+        }
         removeItem(music)
         try mkdirs(src)
         try mkdirs((cbr320 as NSString).deletingLastPathComponent)
@@ -39,27 +42,37 @@ struct Material {
 
         // (a) 180 s "music-like" signal, same sox command as perf-baseline.sh, CBR 320 and V2
         log("generating the 180 s signal (sox) ...")
-        try check(["sox", "-R", "-n", "-r", "44100", "-c", "2", "-b", "16", "\(src)/music.wav",
-                   "synth", "180", "sawtooth", "110-220", "sawtooth", "165-330",
-                   "synth", "180", "sawtooth", "mix", "220", "sawtooth", "mix", "277",
-                   "synth", "180", "triangle", "mix", "330", "triangle", "mix", "415",
-                   "synth", "180", "pinknoise", "mix",
-                   "tremolo", "1.3", "40", "gain", "-n", "-1"])
+        try check([
+            "sox", "-R", "-n", "-r", "44100", "-c", "2", "-b", "16", "\(src)/music.wav",
+            "synth", "180", "sawtooth", "110-220", "sawtooth", "165-330",
+            "synth", "180", "sawtooth", "mix", "220", "sawtooth", "mix", "277",
+            "synth", "180", "triangle", "mix", "330", "triangle", "mix", "415",
+            "synth", "180", "pinknoise", "mix",
+            "tremolo", "1.3", "40", "gain", "-n", "-1",
+        ])
         // short sources: 10 one-second wavs for the library, one 5-second wav for the short tracks
         var jobs: [[String]] = []
         for k in 0..<10 {
-            jobs.append(["sox", "-R", "-n", "-r", "44100", "-c", "2", "-b", "16", "\(src)/short\(k).wav",
-                         "synth", "1", "sawtooth", "\(110 + 20 * k)", "sawtooth", "\(165 + 30 * k)",
-                         "synth", "1", "pinknoise", "mix", "gain", "-n", "-3"])
+            jobs.append([
+                "sox", "-R", "-n", "-r", "44100", "-c", "2", "-b", "16", "\(src)/short\(k).wav",
+                "synth", "1", "sawtooth", "\(110 + 20 * k)", "sawtooth", "\(165 + 30 * k)",
+                "synth", "1", "pinknoise", "mix", "gain", "-n", "-3",
+            ])
         }
-        jobs.append(["sox", "-R", "-n", "-r", "44100", "-c", "2", "-b", "16", "\(src)/five.wav",
-                     "synth", "\(Self.shortSeconds)", "sawtooth", "220-440", "sawtooth", "330-165",
-                     "synth", "\(Self.shortSeconds)", "pinknoise", "mix", "tremolo", "2", "30", "gain", "-n", "-3"])
+        jobs.append([
+            "sox", "-R", "-n", "-r", "44100", "-c", "2", "-b", "16", "\(src)/five.wav",
+            "synth", "\(Self.shortSeconds)", "sawtooth", "220-440", "sawtooth", "330-165",
+            "synth", "\(Self.shortSeconds)", "pinknoise", "mix", "tremolo", "2", "30", "gain", "-n", "-3",
+        ])
         try runParallel(jobs)
         log("encoding with LAME (CBR 320, V2, 11 short sources) ...")
-        jobs = [["lame", "--quiet", "-b", "320", "--cbr", "\(src)/music.wav", cbr320],
-                ["lame", "--quiet", "-V", "2", "\(src)/music.wav", v2]]
-        for k in 0..<10 { jobs.append(["lame", "--quiet", "-b", "128", "\(src)/short\(k).wav", "\(src)/short\(k).mp3"]) }
+        jobs = [
+            ["lame", "--quiet", "-b", "320", "--cbr", "\(src)/music.wav", cbr320],
+            ["lame", "--quiet", "-V", "2", "\(src)/music.wav", v2],
+        ]
+        for k in 0..<10 {
+            jobs.append(["lame", "--quiet", "-b", "128", "\(src)/short\(k).wav", "\(src)/short\(k).mp3"])
+        }
         jobs.append(["lame", "--quiet", "-b", "128", "\(src)/five.wav", "\(src)/five.mp3"])
         try runParallel(jobs)
 
@@ -72,20 +85,27 @@ struct Material {
             let artist = String(format: "Artist %03d", a)
             let dir = "\(library)/\(artist)/" + String(format: "Album %02d", al)
             if t == 1 { try mkdirs(dir) }
-            let tag = id3v2([("TIT2", "Song \(i)"), ("TPE1", artist),
-                             ("TALB", String(format: "Album %02d of Artist %03d", al, a)),
-                             ("TYER", "\(1970 + a % 50)"), ("TRCK", "\(t)/10"), ("TCON", genres[i % 5])])
+            let tag = id3v2([
+                ("TIT2", "Song \(i)"), ("TPE1", artist),
+                ("TALB", String(format: "Album %02d of Artist %03d", al, a)),
+                ("TYER", "\(1970 + a % 50)"), ("TRCK", "\(t)/10"), ("TCON", genres[i % 5]),
+            ])
             let path = dir + "/" + String(format: "%02d - Song %04d.mp3", t, i)
             // LAME's --add-id3v2 with tags also appends an ID3v1.1 tag: do the same
-            let v1 = id3v1(title: "Song \(i)", artist: artist, album: String(format: "Album %02d of Artist %03d", al, a),
-                           year: "\(1970 + a % 50)", track: t, genre: i % 5)
-            guard fm.createFile(atPath: path, contents: tag + shortMp3[i % 10] + v1) else { throw BenchError("cannot write \(path)") }
+            let v1 = id3v1(
+                title: "Song \(i)", artist: artist, album: String(format: "Album %02d of Artist %03d", al, a),
+                year: "\(1970 + a % 50)", track: t, genre: i % 5)
+            guard fm.createFile(atPath: path, contents: tag + shortMp3[i % 10] + v1) else {
+                throw BenchError("cannot write \(path)")
+            }
         }
         // (c) short tracks for the disk-write test (track changes every 5 s)
         let five = try Data(contentsOf: URL(fileURLWithPath: "\(src)/five.mp3"))
         for n in 1...Self.shortTracks {
-            let tag = id3v2([("TIT2", String(format: "Short %02d", n)), ("TPE1", "Bench"),
-                             ("TALB", "Short tracks"), ("TRCK", "\(n)/\(Self.shortTracks)")])
+            let tag = id3v2([
+                ("TIT2", String(format: "Short %02d", n)), ("TPE1", "Bench"),
+                ("TALB", "Short tracks"), ("TRCK", "\(n)/\(Self.shortTracks)"),
+            ])
             let path = "\(short)/" + String(format: "%02d - Short.mp3", n)
             guard fm.createFile(atPath: path, contents: tag + five) else { throw BenchError("cannot write \(path)") }
         }
@@ -104,7 +124,9 @@ struct Material {
     private func check(_ argv: [String]) throws {
         let (e, _) = try runTimed(argv, stderr: .file("\(src)/tool-stderr.log"))
         if !(e.exited && e.exitCode == 0) {
-            throw BenchError("\(argv.prefix(3).joined(separator: " ")) ... failed (\(e.text)): \(readWholeFile("\(src)/tool-stderr.log") ?? "")")
+            throw BenchError(
+                "\(argv.prefix(3).joined(separator: " ")) ... failed (\(e.text)): \(readText("\(src)/tool-stderr.log") ?? "")"
+            )
         }
     }
 
@@ -131,7 +153,8 @@ func id3v1(title: String, artist: String, album: String, year: String, track: In
         let b = Array(s.utf8.prefix(n))
         return b + [UInt8](repeating: 0, count: n - b.count)
     }
-    let bytes = Array("TAG".utf8) + field(title, 30) + field(artist, 30) + field(album, 30) + field(year, 4)
+    let bytes =
+        Array("TAG".utf8) + field(title, 30) + field(artist, 30) + field(album, 30) + field(year, 4)
         + field("", 28) + [0, UInt8(track), UInt8(genre)]
     return Data(bytes)
 }
@@ -146,9 +169,12 @@ func id3v2(_ frames: [(String, String)]) -> Data {
         body += [UInt8(n >> 24), UInt8((n >> 16) & 0xff), UInt8((n >> 8) & 0xff), UInt8(n & 0xff), 0, 0]
         body += content
     }
-    body += [UInt8](repeating: 0, count: 64)          // a little padding, as taggers do
+    body += [UInt8](repeating: 0, count: 64)  // a little padding, as taggers do
     let s = UInt32(body.count)
-    let header: [UInt8] = Array("ID3".utf8) + [3, 0, 0,
-        UInt8((s >> 21) & 0x7f), UInt8((s >> 14) & 0x7f), UInt8((s >> 7) & 0x7f), UInt8(s & 0x7f)]
+    let header: [UInt8] =
+        Array("ID3".utf8) + [
+            3, 0, 0,
+            UInt8((s >> 21) & 0x7f), UInt8((s >> 14) & 0x7f), UInt8((s >> 7) & 0x7f), UInt8(s & 0x7f),
+        ]
     return Data(header + body)
 }

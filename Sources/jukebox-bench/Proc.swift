@@ -1,26 +1,22 @@
-// Process plumbing for the benchmark: posix_spawn, wait4 with rusage, /proc readers,
-// monotonic time. Self-contained (Glibc + Foundation) on purpose: the benchmark must not
-// depend on the exact API of JukeboxTestSupport.
+// Process plumbing for the benchmark, on JukeboxTestSupport's (one spawner for tests and
+// benchmark, wait4 with rusage, the /proc readers): what stays here is the benchmark's own,
+// a registry of every child (so Ctrl-C leaves none behind) and timed runs.
 import Foundation
 import Glibc
+import JukeboxTestSupport
+import LinuxSupport
 
 struct BenchError: Error, CustomStringConvertible {
     var description: String
     init(_ d: String) { description = d }
 }
 
+/// Seconds on the monotonic clock, for the benchmark's arithmetic in Double.
 enum Clock {
-    static func ns() -> UInt64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
-    }
-    static func seconds() -> Double { Double(ns()) / 1e9 }
+    static func seconds() -> Double { Double(MonotonicClock.nanoseconds()) / 1e9 }
     static func sleep(_ s: Double) {
         guard s > 0 else { return }
-        var req = timespec(tv_sec: Int(s), tv_nsec: Int((s - Double(Int(s))) * 1e9))
-        var rem = timespec()
-        while nanosleep(&req, &rem) == -1 && errno == EINTR { req = rem }
+        MonotonicClock.sleep(nanoseconds: UInt64(s * 1e9))
     }
 }
 
@@ -38,76 +34,42 @@ final class ChildRegistry: @unchecked Sendable {
     }
 }
 
-struct ExitInfo {
-    var status: Int32
-    var userS: Double
-    var sysS: Double
-    var maxRSSKiB: Int
-    var cpuS: Double { userS + sysS }
-    var exited: Bool { (status & 0x7f) == 0 }
-    var exitCode: Int32 { (status >> 8) & 0xff }
-    var signal: Int32 { status & 0x7f }
-    var text: String { exited ? "exit \(exitCode)" : "signal \(signal)" }
-}
+typealias ExitInfo = ChildExit
 
-/// How a child's standard stream is connected.
-enum Stdio {
-    case inherit
-    case null
-    case file(String)          // truncate + write (or read for stdin)
-    case fd(Int32)             // dup2 of an fd we own
+extension ChildExit {
+    var cpuS: Double { cpuSeconds }
+    var exited: Bool { if case .exited = termination { true } else { false } }
+    /// The exit code, or 128 + the signal.
+    var status: Int32 { termination.status }
+    var exitCode: Int32 { if case .exited(let code) = termination { code } else { -1 } }
+    var text: String { termination.description }
 }
 
 final class Child: @unchecked Sendable {
     let pid: pid_t
     let argv: [String]
+    /// The parent's ends of the streams spawned as `.pipe`.
+    let pipes: SpawnedChild
     private(set) var exitInfo: ExitInfo?
 
-    init(pid: pid_t, argv: [String]) { self.pid = pid; self.argv = argv }
+    private init(_ spawned: SpawnedChild, argv: [String]) {
+        pid = spawned.pid
+        self.argv = argv
+        pipes = spawned
+    }
 
     /// Spawns `argv` (PATH is searched when argv[0] has no slash).
-    static func spawn(_ argv: [String], stdin: Stdio = .null, stdout: Stdio = .null, stderr: Stdio = .null,
-                      cwd: String? = nil) throws -> Child {
-        var fa = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&fa)
-        defer { posix_spawn_file_actions_destroy(&fa) }
-        func wire(_ s: Stdio, _ target: Int32, write: Bool) {
-            switch s {
-            case .inherit: break
-            case .null: posix_spawn_file_actions_addopen(&fa, target, "/dev/null", write ? O_WRONLY : O_RDONLY, 0)
-            case .file(let p):
-                posix_spawn_file_actions_addopen(&fa, target, p, write ? (O_WRONLY | O_CREAT | O_TRUNC) : O_RDONLY, 0o644)
-            case .fd(let f): posix_spawn_file_actions_adddup2(&fa, f, target)
-            }
+    static func spawn(
+        _ argv: [String], stdin: ChildStream = .null, stdout: ChildStream = .null, stderr: ChildStream = .null
+    ) throws -> Child {
+        let spawned: SpawnedChild
+        do {
+            spawned = try spawnChild(argv, stdin: stdin, stdout: stdout, stderr: stderr)
+        } catch {
+            throw BenchError("cannot start \(argv[0]): \(String(cString: strerror(error.code)))")
         }
-        wire(stdin, 0, write: false)
-        wire(stdout, 1, write: true)
-        wire(stderr, 2, write: true)
-
-        var attr = posix_spawnattr_t()
-        posix_spawnattr_init(&attr)
-        defer { posix_spawnattr_destroy(&attr) }
-        var defSigs = sigset_t()
-        sigemptyset(&defSigs)
-        for s in [SIGPIPE, SIGINT, SIGTERM, SIGHUP] { sigaddset(&defSigs, s) }
-        posix_spawnattr_setsigdefault(&attr, &defSigs)
-        var noMask = sigset_t()
-        sigemptyset(&noMask)
-        posix_spawnattr_setsigmask(&attr, &noMask)
-        posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
-
-        var cargs: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) }
-        cargs.append(nil)
-        defer { for p in cargs { free(p) } }
-        var pid: pid_t = 0
-        let rc = argv[0].contains("/")
-            ? posix_spawn(&pid, argv[0], &fa, &attr, cargs, environ)
-            : posix_spawnp(&pid, argv[0], &fa, &attr, cargs, environ)
-        if rc != 0 {
-            throw BenchError("cannot start \(argv[0]): \(String(cString: strerror(rc)))")
-        }
-        ChildRegistry.shared.add(pid)
-        return Child(pid: pid, argv: argv)
+        ChildRegistry.shared.add(spawned.pid)
+        return Child(spawned, argv: argv)
     }
 
     var isRunning: Bool { exitInfo == nil && tryWait() == nil }
@@ -116,46 +78,36 @@ final class Child: @unchecked Sendable {
     @discardableResult
     func tryWait() -> ExitInfo? {
         if let e = exitInfo { return e }
-        var st: Int32 = 0
-        var ru = rusage()
-        let r = wait4(pid, &st, WNOHANG, &ru)
-        if r == pid { return record(st, ru) }
-        return nil
+        return reap(pid, block: false).map(record)
     }
 
-    /// Blocks until the child exits; with a timeout, returns nil if it did not.
+    /// Blocks until the child exits.
     @discardableResult
-    func wait(timeout: Double? = nil) -> ExitInfo? {
-        if let e = exitInfo { return e }
-        if let timeout {
-            let end = Clock.seconds() + timeout
-            while Clock.seconds() < end {
-                if let e = tryWait() { return e }
-                Clock.sleep(0.002)
-            }
-            return tryWait()
-        }
-        var st: Int32 = 0
-        var ru = rusage()
-        while true {
-            let r = wait4(pid, &st, 0, &ru)
-            if r == pid { return record(st, ru) }
-            if r == -1 && errno != EINTR { return nil }
-        }
+    func wait() -> ExitInfo? { exitInfo ?? reap(pid).map(record) }
+
+    /// Waits up to `timeout` s for the exit; nil if it did not come.
+    @discardableResult
+    func wait(timeout: Double) -> ExitInfo? {
+        waitUntil(timeout: .seconds(timeout)) { tryWait() != nil }
+        return exitInfo
     }
 
-    private func record(_ st: Int32, _ ru: rusage) -> ExitInfo {
-        let e = ExitInfo(status: st,
-                         userS: Double(ru.ru_utime.tv_sec) + Double(ru.ru_utime.tv_usec) / 1e6,
-                         sysS: Double(ru.ru_stime.tv_sec) + Double(ru.ru_stime.tv_usec) / 1e6,
-                         maxRSSKiB: ru.ru_maxrss)
+    private func record(_ e: ExitInfo) -> ExitInfo {
         exitInfo = e
         ChildRegistry.shared.remove(pid)
         return e
     }
 
     func signal(_ s: Int32) { if exitInfo == nil { kill(pid, s) } }
+}
 
+/// A child the benchmark stops: a Child, or a jukeboxd (`DaemonProc`).
+protocol Terminable: AnyObject {
+    func signal(_ s: Int32)
+    func wait(timeout: Double) -> ExitInfo?
+}
+
+extension Terminable {
     /// SIGTERM, wait up to `grace` s, then SIGKILL. Returns the exit info and the seconds to exit.
     @discardableResult
     func terminate(grace: Double = 3) -> (ExitInfo?, Double) {
@@ -167,8 +119,12 @@ final class Child: @unchecked Sendable {
     }
 }
 
+extension Child: Terminable {}
+
 /// Runs a command to completion; returns exit info and wall seconds.
-func runTimed(_ argv: [String], stdout: Stdio = .null, stderr: Stdio = .null, timeout: Double = 600) throws -> (ExitInfo, Double) {
+func runTimed(_ argv: [String], stdout: ChildStream = .null, stderr: ChildStream = .null, timeout: Double = 600) throws
+    -> (ExitInfo, Double)
+{
     let t0 = Clock.seconds()
     let c = try Child.spawn(argv, stdout: stdout, stderr: stderr)
     guard let e = c.wait(timeout: timeout) else {
@@ -179,76 +135,22 @@ func runTimed(_ argv: [String], stdout: Stdio = .null, stderr: Stdio = .null, ti
 }
 
 /// Runs a command and returns its stdout (stderr to /dev/null unless given).
-func capture(_ argv: [String], stderr: Stdio = .null, timeout: Double = 600) throws -> (ExitInfo, String) {
-    var fds: [Int32] = [0, 0]
-    guard makePipe(&fds) else { throw BenchError("pipe failed") }
-    let c: Child
-    do { c = try Child.spawn(argv, stdout: .fd(fds[1]), stderr: stderr) } catch {
-        close(fds[0]); close(fds[1]); throw error
-    }
-    close(fds[1])
+func capture(_ argv: [String], stderr: ChildStream = .null, timeout: Double = 600) throws -> (ExitInfo, String) {
+    let c = try Child.spawn(argv, stdout: .pipe, stderr: stderr)
     var out = [UInt8]()
     var buf = [UInt8](repeating: 0, count: 65536)
-    while true {
-        let n = read(fds[0], &buf, buf.count)
-        if n > 0 { out.append(contentsOf: buf[0..<n]) } else if n == -1 && errno == EINTR { continue } else { break }
-    }
-    close(fds[0])
-    let e = c.wait(timeout: timeout) ?? { c.terminate(grace: 1); return ExitInfo(status: 9, userS: 0, sysS: 0, maxRSSKiB: 0) }()
-    return (e, String(decoding: out, as: UTF8.self))
-}
-
-// MARK: - /proc
-
-/// Reads a whole file (works for /proc files, whose size is reported as 0).
-func readWholeFile(_ path: String) -> String? {
-    let fd = open(path, O_RDONLY | O_CLOEXEC)
-    guard fd >= 0 else { return nil }
-    defer { close(fd) }
-    var out = [UInt8]()
-    var buf = [UInt8](repeating: 0, count: 16384)
+    let fd = c.pipes.stdout!.rawValue
     while true {
         let n = read(fd, &buf, buf.count)
         if n > 0 { out.append(contentsOf: buf[0..<n]) } else if n == -1 && errno == EINTR { continue } else { break }
     }
-    return String(decoding: out, as: UTF8.self)
-}
-
-enum ProcFS {
-    static let ticksPerSecond = Double(sysconf(Int32(_SC_CLK_TCK)))
-
-    /// utime+stime (all threads, including exited ones) in seconds.
-    static func cpuSeconds(_ pid: pid_t) -> Double? {
-        guard let s = readWholeFile("/proc/\(pid)/stat"), let close = s.lastIndex(of: ")") else { return nil }
-        let fields = s[s.index(after: close)...].split(separator: " ")
-        // fields[0] is state (field 3); utime is field 14, stime field 15
-        guard fields.count > 13, let u = Double(fields[11]), let st = Double(fields[12]) else { return nil }
-        return (u + st) / ticksPerSecond
-    }
-
-    /// Key: value lines of /proc/PID/status with kB values (VmRSS, RssAnon, ...), in KiB.
-    static func statusKiB(_ pid: pid_t) -> [String: Int] {
-        guard let s = readWholeFile("/proc/\(pid)/status") else { return [:] }
-        var r = [String: Int]()
-        for line in s.split(separator: "\n") {
-            let parts = line.split(separator: ":", maxSplits: 1)
-            guard parts.count == 2 else { continue }
-            let v = parts[1].split(whereSeparator: { $0 == " " || $0 == "\t" })
-            if v.count == 2, v[1] == "kB", let n = Int(v[0]) { r[String(parts[0])] = n }
-        }
-        return r
-    }
-
-    /// /proc/PID/io counters (wchar, write_bytes, syscw, ...).
-    static func io(_ pid: pid_t) -> [String: Int] {
-        guard let s = readWholeFile("/proc/\(pid)/io") else { return [:] }
-        var r = [String: Int]()
-        for line in s.split(separator: "\n") {
-            let parts = line.split(separator: ":", maxSplits: 1)
-            if parts.count == 2, let n = Int(parts[1].trimmingCharacters(in: .whitespaces)) { r[String(parts[0])] = n }
-        }
-        return r
-    }
+    let e =
+        c.wait(timeout: timeout)
+        ?? {
+            c.terminate(grace: 1)
+            return ExitInfo(termination: .signaled(SIGKILL), userSeconds: 0, systemSeconds: 0, maxRSSKiB: 0)
+        }()
+    return (e, String(decoding: out, as: UTF8.self))
 }
 
 // MARK: - files
@@ -271,23 +173,6 @@ func which(_ tool: String) -> String? {
         if access(p, X_OK) == 0 { return p }
     }
     return nil
-}
-
-/// A TCP port on 127.0.0.1 that was free a moment ago.
-func freeLoopbackPort() -> Int {
-    let s = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(s) }
-    var a = sockaddr_in()
-    a.sin_family = sa_family_t(AF_INET)
-    a.sin_port = 0
-    a.sin_addr.s_addr = inet_addr("127.0.0.1")
-    var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let ok = withUnsafeMutablePointer(to: &a) { p in
-        p.withMemoryRebound(to: sockaddr.self, capacity: 1) { sp -> Bool in
-            bind(s, sp, len) == 0 && getsockname(s, sp, &len) == 0
-        }
-    }
-    return ok ? Int(UInt16(bigEndian: a.sin_port)) : 6612
 }
 
 /// Opens a FIFO for reading without blocking (a writer may come later).
@@ -320,12 +205,4 @@ func waitFirstByte(_ fd: Int32, timeout: Double, while alive: () -> Bool) -> Dou
 func drain(_ fd: Int32) {
     var buf = [UInt8](repeating: 0, count: 65536)
     while read(fd, &buf, buf.count) > 0 {}
-}
-
-/// pipe(2) with FD_CLOEXEC on both ends (pipe2 is not visible from Swift's Glibc module).
-func makePipe(_ fds: inout [Int32]) -> Bool {
-    fds = [0, 0]
-    guard pipe(&fds) == 0 else { return false }
-    for f in fds { _ = fcntl(f, F_SETFD, FD_CLOEXEC) }
-    return true
 }

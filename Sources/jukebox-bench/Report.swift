@@ -70,8 +70,12 @@ final class Report: @unchecked Sendable {
     func table() -> String {
         let head = ["metric", "jukeboxd", "peer", "ratio", "target", "verdict"]
         let body = rows.map { [$0.metric, $0.jukeboxd, $0.peer, $0.ratio, $0.target, $0.verdict] }
-        var lines = ["| " + head.joined(separator: " | ") + " |", "|" + head.map { _ in "---" }.joined(separator: "|") + "|"]
-        for r in body { lines.append("| " + r.map { $0.replacingOccurrences(of: "|", with: "\\|") }.joined(separator: " | ") + " |") }
+        var lines = [
+            "| " + head.joined(separator: " | ") + " |", "|" + head.map { _ in "---" }.joined(separator: "|") + "|",
+        ]
+        for r in body {
+            lines.append("| " + r.map { $0.replacingOccurrences(of: "|", with: "\\|") }.joined(separator: " | ") + " |")
+        }
         return lines.joined(separator: "\n")
     }
 
@@ -82,9 +86,11 @@ final class Report: @unchecked Sendable {
         var w = head.map(\.count)
         for r in body { for (i, c) in r.enumerated() { w[i] = Swift.max(w[i], c.count) } }
         func line(_ c: [String]) -> String {
-            c.enumerated().map { $0.element.padding(toLength: w[$0.offset], withPad: " ", startingAt: 0) }.joined(separator: " | ")
+            c.enumerated().map { $0.element.padding(toLength: w[$0.offset], withPad: " ", startingAt: 0) }.joined(
+                separator: " | ")
         }
-        return ([line(head), w.map { String(repeating: "-", count: $0) }.joined(separator: "-+-")] + body.map(line)).joined(separator: "\n")
+        return ([line(head), w.map { String(repeating: "-", count: $0) }.joined(separator: "-+-")] + body.map(line))
+            .joined(separator: "\n")
     }
 
     func markdown() -> String {

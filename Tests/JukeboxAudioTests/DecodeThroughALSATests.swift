@@ -1,5 +1,6 @@
 import Foundation
 import JukeboxAudio
+import JukeboxTestSupport
 import Testing
 
 /// Decodes through the whole pipeline into ALSA's `file` plugin (unpaced: its slave is `null`)
@@ -12,11 +13,13 @@ import Testing
         "tags/untagged.mp3", "bad/leading_junk.mp3", "bad/truncated.mp3",
     ]
 
-    static func pipelineDecode(_ file: String, dir: TempDir) -> (samples: [Int16], events: [PipelineEvent], status: PipelineStatus) {
+    static func pipelineDecode(_ file: String, dir: TemporaryDirectory) -> (
+        samples: [Int16], events: [PipelineEvent], status: PipelineStatus
+    ) {
         let out = dir.file("out.raw")
         let h = Harness(device: "file:'\(out)',raw")
         h.pipeline.setVolume(percent: 100, gain: 1.0)
-        h.pipeline.play(PlaybackItem(token: 7, path: Media.path(file)), fromMs: 0)
+        h.pipeline.play(PlaybackItem(token: 7, path: Fixtures.media(file)), fromMs: 0)
         _ = h.waitForEnd()
         let status = h.pipeline.status()
         h.pipeline.shutdown()
@@ -25,9 +28,9 @@ import Testing
 
     @Test(arguments: mp3s)
     func matchesMpg123(_ file: String) throws {
-        let dir = TempDir()
+        let dir = try TemporaryDirectory()
         let (got, events, status) = Self.pipelineDecode(file, dir: dir)
-        let reference = try referenceDecode([Media.path(file)])
+        let reference = try referenceDecode([Fixtures.media(file)])
         #expect(events == [.started(7), .finished(7), .endOfStream])
         #expect(got.count == reference.count, "\(file): \(got.count) vs mpg123 \(reference.count) samples")
         #expect(maxDifference(got, reference) <= 2)

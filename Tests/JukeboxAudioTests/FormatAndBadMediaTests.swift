@@ -7,7 +7,7 @@ import Testing
 @Suite struct FormatAndBadMediaTests {
     /// Plays `items` back to back (each next one set when the previous starts or fails) into
     /// ALSA's file plugin writing a regular file; returns the events, the status and the output.
-    static func playChain(_ paths: [String], dir: TempDir, device: String? = nil) -> (
+    static func playChain(_ paths: [String], dir: TemporaryDirectory, device: String? = nil) -> (
         [PipelineEvent], PipelineStatus, [Int16]
     ) {
         let out = dir.file("chain.raw")
@@ -31,24 +31,24 @@ import Testing
     }
 
     static func sox(_ args: [String]) throws -> [Int16] {
-        samples(of: try run("/usr/bin/sox", args))
+        samples(of: try run(["/usr/bin/sox"] + args).stdout)
     }
 
     @Test(arguments: ["wav/pcm16_stereo.wav", "wav/pcm16_48k_mono.wav", "wav/pcm24_stereo.wav"])
     func wavFixturesDecodeLikeSox(_ file: String) throws {
-        let dir = TempDir()
-        let (events, _, got) = Self.playChain([Media.path(file)], dir: dir)
+        let dir = try TemporaryDirectory()
+        let (events, _, got) = Self.playChain([Fixtures.media(file)], dir: dir)
         #expect(events == [.started(1), .finished(1), .endOfStream])
-        let reference = try Self.sox(["-D", Media.path(file), "-b", "16", "-e", "signed", "-t", "raw", "-"])
+        let reference = try Self.sox(["-D", Fixtures.media(file), "-b", "16", "-e", "signed", "-t", "raw", "-"])
         #expect(got.count == reference.count)
         #expect(maxDifference(got, reference) <= 1)
     }
 
     @Test func wav8And32BitOddChunksAndTruncatedData() throws {
-        let dir = TempDir()
-        let source = Media.path("wav/pcm16_stereo.wav")
-        _ = try run("/usr/bin/sox", ["-D", source, "-b", "8", "-e", "unsigned", dir.file("u8.wav")])
-        _ = try run("/usr/bin/sox", ["-D", source, "-b", "32", "-e", "signed", dir.file("s32.wav")])
+        let dir = try TemporaryDirectory()
+        let source = Fixtures.media("wav/pcm16_stereo.wav")
+        _ = try run(["/usr/bin/sox", "-D", source, "-b", "8", "-e", "unsigned", dir.file("u8.wav")])
+        _ = try run(["/usr/bin/sox", "-D", source, "-b", "32", "-e", "signed", dir.file("s32.wav")])
         let pcm16 = try #require(FileManager.default.contents(atPath: source))
         let reference = try Self.sox(["-D", source, "-t", "raw", "-"])
         // An odd-sized LIST chunk (with its pad byte) before the data, and the file cut short.
@@ -71,10 +71,10 @@ import Testing
     }
 
     @Test func formatChangesReopenOnlyWhenRateOrChannelsChange() throws {
-        let dir = TempDir()
+        let dir = try TemporaryDirectory()
         let files = ["mp3/cbr128.mp3", "mp3/vbr_v2.mp3", "wav/pcm16_48k_mono.wav", "mp3/mpeg2_22k.mp3", "mp3/mono.mp3"]
         let sink = try PacedFifoSink(bytesPerSecond: 176_400, speed: 20)
-        let (events, status, _) = Self.playChain(files.map(Media.path), dir: dir, device: sink.alsaDevice)
+        let (events, status, _) = Self.playChain(files.map(Fixtures.media), dir: dir, device: sink.alsaDevice)
         sink.stop()
         #expect(
             events == [
@@ -86,16 +86,18 @@ import Testing
         #expect(status.format == AudioFormat(rate: 44100, channels: 1))
     }
 
-    @Test(arguments: ["bad/empty.mp3", "bad/text.mp3", "bad/random.mp3", "bad/truncated.mp3", "bad/notes.txt", "missing.mp3"])
+    @Test(arguments: [
+        "bad/empty.mp3", "bad/text.mp3", "bad/random.mp3", "bad/truncated.mp3", "bad/notes.txt", "missing.mp3",
+    ])
     func badMediaFailsOrPlaysThenTheNextItemPlays(_ file: String) throws {
-        let dir = TempDir()
-        let good = Media.path("gapless/part1.mp3")
-        let (events, _, got) = Self.playChain([Media.path(file), good], dir: dir)
+        let dir = try TemporaryDirectory()
+        let good = Fixtures.media("gapless/part1.mp3")
+        let (events, _, got) = Self.playChain([Fixtures.media(file), good], dir: dir)
         let failed = events.contains { if case .failed(1, _) = $0 { return true } else { return false } }
         let played = events.starts(with: [.started(1), .finished(1)])
         #expect(failed || played, "\(events)")
         #expect(events.suffix(3) == [.started(2), .finished(2), .endOfStream], "\(events)")
-        let expected = (try referenceDecode([Media.path(file)])).count + (try referenceDecode([good])).count
+        let expected = (try referenceDecode([Fixtures.media(file)])).count + (try referenceDecode([good])).count
         #expect(got.count == expected)
         if case .failed(_, let message) = events.first(where: { if case .failed = $0 { true } else { false } }) {
             #expect(message.contains(file.split(separator: "/").last!))
@@ -104,11 +106,8 @@ import Testing
 
     @Test func deviceErrorIsReportedAndRetried() throws {
         let h = Harness(device: "hw:97,0")
-        h.pipeline.play(PlaybackItem(token: 1, path: Media.path("mp3/cbr128.mp3")), fromMs: 0)
-        let deadline = MonotonicClock.nanoseconds() + 2_000_000_000
-        while h.pipeline.status().error == nil && MonotonicClock.nanoseconds() < deadline {
-            MonotonicClock.sleep(nanoseconds: 2_000_000)
-        }
+        h.pipeline.play(PlaybackItem(token: 1, path: Fixtures.media("mp3/cbr128.mp3")), fromMs: 0)
+        waitUntil(timeout: .seconds(2)) { h.pipeline.status().error != nil }
         let status = h.pipeline.status()
         #expect(status.error?.hasPrefix("hw:97,0: snd_pcm_open failed: ") == true, "\(status.error ?? "nil")")
         #expect(status.state == .playing)

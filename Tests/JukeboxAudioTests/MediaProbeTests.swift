@@ -24,7 +24,7 @@ import Testing
 
     @Test(arguments: tagCases)
     func tags(_ e: Expected) throws {
-        let m = try MediaProbe.probe(path: Media.path("tags/" + e.file))
+        let m = try MediaProbe.probe(path: Fixtures.media("tags/" + e.file))
         #expect(m.title == e.title)
         #expect(m.artist == e.artist)
         #expect(m.album == e.album)
@@ -33,7 +33,7 @@ import Testing
     }
 
     @Test func expectedTableMatchesTheFixtureFile() throws {
-        let text = try String(contentsOfFile: Media.path("tags/expected.tsv"), encoding: .utf8)
+        let text = try String(contentsOfFile: Fixtures.media("tags/expected.tsv"), encoding: .utf8)
         let rows = text.split(separator: "\n").dropFirst().map {
             $0.split(separator: "\t", omittingEmptySubsequences: false)
         }
@@ -51,7 +51,7 @@ import Testing
         ("wav/pcm16_stereo.wav", 44100, 2), ("wav/pcm16_48k_mono.wav", 48000, 1), ("wav/pcm24_stereo.wav", 44100, 2),
     ])
     func formatsAndDurations(_ file: String, _ rate: Int, _ channels: Int) throws {
-        let m = try MediaProbe.probe(path: Media.path(file))
+        let m = try MediaProbe.probe(path: Fixtures.media(file))
         #expect(m.sampleRate == rate)
         let expectedMs: Int64 = file.hasPrefix("wav/pcm24") ? 1000 : file.hasPrefix("wav/") ? 2000 : 3000
         let duration = try #require(m.durationMs)
@@ -61,34 +61,34 @@ import Testing
 
     @Test(arguments: ["bad/empty.mp3", "bad/text.mp3", "bad/random.mp3", "bad/truncated.mp3", "bad/notes.txt"])
     func badFilesThrow(_ file: String) {
-        #expect(throws: (any Error).self) { try MediaProbe.probe(path: Media.path(file)) }
+        #expect(throws: (any Error).self) { try MediaProbe.probe(path: Fixtures.media(file)) }
     }
 
     @Test func leadingJunkIsAcceptedAfterResync() throws {
-        let m = try MediaProbe.probe(path: Media.path("bad/leading_junk.mp3"))
+        let m = try MediaProbe.probe(path: Fixtures.media("bad/leading_junk.mp3"))
         #expect(m.sampleRate == 44100)
     }
 
     /// A first scan must not read whole files from the card: the truncation check seeks near
     /// the end approximately instead of reading every frame header up to there.
     @Test func probeOfALongFileReadsOnlyItsEnds() throws {
-        let dir = TempDir()
+        let dir = try TemporaryDirectory()
         let long = dir.file("long.mp3")
-        let piece = try Data(contentsOf: URL(fileURLWithPath: Media.path("mp3/cbr_noxing.mp3")))
+        let piece = try Data(contentsOf: URL(fileURLWithPath: Fixtures.media("mp3/cbr_noxing.mp3")))
         try Data((0..<60).flatMap { _ in piece }).write(to: URL(fileURLWithPath: long))  // 2.9 MB, 3 min
         let before = bytesReadByThisThread()
         let m = try MediaProbe.probe(path: long)
         let read = bytesReadByThisThread() - before
         print("MediaProbe read \(read) of \(piece.count * 60) bytes")
         #expect(read < 100_000, "read \(read) bytes of a \(piece.count * 60)-byte file")
-        let one = try MediaProbe.probe(path: Media.path("mp3/cbr_noxing.mp3"))
+        let one = try MediaProbe.probe(path: Fixtures.media("mp3/cbr_noxing.mp3"))
         #expect(abs((m.durationMs ?? 0) - 60 * (one.durationMs ?? 0)) < 1000, "\(m.durationMs ?? 0) ms")
     }
 
     @Test func probeIsFast() throws {
         let files = ["tags/id3v24_utf8_cjk.mp3", "mp3/vbr_v2.mp3", "mp3/cbr128.mp3", "wav/pcm16_stereo.wav"]
         let start = MonotonicClock.nanoseconds()
-        for _ in 0..<100 { for f in files { _ = try MediaProbe.probe(path: Media.path(f)) } }
+        for _ in 0..<100 { for f in files { _ = try MediaProbe.probe(path: Fixtures.media(f)) } }
         let perFile = Double(MonotonicClock.nanoseconds() - start) / 400 / 1000
         print("MediaProbe: \(perFile) µs per file (debug build)")
         #expect(perFile < 2000)
@@ -149,6 +149,6 @@ import Testing
         #expect(try Self.tags("Misc/untagged.mp3") == [])
         #expect(try MediaProbe.probe(path: Self.library.file("Misc/untagged.mp3")).format == "44100:16:1")
         #expect(try MediaProbe.probe(path: Self.library.file("Misc/tone.wav")).format == "44100:16:2")
-        #expect(try MediaProbe.probe(path: Media.path("wav/pcm24_stereo.wav")).format == "44100:24:2")
+        #expect(try MediaProbe.probe(path: Fixtures.media("wav/pcm24_stereo.wav")).format == "44100:24:2")
     }
 }

@@ -134,7 +134,7 @@ final class FaultSink: AudioSink, @unchecked Sendable {
 /// Each fault is recovered and counted, and the samples that reach the device are the
 /// reference decode: nothing lost or repeated beyond what the fault itself cost.
 @Suite struct SinkFaultTests {
-    static let file = Media.path("gapless/part1.mp3")
+    static let file = Fixtures.media("gapless/part1.mp3")
 
     struct Played {
         var samples: [Int16]

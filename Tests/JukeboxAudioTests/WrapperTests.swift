@@ -1,5 +1,6 @@
 import ALSA
 import Glibc
+import JukeboxTestSupport
 import MPG123
 import Testing
 
@@ -25,7 +26,7 @@ import Testing
     }
 
     @Test func filePluginHoldsFramesThatCanBeRewound() throws {
-        let dir = TempDir()
+        let dir = try TemporaryDirectory()
         let pcm = try PCM(
             PCMRequest(
                 device: "file:'\(dir.file("x.raw"))',raw", rate: 48000, channels: 1, periodMicroseconds: 10_000,
@@ -45,7 +46,7 @@ import Testing
 
 @Suite struct MPG123WrapperTests {
     @Test func theLastDataArrivesWithDoneAndIsReturned() throws {
-        let decoder = try MPG123Decoder(path: Media.path("gapless/part1.mp3"))
+        let decoder = try MPG123Decoder(path: Fixtures.media("gapless/part1.mp3"))
         #expect(decoder.format == MPG123Format(rate: 44100, channels: 2))
         #expect(decoder.lengthFrames == 88200)
         let buffer = UnsafeMutablePointer<Int16>.allocate(capacity: 4096)
@@ -65,8 +66,8 @@ import Testing
     }
 
     @Test func seekIsSampleAccurate() throws {
-        let a = try MPG123Decoder(path: Media.path("mp3/vbr_v2.mp3"))
-        let b = try MPG123Decoder(path: Media.path("mp3/vbr_v2.mp3"))
+        let a = try MPG123Decoder(path: Fixtures.media("mp3/vbr_v2.mp3"))
+        let b = try MPG123Decoder(path: Fixtures.media("mp3/vbr_v2.mp3"))
         let n = 50_000
         let whole = UnsafeMutablePointer<Int16>.allocate(capacity: (n + 4096) * 2)
         let part = UnsafeMutablePointer<Int16>.allocate(capacity: 4096)
@@ -96,7 +97,7 @@ import Testing
                 && e?.description == "/nonexistent/x.mp3: open failed: \(String(cString: strerror(ENOENT)))"
         }
         // A file that opens but holds no MPEG audio: libmpg123's own call and text.
-        let text = Media.path("bad/notes.txt")
+        let text = Fixtures.media("bad/notes.txt")
         #expect {
             _ = try MPG123Decoder(path: text)
         } throws: { error in

@@ -28,6 +28,16 @@ import Testing
             ])
     }
 
+    /// Stored playlists go beside the database unless `playlist_dir` says otherwise.
+    @Test func playlistFolder() throws {
+        var config = JukeboxConfig(musicDir: "/music")
+        #expect(config.playlistFolder == "/var/lib/jukebox/playlists")
+        config.database = "state.sqlite"
+        #expect(config.playlistFolder == "playlists")
+        let entry = Entry(table: "", key: "playlist_dir", value: .string("/srv/lists"), line: 2)
+        #expect(try #require(Self.validate(Self.document([entry])).0).playlistFolder == "/srv/lists")
+    }
+
     @Test func defaultsWithOnlyMusicDir() throws {
         let (config, diagnostics) = Self.validate(Self.document([]))
         #expect(diagnostics == [])
@@ -187,6 +197,8 @@ import Testing
         Case("empty device", "audio", "device", .string(""), "must not be empty"),
         Case("empty database", "", "database", .string(""), "must not be empty"),
         Case("empty lyrics", "", "lyrics_dir", .string(""), "must not be empty"),
+        Case("empty playlists", "", "playlist_dir", .string(""), "must not be empty"),
+        Case("playlists type", "", "playlist_dir", .integer(1), "expected a string, found an integer"),
         Case(
             "console device", "console", "device", .string("ttyS0"),
             "must be 'stdin', 'none' or a device path like /dev/serial0, found 'ttyS0'"),

@@ -24,6 +24,28 @@ import Testing
         #expect(try Self.validatedShippedConfig("config/demo.toml") != nil)
     }
 
+    /// A relative playlist_dir is taken from the config file's folder; without one the
+    /// playlists go beside the database. An empty one is reported with its line.
+    @Test func playlistFolderPaths() throws {
+        let dir = try TemporaryDirectory(prefix: "jukebox-config")
+        defer { dir.remove() }
+        try FileManager.default.createDirectory(atPath: dir.file("music"), withIntermediateDirectories: true)
+        let path = dir.file("j.toml")
+        func load(_ extra: String) throws -> Result<LoadedConfig, ConfigProblems> {
+            try "music_dir = \"music\"\ndatabase = \"state/j.sqlite\"\n\(extra)\n".write(
+                toFile: path, atomically: true, encoding: .utf8)
+            return DaemonConfig.load(path: path)
+        }
+        let base = (try load("").get().config.musicDir as NSString).deletingLastPathComponent
+        #expect(try load("").get().config.playlistFolder == base + "/state/playlists")
+        #expect(try load("playlist_dir = \"lists\"").get().config.playlistFolder == base + "/lists")
+        guard case .failure(let problems) = try load("playlist_dir = \"\"") else {
+            Issue.record("an empty playlist_dir was accepted")
+            return
+        }
+        #expect(problems.lines == ["\(path):3: playlist_dir: must not be empty"])
+    }
+
     @Test func goodConfigExitsZero() throws {
         let result = try Jukeboxd.run(["--config", Fixtures.config("good.toml"), "--check-config"])
         #expect(result.status == 0, "\(result.stderr)")

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import JukeboxCore
 import JukeboxTestSupport
 import LinuxSupport
 import Testing
@@ -8,7 +9,7 @@ import Testing
 /// into the daemon's `--input-replay-fifo`, paced in real time like a hand on the buttons.
 final class EdgeWriter {
     let fifo: FileDescriptor
-    var random = TestRandom(seed: 42)
+    var random = SplitMix64(seed: 42)
 
     init(path: String) throws {
         // The daemon holds the FIFO open for reading and writing, so this open does not block.
@@ -18,9 +19,9 @@ final class EdgeWriter {
     /// One transition of `line` to the physical `level` now, with its bounce burst.
     func transition(_ line: Int, to level: Int) {
         let start = Double(MonotonicClock.nanoseconds()) / 1e9
-        let burst = Double(random.milliseconds(1...20)) / 10_000  // 0.1–2 ms
-        let count = 2 * random.milliseconds(1...3)
-        var offsets = (0..<(count - 1)).map { _ in Double(random.milliseconds(1...99)) / 100 * burst }.sorted()
+        let burst = Double(random.next(in: 1...20)) / 10_000  // 0.1–2 ms
+        let count = 2 * random.next(in: 1...3)
+        var offsets = (0..<(count - 1)).map { _ in Double(random.next(in: 1...99)) / 100 * burst }.sorted()
         offsets.append(burst)
         var text = String(format: "%.9f %d %d\n", start, line, level)
         var current = level
@@ -34,7 +35,7 @@ final class EdgeWriter {
     /// A press of a button to ground (active-low) lasting `ms`.
     func press(_ line: Int, ms: Int) {
         transition(line, to: 0)
-        sleepMilliseconds(ms)
+        sleepMilliseconds(ms)  // the hand holds the button: pacing, not a synchronisation
         transition(line, to: 1)
     }
 
@@ -49,7 +50,7 @@ final class EdgeWriter {
                 if next.0 != state.0 { transition(5, to: next.0) }
                 if next.1 != state.1 { transition(6, to: next.1) }
                 state = next
-                sleepMilliseconds(msPerTransition)
+                sleepMilliseconds(msPerTransition)  // the hand turns the knob at this pace
             }
         }
     }
@@ -83,13 +84,11 @@ final class EdgeWriter {
 
         // play_pause (has a long mapping): a 90 ms press toggles on release.
         writer.press(17, ms: 90)
-        sleepMilliseconds(100)
-        #expect(harness.status()?.state == "pause", "\(harness.log)")
+        #expect(harness.waitForStatus { $0.state == "pause" } != nil, "\(harness.log)")
 
         // The encoder's switch is short-only: it toggles on the press edge.
         writer.press(13, ms: 40)
-        sleepMilliseconds(100)
-        #expect(harness.status()?.state == "play")
+        #expect(harness.waitForStatus { $0.state == "play" } != nil, "\(harness.log)")
 
         // next: a short press skips.
         writer.press(27, ms: 120)
@@ -100,18 +99,17 @@ final class EdgeWriter {
         // next held for 1 s: seek +10 at 800 ms (and no skip).
         let before = try #require(harness.status())
         writer.press(27, ms: 1000)
-        sleepMilliseconds(100)
-        let sought = try #require(harness.status())
+        let sought = try #require(
+            harness.waitForStatus { $0.elapsed - before.elapsed >= 10 || $0.songID != before.songID },
+            "\(harness.log)")
         #expect(sought.songID == before.songID)
         #expect(sought.elapsed - before.elapsed >= 10, "\(before.elapsed) → \(sought.elapsed)")
 
         // The knob: 5 detents back, 2 forward, 2 % each, with bounce on both lines.
         writer.turn(-5)
-        sleepMilliseconds(100)
-        #expect(harness.status()?.volume == 90, "\(harness.log)")
+        #expect(harness.waitForStatus { $0.volume == 90 } != nil, "\(harness.log)")
         writer.turn(2)
-        sleepMilliseconds(100)
-        #expect(harness.status()?.volume == 94, "\(harness.log)")
+        #expect(harness.waitForStatus { $0.volume == 94 } != nil, "\(harness.log)")
 
         process.kill(SIGTERM)
         #expect(process.waitForExit(timeout: .seconds(3)) == 0)
@@ -131,7 +129,8 @@ final class EdgeWriter {
         let process = try harness.start(extraArguments: ["--input-replay-fifo", fifo])
         #expect(process.waitForLine(matching: "playing \"", on: .stderr) != nil, "\(harness.log)")
         let writer = try EdgeWriter(path: fifo)
-        // play_pause down, next down 150 ms later, both held past long_press_ms, then released.
+        // play_pause down, next down 150 ms later, both held past long_press_ms, then released
+        // (the sleeps pace the hand).
         writer.transition(17, to: 0)
         sleepMilliseconds(150)
         writer.transition(27, to: 0)

@@ -37,28 +37,9 @@ final class DaemonHarness {
             try FileManager.default.copyItem(atPath: track, toPath: "\(musicDir)/\(name)")
         }
         configPath = directory.file("jukebox.toml")
-        let config = """
-            music_dir = "music"
-            database = "state/jukebox.sqlite"
-
-            [audio]
-            device = "null"
-            pacing = "clock"
-            start_volume = 100
-            max_volume = 100
-
-            [queue]
-            mode = "\(mode)"
-
-            [resume]
-            on_start = "\(onStart)"
-            \(resumeExtra)
-
-            [console]
-            device = "stdin"
-            \(configExtra)
-            """
-        try config.write(toFile: configPath, atomically: true, encoding: .utf8)
+        try DaemonConfig(
+            musicDir: "music", mode: mode, onStart: onStart, resumeExtra: resumeExtra, extra: configExtra
+        ).write(to: configPath)
     }
 
     deinit {
@@ -120,6 +101,17 @@ final class DaemonHarness {
             volume: fields["volume"].flatMap { Int($0) } ?? -1, mode: fields["mode"] ?? "?", at: first.nanoseconds)
     }
 
+    /// Asks `status` (every 20 ms) until `condition` holds; returns that status, or nil when
+    /// `timeout` passed first.
+    func waitForStatus(timeout: Duration = .seconds(5), _ condition: (Status) -> Bool) -> Status? {
+        var matched: Status?
+        waitUntil(timeout: timeout, pollingEvery: .milliseconds(20)) {
+            matched = status().flatMap { condition($0) ? $0 : nil }
+            return matched != nil
+        }
+        return matched
+    }
+
     /// `PRAGMA integrity_check` on the database, with the daemon not running. Closes without
     /// a checkpoint, as the daemon does, so the check leaves the WAL as the daemon left it.
     func integrityCheck() throws -> [String] {
@@ -151,22 +143,6 @@ final class DaemonHarness {
 
     /// Stderr so far, for failure messages.
     var log: String { process?.text(of: .stderr) ?? "" }
-}
-
-/// A small deterministic random source for test schedules (reproducible failures).
-struct TestRandom {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func milliseconds(_ range: ClosedRange<Int>) -> Int {
-        range.lowerBound + Int(next() % UInt64(range.count))
-    }
 }
 
 func sleepMilliseconds(_ ms: Int) { MonotonicClock.sleep(nanoseconds: UInt64(ms) * 1_000_000) }

@@ -15,8 +15,7 @@ import Testing
         let harness = try DaemonHarness(tracks: Self.demoTracks)
         let process = try harness.start()
         #expect(process.waitForLine(matching: "playing", on: .stderr) != nil, "\(harness.log)")
-        sleepMilliseconds(1500)
-        let before = harness.status()
+        let before = harness.waitForStatus { $0.elapsed >= 1.5 }
         let sent = MonotonicClock.nanoseconds()
         process.kill(SIGTERM)
         let status = process.waitForExit(timeout: .seconds(3))
@@ -47,11 +46,9 @@ import Testing
         #expect(first.state == "play")
 
         harness.send("pause")
-        sleepMilliseconds(300)
-        let paused = try #require(harness.status())
-        sleepMilliseconds(500)
+        let paused = try #require(harness.waitForStatus { $0.state == "pause" }, "\(harness.log)")
+        sleepMilliseconds(500)  // an interval in which nothing may happen, not a synchronisation
         let stillPaused = try #require(harness.status())
-        #expect(paused.state == "pause")
         #expect(abs(stillPaused.elapsed - paused.elapsed) < 0.02, "position moved while paused")
 
         harness.send("toggle")
@@ -60,12 +57,10 @@ import Testing
         harness.send("volume 37")
         harness.send("mode shuffle")
         harness.send("seek 10")
-        sleepMilliseconds(200)
-        let changed = try #require(harness.status())
+        let changed = try #require(
+            harness.waitForStatus { $0.volume == 37 && $0.mode == "shuffle" && $0.elapsed >= 10 }, "\(harness.log)")
         #expect(changed.state == "play")
-        #expect(changed.volume == 37)
-        #expect(changed.mode == "shuffle")
-        #expect(changed.elapsed >= 10 && changed.elapsed < 11, "\(changed.elapsed)")
+        #expect(changed.elapsed < 11, "\(changed.elapsed)")
 
         process.skipOutput()
         harness.send("frobnicate")
@@ -85,14 +80,14 @@ import Testing
         #expect(process.waitForLine(matching: "playing", on: .stderr) != nil, "\(harness.log)")
         harness.send("next")  // a skip: one transaction, which this run's later events compare with
         #expect(process.waitForLine(matching: "playing \"Café au Lait\"", on: .stderr) != nil, "\(harness.log)")
-        sleepMilliseconds(2_500)
+        sleepMilliseconds(2_500)  // the daemon's 2 s write window after the skip (under test) runs out
         let connection = try Connection(path: harness.database)
         let saved = try #require(try connection.scalarInt("SELECT volume FROM playback"))
 
         harness.send("volume 23")
         harness.send("seek 12")
         harness.send("pause")
-        sleepMilliseconds(2_600)  // past the 2 s window: the journal sector is fdatasync'd
+        sleepMilliseconds(2_600)  // past the daemon's 2 s window (under test): the journal sector is fdatasync'd
         let paused = try #require(harness.status())
         #expect(paused.state == "pause" && paused.volume == 23)
         #expect(try connection.scalarInt("SELECT volume FROM playback") == saved, "the database was written")
@@ -116,9 +111,10 @@ import Testing
         let harness = try DaemonHarness(tracks: bad + good + [Fixtures.media("bad/notes.txt")])
         let process = try harness.start()
         #expect(process.waitForLine(matching: "playing", on: .stderr) != nil, "\(harness.log)")
-        sleepMilliseconds(300)
+        let badNames = ["empty.mp3", "text.mp3", "random.mp3"]
+        #expect(waitUntil { badNames.allSatisfy(harness.log.contains) }, "\(harness.log)")
         let log = harness.log
-        for name in ["empty.mp3", "text.mp3", "random.mp3"] {
+        for name in badNames {
             let lines = log.split(separator: "\n").filter { $0.contains(name) }
             #expect(lines.count == 1, "expected one line about \(name) in:\n\(log)")
         }
@@ -162,7 +158,7 @@ import Testing
         let process = try harness.start()
         #expect(process.waitForLine(matching: "playing \"Morning Light\"", on: .stderr) != nil, "\(harness.log)")
         harness.send("seek 8")
-        sleepMilliseconds(300)
+        #expect(harness.waitForStatus { $0.elapsed >= 8.3 } != nil, "\(harness.log)")  // left at 8.3 s or later
         harness.send("next")
         #expect(process.waitForLine(matching: "playing \"Café au Lait\"", on: .stderr) != nil, "\(harness.log)")
         harness.send("previous")  // within 3 s of the start: the previous track, not a restart
@@ -171,7 +167,7 @@ import Testing
         #expect(back.elapsed >= 8.2 && back.elapsed < 9.5, "resumed at \(back.elapsed)")
 
         harness.send("seek 12")
-        sleepMilliseconds(200)
+        #expect(harness.waitForStatus { $0.elapsed >= 12.2 } != nil, "\(harness.log)")  // left at 12.2 s or later
         harness.send("next")
         #expect(process.waitForLine(matching: "playing \"Café au Lait\"", on: .stderr) != nil, "\(harness.log)")
         process.kill(SIGTERM)
@@ -197,7 +193,8 @@ import Testing
         let process = try harness.start()
         #expect(process.waitForLine(matching: "playing", on: .stderr) != nil, "\(harness.log)")
         harness.send("seek 100")
-        sleepMilliseconds(9000)  // the hint trails what was decoded by 5 to 10 s
+        // The hint trails what was decoded by 5 to 10 s: play 9 s past the seek.
+        #expect(harness.waitForStatus(timeout: .seconds(20)) { $0.elapsed >= 109 } != nil, "\(harness.log)")
         let before = try #require(harness.status(), "no status:\n\(harness.log)")
         let cutAt = MonotonicClock.nanoseconds()
         process.kill(SIGKILL)
@@ -236,7 +233,8 @@ import Testing
         let process = try harness.start()
         #expect(process.waitForLine(matching: "playing \"Book A\"", on: .stderr) != nil, "\(harness.log)")
         harness.send("seek 100")
-        sleepMilliseconds(9000)  // the hint trails what was decoded by 5 to 10 s
+        // The hint trails what was decoded by 5 to 10 s: play 9 s past the seek.
+        #expect(harness.waitForStatus(timeout: .seconds(20)) { $0.elapsed >= 109 } != nil, "\(harness.log)")
         harness.send("next")
         #expect(process.waitForLine(matching: "playing \"Book B\"", on: .stderr) != nil, "\(harness.log)")
         let left = try #require(harness.status())
@@ -263,14 +261,21 @@ import Testing
         let process = try harness.start()
         #expect(process.waitForLine(matching: "playing", on: .stderr) != nil, "\(harness.log)")
         harness.send("seek 90")
-        sleepMilliseconds(3000)
+        #expect(harness.waitForStatus(timeout: .seconds(10)) { $0.elapsed >= 93 } != nil, "\(harness.log)")
         let size = (try? FileManager.default.attributesOfItem(atPath: long)[.size] as? Int) ?? 0
-        for (command, back) in [("pause", "play"), ("seek 60", "seek 100")] {
+        // Each command, what shows it took effect, and the way back (a seek target, or nil: play).
+        let steps: [(String, (DaemonHarness.Status) -> Bool, Double?)] = [
+            ("pause", { $0.state == "pause" }, nil), ("seek 60", { $0.elapsed < 62 }, 100),
+        ]
+        for (command, tookEffect, target) in steps {
             let before = Int(ProcessIO.readIO(process.pid)?.rchar ?? 0)
             harness.send(command)
-            sleepMilliseconds(300)
+            let reached = try #require(harness.waitForStatus(tookEffect), "\(command): \(harness.log)")
+            let back = target.map { "seek \(Int($0))" } ?? "play"
             harness.send(back)
-            sleepMilliseconds(700)
+            // Half a second of playing again after the way back.
+            let from = target ?? reached.elapsed
+            #expect(harness.waitForStatus { $0.state == "play" && $0.elapsed >= from + 0.5 } != nil, "\(harness.log)")
             let read = Int(ProcessIO.readIO(process.pid)?.rchar ?? 0) - before
             let status = try #require(harness.status())
             print("\(command), then \(back), at ~\(status.elapsed) s of a \(size)-byte file: read \(read) bytes")
@@ -284,11 +289,7 @@ import Testing
 
     /// Whether the daemon's log holds `text` within 3 s.
     func logEventually(_ harness: DaemonHarness, contains text: String) -> Bool {
-        for _ in 0..<150 {
-            if harness.log.contains(text) { return true }
-            sleepMilliseconds(20)
-        }
-        return false
+        waitUntil(timeout: .seconds(3), pollingEvery: .milliseconds(20)) { harness.log.contains(text) }
     }
 
 }

@@ -41,11 +41,14 @@ import Testing
         #expect(process.waitForExit(timeout: .seconds(3)) == 0)
         let again = try harness.start()
         #expect(again.waitForLine(matching: "resuming", on: .stderr) != nil, "\(harness.log)")
-        sleepMilliseconds(300)
-        harness.send("lyrics")
-        #expect(
-            again.waitForLine(matching: "01 Morning Light.lrc (5 lines, offset 1000 ms)", on: .stdout) != nil,
-            "\(harness.log)")
+        // Asks until the resumed track's lyrics are loaded.
+        let loaded = waitUntil(pollingEvery: .milliseconds(50)) {
+            harness.send("lyrics")
+            return again.waitForLine(
+                matching: "01 Morning Light.lrc (5 lines, offset 1000 ms)", on: .stdout, timeout: .milliseconds(200))
+                != nil
+        }
+        #expect(loaded, "\(harness.log)")
         again.kill(SIGTERM)
         #expect(again.waitForExit(timeout: .seconds(3)) == 0)
     }

@@ -20,21 +20,8 @@ enum Jukeboxd {
 
     /// Runs `jukeboxd ARGS` to completion (for --check-config and scan).
     static func run(_ arguments: [String]) throws -> Result {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = arguments
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        let errData = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Result(
-            status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-            stderr: String(decoding: errData, as: UTF8.self))
+        let result = try JukeboxTestSupport.run([binary] + arguments)
+        return Result(status: result.status, stdout: result.stdoutText, stderr: result.stderrText)
     }
 }
 

@@ -9,7 +9,7 @@ import Testing
 /// settings back when the daemon stops.
 @Suite(.serialized) struct KeyConsoleTests {
     @Test func keysAreButtonsOnATerminal() throws {
-        let port = freeTCPPort()
+        let port = freeLoopbackPort()
         let harness = try DaemonHarness(
             tracks: DaemonTests.demoTracks,
             configExtra: """
@@ -36,19 +36,35 @@ import Testing
         #expect(during.c_lflag & tcflag_t(ICANON | ECHO) == 0, "the terminal is in key mode")
 
         pty.write(" ")  // play/pause short press: toggle
-        #expect(waitFor { client.fields("status")["state"] == "pause" })
+        #expect(
+            waitUntil(timeout: .seconds(3), pollingEvery: .milliseconds(20)) {
+                client.fields("status")["state"] == "pause"
+            })
         pty.write(" ")
-        #expect(waitFor { client.fields("status")["state"] == "play" })
+        #expect(
+            waitUntil(timeout: .seconds(3), pollingEvery: .milliseconds(20)) {
+                client.fields("status")["state"] == "play"
+            })
         let volume = Int(client.fields("status")["volume"] ?? "") ?? -1
         pty.write("\u{1B}[B\u{1B}[B")  // two clicks of the knob down
-        #expect(waitFor { Int(client.fields("status")["volume"] ?? "") == volume - 4 }, "from \(volume)")
+        #expect(
+            waitUntil(timeout: .seconds(3), pollingEvery: .milliseconds(20)) {
+                Int(client.fields("status")["volume"] ?? "") == volume - 4
+            }, "from \(volume)")
         pty.write("\u{1B}[A")  // and one up
-        #expect(waitFor { Int(client.fields("status")["volume"] ?? "") == volume - 2 }, "from \(volume)")
+        #expect(
+            waitUntil(timeout: .seconds(3), pollingEvery: .milliseconds(20)) {
+                Int(client.fields("status")["volume"] ?? "") == volume - 2
+            }, "from \(volume)")
         pty.write("n")  // next
-        #expect(waitFor { client.fields("status")["song"] == "1" })
+        #expect(
+            waitUntil(timeout: .seconds(3), pollingEvery: .milliseconds(20)) { client.fields("status")["song"] == "1" })
         // A command line after ':'.
         pty.write(":seek 5\r")
-        #expect(waitFor { (Double(client.fields("status")["elapsed"] ?? "") ?? 0) >= 5 })
+        #expect(
+            waitUntil(timeout: .seconds(3), pollingEvery: .milliseconds(20)) {
+                (Double(client.fields("status")["elapsed"] ?? "") ?? 0) >= 5
+            })
         pty.write("?")
         #expect(process.waitForLine(matching: "= knob switch", on: .stdout) != nil)
 
@@ -67,14 +83,5 @@ import Testing
         #expect(harness.status()?.state == "play", "\(harness.log)")
         process.kill(SIGTERM)
         #expect(process.waitForExit(timeout: .seconds(5)) == 0)
-    }
-
-    private func waitFor(_ condition: () -> Bool) -> Bool {
-        let end = MonotonicClock.nanoseconds() + 3_000_000_000
-        while MonotonicClock.nanoseconds() < end {
-            if condition() { return true }
-            sleepMilliseconds(20)
-        }
-        return false
     }
 }

@@ -59,7 +59,8 @@ import Testing
 @Suite struct RenderCommandTests {
     @Test(arguments: ["320x240", "16x2"])
     func rendersAPNG(size: String) throws {
-        let output = "/tmp/jukebox-render-test-\(size).png"
+        let directory = try TemporaryDirectory(prefix: "jukebox-render")
+        let output = directory.file("\(size).png")
         let result = try Jukeboxd.run([
             "render", "--track", Fixtures.path("config/demo-music/01 Morning Light.mp3"), "--position", "0:09.8",
             "--size", size, "--output", output,
@@ -68,7 +69,6 @@ import Testing
         #expect(result.stdout.hasPrefix("\(output): "))
         let bytes = try Array(Data(contentsOf: URL(fileURLWithPath: output)))
         #expect(Array(bytes.prefix(4)) == [0x89, 0x50, 0x4E, 0x47])
-        try? FileManager.default.removeItem(atPath: output)
     }
 
     @Test func badSize() throws {
@@ -89,9 +89,9 @@ import Testing
         let n = body.count
         let tag: [UInt8] = [0x49, 0x44, 0x33, 3, 0, 0, 0, 0, UInt8(n >> 7), UInt8(n & 0x7F)] + body
         let audio = try Array(Data(contentsOf: URL(fileURLWithPath: Fixtures.demoMusic + "/03 Night Drive.mp3")))
-        let path = "/tmp/jukebox-embedded-\(getpid()).mp3"
+        let directory = try TemporaryDirectory(prefix: "jukebox-embedded")
+        let path = directory.file("embedded.mp3")
         try Data(tag + audio).write(to: URL(fileURLWithPath: path))
-        defer { try? FileManager.default.removeItem(atPath: path) }
         let result = try Jukeboxd.run(["lyrics", path])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("00:01.500  Embedded one\n00:04.000  Embedded two\n"), "\(result.stdout)")

@@ -18,7 +18,7 @@ import Testing
     static func start(
         extra: String = "", console: String = "stdin", prepare: (DaemonHarness) throws -> Void = { _ in }
     ) throws -> (DaemonHarness, Int) {
-        let port = freeTCPPort()
+        let port = freeLoopbackPort()
         let harness = try DaemonHarness(
             tracks: DaemonTests.demoTracks,
             configExtra: """
@@ -66,8 +66,12 @@ import Testing
         #expect(try Self.mpc(port, "repeat", "off").contains("repeat: off"))
 
         // idle wakes on the mixer change made by another client.
+        // A session collects changes from its connection on, so once mpc is connected its idle
+        // reports the change, whether it is read before or after it.
+        let connected = { harness.log.split(separator: "\n").filter { $0.hasSuffix(" connected") }.count }
+        let before = connected()
         let idle = Thread.detachNewThreadWithResult { try? Self.mpc(port, "idle", "mixer") }
-        sleepMilliseconds(300)
+        #expect(waitUntil { connected() > before }, "\(harness.log)")
         _ = try Self.mpc(port, "volume", "30")
         #expect(idle.wait(timeout: 5) == "mixer\n")
         #expect(harness.status()?.state == "play")
@@ -76,10 +80,20 @@ import Testing
     @Test(.enabled(if: hasPythonMPD)) func pythonMPD2DrivesTheDaemon() throws {
         let (harness, port) = try Self.start()
         defer { Self.stop(harness) }
-        let script = harness.directory.file("client.py")
-        try Self.pythonScript.write(toFile: script, atomically: true, encoding: .utf8)
-        let result = try runTool(Self.python, [script, "\(port)"], timeout: 30)
-        #expect(result.status == 0 && result.output.contains("PASS"), "\(result.output)\n\(harness.log)")
+        try Self.expectPythonPasses(Self.pythonScript, harness, port: port)
+    }
+
+    /// Runs a python-mpd2 script against the daemon on `port`; the script prints PASS when
+    /// every assert in it held.
+    static func expectPythonPasses(
+        _ script: String, _ harness: DaemonHarness, port: Int, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        let path = harness.directory.file("client.py")
+        try script.write(toFile: path, atomically: true, encoding: .utf8)
+        let result = try runTool(python, [path, "\(port)"], timeout: .seconds(30))
+        #expect(
+            result.status == 0 && result.output.contains("PASS"), "\(result.output)\n\(harness.log)",
+            sourceLocation: sourceLocation)
     }
 
     static let pythonScript = """
@@ -190,8 +204,7 @@ import Testing
         let a = try MPDTestClient(port: port)
         let b = try MPDTestClient(port: port)
         #expect(a.greeting == "OK MPD 0.23.0")
-        a.send("idle player mixer")
-        sleepMilliseconds(100)
+        a.send("idle player mixer")  // a's session collects changes from its connection on
         let sent = MonotonicClock.nanoseconds()
         #expect(b.command("setvol 33") == ["OK"])
         #expect(a.response() == ["changed: mixer", "OK"])
@@ -228,10 +241,10 @@ import Testing
     }
 
     @Test(.enabled(if: hasMPC)) func unixSocketAndSymlinksThatLeaveTheMusicFolder() throws {
-        let socketPath = "/tmp/jukebox-mpd-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock"
-        let outside = "/tmp/jukebox-outside-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let scratch = try TemporaryDirectory(prefix: "jukebox-mpd")
+        let socketPath = scratch.file("mpd.sock")
+        let outside = scratch.file("outside")
         try FileManager.default.createDirectory(atPath: outside, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: outside) }
         try FileManager.default.copyItem(atPath: DaemonTests.demoTracks[0], toPath: "\(outside)/escaped.mp3")
         let (harness, port) = try Self.start(extra: "socket = \"\(socketPath)\"") { harness in
             #expect(symlink(outside, "\(harness.musicDir)/elsewhere") == 0)
@@ -263,10 +276,9 @@ import Testing
 
     @Test func serialConsoleOnAPseudoTerminal() throws {
         let pty = try PseudoTerminal()
-        let link = "/tmp/jukebox-serial-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        unlink(link)
+        let scratch = try TemporaryDirectory(prefix: "jukebox-serial")
+        let link = scratch.file("serial")
         #expect(symlink(pty.slavePath, link) == 0)
-        defer { unlink(link) }
         let (harness, port) = try Self.start(extra: "", console: link)
         defer { Self.stop(harness) }
         #expect(pty.waitFor("Type 'help' for the commands.\r\n") != nil, "\(harness.log)")
@@ -299,9 +311,9 @@ import Testing
     /// The commands the mpc test uses, typed on the serial line.
     @Test func theMPCCommandsOnTheSerialLine() throws {
         let pty = try PseudoTerminal()
-        let link = "/tmp/jukebox-serial-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let scratch = try TemporaryDirectory(prefix: "jukebox-serial")
+        let link = scratch.file("serial")
         #expect(symlink(pty.slavePath, link) == 0)
-        defer { unlink(link) }
         let (harness, port) = try Self.start(console: link)
         defer { Self.stop(harness) }
         #expect(pty.waitFor("Type 'help'") != nil, "\(harness.log)")
@@ -323,17 +335,16 @@ import Testing
         #expect(playlist.components(separatedBy: "file: ").count == 5, "\(playlist)")
         // idle on the serial line wakes on a change made over TCP.
         pty.discard()
-        pty.write("idle mixer\r")
-        sleepMilliseconds(100)
+        pty.write("idle mixer\r")  // the session collects changes whether idle is read before or after
         #expect(try MPDTestClient(port: port).command("setvol 45") == ["OK"])
         #expect(pty.waitFor("changed: mixer\r\nOK\r\n") != nil)
     }
 
     @Test func serialConsoleComesBackAfterTheCableIsPulled() throws {
         var pty: PseudoTerminal? = try PseudoTerminal()
-        let link = "/tmp/jukebox-serial-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let scratch = try TemporaryDirectory(prefix: "jukebox-serial")
+        let link = scratch.file("serial")
         #expect(symlink(pty!.slavePath, link) == 0)
-        defer { unlink(link) }
         let (harness, port) = try Self.start(console: link)
         defer { Self.stop(harness) }
         #expect(pty!.waitFor("Type 'help'") != nil, "\(harness.log)")

@@ -9,15 +9,14 @@ import Testing
 /// play flags, the state and the current song from `status`, and the queue, compared after
 /// every step. A small differential run that the larger one (every command family) grows from.
 @Suite(.serialized) struct MPDDifferentialTests {
-    static let mpdBinary = "/usr/bin/mpd"
-    static var hasMPD: Bool { FileManager.default.isExecutableFile(atPath: mpdBinary) }
+    static var hasMPD: Bool { ReferenceMPD.isInstalled }
     /// The compared `status` fields (timing fields and ids differ by design).
     static let statusFields = ["repeat", "random", "single", "consume", "state", "song", "nextsong", "playlistlength"]
 
     /// Both servers over one library of four 1-second WAVs (`01 a.wav` ... `04 d.wav`).
     final class Servers {
         let harness: DaemonHarness
-        let mpd: DaemonProcess
+        let mpd: ReferenceMPD
         let jukebox: MPDTestClient
         let reference: MPDTestClient
         /// Per step: the line, and whether both answered the same.
@@ -28,36 +27,17 @@ import Testing
             defer { source.remove() }
             let names = ["01 a.wav", "02 b.wav", "03 c.wav", "04 d.wav"]
             for name in names { try InputLatencyProbe.writeFlatWAV(path: source.file(name), seconds: 1) }
-            let port = freeTCPPort()
+            let port = freeLoopbackPort()
             harness = try DaemonHarness(
                 tracks: names.map { source.file($0) }, configExtra: "[network]\nport = \(port)", onStart: "off")
             let process = try harness.start()
             guard process.waitForLine(matching: "MPD protocol on", on: .stderr) != nil else {
                 throw TestFailure("jukeboxd did not listen: \(harness.log)")
             }
-            let mpdPort = freeTCPPort()
-            let dir = harness.directory.file("mpd")
-            try FileManager.default.createDirectory(atPath: dir + "/playlists", withIntermediateDirectories: true)
-            try """
-            music_directory    "\(harness.musicDir)"
-            playlist_directory "\(dir)/playlists"
-            db_file            "\(dir)/db"
-            log_file           "\(dir)/log"
-            bind_to_address    "127.0.0.1"
-            port               "\(mpdPort)"
-            auto_update        "no"
-            zeroconf_enabled   "no"
-            audio_output {
-              type       "null"
-              name       "null"
-              sync       "yes"
-              mixer_type "none"
-            }
-            """.write(toFile: dir + "/mpd.conf", atomically: true, encoding: .utf8)
-            mpd = try DaemonProcess(
-                executable: MPDDifferentialTests.mpdBinary, arguments: ["--no-daemon", dir + "/mpd.conf"])
+            mpd = try ReferenceMPD(
+                musicDir: harness.musicDir, directory: harness.directory.file("mpd"), output: "sync \"yes\"")
             jukebox = try MPDTestClient(port: port)
-            reference = try MPDTestClient(port: mpdPort)
+            reference = try MPDTestClient(port: mpd.port)
             guard reference.greeting.hasPrefix("OK MPD 0.23") else {
                 throw TestFailure("not MPD 0.23: \(reference.greeting)")
             }
@@ -72,8 +52,7 @@ import Testing
         }
 
         deinit {
-            mpd.kill(SIGTERM)
-            _ = mpd.waitForExit(timeout: .seconds(5))
+            mpd.stop()
             harness.process?.kill(SIGTERM)
             _ = harness.process?.waitForExit(timeout: .seconds(5))
         }
@@ -134,13 +113,10 @@ import Testing
         init(_ description: String) { self.description = description }
     }
 
-    /// Polls `condition` every 20 ms until it holds, for at most `seconds`.
+    /// Polls `condition` every 20 ms until it holds; throws naming `what` after `seconds`.
     static func waitUntil(_ what: String, seconds: Double = 15, _ condition: () -> Bool) throws {
-        let end = deadline(.milliseconds(Int(seconds * 1000)))
-        while !condition() {
-            guard MonotonicClock.nanoseconds() < end else { throw TestFailure("timed out: \(what)") }
-            MonotonicClock.sleep(nanoseconds: 20_000_000)
-        }
+        guard JukeboxTestSupport.waitUntil(timeout: .seconds(seconds), pollingEvery: .milliseconds(20), condition)
+        else { throw TestFailure("timed out: \(what)") }
     }
 
     /// Toggling repeat, random, single and consume in several orders, as ncmpcpp's r/z/y

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import JukeboxCore
 import JukeboxTestSupport
 import LinuxSupport
 import Testing
@@ -17,6 +18,8 @@ import Testing
         "seekid", "seekcur", "move", "moveid", "shuffle", "ping", "commands", "notcommands", "tagtypes", "outputs",
         "stats", "idle", "noidle", "command_list_begin", "command_list_ok_begin", "command_list_end", "password",
         "replay_gain_status", "decoders", "urlhandlers", "help", "lyrics", "playlist", "frobnicate", "Status", "x_y",
+        "save", "listplaylists", "listplaylist", "listplaylistinfo", "playlistadd", "playlistclear", "playlistdelete",
+        "playlistmove", "rename", "rm",
     ]
     static let fragments = [
         "0", "1", "-1", "99999999999999999999", "0:", ":", "1:0", "+5", "-5", "3.5", "nan", "\"", "\"\"", "\"a b\"",
@@ -26,7 +29,7 @@ import Testing
 
     /// One mutated line (without its newline). `terminal`: a line after which MPD may close
     /// the connection (garbage where the command word should be, over 4 KiB, idle).
-    static func line(_ random: inout TestRandom) -> (bytes: [UInt8], terminal: Bool) {
+    static func line(_ random: inout SplitMix64) -> (bytes: [UInt8], terminal: Bool) {
         let roll = random.next() % 100
         if roll < 3 {  // a long line, over MPD's 4 KiB limit or just under it
             let length = 4000 + Int(random.next() % 2000)
@@ -51,7 +54,7 @@ import Testing
         return (mutated, !wordIsValid || word.elementsEqual("idle".utf8))
     }
 
-    static func mutatedCommand(_ random: inout TestRandom) -> [UInt8] {
+    static func mutatedCommand(_ random: inout SplitMix64) -> [UInt8] {
         var bytes = Array(words[Int(random.next() % UInt64(words.count))].utf8)
         for _ in 0..<Int(random.next() % 4) {
             bytes.append(0x20)
@@ -76,7 +79,7 @@ import Testing
     @Test func hundredThousandMutatedLinesOnTCP() throws {
         let (harness, port) = try MPDDaemonTests.start()
         defer { MPDDaemonTests.stop(harness) }
-        var random = TestRandom(seed: 0x5EED_0001)
+        var random = SplitMix64(seed: 0x5EED_0001)
         var connections = 0
         var rssAfterWarmUp = 0
         var sent = 0
@@ -141,13 +144,13 @@ import Testing
 
     @Test func hundredThousandMutatedLinesOnTheSerialConsole() throws {
         let pty = try PseudoTerminal()
-        let link = "/tmp/jukebox-fuzz-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let scratch = try TemporaryDirectory(prefix: "jukebox-fuzz")
+        let link = scratch.file("serial")
         #expect(symlink(pty.slavePath, link) == 0)
-        defer { unlink(link) }
         let (harness, port) = try MPDDaemonTests.start(console: link)
         defer { MPDDaemonTests.stop(harness) }
         #expect(pty.waitFor("Type 'help'") != nil)
-        var random = TestRandom(seed: 0x5EED_0002)
+        var random = SplitMix64(seed: 0x5EED_0002)
         var rssAfterWarmUp = 0
         var batch: [UInt8] = []
         for index in 0..<Self.lineCount {
@@ -164,10 +167,11 @@ import Testing
         }
         pty.writeBytes(batch + Array("\rcommand_list_end\rnoidle\rping\r".utf8))
         var quiet = 0
-        while quiet < 3 {  // until the daemon has worked through the input and its echo
-            sleepMilliseconds(100)
+        let caughtUp = waitUntil(timeout: .seconds(60), pollingEvery: .milliseconds(100)) {
             quiet = pty.drain() == 0 ? quiet + 1 : 0
+            return quiet == 3  // the daemon has worked through the input and its echo
         }
+        #expect(caughtUp, "the serial console still echoes after 60 s")
         pty.discard()
         pty.write("status\r")
         let status = pty.waitFor("OK\r\n", timeout: .seconds(20)) ?? ""

@@ -20,8 +20,7 @@ import Testing
 /// - Untagged files: the jukebox shows the file name as `Title:` (its screen needs one), MPD
 ///   none; so `find Title ""` and `list title` are not asked.
 @Suite(.serialized) struct MPDTagDifferentialTests {
-    static let mpd = "/usr/bin/mpd"
-    static var hasMPD: Bool { access(mpd, X_OK) == 0 }
+    static var hasMPD: Bool { ReferenceMPD.isInstalled }
 
     static let commands = [
         "find Artist \"Ärtist One\" Album \"Album A\" Date \"\"",
@@ -62,7 +61,7 @@ import Testing
     func tagCommandsAnswerAsMPD() throws {
         let harness = try DaemonHarness(tracks: [], configExtra: "", onStart: "off", mode: "in-order")
         try Fixtures.makeTagLibrary(in: harness.musicDir)
-        let jukeboxPort = freeTCPPort()
+        let jukeboxPort = freeLoopbackPort()
         try "\n[network]\nport = \(jukeboxPort)\n".appendLine(to: harness.configPath)
         let daemon = try harness.start()
         #expect(daemon.waitForLine(matching: "library scan of", on: .stderr) != nil, "\(harness.log)")
@@ -72,44 +71,18 @@ import Testing
             _ = daemon.waitForExit(timeout: .seconds(5))
         }
 
-        let mpdPort = freeTCPPort()
-        let mpdDirectory = harness.directory.file("mpd")
-        try FileManager.default.createDirectory(atPath: mpdDirectory + "/playlists", withIntermediateDirectories: true)
-        let config = """
-            music_directory    "\(harness.musicDir)"
-            playlist_directory "\(mpdDirectory)/playlists"
-            db_file            "\(mpdDirectory)/db"
-            log_file           "\(mpdDirectory)/log"
-            bind_to_address    "127.0.0.1"
-            port               "\(mpdPort)"
-            auto_update        "no"
-            zeroconf_enabled   "no"
-            decoder {
-              plugin  "mad"
-              enabled "no"
-            }
-            audio_output {
-              type       "null"
-              name       "null"
-              mixer_type "none"
-            }
-
-            """
-        try config.write(toFile: mpdDirectory + "/mpd.conf", atomically: true, encoding: .utf8)
-        let server = try DaemonProcess(executable: Self.mpd, arguments: ["--no-daemon", mpdDirectory + "/mpd.conf"])
-        defer {
-            _ = server.kill(SIGTERM)
-            _ = server.waitForExit(timeout: .seconds(5))
-        }
-        let reference = try MPDTestClient(port: mpdPort)
+        let server = try ReferenceMPD(
+            musicDir: harness.musicDir, directory: harness.directory.file("mpd"),
+            extra: "decoder {\n  plugin \"mad\"\n  enabled \"no\"\n}")
+        defer { server.stop() }
+        let reference = try MPDTestClient(port: server.port)
         let jukebox = try MPDTestClient(port: jukeboxPort)
         #expect(reference.greeting.hasPrefix("OK MPD 0.23"))
         _ = reference.command("update")
-        let end = deadline(.seconds(30))
-        while reference.fields("status")["updating_db"] != nil || reference.fields("stats")["songs"] != "9" {
-            try #require(MonotonicClock.nanoseconds() < end, "MPD did not finish its update")
-            MonotonicClock.sleep(nanoseconds: 10_000_000)
+        let updated = waitUntil(timeout: .seconds(30), pollingEvery: .milliseconds(10)) {
+            reference.fields("status")["updating_db"] == nil && reference.fields("stats")["songs"] == "9"
         }
+        try #require(updated, "MPD did not finish its update")
         #expect(jukebox.fields("stats")["songs"] == "9")
 
         var same = 0
@@ -119,9 +92,8 @@ import Testing
             let answered = Reply(jukebox.command(command), sorted: command.contains(" sort "))
             if command.hasPrefix("play ") {
                 // Both play; wait until MPD reports it, so currentsong has a song.
-                let until = deadline(.seconds(5))
-                while reference.fields("status")["state"] != "play", MonotonicClock.nanoseconds() < until {
-                    MonotonicClock.sleep(nanoseconds: 10_000_000)
+                waitUntil(timeout: .seconds(5), pollingEvery: .milliseconds(10)) {
+                    reference.fields("status")["state"] == "play"
                 }
             }
             if expected == answered {

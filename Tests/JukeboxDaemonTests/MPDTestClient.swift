@@ -17,19 +17,17 @@ final class MPDTestClient {
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let end = deadline(timeout)
-        while true {
-            let result = withUnsafePointer(to: &address) {
+        let connected = waitUntil(timeout: timeout, pollingEvery: .milliseconds(20)) {
+            withUnsafePointer(to: &address) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                    connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
                 }
             }
-            if result == 0 { break }
-            if MonotonicClock.nanoseconds() > end {
-                close(fd)
-                throw Errno.current("connect")
-            }
-            MonotonicClock.sleep(nanoseconds: 20_000_000)
+        }
+        guard connected else {
+            let error = Errno.current("connect")
+            close(fd)
+            throw error
         }
         greeting = readLine(timeout: timeout) ?? ""
     }
@@ -49,7 +47,7 @@ final class MPDTestClient {
 
     /// One line, or nil on timeout or end of stream.
     func readLine(timeout: Duration = .seconds(5)) -> String? {
-        let end = deadline(timeout)
+        let end = deadline(after: timeout)
         while true {
             if let newline = buffer.firstIndex(of: 0x0A) {
                 let line = String(decoding: buffer[..<newline], as: UTF8.self)
@@ -95,7 +93,7 @@ final class MPDTestClient {
 
     /// Whether the server closed the connection (reads end of stream within `timeout`).
     func isClosed(timeout: Duration = .seconds(3)) -> Bool {
-        let end = deadline(timeout)
+        let end = deadline(after: timeout)
         while MonotonicClock.nanoseconds() < end {
             var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             guard poll(&pfd, 1, 50) > 0 else { continue }
@@ -107,46 +105,11 @@ final class MPDTestClient {
     }
 }
 
-/// A TCP port nobody listens on right now (bound to 0, read back, released).
-func freeTCPPort() -> Int {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(fd) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    address.sin_port = 0
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    _ = withUnsafeMutablePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-            _ = bind(fd, pointer, length)
-            return getsockname(fd, pointer, &length)
-        }
-    }
-    return Int(UInt16(bigEndian: address.sin_port))
-}
-
-func deadline(_ timeout: Duration) -> UInt64 {
-    let (seconds, attoseconds) = timeout.components
-    return MonotonicClock.nanoseconds() + UInt64(max(0, seconds)) * 1_000_000_000
-        + UInt64(max(0, attoseconds) / 1_000_000_000)
-}
-
-/// Runs a program to completion with a timeout; returns its exit status and output.
-func runTool(_ executable: String, _ arguments: [String], timeout: TimeInterval = 20) throws -> (
+/// Runs a program to completion (killed after `timeout`); its exit status and what it
+/// printed, stdout then stderr.
+func runTool(_ executable: String, _ arguments: [String], timeout: Duration = .seconds(20)) throws -> (
     status: Int32, output: String
 ) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    process.standardError = pipe
-    process.standardInput = FileHandle.nullDevice
-    try process.run()
-    let timer = DispatchWorkItem { if process.isRunning { process.terminate() } }
-    DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: timer)
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    timer.cancel()
-    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    let result = try run([executable] + arguments, timeout: timeout)
+    return (result.status, result.stdoutText + result.stderrText)
 }

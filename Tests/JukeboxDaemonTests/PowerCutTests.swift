@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import JukeboxCore
 import JukeboxTestSupport
 import LinuxSupport
 import Testing
@@ -21,7 +22,7 @@ import Testing
 
     @Test func killNineAtRandomInstantsLosesAtMostTwoSeconds() throws {
         let harness = try DaemonHarness(tracks: DaemonTests.demoTracks)
-        var random = TestRandom(seed: 0x5EED_0F_C0FFEE)
+        var random = SplitMix64(seed: 0x5EED_0F_C0FFEE)
         var expectation: Expectation?
         var checked = 0
         var kills = 0
@@ -48,13 +49,14 @@ import Testing
                 checked += 1
             }
 
-            // 2. Do something, then pull the plug at a random instant.
+            // 2. Do something, then pull the plug at a random instant (the sleeps choose the
+            // instants: the schedule under test, not a synchronisation).
             let action = Action.allCases[Int(random.next() % UInt64(Action.allCases.count))]
-            sleepMilliseconds(random.milliseconds(100...1200))
+            sleepMilliseconds(random.next(in: 100...1200))
             let volume = act(action, on: harness, random: &random)
-            sleepMilliseconds(random.milliseconds(0...700))
+            sleepMilliseconds(random.next(in: 0...700))
             let before = try #require(harness.status(), "no status before the kill:\n\(harness.log)")
-            sleepMilliseconds(random.milliseconds(0...600))
+            sleepMilliseconds(random.next(in: 0...600))
             let killedAt = MonotonicClock.nanoseconds()
             process.kill(SIGKILL)
             kills += 1
@@ -149,7 +151,7 @@ import Testing
         _ harness: DaemonHarness, seed: UInt64, actions: [Action], checks: Int, attempts maxAttempts: Int,
         powerGoes: () throws -> Void
     ) throws -> CutRun {
-        var random = TestRandom(seed: seed)
+        var random = SplitMix64(seed: seed)
         var expectation: Expectation?
         var run = CutRun()
 
@@ -175,9 +177,10 @@ import Testing
             }
 
             let action = actions[Int(random.next() % UInt64(actions.count))]
-            sleepMilliseconds(random.milliseconds(100...1200))
+            // Random instants for the action and the cut (the schedule under test).
+            sleepMilliseconds(random.next(in: 100...1200))
             let volume = act(action, on: harness, random: &random)
-            sleepMilliseconds(2100 + random.milliseconds(0...4500))
+            sleepMilliseconds(2100 + random.next(in: 0...4500))
             let before = try #require(harness.status(), "no status before the cut:\n\(harness.log)")
             let cutAt = MonotonicClock.nanoseconds()
             process.kill(SIGKILL)
@@ -215,7 +218,7 @@ import Testing
         try Data(count: 4096).write(to: URL(fileURLWithPath: device))
         let harness = try DaemonHarness(
             tracks: DaemonTests.demoTracks, resumeExtra: "checkpoint_device = \"\(device)\"")
-        var random = TestRandom(seed: 0x5EC7_0B)
+        var random = SplitMix64(seed: 0x5EC7_0B)
         var expected: (song: Int64, position: Double)?
         var checked = 0
         var attempts = 0
@@ -231,7 +234,7 @@ import Testing
                 #expect(harness.log.contains("continuing half a sync interval after it"))
                 checked += 1
             }
-            sleepMilliseconds(2100 + random.milliseconds(0...4000))
+            sleepMilliseconds(2100 + random.next(in: 0...4000))  // a random instant for the cut
             let before = try #require(harness.status(), "no status before the cut:\n\(harness.log)")
             let cutAt = MonotonicClock.nanoseconds()
             process.kill(SIGKILL)
@@ -255,13 +258,13 @@ import Testing
     }
 
     /// Sends `action` to the daemon; returns the volume it set, if it set one.
-    private func act(_ action: Action, on harness: DaemonHarness, random: inout TestRandom) -> Int? {
+    private func act(_ action: Action, on harness: DaemonHarness, random: inout SplitMix64) -> Int? {
         switch action {
         case .play: break
-        case .seek: harness.send("seek +\(random.milliseconds(1...4))")
+        case .seek: harness.send("seek +\(random.next(in: 1...4))")
         case .skip: harness.send(random.next() % 2 == 0 ? "next" : "previous")
         case .volume:
-            let volume = random.milliseconds(10...90)
+            let volume = random.next(in: 10...90)
             harness.send("volume \(volume)")
             return volume
         case .scan:

@@ -1,5 +1,6 @@
 import Glibc
 import JukeboxStore
+import JukeboxTestSupport
 import LinuxSupport
 import SQLite
 import Testing
@@ -16,23 +17,21 @@ import Testing
             body()
             _exit(0)
         }
-        let deadline = MonotonicClock.nanoseconds() + UInt64(timeoutMs) * 1_000_000
         var status: Int32 = 0
-        while waitpid(pid, &status, WNOHANG) == 0 {
-            if MonotonicClock.nanoseconds() >= deadline {
-                kill(pid, SIGKILL)
-                waitpid(pid, &status, 0)
-                break
-            }
-            MonotonicClock.sleep(nanoseconds: 1_000_000)
+        let exited = waitUntil(timeout: .milliseconds(timeoutMs), pollingEvery: .milliseconds(1)) {
+            waitpid(pid, &status, WNOHANG) != 0
+        }
+        if !exited {
+            kill(pid, SIGKILL)
+            waitpid(pid, &status, 0)
         }
         return status & 0x7f
     }
 
     func makeLibrary(_ dir: TemporaryDirectory, files: Int) throws -> LibraryStore {
-        for index in 0..<files { writeFile(dir.at("music/d\(index % 10)/\(index).mp3"), "x") }
-        makeDirectories(dir.at("empty"))
-        return try LibraryStore.open(path: dir.at("jukebox.sqlite"), logger: quietLogger).store
+        for index in 0..<files { writeFile(dir.file("music/d\(index % 10)/\(index).mp3"), "x") }
+        makeDirectories(dir.file("empty"))
+        return try LibraryStore.open(path: dir.file("jukebox.sqlite"), logger: quietLogger).store
     }
 
     @Test func killedBetweenBatchesKeepsWholeBatches() throws {
@@ -40,14 +39,14 @@ import Testing
         // another test's thread held at the fork; such a child never scans (no row written),
         // so it is told apart from a real kill and the scan is forked again.
         for attempt in 1...3 {
-            let dir = TemporaryDirectory()
+            let dir = try TemporaryDirectory()
             let store = try makeLibrary(dir, files: 1000)
             let path = store.path
             let started = MonotonicClock.nanoseconds()
             let signal = runChild(timeoutMs: 10_000) {
                 let counter = ProbeCounter()
                 let scanner = LibraryScanner(
-                    databasePath: path, musicDirectory: dir.at("music"), lyricsDirectory: nil,
+                    databasePath: path, musicDirectory: dir.file("music"), lyricsDirectory: nil,
                     probe: { _ in
                         if counter.increment() == 450 { raise(SIGKILL) }
                         return ProbedTags()
@@ -60,21 +59,21 @@ import Testing
             #expect(signal == SIGKILL)
             #expect(try store.integrityCheck() == ["ok"])
             #expect(try store.trackCount() == 400)
-            let report = try makeScanner(database: path, music: dir.at("music")).scan()
+            let report = try makeScanner(database: path, music: dir.file("music")).scan()
             #expect((report.added, report.unchanged) == (600, 400))
             return
         }
     }
 
     @Test func killedAtARandomMomentLeavesAConsistentDatabase() throws {
-        let dir = TemporaryDirectory()
+        let dir = try TemporaryDirectory()
         let store = try makeLibrary(dir, files: 2000)
         let path = store.path
         for round in 0..<3 {
             let signal = runChild(timeoutMs: 40 + round * 37) {
                 // Fill and empty the library forever, in batches of 50, until killed.
-                let fill = makeScanner(database: path, music: dir.at("music"), batchSize: 50)
-                let empty = makeScanner(database: path, music: dir.at("empty"), batchSize: 50)
+                let fill = makeScanner(database: path, music: dir.file("music"), batchSize: 50)
+                let empty = makeScanner(database: path, music: dir.file("empty"), batchSize: 50)
                 while true {
                     _ = try? fill.scan()
                     _ = try? empty.scan()
@@ -86,7 +85,7 @@ import Testing
             let count = try #require(try check.scalarInt("SELECT count(*) FROM tracks"))
             #expect(count % 50 == 0, "a batch was half-committed: \(count) rows")
         }
-        let report = try makeScanner(database: path, music: dir.at("music")).scan()
+        let report = try makeScanner(database: path, music: dir.file("music")).scan()
         #expect(report.added + report.unchanged == 2000)
     }
 }
@@ -94,11 +93,11 @@ import Testing
 /// The scanner on its own thread and connection while the control thread keeps writing.
 @Suite struct ConcurrentAccessTests {
     @Test func controlThreadWritesWhileScanning() throws {
-        let dir = TemporaryDirectory()
-        for index in 0..<2000 { writeFile(dir.at("music/d\(index % 20)/\(index).mp3"), "x") }
-        let store = try LibraryStore.open(path: dir.at("jukebox.sqlite"), logger: quietLogger).store
+        let dir = try TemporaryDirectory()
+        for index in 0..<2000 { writeFile(dir.file("music/d\(index % 20)/\(index).mp3"), "x") }
+        let store = try LibraryStore.open(path: dir.file("jukebox.sqlite"), logger: quietLogger).store
         let path = store.path
-        let music = dir.at("music")
+        let music = dir.file("music")
         let outcome = ScanOutcome()
         let thread = NamedThread(name: "jb-scan") {
             let scanner = makeScanner(database: path, music: music, batchSize: 50)

@@ -6,46 +6,6 @@ import Logging
 import SQLite
 import Synchronization
 
-/// A fresh directory under /tmp, removed with everything in it when released.
-final class TemporaryDirectory {
-    let path: String
-
-    init() {
-        var template = Array("/tmp/jukebox-store-XXXXXX".utf8CString)
-        path = template.withUnsafeMutableBufferPointer { buffer in
-            guard let created = mkdtemp(buffer.baseAddress!) else { preconditionFailure("mkdtemp failed") }
-            return String(cString: created)
-        }
-    }
-
-    deinit { Self.removeTree(Array(path.utf8CString)) }
-
-    /// `rm -rf` on a NUL-terminated path of raw bytes (names need not be UTF-8).
-    private static func removeTree(_ path: [CChar]) {
-        var info = stat()
-        guard lstat(path, &info) == 0 else { return }
-        guard info.st_mode & S_IFMT == S_IFDIR else {
-            unlink(path)
-            return
-        }
-        var children: [[CChar]] = []
-        if let dir = opendir(path) {
-            while let entry = readdir(dir) {
-                let name = withUnsafeBytes(of: &entry.pointee.d_name) { raw in
-                    Array(raw.prefix { $0 != 0 }).map { CChar(bitPattern: $0) }
-                }
-                if name == [46] || name == [46, 46] { continue }
-                children.append(path.dropLast() + [47] + name + [0])
-            }
-            closedir(dir)
-        }
-        for child in children { removeTree(child) }
-        rmdir(path)
-    }
-
-    func at(_ relative: String) -> String { path + "/" + relative }
-}
-
 /// A logger that drops everything (test output stays readable).
 let quietLogger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
 

@@ -1,6 +1,7 @@
 import Glibc
 import JukeboxCore
 import JukeboxStore
+import JukeboxTestSupport
 import LinuxSupport
 import SQLite
 import Testing
@@ -8,19 +9,20 @@ import Testing
 @Suite struct LibraryScannerTests {
     /// A music directory, a database and a scanner over them.
     final class Fixture {
-        let dir = TemporaryDirectory()
+        let dir: TemporaryDirectory
         let counter = ProbeCounter()
         let handler = RecordingLogHandler()
-        var music: String { dir.at("music") }
-        var database: String { dir.at("jukebox.sqlite") }
+        var music: String { dir.file("music") }
+        var database: String { dir.file("jukebox.sqlite") }
         let store: LibraryStore
         lazy var scanner = makeScanner(
-            database: database, music: music, lyrics: dir.at("lyrics"), counter: counter, logger: handler.logger())
+            database: database, music: music, lyrics: dir.file("lyrics"), counter: counter, logger: handler.logger())
 
         init(_ files: [String: String] = [:]) throws {
-            makeDirectories(dir.at("music"))
-            for (path, text) in files { writeFile(dir.at("music/" + path), text) }
-            store = try LibraryStore.open(path: dir.at("jukebox.sqlite"), logger: quietLogger).store
+            dir = try TemporaryDirectory()
+            makeDirectories(dir.file("music"))
+            for (path, text) in files { writeFile(dir.file("music/" + path), text) }
+            store = try LibraryStore.open(path: dir.file("jukebox.sqlite"), logger: quietLogger).store
         }
 
         func add(_ path: String, _ text: String = "") { writeFile(music + "/" + path, text) }
@@ -43,15 +45,15 @@ import Testing
     /// A database from before the tags column: the next scan reads the tags of the playable
     /// files again (once), keeps their remembered positions and leaves unplayable ones alone.
     @Test func aVersion2DatabaseIsMigratedAndItsTagsRead() throws {
-        let dir = TemporaryDirectory()
-        let music = dir.at("music")
+        let dir = try TemporaryDirectory()
+        let music = dir.file("music")
         makeDirectories(music)
         let tagged = "TAG T|A|B|1|1000|Genre=Rock"
         writeFile(music + "/a.mp3", tagged)
         writeFile(music + "/bad.mp3", "BAD broken")
         setModificationTime(music + "/a.mp3", seconds: 1000)
         setModificationTime(music + "/bad.mp3", seconds: 1000)
-        let database = dir.at("jukebox.sqlite")
+        let database = dir.file("jukebox.sqlite")
         try makeOldDatabase(
             at: database, version: 2,
             rows: """
@@ -151,7 +153,7 @@ import Testing
     @Test func missingMusicDirectoryThrowsAndRemovesNothing() throws {
         let f = try Fixture(["a.mp3": "x"])
         _ = try f.scanner.scan()
-        rename(f.music, f.dir.at("elsewhere"))
+        rename(f.music, f.dir.file("elsewhere"))
         #expect(throws: Errno.self) { try f.scanner.scan() }
         #expect(try f.store.trackCount() == 1)
     }
@@ -228,14 +230,14 @@ import Testing
             "B/five.mp3": "x",
             "B/six.mp3": "x", "B/six.lrc": "beside wins",
         ])
-        writeFile(f.dir.at("lyrics/A/three.lrc"), "mirrored")
-        writeFile(f.dir.at("lyrics/four.ksc"), "flat")
-        writeFile(f.dir.at("lyrics/six.lrc"), "loses")
+        writeFile(f.dir.file("lyrics/A/three.lrc"), "mirrored")
+        writeFile(f.dir.file("lyrics/four.ksc"), "flat")
+        writeFile(f.dir.file("lyrics/six.lrc"), "loses")
         _ = try f.scanner.scan()
         #expect(try f.track("A/one.mp3")?.lyricPath == f.music + "/A/one.lrc")
         #expect(try f.track("A/two.mp3")?.lyricPath == f.music + "/A/two.KSC")
-        #expect(try f.track("A/three.mp3")?.lyricPath == f.dir.at("lyrics/A/three.lrc"))
-        #expect(try f.track("B/four.mp3")?.lyricPath == f.dir.at("lyrics/four.ksc"))
+        #expect(try f.track("A/three.mp3")?.lyricPath == f.dir.file("lyrics/A/three.lrc"))
+        #expect(try f.track("B/four.mp3")?.lyricPath == f.dir.file("lyrics/four.ksc"))
         #expect(try f.track("B/five.mp3")?.lyricPath == nil)
         #expect(try f.track("B/six.mp3")?.lyricPath == f.music + "/B/six.lrc")
 
@@ -260,13 +262,13 @@ import Testing
     }
 
     @Test func cancelledScanKeepsCommittedBatches() throws {
-        let dir = TemporaryDirectory()
-        for index in 0..<300 { writeFile(dir.at("music/\(index).mp3"), "x") }
-        let store = try LibraryStore.open(path: dir.at("db.sqlite"), logger: quietLogger).store
+        let dir = try TemporaryDirectory()
+        for index in 0..<300 { writeFile(dir.file("music/\(index).mp3"), "x") }
+        let store = try LibraryStore.open(path: dir.file("db.sqlite"), logger: quietLogger).store
         let counter = ProbeCounter()
         let box = ScannerBox()
         let scanner = LibraryScanner(
-            databasePath: store.path, musicDirectory: dir.at("music"), lyricsDirectory: nil,
+            databasePath: store.path, musicDirectory: dir.file("music"), lyricsDirectory: nil,
             probe: { path in
                 if counter.increment() == 250 { box.scanner?.cancel() }
                 return ProbedTags()
@@ -278,17 +280,17 @@ import Testing
     }
 
     @Test func twoThousandFiles() throws {
-        let dir = TemporaryDirectory()
+        let dir = try TemporaryDirectory()
         for artist in 0..<20 {
             for album in 0..<10 {
                 for track in 0..<10 {
-                    writeFile(dir.at("music/Artist \(artist)/Album \(album)/\(track) Track.mp3"), [])
+                    writeFile(dir.file("music/Artist \(artist)/Album \(album)/\(track) Track.mp3"), [])
                 }
             }
         }
-        let store = try LibraryStore.open(path: dir.at("db.sqlite"), logger: quietLogger).store
+        let store = try LibraryStore.open(path: dir.file("db.sqlite"), logger: quietLogger).store
         let scanner = LibraryScanner(
-            databasePath: store.path, musicDirectory: dir.at("music"), lyricsDirectory: nil,
+            databasePath: store.path, musicDirectory: dir.file("music"), lyricsDirectory: nil,
             probe: { _ in ProbedTags(artist: "A", album: "B", trackNumber: 1, durationMs: 180_000) },
             logger: quietLogger)
         let first = try scanner.scan()

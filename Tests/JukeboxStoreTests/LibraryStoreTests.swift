@@ -1,6 +1,7 @@
 import Glibc
 import JukeboxCore
 import JukeboxStore
+import JukeboxTestSupport
 import LinuxSupport
 import SQLite
 import Testing
@@ -8,19 +9,19 @@ import Testing
 @Suite struct LibraryStoreTests {
     /// A store whose tracks table was filled by a scan of `files` (path -> contents).
     func storeWithTracks(_ dir: TemporaryDirectory, _ files: [String: String]) throws -> LibraryStore {
-        for (path, text) in files { writeFile(dir.at("music/" + path), text) }
-        makeDirectories(dir.at("music"))
-        let (store, message) = try LibraryStore.open(path: dir.at("db/jukebox.sqlite"), logger: quietLogger)
+        for (path, text) in files { writeFile(dir.file("music/" + path), text) }
+        makeDirectories(dir.file("music"))
+        let (store, message) = try LibraryStore.open(path: dir.file("db/jukebox.sqlite"), logger: quietLogger)
         #expect(message == nil)
-        _ = try makeScanner(database: store.path, music: dir.at("music")).scan()
+        _ = try makeScanner(database: store.path, music: dir.file("music")).scan()
         return store
     }
 
     @Test func createsParentDirectoriesAndSchema() throws {
-        let dir = TemporaryDirectory()
-        let (store, message) = try LibraryStore.open(path: dir.at("a/b/c/jukebox.sqlite"), logger: quietLogger)
+        let dir = try TemporaryDirectory()
+        let (store, message) = try LibraryStore.open(path: dir.file("a/b/c/jukebox.sqlite"), logger: quietLogger)
         #expect(message == nil)
-        #expect(fileExists(dir.at("a/b/c/jukebox.sqlite")))
+        #expect(fileExists(dir.file("a/b/c/jukebox.sqlite")))
         #expect(try store.trackCount() == 0)
         #expect(try store.loadPlayback() == nil)
         #expect(try store.loadQueue() == [])
@@ -32,8 +33,8 @@ import Testing
 
     /// A version 1 database (before seek hints) keeps its remembered positions.
     @Test func aVersion1DatabaseIsMigrated() throws {
-        let dir = TemporaryDirectory()
-        let path = dir.at("jukebox.sqlite")
+        let dir = try TemporaryDirectory()
+        let path = dir.file("jukebox.sqlite")
         try makeOldDatabase(
             at: path, version: 1,
             rows:
@@ -47,8 +48,8 @@ import Testing
     }
 
     @Test func reopeningKeepsData() throws {
-        let dir = TemporaryDirectory()
-        let path = dir.at("jukebox.sqlite")
+        let dir = try TemporaryDirectory()
+        let path = dir.file("jukebox.sqlite")
         do {
             let (store, _) = try LibraryStore.open(path: path, logger: quietLogger)
             try store.saveQueue([3, 1, 2])
@@ -59,7 +60,7 @@ import Testing
     }
 
     @Test func tracksQueueAndPlaybackRoundTrip() throws {
-        let dir = TemporaryDirectory()
+        let dir = try TemporaryDirectory()
         let store = try storeWithTracks(
             dir,
             [
@@ -117,8 +118,8 @@ import Testing
     }
 
     @Test func countsDurableCommits() throws {
-        let dir = TemporaryDirectory()
-        let (store, _) = try LibraryStore.open(path: dir.at("jukebox.sqlite"), logger: quietLogger)
+        let dir = try TemporaryDirectory()
+        let (store, _) = try LibraryStore.open(path: dir.file("jukebox.sqlite"), logger: quietLogger)
         let before = (store.commitCount, store.durableCommitCount)
         let record = PlaybackRecord(
             queueIndex: 0, trackID: 1, positionMs: 0, state: "playing", mode: "in-order", volume: 30)
@@ -132,7 +133,7 @@ import Testing
     // MARK: damaged databases
 
     func expectRecovery(_ dir: TemporaryDirectory, damage: (String) -> Void) throws {
-        let path = dir.at("jukebox.sqlite")
+        let path = dir.file("jukebox.sqlite")
         damage(path)
         let handler = RecordingLogHandler()
         let (store, message) = try LibraryStore.open(path: path, logger: handler.logger())
@@ -155,22 +156,22 @@ import Testing
     }
 
     @Test func randomBytesAreMovedAside() throws {
-        let dir = TemporaryDirectory()
+        let dir = try TemporaryDirectory()
         try expectRecovery(dir) { path in
-            var generator = SystemRandomNumberGenerator()
+            var generator = SplitMix64(seed: 8192)
             writeFile(path, (0..<8192).map { _ in UInt8.random(in: 0...255, using: &generator) })
         }
     }
 
     @Test func textFileIsMovedAside() throws {
-        let dir = TemporaryDirectory()
+        let dir = try TemporaryDirectory()
         try expectRecovery(dir) { path in
             writeFile(path, "music_dir = \"/home/pi/Music\"\n# oops, this is the config file\n")
         }
     }
 
     @Test func truncatedDatabaseIsMovedAside() throws {
-        let dir = TemporaryDirectory()
+        let dir = try TemporaryDirectory()
         try expectRecovery(dir) { path in
             do {
                 let (store, _) = try! LibraryStore.open(path: path, logger: quietLogger)
@@ -185,7 +186,7 @@ import Testing
     }
 
     @Test func garbageInsideTheFileIsMovedAside() throws {
-        let dir = TemporaryDirectory()
+        let dir = try TemporaryDirectory()
         try expectRecovery(dir) { path in
             do {
                 let (store, _) = try! LibraryStore.open(path: path, logger: quietLogger)
@@ -200,8 +201,8 @@ import Testing
     }
 
     @Test func secondDamageGetsTheNextNumberAndCompanionFilesMove() throws {
-        let dir = TemporaryDirectory()
-        let path = dir.at("jukebox.sqlite")
+        let dir = try TemporaryDirectory()
+        let path = dir.file("jukebox.sqlite")
         writeFile(path + ".damaged-1", "older wreck")
         writeFile(path, String(repeating: "not a database ", count: 100))
         writeFile(path + "-position", [UInt8](repeating: 7, count: 32))
@@ -213,10 +214,10 @@ import Testing
     }
 
     @Test func unwritableLocationThrows() throws {
-        let dir = TemporaryDirectory()
-        writeFile(dir.at("file"), "x")
+        let dir = try TemporaryDirectory()
+        writeFile(dir.file("file"), "x")
         #expect(throws: (any Error).self) {
-            _ = try LibraryStore.open(path: dir.at("file/jukebox.sqlite"), logger: quietLogger)
+            _ = try LibraryStore.open(path: dir.file("file/jukebox.sqlite"), logger: quietLogger)
         }
     }
 }

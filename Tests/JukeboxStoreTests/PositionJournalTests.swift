@@ -7,8 +7,8 @@ import Testing
 
 @Suite struct PositionJournalTests {
     @Test func roundTripAndSequenceContinuesAfterReopen() throws {
-        let dir = TemporaryDirectory()
-        let db = dir.at("jukebox.sqlite")
+        let dir = try TemporaryDirectory()
+        let db = dir.file("jukebox.sqlite")
         let journal = try #require(PositionJournal.open(databasePath: db, logger: quietLogger))
         #expect(journal.path == db + "-position")
         #expect(journal.read() == nil)
@@ -28,15 +28,15 @@ import Testing
     }
 
     @Test func volumeRoundTripsAndVersion1RecordsAreStillRead() throws {
-        let dir = TemporaryDirectory()
-        let journal = try #require(PositionJournal.open(databasePath: dir.at("db"), logger: quietLogger))
+        let dir = try TemporaryDirectory()
+        let journal = try #require(PositionJournal.open(databasePath: dir.file("db"), logger: quietLogger))
         journal.write(trackID: 3, positionMs: 61_000, volume: 35)
         #expect(journal.read() == .init(trackID: 3, positionMs: 61_000, sequence: 1, volume: 35))
         journal.write(trackID: 3, positionMs: 62_000)
         #expect(journal.read()?.volume == nil)
 
         // A journal left by version 1: 32 bytes, "JBPJ", CRC over 8..<32, no volume.
-        let path = dir.at("old-position")
+        let path = dir.file("old-position")
         let fd = try FileDescriptor(path: path, flags: O_RDWR | O_CREAT | O_TRUNC)
         try fd.writeAll(Self.oldRecord(magic: "JBPJ", words: [9, 125_000, 77]))
         let reopened = try PositionJournal(path: path, logger: quietLogger)
@@ -45,8 +45,8 @@ import Testing
     }
 
     @Test func queueEntryAndPlayingFlagRoundTripAndVersion2RecordsAreStillRead() throws {
-        let dir = TemporaryDirectory()
-        let journal = try #require(PositionJournal.open(databasePath: dir.at("db"), logger: quietLogger))
+        let dir = try TemporaryDirectory()
+        let journal = try #require(PositionJournal.open(databasePath: dir.file("db"), logger: quietLogger))
         let playing = PositionJournal.Entry(
             trackID: 12, positionMs: 95_500, sequence: 4, volume: 60, queueIndex: 1_999, playing: true)
         #expect(journal.write(playing) == 4)
@@ -60,7 +60,7 @@ import Testing
 
         // A journal left by version 2 (40 bytes, "JBP2", a volume but no queue entry or flags),
         // as it lies on the card: one sector, the rest zeros.
-        let path = dir.at("v2-position")
+        let path = dir.file("v2-position")
         let fd = try FileDescriptor(path: path, flags: O_RDWR | O_CREAT | O_TRUNC)
         try fd.writeAll(Self.oldRecord(magic: "JBP2", words: [8, 30_000, 41, 55]) + [UInt8](repeating: 0, count: 472))
         let reopened = try PositionJournal(path: path, logger: quietLogger)
@@ -69,20 +69,20 @@ import Testing
     }
 
     @Test func seekHintRoundTripsAndVersion3RecordsAreStillRead() throws {
-        let dir = TemporaryDirectory()
-        let journal = try #require(PositionJournal.open(databasePath: dir.at("db"), logger: quietLogger))
+        let dir = try TemporaryDirectory()
+        let journal = try #require(PositionJournal.open(databasePath: dir.file("db"), logger: quietLogger))
         let hint = SeekHint(mpegFrame: 412_345, byteOffset: 171_234_567, fileSize: 518_400_000)
         let entry = PositionJournal.Entry(
             trackID: 5, positionMs: 36_000_000, sequence: 9, volume: 20, queueIndex: 3, playing: true, seekHint: hint)
         journal.write(entry)
         #expect(journal.read() == entry)
-        let reopened = try #require(PositionJournal.open(databasePath: dir.at("db"), logger: quietLogger))
+        let reopened = try #require(PositionJournal.open(databasePath: dir.file("db"), logger: quietLogger))
         #expect(reopened.read()?.seekHint == hint)
         journal.write(PositionJournal.Entry(trackID: 5, positionMs: 1, sequence: 10))
         #expect(journal.read()?.seekHint == nil)
 
         // A journal left by version 3 (48 bytes, "JBP3": queue entry and flags, no hint).
-        let path = dir.at("v3-position")
+        let path = dir.file("v3-position")
         let fd = try FileDescriptor(path: path, flags: O_RDWR | O_CREAT | O_TRUNC)
         let queueAndFlags: UInt64 = 7 | 1 << 32  // entry 7, playing
         try fd.writeAll(
@@ -113,8 +113,8 @@ import Testing
     /// What a durable checkpoint costs the storage, from this process's /proc io counters:
     /// one sector with O_DIRECT, where the page cache would write back a 4 KiB page.
     @Test func aDurableCheckpointWritesOneSector() throws {
-        let dir = TemporaryDirectory()
-        let journal = try #require(PositionJournal.open(databasePath: dir.at("db"), logger: quietLogger))
+        let dir = try TemporaryDirectory()
+        let journal = try #require(PositionJournal.open(databasePath: dir.file("db"), logger: quietLogger))
         try #require(journal.writesSectors, "O_DIRECT is not available in \(dir.path)")
         journal.write(trackID: 1, positionMs: 0)
         journal.sync()
@@ -131,8 +131,8 @@ import Testing
     // MARK: a checkpoint device of its own
 
     @Test func aZeroedDeviceTakesRecordsAndKeepsThemAcrossReopening() throws {
-        let dir = TemporaryDirectory()
-        let device = dir.at("nvram")
+        let dir = try TemporaryDirectory()
+        let device = dir.file("nvram")
         writeFile(device, [UInt8](repeating: 0, count: 8192))
         do {
             let journal = try PositionJournal.openDevice(path: device, logger: quietLogger)
@@ -151,8 +151,8 @@ import Testing
 
     @Test(arguments: ["file system", "text", "partition table"])
     func aDeviceHoldingOtherDataIsRefusedAndLeftAlone(kind: String) throws {
-        let dir = TemporaryDirectory()
-        let device = dir.at("disk")
+        let dir = try TemporaryDirectory()
+        let device = dir.file("disk")
         var bytes = [UInt8](repeating: 0, count: 8192)
         switch kind {
         case "file system":  // ext4: an empty boot block, the superblock magic at 1024 + 56
@@ -170,8 +170,8 @@ import Testing
     }
 
     @Test func aMissingDeviceADirectoryOrACharacterDeviceIsRefused() throws {
-        let dir = TemporaryDirectory()
-        #expect(throws: Errno.self) { try PositionJournal.openDevice(path: dir.at("missing"), logger: quietLogger) }
+        let dir = try TemporaryDirectory()
+        #expect(throws: Errno.self) { try PositionJournal.openDevice(path: dir.file("missing"), logger: quietLogger) }
         #expect(throws: PositionJournal.DeviceRefused.self) {
             try PositionJournal.openDevice(path: dir.path, logger: quietLogger)
         }
@@ -185,9 +185,9 @@ import Testing
     /// sector, and a mounted device is refused. Needs root and losetup.
     @Test(.enabled(if: LoopDevice.isUsable, "needs root, losetup and mkfs.ext4"))
     func onARawPartitionEachCheckpointCostsTheDeviceOneSector() throws {
-        let dir = TemporaryDirectory()
-        writeFile(dir.at("part.img"), [UInt8](repeating: 0, count: 1 << 20))
-        let loop = try LoopDevice(image: dir.at("part.img"))
+        let dir = try TemporaryDirectory()
+        writeFile(dir.file("part.img"), [UInt8](repeating: 0, count: 1 << 20))
+        let loop = try LoopDevice(image: dir.file("part.img"))
         defer { loop.detach() }
         let journal = try PositionJournal.openDevice(path: loop.device, logger: quietLogger)
         try #require(journal.writesSectors)
@@ -202,14 +202,14 @@ import Testing
         #expect(journal.read() == .init(trackID: 1, positionMs: 160_000, sequence: 41))
 
         // the same device with a mounted file system on it
-        let fs = dir.at("fs.img")
+        let fs = dir.file("fs.img")
         writeFile(fs, [UInt8](repeating: 0, count: 8 << 20))
         #expect(try run(["mkfs.ext4", "-q", "-F", fs]).status == 0)
         let mountedLoop = try LoopDevice(image: fs)
         defer { mountedLoop.detach() }
-        #expect(mkdir(dir.at("mnt"), 0o755) == 0)
-        #expect(try run(["mount", mountedLoop.device, dir.at("mnt")]).status == 0)
-        defer { _ = try? run(["umount", dir.at("mnt")]) }
+        #expect(mkdir(dir.file("mnt"), 0o755) == 0)
+        #expect(try run(["mount", mountedLoop.device, dir.file("mnt")]).status == 0)
+        defer { _ = try? run(["umount", dir.file("mnt")]) }
         let error = #expect(throws: PositionJournal.DeviceRefused.self) {
             try PositionJournal.openDevice(path: mountedLoop.device, logger: quietLogger)
         }
@@ -224,8 +224,8 @@ import Testing
 
     @Test(arguments: [4, 8, 12, 20, 31, 36, 41, 44])
     func corruptRecordReadsAsNil(flippedByte: Int) throws {
-        let dir = TemporaryDirectory()
-        let journal = try #require(PositionJournal.open(databasePath: dir.at("db"), logger: quietLogger))
+        let dir = try TemporaryDirectory()
+        let journal = try #require(PositionJournal.open(databasePath: dir.file("db"), logger: quietLogger))
         journal.write(trackID: 42, positionMs: 90_000)
         let fd = try FileDescriptor(path: journal.path, flags: O_RDWR)
         var byte: UInt8 = 0
@@ -236,11 +236,11 @@ import Testing
     }
 
     @Test func shortOrForeignFileReadsAsNil() throws {
-        let dir = TemporaryDirectory()
-        writeFile(dir.at("db-position"), [UInt8](repeating: 0, count: 20))
-        let journal = try #require(PositionJournal.open(databasePath: dir.at("db"), logger: quietLogger))
+        let dir = try TemporaryDirectory()
+        writeFile(dir.file("db-position"), [UInt8](repeating: 0, count: 20))
+        let journal = try #require(PositionJournal.open(databasePath: dir.file("db"), logger: quietLogger))
         #expect(journal.read() == nil)
-        writeFile(dir.at("db-position"), [UInt8](repeating: 0, count: 32))
+        writeFile(dir.file("db-position"), [UInt8](repeating: 0, count: 32))
         #expect(journal.read() == nil)
         // A fresh write after garbage starts the sequence again and reads back.
         #expect(journal.write(trackID: 1, positionMs: 2) == 1)
@@ -251,8 +251,8 @@ import Testing
     /// row's `journalSequence`; a journal found empty or damaged must continue after that
     /// sequence, or its new entries would look older than the row.
     @Test func sequencesGrowAndContinueAfterTheDatabaseRow() throws {
-        let dir = TemporaryDirectory()
-        let journal = try #require(PositionJournal.open(databasePath: dir.at("db"), logger: quietLogger))
+        let dir = try TemporaryDirectory()
+        let journal = try #require(PositionJournal.open(databasePath: dir.file("db"), logger: quietLogger))
         let first = journal.write(trackID: 5, positionMs: 10_000)
         let committed = journal.write(trackID: 5, positionMs: 12_000)
         #expect(committed > first)
@@ -261,7 +261,7 @@ import Testing
         #expect(found.positionMs == 14_000 && found.sequence > committed)
 
         writeFile(journal.path, [UInt8](repeating: 0, count: 32))
-        let reopened = try #require(PositionJournal.open(databasePath: dir.at("db"), logger: quietLogger))
+        let reopened = try #require(PositionJournal.open(databasePath: dir.file("db"), logger: quietLogger))
         #expect(reopened.read() == nil)
         reopened.continueAfter(committed)
         reopened.write(trackID: 5, positionMs: 16_000)
@@ -288,9 +288,10 @@ struct LoopDevice {
         let tools = ["losetup", "mkfs.ext4", "mount"].allSatisfy { tool in
             ["/usr/sbin/", "/sbin/", "/usr/bin/", "/bin/"].contains { access($0 + tool, X_OK) == 0 }
         }
-        guard geteuid() == 0, access("/dev/loop-control", W_OK) == 0, tools else { return false }
-        let dir = TemporaryDirectory()
-        let image = dir.at("probe.img")
+        guard geteuid() == 0, access("/dev/loop-control", W_OK) == 0, tools,
+            let dir = try? TemporaryDirectory()
+        else { return false }
+        let image = dir.file("probe.img")
         writeFile(image, [UInt8](repeating: 0, count: 1 << 20))
         guard let probe = try? run(["losetup", "--find", "--show", image]), probe.status == 0,
             let device = probe.stdoutText.split(separator: "\n").first

@@ -1,11 +1,12 @@
 import Glibc
+import JukeboxTestSupport
 import SQLite
 import Testing
 
 @Suite struct SQLiteTests {
     @Test func bindsAndReadsEveryType() throws {
-        let dir = TemporaryDirectory()
-        let db = try Connection(path: dir.at("t.sqlite"))
+        let dir = try TemporaryDirectory()
+        let db = try Connection(path: dir.file("t.sqlite"))
         try db.execute("CREATE TABLE t(i INTEGER, s TEXT, d REAL, b BLOB, n TEXT)")
         let insert = try db.prepare("INSERT INTO t VALUES (?, ?, ?, ?, ?)")
         try insert.bind(Int64.min, at: 1)
@@ -27,8 +28,8 @@ import Testing
     }
 
     @Test func pragmasAreSetOnOpen() throws {
-        let dir = TemporaryDirectory()
-        let db = try Connection(path: dir.at("t.sqlite"))
+        let dir = try TemporaryDirectory()
+        let db = try Connection(path: dir.file("t.sqlite"))
         try db.execute("CREATE TABLE t(x)")
         #expect(try db.scalarInt("PRAGMA page_size") == 1024)
         #expect(try db.strings("PRAGMA journal_mode") == ["wal"])
@@ -36,8 +37,8 @@ import Testing
     }
 
     @Test func withoutCheckpointOnCloseTheCommittedWALStaysAndIsReadBack() throws {
-        let dir = TemporaryDirectory()
-        let path = dir.at("t.sqlite")
+        let dir = try TemporaryDirectory()
+        let path = dir.file("t.sqlite")
         var options = Connection.Options()
         options.checkpointOnClose = false
         do {
@@ -55,8 +56,8 @@ import Testing
     }
 
     @Test func checkpointOnCloseByDefaultFoldsTheWALIntoTheFile() throws {
-        let dir = TemporaryDirectory()
-        let path = dir.at("t.sqlite")
+        let dir = try TemporaryDirectory()
+        let path = dir.file("t.sqlite")
         do {
             let db = try Connection(path: path)
             try db.execute("CREATE TABLE t(x); INSERT INTO t VALUES (7)")
@@ -67,20 +68,20 @@ import Testing
     }
 
     @Test func errorsCarryCodeMessageSQLAndPath() throws {
-        let dir = TemporaryDirectory()
-        let db = try Connection(path: dir.at("t.sqlite"))
+        let dir = try TemporaryDirectory()
+        let db = try Connection(path: dir.file("t.sqlite"))
         let error = #expect(throws: SQLiteError.self) { try db.prepare("SELECT * FROM missing") }
         #expect(error?.primaryCode == 1)
         #expect(error?.message == "no such table: missing")
         #expect(error?.sql == "SELECT * FROM missing")
-        #expect(error?.path == dir.at("t.sqlite"))
+        #expect(error?.path == dir.file("t.sqlite"))
         #expect(error?.description.contains("no such table: missing") == true)
         #expect(error?.description.contains("SELECT * FROM missing") == true)
     }
 
     @Test func constraintViolationIsReportedFromStep() throws {
-        let dir = TemporaryDirectory()
-        let db = try Connection(path: dir.at("t.sqlite"))
+        let dir = try TemporaryDirectory()
+        let db = try Connection(path: dir.file("t.sqlite"))
         try db.execute("CREATE TABLE t(x TEXT UNIQUE)")
         let insert = try db.prepare("INSERT INTO t VALUES (?)")
         try insert.bind("a", at: 1)
@@ -91,8 +92,8 @@ import Testing
     }
 
     @Test func transactionsCommitRollBackAndCountDurableCommits() throws {
-        let dir = TemporaryDirectory()
-        let db = try Connection(path: dir.at("t.sqlite"))
+        let dir = try TemporaryDirectory()
+        let db = try Connection(path: dir.file("t.sqlite"))
         try db.execute("CREATE TABLE t(x)")
         try db.transaction(durable: false) { try db.execute("INSERT INTO t VALUES (1)") }
         try db.transaction(durable: true) { try db.execute("INSERT INTO t VALUES (2)") }
@@ -111,9 +112,9 @@ import Testing
     }
 
     @Test func notADatabaseFailsOnOpen() throws {
-        let dir = TemporaryDirectory()
-        writeFile(dir.at("text.sqlite"), String(repeating: "this is a text file, not a database\n", count: 40))
-        let error = #expect(throws: SQLiteError.self) { try Connection(path: dir.at("text.sqlite")) }
+        let dir = try TemporaryDirectory()
+        writeFile(dir.file("text.sqlite"), String(repeating: "this is a text file, not a database\n", count: 40))
+        let error = #expect(throws: SQLiteError.self) { try Connection(path: dir.file("text.sqlite")) }
         #expect(error?.isDamagedFile == true)
     }
 }

@@ -1,11 +1,12 @@
 import Glibc
+import JukeboxTestSupport
 import LinuxSupport
 import Testing
 
 @Test func wakeupEventWakesPoll() throws {
     let wake = try WakeupEvent()
     let thread = NamedThread(name: "jb-test") {
-        MonotonicClock.sleep(nanoseconds: 20_000_000)
+        MonotonicClock.sleep(nanoseconds: 20_000_000)  // the event comes later: the wait is what is timed
         wake.signal()
     }
     let start = MonotonicClock.nanoseconds()
@@ -37,9 +38,8 @@ import Testing
 }
 
 @Test func syncFolderSyncsTheFolderOfAPathAndNamesAMissingOne() throws {
-    var template = Array("/tmp/jb-syncfolder-XXXXXX".utf8CString)
-    let dir = String(cString: template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!)! })
-    defer { rmdir(dir) }
+    let directory = try TemporaryDirectory(prefix: "jb-syncfolder")
+    let dir = directory.path
     try FileDescriptor.syncFolder(containing: dir + "/not-yet-there")
     try FileDescriptor.syncFolder(containing: "relative-name")  // the current folder
     #expect {

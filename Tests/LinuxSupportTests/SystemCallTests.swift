@@ -1,4 +1,5 @@
 import Glibc
+import JukeboxTestSupport
 import LinuxSupport
 import Synchronization
 import Testing
@@ -162,14 +163,4 @@ private func isBlockedInRead(_ id: Int32) -> Bool {
     #endif
     guard let text = try? readWholeFile("/proc/self/task/\(id)/syscall") else { return false }
     return String(decoding: text, as: UTF8.self).split(separator: " ").first == Substring(readNumber)
-}
-
-/// Polls `condition` every millisecond for up to 5 s.
-private func waitUntil(_ condition: () -> Bool) -> Bool {
-    let deadline = MonotonicClock.nanoseconds() + 5_000_000_000
-    while MonotonicClock.nanoseconds() < deadline {
-        if condition() { return true }
-        MonotonicClock.sleep(nanoseconds: 1_000_000)
-    }
-    return condition()
 }

@@ -1,4 +1,5 @@
 import Glibc
+import JukeboxCore
 import Testing
 
 @testable import TOML
@@ -477,18 +478,6 @@ import Testing
 
     // MARK: fuzz
 
-    /// SplitMix64: a fixed seed gives the same mutations every run.
-    struct SplitMix64: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     static func mutate(_ original: [UInt8], using random: inout SplitMix64) -> [UInt8] {
         let interesting = Array("\"'[]{}=#.,\n\r\\ 0x_-+:\tetfu".utf8) + [0x00, 0x7F, 0xC3, 0xFF]
         var bytes = original
@@ -517,7 +506,7 @@ import Testing
 
     @Test(.timeLimit(.minutes(2))) func mutationsOfTheDefaultConfigGiveADocumentOrASyntaxError() throws {
         let original = Array(try Self.read("config/jukebox.toml").utf8)
-        var random = SplitMix64(state: 0x4A75_6B65_626F_78)
+        var random = SplitMix64(seed: 0x4A75_6B65_626F_78)
         var (documents, errors) = (0, 0)
         for round in 0..<3000 {
             let text = String(decoding: Self.mutate(original, using: &random), as: UTF8.self)

@@ -186,6 +186,7 @@ public enum ConfigValidator {
             string("music_dir", allowEmpty: true) { $0.musicDir = $1 },
             path("database") { $0.database = $1 },
             path("lyrics_dir") { $0.lyricsDir = $1 },
+            path("playlist_dir") { $0.playlistDir = $1 },
         ],
         "audio": [
             string("device") { $0.audio.device = $1 },

@@ -6,6 +6,8 @@ public struct JukeboxConfig: Sendable, Equatable {
     public var database: String = "/var/lib/jukebox/jukebox.sqlite"
     /// Where `.lrc` files live when not beside the tracks.
     public var lyricsDir: String?
+    /// Where stored playlists (`NAME.m3u`) live; nil for `playlists` beside the database.
+    public var playlistDir: String?
     public var audio = Audio()
     public var queue = Queue()
     public var resume = Resume()
@@ -18,6 +20,13 @@ public struct JukeboxConfig: Sendable, Equatable {
     /// The defaults, with `musicDir`.
     public init(musicDir: String) {
         self.musicDir = musicDir
+    }
+
+    /// The stored playlists' folder: `playlist_dir`, else `playlists` beside the database.
+    public var playlistFolder: String {
+        if let playlistDir { return playlistDir }
+        guard let slash = database.lastIndex(of: "/") else { return "playlists" }
+        return database[..<slash] + "/playlists"
     }
 
     /// `[audio]`: the ALSA output.

@@ -1,0 +1,216 @@
+import JukeboxCore
+
+/// The stored playlists (MPD's `playlist_directory`) as the commands see them: named lists of
+/// paths relative to music_dir. The daemon's implementation keeps them as `.m3u` files; tests
+/// keep them in memory. Errors other than `MPDError` are reported as ACK 52 (system).
+public protocol MPDPlaylistFolder {
+    /// Every stored playlist with its modification time (Unix seconds).
+    func list() throws -> [MPDStoredPlaylist]
+    /// The entries of playlist `name`, or nil when there is no such playlist.
+    func entries(of name: String) throws -> [String]?
+    /// Creates or replaces playlist `name` (atomically: a reader sees the old or the new list).
+    func write(_ name: String, entries: [String]) throws
+    /// Removes playlist `name`; false when there was none.
+    func remove(_ name: String) throws -> Bool
+    /// Renames playlist `from` to `to` (which does not exist); false when `from` does not exist.
+    func rename(_ from: String, to: String) throws -> Bool
+}
+
+/// One stored playlist in `listplaylists`.
+public struct MPDStoredPlaylist: Sendable, Equatable {
+    public var name: String
+    /// Unix seconds.
+    public var modified: Int64
+
+    public init(name: String, modified: Int64) {
+        self.name = name
+        self.modified = modified
+    }
+}
+
+/// The stored-playlist commands, answered as MPD 0.23 answers them (src/PlaylistFile.cxx,
+/// src/command/PlaylistCommands.cxx): the same ACK codes and texts, the same range and
+/// position rules. Every change marks the `stored_playlist` idle subsystem.
+extension MPDCommands {
+    static func listPlaylists(_ w: inout MPDWorld, _ c: inout Call) throws {
+        let folder = try enabledFolder(w)
+        printPlaylists(try io({ try folder.list() }), into: &c.response)
+    }
+
+    /// The end of `lsinfo` at the root, where MPD lists the stored playlists too (mpc's
+    /// `lsplaylists` reads them there); a folder that cannot be read is logged, not an error.
+    static func rootPlaylists(_ w: inout MPDWorld, _ c: inout Call) {
+        guard let folder = w.playlists else { return }
+        do {
+            printPlaylists(try folder.list(), into: &c.response)
+        } catch {
+            w.notices.append("stored playlists: \(error)")
+        }
+    }
+
+    static func printPlaylists(_ playlists: [MPDStoredPlaylist], into r: inout MPDResponse) {
+        for playlist in playlists.sorted(by: { $0.name < $1.name }) {
+            r.add("playlist", playlist.name)
+            r.add("Last-Modified", ISO8601.utc(playlist.modified))
+        }
+    }
+
+    static func listPlaylist(_ w: inout MPDWorld, _ c: inout Call) throws {
+        for entry in try existing(c.arguments[0], in: w) { c.response.add("file", entry) }
+    }
+
+    static func listPlaylistInfo(_ w: inout MPDWorld, _ c: inout Call) throws {
+        for entry in try existing(c.arguments[0], in: w) {
+            // An entry that is no longer in the library shows its path only, as in MPD.
+            if let track = w.library.track(path: entry) {
+                song(track, into: &c.response)
+            } else {
+                c.response.add("file", entry)
+            }
+        }
+    }
+
+    static func load(_ w: inout MPDWorld, _ c: inout Call) throws {
+        let name = c.arguments[0]
+        let entries = try existing(name, in: w)
+        let range = try c.arguments.count > 1 ? playlistRange(c.arguments[1]) : 0..<Int(Int32.max)
+        let at = try c.arguments.count > 2 ? insertPosition(c.arguments[2], in: w) : nil
+        var ids: [TrackID] = []
+        var missing: [String] = []
+        for (index, entry) in entries.enumerated() where range.contains(index) {
+            if let track = w.library.track(path: entry) { ids.append(track.id) } else { missing.append(entry) }
+        }
+        if let first = missing.first {
+            let more = missing.count > 1 ? " and \(missing.count - 1) more" : ""
+            w.notices.append("load \(name): skipped \(missing.count) missing: \(first)\(more)")
+        }
+        if !ids.isEmpty { w.run(.editQueue(.add(ids, at: at))) }
+    }
+
+    static func save(_ w: inout MPDWorld, _ c: inout Call) throws {
+        let name = try validName(c.arguments[0])
+        let folder = try enabledFolder(w)
+        if try io({ try folder.entries(of: name) }) != nil {
+            throw MPDError(.exist, "Playlist already exists")
+        }
+        try store(name, w.machine.queue.entries.map { w.info($0).path }, in: &w)
+    }
+
+    static func playlistAdd(_ w: inout MPDWorld, _ c: inout Call) throws {
+        let name = try validName(c.arguments[0])
+        let folder = try enabledFolder(w)
+        var entries = try io({ try folder.entries(of: name) }) ?? []
+        var at = entries.count
+        if c.arguments.count > 2 {
+            at = try unsigned(c.arguments[2])
+            guard at <= entries.count else { throw MPDError(.argument, "Bad position") }
+        }
+        let tracks = try resolve(c.arguments[1], in: w)
+        guard !tracks.isEmpty else { return }
+        entries.insert(contentsOf: tracks.map(\.path), at: at)
+        try store(name, entries, in: &w)
+    }
+
+    static func playlistClear(_ w: inout MPDWorld, _ c: inout Call) throws {
+        let name = try validName(c.arguments[0])
+        _ = try existing(name, in: w)
+        try store(name, [], in: &w)
+    }
+
+    static func playlistDelete(_ w: inout MPDWorld, _ c: inout Call) throws {
+        let name = try validName(c.arguments[0])
+        let range = try playlistRange(c.arguments[1])
+        var entries = try existing(name, in: w)
+        // MPD 0.23's text for a range past the end (PlaylistError::BadRange).
+        guard range.lowerBound <= entries.count else { throw MPDError(.argument, "Bad song index") }
+        entries.removeSubrange(range.lowerBound..<min(range.upperBound, entries.count))
+        try store(name, entries, in: &w)
+    }
+
+    static func playlistMove(_ w: inout MPDWorld, _ c: inout Call) throws {
+        let from = try unsigned(c.arguments[1])
+        let to = try unsigned(c.arguments[2])
+        // MPD does not even look for the playlist when nothing moves.
+        if from == to { return }
+        let name = try validName(c.arguments[0])
+        var entries = try existing(name, in: w)
+        guard from < entries.count, to < entries.count else { throw MPDError(.argument, "Bad range") }
+        entries.insert(entries.remove(at: from), at: to)
+        try store(name, entries, in: &w)
+    }
+
+    static func renamePlaylist(_ w: inout MPDWorld, _ c: inout Call) throws {
+        let from = try validName(c.arguments[0])
+        let to = try validName(c.arguments[1])
+        let folder = try enabledFolder(w)
+        if try io({ try folder.entries(of: to) }) != nil {
+            throw MPDError(.exist, "Playlist exists already")
+        }
+        guard try io({ try folder.rename(from, to: to) }) else { throw MPDError(.noExist, "No such playlist") }
+        w.observer.mark(.storedPlaylist)
+    }
+
+    static func removePlaylist(_ w: inout MPDWorld, _ c: inout Call) throws {
+        let name = try validName(c.arguments[0])
+        let folder = try enabledFolder(w)
+        guard try io({ try folder.remove(name) }) else { throw MPDError(.noExist, "No such playlist") }
+        w.observer.mark(.storedPlaylist)
+    }
+
+    /// Why MPD refuses a playlist name (`spl_valid_name`): empty, a slash, a line break.
+    public static func playlistNameProblem(_ name: String) -> String? {
+        if name.isEmpty || name.contains("/") || name.contains("\n") || name.contains("\r") {
+            return "Bad playlist name"
+        }
+        return nil
+    }
+
+    static func validName(_ name: String) throws -> String {
+        if let problem = playlistNameProblem(name) { throw MPDError(.argument, problem) }
+        return name
+    }
+
+    static func enabledFolder(_ w: MPDWorld) throws -> any MPDPlaylistFolder {
+        guard let folder = w.playlists else { throw MPDError(.unknown, "Stored playlists are disabled") }
+        return folder
+    }
+
+    /// The entries of an existing playlist. A name MPD would not store (a path) is looked for
+    /// in music_dir by MPD; the box keeps playlists in the folder only, so it is missing too.
+    static func existing(_ name: String, in w: MPDWorld) throws -> [String] {
+        let folder = try enabledFolder(w)
+        guard playlistNameProblem(name) == nil, let entries = try io({ try folder.entries(of: name) }) else {
+            throw MPDError(.noExist, "No such playlist")
+        }
+        return entries
+    }
+
+    static func store(_ name: String, _ entries: [String], in w: inout MPDWorld) throws {
+        let folder = try enabledFolder(w)
+        try io { try folder.write(name, entries: entries) }
+        w.observer.mark(.storedPlaylist)
+    }
+
+    /// Runs a folder call; its failures become ACK 52, as MPD reports a system error.
+    static func io<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as MPDError {
+            throw error
+        } catch {
+            throw MPDError(.system, "\(error)")
+        }
+    }
+
+    /// `N`, `START:` or `START:END` as MPD parses a range argument (unclipped; `-1` is all).
+    static func playlistRange(_ text: String) throws -> Range<Int> {
+        let range = try parseRange(text, count: Int(Int32.max), strict: false)
+        let parts = text.split(separator: ":", maxSplits: 1)
+        if parts.count == 2, let start = parseInteger(String(parts[0])), let end = parseInteger(String(parts[1])),
+            end < start
+        {
+            throw MPDError(.argument, "Malformed range: \(text)")
+        }
+        return range
+    }
+}
