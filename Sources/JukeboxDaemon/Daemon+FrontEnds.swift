@@ -14,6 +14,10 @@ extension Daemon {
             scan.start()
             console?.reply("OK scanning \(config.musicDir)")
             return
+        case "help", "?":
+            // The knob and button words are MPD commands too (MPDCommands), so every console has them.
+            console?.reply(CommandParser.helpText + "\n" + InjectedInput.helpText)
+            return
         default: break
         }
         // Commands act on the exact played position (status, seek ±, previous's 3 s rule, a
@@ -83,6 +87,10 @@ extension Daemon: MPDPlayerHost {
         mpd.absorb(world)
         if let nudge = world.lyricNudge { lyrics.nudge(nudge) }
         perform(world.actions)
+        if !world.injectedInputs.isEmpty {
+            let map = ControlMap(config: config)
+            for input in world.injectedInputs { handleControls(input.outputs(map: map, at: Instant.now)) }
+        }
         if !world.updateRequests.isEmpty { scan.start() }
         return result
     }

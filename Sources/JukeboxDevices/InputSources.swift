@@ -183,8 +183,11 @@ final class EvdevSource: EdgeEventSource {
 }
 
 /// Test and bench injection (`jukeboxd --input-replay-fifo PATH`): edge lines in the
-/// `input-replay` formats written to a FIFO drive the real input path. The first edge's
-/// time is anchored to its arrival; a writer that falls behind is re-anchored, so each
+/// `input-replay` formats written to a FIFO drive the real input path. Times on this
+/// machine's monotonic clock (within 10 s of now at the first edge) are taken as they are,
+/// as the kernel's GPIO edge timestamps are: the debouncer's stable time then runs from the
+/// real edge, however late the loop reads it. Other times (a recording) are anchored: the
+/// first edge's time to its arrival; a writer that falls behind is re-anchored, so each
 /// burst keeps its own spacing (bounce) and none is stamped in the past.
 final class ReplayFifoSource: EdgeEventSource {
     let name: String
@@ -192,6 +195,8 @@ final class ReplayFifoSource: EdgeEventSource {
     private var buffer = ConsoleLineBuffer()
     private let pins: [Int: (signal: InputSignal, activeLow: Bool)]
     private var anchor: (recorded: Instant, local: Instant)?
+    /// The writer stamps edges with this machine's monotonic clock.
+    private var sameClock: Bool?
     private let logger: Logger
     let initialLevels: [InputSignal: Bool] = [:]
 
@@ -218,6 +223,11 @@ final class ReplayFifoSource: EdgeEventSource {
             case .success(let edge?):
                 guard let pin = pins[edge.line] else {
                     logger.warning("input replay: line \(edge.line) is not in the pin map")
+                    continue
+                }
+                if sameClock == nil { sameClock = abs(edge.at.nanoseconds - now.nanoseconds) < 10_000_000_000 }
+                if sameClock == true {
+                    readings.append(.edge(pin.signal, active: edge.level != pin.activeLow, at: edge.at))
                     continue
                 }
                 if let current = anchor {

@@ -126,7 +126,9 @@ public enum InputLatencyProbe {
 
         // The encoder's push switch: toggle on the press edge.
         for _ in 0..<pauseSamples {
-            MonotonicClock.sleep(nanoseconds: 200_000_000)  // the hand's pace
+            // The hand's pace, and a random part of a period more, so that presses fall at
+            // every phase of the output's periods (the resume before set that phase).
+            MonotonicClock.sleep(nanoseconds: 200_000_000 + random.next() % UInt64(periodMs * 1_000_000))
             let mark = (b0: sink.byteCount, pipe: sink.pipeBytes)
             edge(13, 0)
             MonotonicClock.sleep(nanoseconds: 250_000_000)  // the window in which what still arrives counts

@@ -131,6 +131,11 @@ public enum MPDCommands {
                 throw MPDError(.argument, "Unknown sub command")
             }
         },
+        // Knob turns and button gestures, as if made on the box (`knob +2`, `button next long`).
+        "knob": Spec(permission: .control, min: 1, max: 1) { w, c in try inject(["knob"] + c.arguments, into: &w) },
+        "button": Spec(permission: .control, min: 2, max: 2) { w, c in
+            try inject(["button"] + c.arguments, into: &w)
+        },
         // `lyrics`: the line at the played position; `lyrics offset ±MS` nudges this track's
         // lyrics (positive: sooner), saved per track by the daemon.
         "lyrics": Spec(permission: .read, min: 0, max: 2) { w, c in
@@ -449,11 +454,21 @@ public enum MPDCommands {
           update              rescan the music folder
           lyrics              the current lyric line
           lyrics offset +200  show this song's lyrics 200 ms sooner (-200 later, 0 reset)
+        \(InjectedInput.helpText.split(separator: "\n").map { "  " + $0 }.joined(separator: "\n"))
           idle                wait for a change (noidle to stop waiting)
           ping  close  commands  help
         Arguments with spaces go in double quotes. Replies end with OK, or ACK and the problem.
 
         """
+
+    /// A `knob` or `button` line for the daemon's controls; an unknown button or gesture is an ACK.
+    static func inject(_ words: [String], into w: inout MPDWorld) throws {
+        switch InjectedInput.parse(words: words) {
+        case .success(let input)?: w.injectedInputs.append(input)
+        case .failure(let error)?: throw MPDError(.argument, error.message)
+        case nil: throw MPDError(.unknown, "unknown command \"\(words.first ?? "")\"")
+        }
+    }
 
     // MARK: responses
 

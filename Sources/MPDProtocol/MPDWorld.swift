@@ -24,6 +24,9 @@ public struct MPDWorld {
     public var updateRequests: [String] = []
     /// A lyric offset nudge for the playing track (`lyrics offset ±ms`) the daemon must apply.
     public var lyricNudge: LyricNudge?
+    /// Knob turns and gestures typed by the client (`knob +2`, `button next long`) the
+    /// daemon must run through its controls' mapping.
+    public var injectedInputs: [InjectedInput] = []
     /// Lines the daemon must log (e.g. a loaded playlist's missing entries).
     public var notices: [String] = []
 

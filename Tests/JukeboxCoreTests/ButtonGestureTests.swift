@@ -32,7 +32,8 @@ import Testing
         Case(
             name: "120 ms press of next fires short on release", presses: [Press("next", 100, 120)],
             expected: ["next short @220"]),
-        Case(name: "799 ms press is still short", presses: [Press("next", 0, 799)], expected: ["next short @799"]),
+        // Held time is measured between settled contacts: the bounce of each end (up to 2 ms) counts.
+        Case(name: "797 ms press is still short", presses: [Press("next", 0, 797)], expected: ["next short @797"]),
         Case(
             name: "1 s hold of next: long while held, no short", presses: [Press("next", 100, 1000)],
             expected: ["next long @900"]),
@@ -106,17 +107,23 @@ import Testing
 
     @Test(arguments: cases)
     func gestures(_ testCase: Case) {
-        // The same presses with ten different bounce patterns.
+        // The same presses with ten different bounce patterns. Times in `expected` are those
+        // of the contacts' real transitions; a gesture comes the default 5 ms of stable level
+        // later, plus the bounce of the edge it follows (at most 2 ms).
         for seed in UInt64(1)...10 {
             var builder = EdgeStreamBuilder(seed: seed)
             for press in testCase.presses { builder.press(press.button, atMs: press.at, forMs: press.length) }
             var controller = Self.controller(extra: testCase.extraGestures)
-            let outputs = run(&controller, builder.sorted)
-            let gestures = outputs.compactMap { output -> String? in
+            let events = run(&controller, builder.sorted).compactMap { output -> GestureEvent? in
                 guard case .gesture(let event) = output else { return nil }
-                return "\(event) @\(event.at.nanoseconds / 1_000_000)"
+                return event
             }
-            #expect(gestures == testCase.expected, "seed \(seed)")
+            let expected = testCase.expected.map { $0.split(separator: "@") }
+            #expect(events.map { "\($0) " } == expected.map { String($0[0]) }, "seed \(seed)")
+            for (event, words) in zip(events, expected) {
+                let late = event.at.nanoseconds - Int64(words[1])! * 1_000_000
+                #expect((5_000_000...7_000_000).contains(late), "seed \(seed): \(event) at \(event.at)")
+            }
         }
     }
 
@@ -149,24 +156,38 @@ import Testing
         #expect(free.firesOnPress("a"))
     }
 
-    @Test func debouncerAcceptsTheFirstEdgeAndHidesBounce() {
-        var debouncer = Debouncer(lockoutMs: 20)
+    @Test func debouncerTakesALevelOnceItHasBeenStable() {
+        var debouncer = Debouncer(stableMs: 5)
         var changes: [Debouncer.Change] = []
+        // A press that bounces for 1.9 ms counts 5 ms after the bounce ended.
         changes += debouncer.handle(edge: true, at: .milliseconds(100))
         changes += debouncer.handle(edge: false, at: Instant(nanoseconds: 100_300_000))
         changes += debouncer.handle(edge: true, at: Instant(nanoseconds: 101_900_000))
+        #expect(debouncer.nextDeadline == Instant(nanoseconds: 106_900_000))
         changes += debouncer.advance(to: .milliseconds(200))
-        #expect(changes == [.init(active: true, at: .milliseconds(100))])
+        #expect(changes == [.init(active: true, at: Instant(nanoseconds: 106_900_000))])
         changes = debouncer.handle(edge: false, at: .milliseconds(300))
         changes += debouncer.handle(edge: true, at: .milliseconds(301))
         changes += debouncer.handle(edge: false, at: .milliseconds(302))
-        #expect(debouncer.nextDeadline == .milliseconds(320))
         changes += debouncer.advance(to: .milliseconds(400))
-        #expect(changes == [.init(active: false, at: .milliseconds(300))])
-        // A glitch shorter than the lockout is reported as a press that ends with the lockout.
+        #expect(changes == [.init(active: false, at: .milliseconds(307))])
+        // A 4.9 ms noise pulse, even with a dropout inside, is no press.
         changes = debouncer.handle(edge: true, at: .milliseconds(500))
-        changes += debouncer.handle(edge: false, at: .milliseconds(505))
+        changes += debouncer.handle(edge: false, at: .milliseconds(502))
+        changes += debouncer.handle(edge: true, at: Instant(nanoseconds: 502_100_000))
+        changes += debouncer.handle(edge: false, at: Instant(nanoseconds: 504_900_000))
+        #expect(debouncer.nextDeadline == nil)
         changes += debouncer.advance(to: .milliseconds(600))
-        #expect(changes == [.init(active: true, at: .milliseconds(500)), .init(active: false, at: .milliseconds(520))])
+        #expect(changes.isEmpty)
+        // Two rising edges in a row hide a lost falling one: the stable time starts again.
+        changes = debouncer.handle(edge: true, at: .milliseconds(700))
+        changes += debouncer.handle(edge: true, at: .milliseconds(703))
+        changes += debouncer.advance(to: .milliseconds(706))
+        #expect(changes.isEmpty)
+        changes += debouncer.advance(to: .milliseconds(708))
+        #expect(changes == [.init(active: true, at: .milliseconds(708))])
+        // No stable time: every change at once.
+        var immediate = Debouncer(stableMs: 0)
+        #expect(immediate.handle(edge: true, at: .milliseconds(1)) == [.init(active: true, at: .milliseconds(1))])
     }
 }

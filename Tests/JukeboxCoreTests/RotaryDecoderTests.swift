@@ -15,16 +15,10 @@ import Testing
         wobbleEvery: Int = 0
     ) -> [Int] {
         var builder = EdgeStreamBuilder(seed: seed)
-        var position = 0
         var timeUs = 10_000.0
         let transitionUs = detentMs * 1000 / Double(steps)
         func move(_ direction: Int) {
-            let from = order[position]
-            position = (position + direction + 4) % 4
-            let to = order[position]
-            let signal: InputSignal = (from ^ to) == 0b10 ? .encoderA : .encoderB
-            let level = (to & ((from ^ to))) != 0
-            builder.transition(signal, to: level, atUs: Int64(timeUs), bounce: bounce)
+            builder.quarterStep(direction, atUs: Int64(timeUs), bounce: bounce ? .contact : .none)
             timeUs += transitionUs
         }
         for (index, direction) in detents.enumerated() {
@@ -104,7 +98,7 @@ import Testing
     }
 
     @Test func inversionAndAcceleration() {
-        var decoder = RotaryDecoder(stepsPerDetent: 4, inverted: true, debounceUs: 0)
+        var decoder = RotaryDecoder(stepsPerDetent: 4, inverted: true, lockoutUs: 0)
         var steps: [RotaryDecoder.Step] = []
         var t: Int64 = 0
         for (channel, level) in [(RotaryDecoder.Channel.a, true), (.b, true), (.a, false), (.b, false)] {
@@ -128,16 +122,8 @@ import Testing
         config.encoder.debounceMs = 0
         var controller = InputController(map: ControlMap(config: config), settings: .init(config: config))
         var builder = EdgeStreamBuilder(seed: 9)
-        var position = 0
         // 12 detents clockwise at 1 ms per transition (a flick), clean edges.
-        for i in 0..<48 {
-            let from = Self.order[position]
-            position = (position + 1) % 4
-            let to = Self.order[position]
-            builder.transition(
-                (from ^ to) == 0b10 ? .encoderA : .encoderB, to: (to & (from ^ to)) != 0,
-                atUs: Int64(1000 + i * 1000), bounce: false)
-        }
+        _ = builder.turn(Array(repeating: 1, count: 12), atUs: 1000, transitionUs: 1000, bounce: .none)
         let outputs = run(&controller, builder.sorted)
         let volumes = outputs.compactMap { output -> (Int, Instant)? in
             guard case .action(.command(.changeVolume(let delta)), let at) = output else { return nil }

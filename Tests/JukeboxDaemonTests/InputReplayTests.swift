@@ -8,6 +8,7 @@ import Testing
 
 /// `jukeboxd input-replay` through the real binary, on recorded-style edge files
 /// (Tests/Fixtures/input, made by make-edges.py: bounce of 0.1–2 ms on every transition).
+/// Gestures come 5 ms (the default `debounce_ms`) after the contact settled.
 @Suite struct InputReplayTests {
     static func fixture(_ name: String) -> String { Fixtures.path("Tests/Fixtures/input/\(name)") }
 
@@ -19,20 +20,20 @@ import Testing
         #expect(
             result.stdout == """
                 # pin map: 5=encoder.a 6=encoder.b 13=switch 17=play_pause 22=previous 27=next
-                   0.090  play_pause short
-                   0.090  -> toggle
-                   0.750  next short
-                   0.750  -> next
-                   2.100  next long
-                   2.100  -> seek +10
-                   2.400  next repeat
-                   2.400  -> seek +10
-                   3.360  previous short
-                   3.360  -> previous
-                   3.800  switch short
-                   3.800  -> toggle
-                   5.600  play_pause long
-                   5.600  -> stop
+                   0.096  play_pause short
+                   0.096  -> toggle
+                   0.755  next short
+                   0.755  -> next
+                   2.106  next long
+                   2.106  -> seek +10
+                   2.406  next repeat
+                   2.406  -> seek +10
+                   3.365  previous short
+                   3.365  -> previous
+                   3.805  switch short
+                   3.805  -> toggle
+                   5.606  play_pause long
+                   5.606  -> stop
                 # 72 edges: 7 gestures, 0 detents, 7 commands
 
                 """)
@@ -87,12 +88,12 @@ import Testing
             result.stdout == """
                 # pin map: 13=switch 27=next
                 # warning: line 4 is not in the pin map; its edges are ignored
-                   0.500  next long
-                   0.500  -> volume 30
-                   1.050  switch double
-                   1.050  -> shutdown
-                   2.200  next short
-                   2.200  -> mode
+                   0.506  next long
+                   0.506  -> volume 30
+                   1.055  switch double
+                   1.055  -> shutdown
+                   2.205  next short
+                   2.205  -> mode
                 # 11 edges: 3 gestures, 0 detents, 3 commands
 
                 """)

@@ -53,22 +53,27 @@ final class ScriptedEdgeSource: EdgeEventSource {
         #expect(inputs.owns(fd))
         #expect(!inputs.owns(fd + 1000))
 
-        // The switch is short-only: the press edge is the command.
+        // The switch is short-only: the press is the command, once the line has been stable
+        // for debounce_ms (5): the read only starts the wait, the timer fires it.
         source.queued = [.edge(.button("switch"), active: true, at: .milliseconds(100))]
-        #expect(Self.actions(inputs.read(fd: fd, now: .milliseconds(101))) == ["toggle"])
+        #expect(Self.actions(inputs.read(fd: fd, now: .milliseconds(101))) == [])
+        #expect(inputs.nextDeadline == .milliseconds(105), "the end of the stable time")
+        #expect(Self.actions(inputs.advance(to: .milliseconds(105))) == ["toggle"])
         source.queued = [.edge(.button("switch"), active: false, at: .milliseconds(160))]
         #expect(Self.actions(inputs.read(fd: fd, now: .milliseconds(161))) == [])
+        #expect(Self.actions(inputs.advance(to: .milliseconds(165))) == [])
 
-        // next held: nothing at the press, seek +10 when the long-press timer runs out.
+        // next held: nothing at the press, seek +10 when the long-press timer runs out
+        // (800 ms from the press counted at 1005).
         source.queued = [.edge(.button("next"), active: true, at: .milliseconds(1000))]
         #expect(Self.actions(inputs.read(fd: fd, now: .milliseconds(1001))) == [])
-        #expect(inputs.nextDeadline == .milliseconds(1020), "the end of the bounce lockout")
-        #expect(Self.actions(inputs.advance(to: .milliseconds(1020))) == [])
-        #expect(inputs.nextDeadline == .milliseconds(1800))
-        #expect(Self.actions(inputs.advance(to: .milliseconds(1799))) == [])
-        #expect(Self.actions(inputs.advance(to: .milliseconds(1800))) == ["seek +10"])
+        #expect(Self.actions(inputs.advance(to: .milliseconds(1005))) == [])
+        #expect(inputs.nextDeadline == .milliseconds(1805))
+        #expect(Self.actions(inputs.advance(to: .milliseconds(1804))) == [])
+        #expect(Self.actions(inputs.advance(to: .milliseconds(1805))) == ["seek +10"])
         source.queued = [.edge(.button("next"), active: false, at: .milliseconds(1900))]
         #expect(Self.actions(inputs.read(fd: fd, now: .milliseconds(1901))) == [])
+        #expect(Self.actions(inputs.advance(to: .milliseconds(1905))) == [])
 
         // Kernel encoder detents (REL_X): the first acts at once, the rest per output period.
         source.queued = [.detents(1, at: .milliseconds(3000)), .detents(2, at: .milliseconds(3002))]

@@ -35,7 +35,7 @@ extension InputController.Settings {
             doublePressMs: Int64(config.buttons.doublePressMs),
             veryLongPressMs: Int64(config.buttons.veryLongPressMs))
         stepsPerDetent = config.encoder.a != nil && config.encoder.b != nil ? config.encoder.stepsPerDetent : nil
-        encoderDebounceMs = config.encoder.debounceMs
+        encoderLockoutUs = config.encoder.debounceMs.map { $0 * 1000 }
         inverted = config.encoder.direction == .reversed
         acceleration = config.encoder.acceleration
         coalesceMs = config.audio.periodMs

@@ -112,8 +112,9 @@ public struct JukeboxConfig: Sendable, Equatable {
         public var playPause: Int?
         public var next: Int?
         public var previous: Int?
-        /// Contact bounce is ignored for this long after an accepted change.
-        public var debounceMs = 20
+        /// A press or release counts once the line has been stable this long: noise pulses
+        /// and bounce shorter than that are ignored (config/jukebox.toml has the measurements).
+        public var debounceMs = 5
         public var longPressMs = 800
         public var repeatMs = 300
         public var doublePressMs = 300
@@ -140,8 +141,9 @@ public struct JukeboxConfig: Sendable, Equatable {
         public var pushSwitch: Int?
         /// Quadrature steps per detent: 1, 2 or 4.
         public var stepsPerDetent = 4
-        /// Per-line bounce lockout of A and B, in milliseconds.
-        public var debounceMs = 3
+        /// Per-line bounce lockout of A and B, in milliseconds; nil: none with 2 or 4 steps
+        /// per detent (the state table cancels bounce out at every speed), 3 with 1 step.
+        public var debounceMs: Int?
         public var turn = EncoderTurn.volume
         /// Volume percent (or seek seconds) per detent.
         public var step = 2

@@ -56,11 +56,14 @@ public struct InputController: Sendable, Equatable {
 
     /// Settings beyond the mapping.
     public struct Settings: Sendable, Equatable {
-        public var buttonDebounceMs = 20
+        /// A button's level counts once it has been stable this long.
+        public var buttonDebounceMs = 5
         public var timing = GestureTiming()
         /// Nil when no quadrature encoder is wired (an input device may still send detents).
         public var stepsPerDetent: Int? = 4
-        public var encoderDebounceMs = 3
+        /// Bounce on an encoder line is hidden for this long after each transition taken;
+        /// nil: the decoder's default for `stepsPerDetent`.
+        public var encoderLockoutUs: Int?
         public var inverted = false
         public var acceleration = 1
         /// Encoder turns are coalesced to one command per this many milliseconds (the output period).
@@ -77,12 +80,12 @@ public struct InputController: Sendable, Equatable {
         var debouncers: [String: Debouncer] = [:]
         for name in ControlDefaults.buttonNames {
             debouncers[name] = Debouncer(
-                lockoutMs: settings.buttonDebounceMs, initial: initialLevels[.button(name)] ?? false)
+                stableMs: settings.buttonDebounceMs, initial: initialLevels[.button(name)] ?? false)
         }
         self.debouncers = debouncers
         decoder = settings.stepsPerDetent.map {
             RotaryDecoder(
-                stepsPerDetent: $0, inverted: settings.inverted, debounceUs: settings.encoderDebounceMs * 1000,
+                stepsPerDetent: $0, inverted: settings.inverted, lockoutUs: settings.encoderLockoutUs,
                 initialA: initialLevels[.encoderA] ?? false, initialB: initialLevels[.encoderB] ?? false)
         }
         acceleration = RotaryAcceleration(maxFactor: settings.acceleration)
