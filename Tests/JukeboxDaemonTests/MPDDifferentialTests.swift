@@ -74,7 +74,7 @@ import Testing
         }
 
         /// Compares `status` (without `song` and `nextsong` when `songMatters` is false: random
-        /// picks differ) and the queue.
+        /// picks differ) and the queue (then only its length).
         func compare(_ label: String, songMatters: Bool = true) {
             var (ours, theirs) = status()
             if !songMatters {
@@ -83,7 +83,12 @@ import Testing
             record(
                 "\(label): status", ours == theirs,
                 "\(ours.sorted { $0.key < $1.key }) / MPD \(theirs.sorted { $0.key < $1.key })")
-            let queues = (jukebox.command("playlist"), reference.command("playlist"))
+            var queues = (jukebox.command("playlist"), reference.command("playlist"))
+            if !songMatters {
+                // Random with consume removes whichever song each side picked: the queues may hold
+                // different songs, but as many.
+                queues = (queues.0.map { _ in "entry" }, queues.1.map { _ in "entry" })
+            }
             record("\(label): playlist", queues.0 == queues.1, "\(queues.0) / MPD \(queues.1)")
         }
 
