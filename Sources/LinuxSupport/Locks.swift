@@ -1,3 +1,4 @@
+import CLinuxShims
 import Glibc
 
 /// A pthread mutex with one condition variable, for threads that must wait for each other
@@ -81,7 +82,7 @@ public final class PILock<State: ~Copyable>: @unchecked Sendable {
     public func wait(
         _ condition: LockCondition, _ state: inout State, nanoseconds: UInt64? = nil
     ) -> Bool {
-        let rc = condition.wait(mutex, nanoseconds: nanoseconds)
+        let rc = withUnsafeMutablePointer(to: &state) { condition.wait(mutex, nanoseconds: nanoseconds, guarded: $0) }
         precondition(rc == 0 || rc == ETIMEDOUT, "pthread_cond_wait outside withLock: \(rc)")
         return rc == 0
     }
@@ -111,11 +112,14 @@ public final class LockCondition: @unchecked Sendable {
     public func broadcast() { pthread_cond_broadcast(cond) }
 
     /// pthread_cond_wait on `mutex` (held by the caller), or pthread_cond_timedwait for at
-    /// most `nanoseconds`; returns its result (ETIMEDOUT on timeout).
-    func wait(_ mutex: UnsafeMutablePointer<pthread_mutex_t>, nanoseconds: UInt64?) -> Int32 {
-        guard let nanoseconds else { return pthread_cond_wait(cond, mutex) }
+    /// most `nanoseconds`; returns its result (ETIMEDOUT on timeout). `guarded`, the state the
+    /// mutex guards, is fenced by the wait (see jb_cond_wait).
+    func wait(
+        _ mutex: UnsafeMutablePointer<pthread_mutex_t>, nanoseconds: UInt64?, guarded: UnsafeMutableRawPointer? = nil
+    ) -> Int32 {
+        guard let nanoseconds else { return jb_cond_wait(cond, mutex, nil, guarded) }
         let deadline = MonotonicClock.nanoseconds() + nanoseconds
         var ts = timespec(tv_sec: Int(deadline / 1_000_000_000), tv_nsec: Int(deadline % 1_000_000_000))
-        return pthread_cond_timedwait(cond, mutex, &ts)
+        return jb_cond_wait(cond, mutex, &ts, guarded)
     }
 }

@@ -2,6 +2,8 @@
 #define JUKEBOX_CLINUXSHIMS_H
 /* Calls Swift cannot import directly: variadic ioctl/fcntl and GNU-only functions. */
 #include <stdint.h>
+#include <pthread.h>
+#include <time.h>
 
 /* Bytes waiting to be read on fd (FIONREAD), or -1 with errno set. */
 int jb_bytes_readable(int fd);
@@ -23,6 +25,13 @@ int jb_open(const char *path, int flags, unsigned int mode);
 int jb_o_direct_flag(void);
 /* pipe2(fds, O_CLOEXEC): close-on-exec from birth (pipe2 is GNU-only); 0 or -1 with errno. */
 int jb_pipe_cloexec(int fds[2]);
+
+/* pthread_cond_timedwait until `deadline`, or pthread_cond_wait when it is NULL. `guarded` is
+   the state `mutex` guards: handing its address to a function Swift cannot see into makes
+   Swift store what it changed there before the wait and load it again after. Without it,
+   Swift takes an inout state as unchanged by a call that is not given it, and may move a
+   store across the wait (where another thread reads the state). */
+int jb_cond_wait(pthread_cond_t *cond, pthread_mutex_t *mutex, const struct timespec *deadline, void *guarded);
 
 /* Blocks SIGTERM, SIGINT and SIGHUP for this thread (and threads it creates later), ignores
    SIGPIPE, and returns a signalfd that becomes readable when one arrives; -1 with errno. */
