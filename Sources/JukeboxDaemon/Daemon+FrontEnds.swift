@@ -84,7 +84,9 @@ extension Daemon: MPDPlayerHost {
         world.lyrics = lyrics.atPosition(machine.positionMs)
         let result = body(&world)
         machine = world.machine
+        let outputSwitched = world.host.outputEnabled != mpd.host.outputEnabled
         mpd.absorb(world)
+        if outputSwitched { switchOutput(enabled: world.host.outputEnabled) }
         if let nudge = world.lyricNudge { lyrics.nudge(nudge) }
         perform(world.actions)
         if !world.injectedInputs.isEmpty {

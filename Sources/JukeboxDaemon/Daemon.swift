@@ -122,6 +122,14 @@ final class Daemon {
 
     private func restore() {
         reloadLibrary()
+        do {
+            if try !store.outputEnabled(0) {
+                mpd.host.outputEnabled = false
+                pipeline.setMuted(true)
+            }
+        } catch {
+            logger.error("cannot read the outputs' state: \(error)")
+        }
         var saved: PlaybackRecord?
         var start = ResumeStart(saved: nil, savedSequence: 0, journal: nil, journalSurvivedRestart: false)
         do {
@@ -349,6 +357,18 @@ final class Daemon {
         requests[request.token] = request
         return PlaybackItem(
             token: request.token, path: "\(config.musicDir)/\(track.path)", seekHint: keeper.seekHints[request.trackID])
+    }
+
+    /// An MPD client switched the ALSA output: silence it (or not) and keep the choice, as
+    /// MPD's state file does.
+    func switchOutput(enabled: Bool) {
+        logger.info("output 0 (\(config.audio.device)) \(enabled ? "enabled" : "disabled")")
+        pipeline.setMuted(!enabled)
+        do {
+            try store.setOutput(0, enabled: enabled)
+        } catch {
+            logger.error("cannot save the output's state: \(error)")
+        }
     }
 
     // MARK: - persistence

@@ -115,6 +115,7 @@ final class MPDFrontEnd {
         observer = world.observer
         host.updatingJob = world.host.updatingJob
         host.lastJob = world.host.lastJob
+        host.outputEnabled = world.host.outputEnabled
         for notice in world.notices { logger.info("\(notice)") }
     }
 

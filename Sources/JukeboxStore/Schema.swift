@@ -50,6 +50,14 @@ enum Schema {
         ALTER TABLE tracks ADD COLUMN tags TEXT;
         ALTER TABLE tracks ADD COLUMN format TEXT;
         """,
+        // 3 -> 4: the audio outputs MPD clients switched off (`disableoutput`), by output
+        // number, as MPD's state file keeps `audio_device_state` (a row only once switched)
+        """
+        CREATE TABLE outputs (
+            id      INTEGER PRIMARY KEY,
+            enabled INTEGER NOT NULL
+        );
+        """,
     ]
 
     /// The version this code writes.

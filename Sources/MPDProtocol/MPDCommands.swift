@@ -109,12 +109,12 @@ public enum MPDCommands {
         "replay_gain_status": Spec(permission: .read, min: 0, max: 0) { _, c in
             c.response.add("replay_gain_mode", "off")
         },
-        "outputs": Spec(permission: .read, min: 0, max: 0) { w, c in
-            c.response.add("outputid", 0)
-            c.response.add("outputname", w.host.outputName)
-            c.response.add("plugin", "alsa")
-            c.response.add("outputenabled", 1)
-        },
+        // the audio output (MPDOutputs.swift)
+        "outputs": Spec(permission: .read, min: 0, max: 0) { w, c in outputs(&w, &c) },
+        "enableoutput": Spec(permission: .admin, min: 1, max: 1) { w, c in try switchOutput(&w, &c) { _ in true } },
+        "disableoutput": Spec(permission: .admin, min: 1, max: 1) { w, c in try switchOutput(&w, &c) { _ in false } },
+        "toggleoutput": Spec(permission: .admin, min: 1, max: 1) { w, c in try switchOutput(&w, &c) { !$0 } },
+        "outputset": Spec(permission: .admin, min: 3, max: 3) { w, c in try outputSet(&w, &c) },
         "decoders": Spec(permission: .read, min: 0, max: 0) { _, c in
             c.response.add("plugin", "mpg123")
             c.response.add("suffix", "mp3")
@@ -727,8 +727,9 @@ public enum MPDCommands {
     }
 
     static func unsigned(_ text: String) throws -> Int {
-        guard let value = parseInteger(text), value >= 0 else { throw MPDError(.argument, "Integer expected: \(text)") }
-        guard value <= Int(UInt32.max) else { throw MPDError(.argument, "Number too large: \(text)") }
+        guard let value = parseInteger(text) else { throw MPDError(.argument, "Integer expected: \(text)") }
+        // strtoul takes "-1" as ULONG_MAX: MPD calls a negative number too large.
+        guard value >= 0, value <= Int(UInt32.max) else { throw MPDError(.argument, "Number too large: \(text)") }
         return value
     }
 
