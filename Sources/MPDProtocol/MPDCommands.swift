@@ -371,8 +371,9 @@ public enum MPDCommands {
                 return
             }
             guard w.library.isFolder(uri) else { throw MPDError(.noExist, "No such directory") }
-            for folder in w.library.subfolders(of: uri) { c.response.add("directory", folder) }
+            // MPD's order: the folder's songs, then its subfolders.
             for track in w.library.files(in: uri) { song(track, into: &c.response) }
+            for folder in w.library.subfolders(of: uri) { c.response.add("directory", folder) }
             if uri.isEmpty { rootPlaylists(&w, &c) }
         },
         "listall": Spec(permission: .read, min: 0, max: 1) { w, c in
@@ -544,13 +545,14 @@ public enum MPDCommands {
             return
         }
         guard w.library.isFolder(uri) else { throw MPDError(.noExist, "No such directory") }
+        // MPD's walk: a folder's songs, then each subfolder and what it holds.
         func walk(_ folder: String, _ r: inout MPDResponse) {
+            for track in w.library.files(in: folder) {
+                if info { song(track, into: &r) } else { r.add("file", track.path) }
+            }
             for sub in w.library.subfolders(of: folder) {
                 r.add("directory", sub)
                 walk(sub, &r)
-            }
-            for track in w.library.files(in: folder) {
-                if info { song(track, into: &r) } else { r.add("file", track.path) }
             }
         }
         walk(uri, &c.response)
