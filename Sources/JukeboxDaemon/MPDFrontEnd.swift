@@ -78,7 +78,7 @@ final class MPDFrontEnd {
         if machine.state == .playing { playedNanoseconds += now - lastTurn }
         lastTurn = now
         let changes = observer.changes(machine)
-        network?.notify(changes)
+        network?.notify(changes, now: now)
         serial?.notify(changes)
         network?.dropTimedOut(now: now)
         serial?.reopenIfDue(now: now)
