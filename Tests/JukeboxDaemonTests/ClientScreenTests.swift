@@ -41,7 +41,8 @@ import Testing
         let socket: String
         let home: String
 
-        init() throws {
+        /// `output`: more lines for MPD's null output; `mixer`: its mixer_type.
+        init(output: String = "", mixer: String = "none") throws {
             let port = freeLoopbackPort()
             harness = try DaemonHarness(
                 tracks: [], configExtra: "[network]\nport = \(port)", onStart: "off", mode: "in-order")
@@ -52,7 +53,7 @@ import Testing
             }
             mpd = try ReferenceMPD(
                 musicDir: harness.musicDir, directory: harness.directory.file("mpd"),
-                extra: "decoder {\n  plugin \"mad\"\n  enabled \"no\"\n}")
+                output: output, extra: "decoder {\n  plugin \"mad\"\n  enabled \"no\"\n}", mixer: mixer)
             let clients = try [port, mpd.port].map { try MPDTestClient(port: $0) }
             _ = clients[1].command("update")
             try MPDDifferentialTests.waitUntil("MPD's library holds 9 songs") {
