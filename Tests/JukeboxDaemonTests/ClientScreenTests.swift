@@ -274,6 +274,9 @@ import Testing
         if try Self.step(peers, "playlist again", keys: ["1"], expect: "Playlist (9 items") { same += 1 }
         print("ncmpcpp screens: \(same) of \(steps.count + 1) the same")
         Self.checkNoStorm(peers, client: "ncmpcpp on the playlist")
+        try peers.keys("Enter")
+        _ = try peers.settled(showing: "Playing: ")
+        Self.checkNoStorm(peers, client: "ncmpcpp playing")
     }
 
     @Test(.enabled(if: hasClients), .timeLimit(.minutes(3)))
@@ -297,5 +300,8 @@ import Testing
         if try Self.step(peers, "queue again", keys: ["2"], expect: "Bee - Two") { same += 1 }
         print("ncmpc screens: \(same) of \(steps.count + 1) the same")
         Self.checkNoStorm(peers, client: "ncmpc on the queue")
+        try peers.keys("Enter")
+        _ = try peers.settled(showing: "Playing: ")
+        Self.checkNoStorm(peers, client: "ncmpc playing")
     }
 }
