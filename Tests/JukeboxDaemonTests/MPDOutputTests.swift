@@ -30,4 +30,36 @@ import Testing
         #expect(again.fields("outputs")["outputenabled"] == "1")
         MPDDaemonTests.stop(harness)
     }
+
+    /// python-mpd2's output calls (its Debian version has no `outputset`), and a second
+    /// client's `idle output` woken by each switch.
+    @Test(.enabled(if: MPDDaemonTests.hasPythonMPD)) func pythonMPD2SwitchesTheOutput() throws {
+        let (harness, port) = try MPDDaemonTests.start()
+        defer { MPDDaemonTests.stop(harness) }
+        try MPDDaemonTests.expectPythonPasses(
+            """
+            import sys, threading
+            import mpd
+
+            port = int(sys.argv[1])
+            c = mpd.MPDClient(); c.timeout = 10; c.connect("127.0.0.1", port)
+            w = mpd.MPDClient(); w.timeout = 10; w.connect("127.0.0.1", port)
+            assert c.outputs() == [{"outputid": "0", "outputname": "null", "plugin": "alsa", "outputenabled": "1"}]
+            for switch, enabled in [(c.disableoutput, "0"), (c.toggleoutput, "1"), (c.toggleoutput, "0"),
+                                    (c.enableoutput, "1")]:
+                woken = []
+                waiter = threading.Thread(target=lambda: woken.append(w.idle("output")))
+                waiter.start()
+                switch(0)
+                waiter.join(10)
+                assert woken == [["output"]], woken
+                assert c.outputs()[0]["outputenabled"] == enabled
+            try:
+                c.enableoutput(1); assert False
+            except mpd.CommandError as e:
+                assert "No such audio output" in str(e), e
+            assert c.status()["state"] == "play"
+            print("PASS")
+            """, harness, port: port)
+    }
 }
