@@ -240,8 +240,25 @@ import Testing
     static func checkNoStorm(_ peers: Peers, client: String) {
         let seconds = 3.0
         let idle = peers.idleCommands(seconds: seconds)
-        print("\(client) idle for \(seconds) s: \(idle.jukebox) commands to jukeboxd, \(idle.mpd) to MPD")
+        print("\(client): \(idle.jukebox) commands in \(seconds) s to jukeboxd, \(idle.mpd) to MPD")
         #expect(Double(idle.jukebox) <= Double(idle.mpd) + seconds, "\(client): \(idle)")
+    }
+
+    /// Runs `steps` (label, keys, text to wait for) on both terminals and counts the same
+    /// screens; then counts commands while the client idles on the last screen, on its queue
+    /// screen (`queue`, one more step), and while it plays the queue's first song.
+    static func compare(
+        _ steps: [(String, [String], String)], on peers: Peers, client: String, queue: (String, [String], String)
+    ) throws {
+        var same = 0
+        for (label, keys, expect) in steps where try step(peers, label, keys: keys, expect: expect) { same += 1 }
+        checkNoStorm(peers, client: "\(client) on its last screen")
+        if try step(peers, queue.0, keys: queue.1, expect: queue.2) { same += 1 }
+        print("\(client) screens: \(same) of \(steps.count + 1) the same")
+        checkNoStorm(peers, client: "\(client) on the queue")
+        try peers.keys("Enter")
+        _ = try peers.settled(showing: "Playing: ")
+        checkNoStorm(peers, client: "\(client) playing")
     }
 
     @Test(.enabled(if: hasClients), .timeLimit(.minutes(3)))
@@ -268,15 +285,7 @@ import Testing
             // Where jukeboxd once answered a query ncmpcpp repeated 4,000 times a second.
             ("media library again", ["4"], "01 - First"),
         ]
-        var same = 0
-        for (label, keys, expect) in steps where try Self.step(peers, label, keys: keys, expect: expect) { same += 1 }
-        Self.checkNoStorm(peers, client: "ncmpcpp on the media library")
-        if try Self.step(peers, "playlist again", keys: ["1"], expect: "Playlist (9 items") { same += 1 }
-        print("ncmpcpp screens: \(same) of \(steps.count + 1) the same")
-        Self.checkNoStorm(peers, client: "ncmpcpp on the playlist")
-        try peers.keys("Enter")
-        _ = try peers.settled(showing: "Playing: ")
-        Self.checkNoStorm(peers, client: "ncmpcpp playing")
+        try Self.compare(steps, on: peers, client: "ncmpcpp", queue: ("playlist again", ["1"], "Playlist (9 items"))
     }
 
     @Test(.enabled(if: hasClients), .timeLimit(.minutes(3)))
@@ -294,14 +303,6 @@ import Testing
             ("outputs, enable", ["Enter"], "[X] null"),
             ("library again", ["4"], "Bee"),
         ]
-        var same = 0
-        for (label, keys, expect) in steps where try Self.step(peers, label, keys: keys, expect: expect) { same += 1 }
-        Self.checkNoStorm(peers, client: "ncmpc on the library")
-        if try Self.step(peers, "queue again", keys: ["2"], expect: "Bee - Two") { same += 1 }
-        print("ncmpc screens: \(same) of \(steps.count + 1) the same")
-        Self.checkNoStorm(peers, client: "ncmpc on the queue")
-        try peers.keys("Enter")
-        _ = try peers.settled(showing: "Playing: ")
-        Self.checkNoStorm(peers, client: "ncmpc playing")
+        try Self.compare(steps, on: peers, client: "ncmpc", queue: ("queue again", ["2"], "Bee - Two"))
     }
 }
