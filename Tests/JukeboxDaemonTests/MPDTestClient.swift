@@ -75,6 +75,40 @@ final class MPDTestClient {
         return lines
     }
 
+    /// Sends a command whose answer may hold binary chunks (`albumart`, `readpicture`): the
+    /// text lines (a chunk as its `binary: N` line) and the chunks' bytes, read by their length.
+    func binaryCommand(_ line: String, timeout: Duration = .seconds(5)) -> (lines: [String], binary: [UInt8]) {
+        send(line)
+        var lines: [String] = []
+        var binary: [UInt8] = []
+        while let line = readLine(timeout: timeout) {
+            lines.append(line)
+            if line == "OK" || line.hasPrefix("ACK [") { break }
+            if line.hasPrefix("binary: "), let count = Int(line.dropFirst(8)) {
+                guard let bytes = readBytes(count + 1, timeout: timeout), bytes.last == 0x0A else { break }
+                binary += bytes.dropLast()
+            }
+        }
+        return (lines, binary)
+    }
+
+    /// Exactly `count` bytes, or nil on timeout or end of stream.
+    private func readBytes(_ count: Int, timeout: Duration) -> [UInt8]? {
+        let end = deadline(after: timeout)
+        while buffer.count < count {
+            let now = MonotonicClock.nanoseconds()
+            guard now < end else { return nil }
+            var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            if poll(&pfd, 1, Int32((end - now) / 1_000_000) + 1) <= 0 { continue }
+            var chunk = [UInt8](repeating: 0, count: 65536)
+            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n <= 0 { return nil }
+            buffer += chunk[0..<n]
+        }
+        defer { buffer.removeFirst(count) }
+        return Array(buffer.prefix(count))
+    }
+
     /// Sends a command and returns its response lines.
     func command(_ line: String, timeout: Duration = .seconds(5)) -> [String] {
         send(line)
