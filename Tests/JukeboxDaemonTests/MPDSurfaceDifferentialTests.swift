@@ -101,31 +101,12 @@ extension MPDDifferentialTests {
 
     @Test(.enabled(if: hasMPD), .timeLimit(.minutes(3)))
     func stickersPicturesAndFilesAnswerAsMPD() throws {
-        let jukeboxPort = freeLoopbackPort()
-        let harness = try DaemonHarness(
-            tracks: [], configExtra: "[network]\nport = \(jukeboxPort)", onStart: "off", mode: "in-order")
-        try Fixtures.makeTagLibrary(in: harness.musicDir)
-        let daemon = try harness.start()
-        #expect(daemon.waitForLine(matching: "library scan of", on: .stderr) != nil, "\(harness.log)")
-        defer {
-            daemon.closeStdin()
-            _ = daemon.kill(SIGTERM)
-            _ = daemon.waitForExit(timeout: .seconds(5))
-        }
-        let mpdDirectory = harness.directory.file("mpd")
-        let server = try ReferenceMPD(
-            musicDir: harness.musicDir, directory: mpdDirectory,
-            extra: "sticker_file \"\(mpdDirectory)/sticker.sql\"\ndecoder {\n  plugin \"mad\"\n  enabled \"no\"\n}")
-        defer { server.stop() }
-        let reference = try MPDTestClient(port: server.port)
-        let jukebox = try MPDTestClient(port: jukeboxPort)
-        #expect(reference.greeting.hasPrefix("OK MPD 0.23"))
-        _ = reference.command("update")
-        try Self.waitUntil("MPD's update") {
-            reference.fields("status")["updating_db"] == nil && reference.fields("stats")["songs"] == "9"
-        }
-        #expect(jukebox.fields("stats")["songs"] == "9")
-        let watchers = (jukebox: try MPDTestClient(port: jukeboxPort), reference: try MPDTestClient(port: server.port))
+        let servers = try MPDTagDifferentialTests.TagLibraryServers(mpdStickers: true)
+        let (jukebox, reference) = (servers.jukebox, servers.reference)
+        let watchers = (
+            jukebox: try MPDTestClient(port: servers.jukeboxPort),
+            reference: try MPDTestClient(port: servers.server.port)
+        )
 
         var same = 0
         var reviewed: [String] = []

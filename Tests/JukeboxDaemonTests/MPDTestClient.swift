@@ -47,22 +47,27 @@ final class MPDTestClient {
 
     /// One line, or nil on timeout or end of stream.
     func readLine(timeout: Duration = .seconds(5)) -> String? {
+        guard fill(until: { $0.contains(0x0A) }, timeout: timeout), let newline = buffer.firstIndex(of: 0x0A) else {
+            return nil
+        }
+        defer { buffer.removeFirst(newline + 1) }
+        return String(decoding: buffer[..<newline], as: UTF8.self)
+    }
+
+    /// Receives until `enough` holds for what was received; false on timeout or end of stream.
+    private func fill(until enough: ([UInt8]) -> Bool, timeout: Duration) -> Bool {
         let end = deadline(after: timeout)
-        while true {
-            if let newline = buffer.firstIndex(of: 0x0A) {
-                let line = String(decoding: buffer[..<newline], as: UTF8.self)
-                buffer.removeFirst(newline + 1)
-                return line
-            }
+        while !enough(buffer) {
             let now = MonotonicClock.nanoseconds()
-            guard now < end else { return nil }
+            guard now < end else { return false }
             var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             if poll(&pfd, 1, Int32((end - now) / 1_000_000) + 1) <= 0 { continue }
             var chunk = [UInt8](repeating: 0, count: 65536)
             let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if n <= 0 { return nil }
+            if n <= 0 { return false }
             buffer += chunk[0..<n]
         }
+        return true
     }
 
     /// Lines up to and including the final `OK` or `ACK ...` line.
@@ -94,17 +99,7 @@ final class MPDTestClient {
 
     /// Exactly `count` bytes, or nil on timeout or end of stream.
     private func readBytes(_ count: Int, timeout: Duration) -> [UInt8]? {
-        let end = deadline(after: timeout)
-        while buffer.count < count {
-            let now = MonotonicClock.nanoseconds()
-            guard now < end else { return nil }
-            var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            if poll(&pfd, 1, Int32((end - now) / 1_000_000) + 1) <= 0 { continue }
-            var chunk = [UInt8](repeating: 0, count: 65536)
-            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if n <= 0 { return nil }
-            buffer += chunk[0..<n]
-        }
+        guard fill(until: { $0.count >= count }, timeout: timeout) else { return nil }
         defer { buffer.removeFirst(count) }
         return Array(buffer.prefix(count))
     }
