@@ -6,7 +6,8 @@ import LinuxSupport
 /// cover files beside the songs and pictures embedded in them, and the songs' user text tags.
 /// Pictures are read a chunk at a time with pread: a phone fetching a 5 MB cover in 8 KiB
 /// chunks makes the box read 8 KiB per request, plus the frame headers once per file (the
-/// located picture is remembered while the file is unchanged). Control thread only (it keeps
+/// located picture is remembered while the file is unchanged; a picture that had to be
+/// decoded, from an unsynchronised frame, until its last chunk was read). Control thread only (it keeps
 /// that one-entry cache); never used on the audio threads. Paths are relative to music_dir and
 /// checked by the caller.
 public final class MusicFolder {
@@ -110,6 +111,8 @@ public final class MusicFolder {
                 bytes: try Self.read(file, at: start + Int64(offset), count: count))
         case .decoded(let bytes):
             let chunk = count > 0 ? Array(bytes[offset..<offset + count]) : []
+            // A decoded picture is held only while a client fetches it: not after its last chunk.
+            if offset + count >= picture.size { located = nil }
             return PictureChunk(size: picture.size, mimeType: picture.mimeType, bytes: chunk)
         }
     }
