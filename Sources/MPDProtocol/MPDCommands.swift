@@ -341,14 +341,8 @@ public enum MPDCommands {
             w.run(.editQueue(.add([track.id], at: at)))
             c.response.add("Id", track.id)
         },
-        "findadd": Spec(permission: .add, min: 1, max: -1) { w, c in
-            let (filter, _) = try MPDFilter.parse(c.arguments, exact: true)
-            w.run(.editQueue(.add(w.library.tracks.filter(filter.matches).map(\.id), at: nil)))
-        },
-        "searchadd": Spec(permission: .add, min: 1, max: -1) { w, c in
-            let (filter, _) = try MPDFilter.parse(c.arguments, exact: false)
-            w.run(.editQueue(.add(w.library.tracks.filter(filter.matches).map(\.id), at: nil)))
-        },
+        "findadd": Spec(permission: .add, min: 1, max: -1) { w, c in try addFound(exact: true, &w, &c) },
+        "searchadd": Spec(permission: .add, min: 1, max: -1) { w, c in try addFound(exact: false, &w, &c) },
         "searchaddpl": Spec(permission: .control, min: 2, max: -1) { w, c in try searchAddToPlaylist(&w, &c) },
         "clear": Spec(permission: .control, min: 0, max: 0) { w, _ in w.run(.editQueue(.clear)) },
         "delete": Spec(permission: .control, min: 1, max: 1) { w, c in
@@ -583,7 +577,23 @@ public enum MPDCommands {
         for track in try selection(c.arguments, exact: exact, in: w) { song(track, into: &c.response) }
     }
 
-    /// The songs a filter with `sort` and `window` selects (find, search, searchaddpl).
+    /// `findadd`/`searchadd FILTER [sort TAG] [window RANGE] [position POS]`: the songs
+    /// selected, added to the queue at its end or at POS (`+N`/`-N`: after/before the current song).
+    static func addFound(exact: Bool, _ w: inout MPDWorld, _ c: inout Call) throws {
+        var arguments = c.arguments
+        let at = try takePosition(&arguments).map { try insertPosition($0, in: w) }
+        let found = try selection(arguments, exact: exact, in: w)
+        w.run(.editQueue(.add(found.map(\.id), at: at)))
+    }
+
+    /// Removes a trailing `position POS` from `arguments` and returns POS.
+    static func takePosition(_ arguments: inout [String]) -> String? {
+        guard arguments.count >= 2, arguments[arguments.count - 2] == "position" else { return nil }
+        defer { arguments.removeLast(2) }
+        return arguments[arguments.count - 1]
+    }
+
+    /// The songs a filter with `sort` and `window` selects (find, search, findadd, searchaddpl).
     static func selection(_ arguments: [String], exact: Bool, in w: MPDWorld) throws -> [TrackInfo] {
         let (filter, rest) = try MPDFilter.parse(arguments, exact: exact)
         var found = w.library.tracks.filter(filter.matches)

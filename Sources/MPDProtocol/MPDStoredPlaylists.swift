@@ -117,11 +117,7 @@ extension MPDCommands {
     static func searchAddToPlaylist(_ w: inout MPDWorld, _ c: inout Call) throws {
         let name = try validName(c.arguments[0])
         var arguments = Array(c.arguments.dropFirst())
-        var position: Int?
-        if arguments.count >= 2, arguments[arguments.count - 2] == "position" {
-            position = try unsigned(arguments[arguments.count - 1])
-            arguments.removeLast(2)
-        }
+        let position = try takePosition(&arguments).map { try unsigned($0) }
         let found = try selection(arguments, exact: false, in: w)
         let folder = try enabledFolder(w)
         var entries = try io({ try folder.entries(of: name) }) ?? []

@@ -96,7 +96,10 @@ extension MPDDifferentialTests {
         ("searchaddpl pl1 artist nobody", .exact), ("searchaddpl pl3 artist nobody", .exact),
         ("listplaylists", .withoutTimes), ("searchaddpl pl1 artist bee position 99", .exact),
         ("searchaddpl \"\" artist bee", .exact), ("searchaddpl pl3", .exact), ("searchaddpl pl3 artist", .exact),
-        ("searchaddpl pl3 Foo bar", .exact),
+        ("searchaddpl pl3 Foo bar", .exact), ("clear", .exact), ("findadd artist Bee sort Title", .exact),
+        ("playlist", .exact), ("findadd \"(Artist == 'Ärtist One')\" sort -Title window 0:2 position 1", .exact),
+        ("playlist", .exact), ("searchadd genre jazz position 0", .exact), ("playlist", .exact),
+        ("searchadd genre jazz sort Title window 1:2 position 2", .exact), ("playlist", .exact), ("clear", .exact),
     ]
 
     @Test(.enabled(if: hasMPD), .timeLimit(.minutes(3)))

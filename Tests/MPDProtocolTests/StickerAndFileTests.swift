@@ -233,6 +233,18 @@ final class MemoryMusicFolder: MPDMusicFolder {
         #expect(Self.run("clearerror", &world) == "OK\n")
     }
 
+    /// findadd/searchadd take `sort`, `window` and `position` as MPD 0.23 does.
+    @Test func findAddWithSortWindowAndPosition() {
+        var world = Self.world()
+        _ = Self.run("clear", &world)
+        #expect(Self.run("findadd artist Ann sort -Title", &world) == "OK\n")
+        #expect(world.machine.queue.entries == [2, 1])
+        // `any` looks at tags only: the untagged loose.wav is not among Alpha, Beta, Gamma.
+        #expect(Self.run("searchadd any \"\" sort Title window 2:4 position 1", &world) == "OK\n")
+        #expect(world.machine.queue.entries == [2, 3, 1])
+        #expect(Self.run("findadd artist Bob position x", &world) == "ACK [2@0] {findadd} Integer expected: x\n")
+    }
+
     /// searchaddpl: the songs a case-folding search selects (with sort, window, position),
     /// appended to or inserted in the playlist, which is created only when songs match.
     @Test func searchAddToAPlaylist() {
