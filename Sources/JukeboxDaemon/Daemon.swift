@@ -112,7 +112,7 @@ final class Daemon {
         console =
             config.console.device.hasPrefix("/")
             ? nil : Console.open(device: config.console.device, force: forceStdinConsole, logger: logger)
-        mpd = MPDFrontEnd(config: config, logger: logger)
+        mpd = MPDFrontEnd(config: config, store: store, logger: logger)
         display = DisplayController.make(config: config, logger: logger)
         lyrics = TrackLyrics(config: config, logger: logger)
         controls = ControlInputs.open(config: config, replayFifo: inputReplayFifo, logger: logger)
