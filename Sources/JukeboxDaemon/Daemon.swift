@@ -112,7 +112,7 @@ final class Daemon {
         console =
             config.console.device.hasPrefix("/")
             ? nil : Console.open(device: config.console.device, force: forceStdinConsole, logger: logger)
-        mpd = MPDFrontEnd(config: config, logger: logger)
+        mpd = MPDFrontEnd(config: config, store: store, logger: logger)
         display = DisplayController.make(config: config, logger: logger)
         lyrics = TrackLyrics(config: config, logger: logger)
         controls = ControlInputs.open(config: config, replayFifo: inputReplayFifo, logger: logger)
@@ -122,14 +122,7 @@ final class Daemon {
 
     private func restore() {
         reloadLibrary()
-        do {
-            if try !store.outputEnabled(0) {
-                mpd.host.outputEnabled = false
-                pipeline.setMuted(true)
-            }
-        } catch {
-            logger.error("cannot read the outputs' state: \(error)")
-        }
+        if !mpd.host.outputEnabled { pipeline.setMuted(true) }
         var saved: PlaybackRecord?
         var start = ResumeStart(saved: nil, savedSequence: 0, journal: nil, journalSurvivedRestart: false)
         do {
@@ -359,16 +352,10 @@ final class Daemon {
             token: request.token, path: "\(config.musicDir)/\(track.path)", seekHint: keeper.seekHints[request.trackID])
     }
 
-    /// An MPD client switched the ALSA output: silence it (or not) and keep the choice, as
-    /// MPD's state file does.
+    /// An MPD client switched the ALSA output (the front end keeps the choice): silence it or not.
     func switchOutput(enabled: Bool) {
         logger.info("output 0 (\(config.audio.device)) \(enabled ? "enabled" : "disabled")")
         pipeline.setMuted(!enabled)
-        do {
-            try store.setOutput(0, enabled: enabled)
-        } catch {
-            logger.error("cannot save the output's state: \(error)")
-        }
     }
 
     // MARK: - persistence

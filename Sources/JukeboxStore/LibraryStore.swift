@@ -10,7 +10,7 @@ import SQLite
 public final class LibraryStore {
     /// The database file.
     public let path: String
-    private let connection: Connection
+    let connection: Connection
     private let logger: Logger
     private var statements: [String: Statement] = [:]
 
@@ -220,26 +220,6 @@ public final class LibraryStore {
             queueVersion: row.int64(at: 9), journalSequence: UInt64(bitPattern: row.int64(at: 10)))
     }
 
-    // MARK: outputs
-
-    /// Whether MPD output `id` is switched on: true unless a client switched it off.
-    public func outputEnabled(_ id: Int) throws -> Bool {
-        let statement = try cached("SELECT enabled FROM outputs WHERE id = ?")
-        defer { statement.reset() }
-        try statement.bind(Int64(id), at: 1)
-        return try statement.step() ? statement.int(at: 0) != 0 : true
-    }
-
-    /// Saves output `id`'s switch durably: a client's rare, deliberate choice.
-    public func setOutput(_ id: Int, enabled: Bool) throws {
-        let upsert = try cached("INSERT OR REPLACE INTO outputs(id, enabled) VALUES (?, ?)")
-        try connection.transaction(durable: true) {
-            try upsert.bind(Int64(id), at: 1)
-            try upsert.bind(Int64(enabled ? 1 : 0), at: 2)
-            try upsert.run()
-        }
-    }
-
     // MARK: per-track positions
 
     /// The remembered position inside a track, if any.
@@ -302,7 +282,7 @@ public final class LibraryStore {
         try connection.strings("PRAGMA integrity_check")
     }
 
-    private func cached(_ sql: String) throws(SQLiteError) -> Statement {
+    func cached(_ sql: String) throws(SQLiteError) -> Statement {
         if let statement = statements[sql] { return statement }
         let statement = try connection.prepare(sql)
         statements[sql] = statement
