@@ -142,12 +142,16 @@ public final class FramebufferScreen: Screen {
     private var renderedKeys: [[String]]?
     /// Pixels written by the last refresh (for tests and the benchmark).
     public private(set) var lastWritten = 0
+    private let menuLayout: PixelMenu
+    /// The menu page on the screen (nil when it shows what plays).
+    private var shownMenu: MenuPage?
 
     /// A screen on `framebuffer` drawn with `font`.
     public init(framebuffer: Framebuffer, font: BitmapFont) {
         self.framebuffer = framebuffer
         self.font = font
         layout = PixelScreen(width: framebuffer.geometry.width, height: framebuffer.geometry.height)
+        menuLayout = PixelMenu(width: framebuffer.geometry.width, height: framebuffer.geometry.height)
         canvas = PixelCanvas(width: framebuffer.geometry.width, height: framebuffer.geometry.height)
         canvas.fill(x: 0, y: 0, width: canvas.width, height: canvas.height, color: PixelScreen.background)
         framebuffer.write(canvas)
@@ -156,6 +160,7 @@ public final class FramebufferScreen: Screen {
     public func handle(_ event: ScreenEvent, now: Instant) { layout.handle(event, now: now) }
 
     public func refresh(_ playing: NowPlaying?, lyrics: LyricTimeline?, now: Instant) {
+        shownMenu = nil
         let keys = layout.bandKeys(playing, lyrics: lyrics, now: now)
         let bands = layout.bands
         lastWritten = 0
@@ -164,6 +169,14 @@ public final class FramebufferScreen: Screen {
             lastWritten += framebuffer.write(canvas, rows: bands[band])
         }
         renderedKeys = keys
+    }
+
+    public func show(_ menu: Menu, now: Instant) {
+        guard let page = menu.page(rows: menuLayout.rows, now: now), page != shownMenu else { return }
+        shownMenu = page
+        renderedKeys = nil  // what plays is drawn whole when the menu closes
+        menuLayout.render(page, font: font, into: &canvas)
+        lastWritten = framebuffer.write(canvas)
     }
 
     public func overlayEnds(after now: Instant) -> Instant? { layout.overlayEnds(after: now) }

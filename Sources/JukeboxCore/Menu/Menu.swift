@@ -15,6 +15,8 @@ public enum MenuEvent: Sendable, Equatable {
     case playNext
     /// Time passes: an idle menu closes after `timeoutMs`.
     case tick
+    /// Closes the menu from any depth (the opening gesture again).
+    case close
 }
 
 /// What the menu asks the daemon to do.
@@ -147,6 +149,7 @@ public struct Menu: Sendable {
             return []
         }
         guard var level = stack.last else { return [] }
+        if case .close = event { return close() }
         if case .tick = event {
             if let until = letterUntil, now >= until { letterUntil = nil }
             if now >= lastActivity + timeoutMs { return close() }
@@ -154,7 +157,7 @@ public struct Menu: Sendable {
         }
         lastActivity = now
         switch event {
-        case .open, .tick:
+        case .open, .tick, .close:
             return []
         case .turn(let detents):
             if level.place == .lyricsOffset { return [.nudgeLyrics(Int64(detents) * Self.lyricsStepMs)] }
