@@ -160,10 +160,17 @@ public final class FramebufferScreen: Screen {
     public func handle(_ event: ScreenEvent, now: Instant) { layout.handle(event, now: now) }
 
     public func refresh(_ playing: NowPlaying?, lyrics: LyricTimeline?, now: Instant) {
-        shownMenu = nil
         let keys = layout.bandKeys(playing, lyrics: lyrics, now: now)
         let bands = layout.bands
         lastWritten = 0
+        if shownMenu != nil {
+            // The menu covered the gaps between the bands too: the whole screen again.
+            shownMenu = nil
+            layout.render(playing, lyrics: lyrics, now: now, font: font, into: &canvas)
+            lastWritten = framebuffer.write(canvas)
+            renderedKeys = keys
+            return
+        }
         for band in bands.indices where renderedKeys?[band] != keys[band] {
             layout.renderBand(band, playing, lyrics: lyrics, now: now, font: font, into: &canvas)
             lastWritten += framebuffer.write(canvas, rows: bands[band])
@@ -172,9 +179,9 @@ public final class FramebufferScreen: Screen {
     }
 
     public func show(_ menu: Menu, now: Instant) {
+        lastWritten = 0
         guard let page = menu.page(rows: menuLayout.rows, now: now), page != shownMenu else { return }
         shownMenu = page
-        renderedKeys = nil  // what plays is drawn whole when the menu closes
         menuLayout.render(page, font: font, into: &canvas)
         lastWritten = framebuffer.write(canvas)
     }

@@ -42,10 +42,11 @@ public struct PixelMenu {
             if row.highlighted {
                 canvas.fill(x: 0, y: y, width: width - 12, height: Self.rowHeight, color: Self.highlightColor)
             }
-            let text = TextCells.fit(row.label + (row.opens ? " ›" : ""), columns: columns)
+            let text = TextCells.fit(row.label, columns: columns - (row.opens ? 2 : 0))
             canvas.draw(text, x: 8, y: y + 2, font: font) { _ in
                 row.highlighted ? PixelScreen.titleColor : PixelScreen.lyricColor
             }
+            if row.opens { drawChevron(x: width - 24, y: y + 5, into: &canvas) }
         }
         drawScrollBar(page, into: &canvas)
         if let letter = page.letter {
@@ -57,6 +58,13 @@ public struct PixelMenu {
             canvas.draw(letter, x: x + (size - glyphWidth) / 2, y: y + (size - 48) / 2, scale: 3, font: font) { _ in
                 PixelScreen.sungColor
             }
+        }
+    }
+
+    /// "›": a list opens from this entry (drawn, as not every font has the character).
+    private func drawChevron(x: Int, y: Int, into canvas: inout PixelCanvas) {
+        for (dx, dy) in [(0, 0), (1, 1), (2, 2), (3, 3), (4, 4), (3, 5), (2, 6), (1, 7), (0, 8)] {
+            canvas.fill(x: x + dx, y: y + dy, width: 2, height: 1, color: PixelScreen.artistColor)
         }
     }
 
