@@ -209,6 +209,7 @@ final class Daemon {
                         switch event {
                         case .line(let line): handleConsoleLine(line)
                         case .action(let action): perform(action, source: "key")
+                        case .input(let input): handleInjected(input, map: ControlMap(config: config))
                         }
                     }
                     if console.isClosed {
