@@ -118,7 +118,7 @@ final class Daemon {
         console =
             config.console.device.hasPrefix("/")
             ? nil : Console.open(device: config.console.device, force: forceStdinConsole, logger: logger)
-        mpd = MPDFrontEnd(config: config, logger: logger)
+        mpd = MPDFrontEnd(config: config, store: store, logger: logger)
         playlistFolder = PlaylistFolder(path: config.playlistFolder, musicDir: config.musicDir)
         display = DisplayController.make(config: config, logger: logger)
         lyrics = TrackLyrics(config: config, logger: logger)

@@ -50,6 +50,21 @@ enum Schema {
         ALTER TABLE tracks ADD COLUMN tags TEXT;
         ALTER TABLE tracks ADD COLUMN format TEXT;
         """,
+        // 3 -> 4: MPD's stickers (name/value pairs per song path, kept when a rescan drops and
+        // finds the song again) and the player settings MPD clients change (replay_gain_mode)
+        """
+        CREATE TABLE stickers (
+            type  TEXT NOT NULL,
+            uri   TEXT NOT NULL,
+            name  TEXT NOT NULL,
+            value TEXT NOT NULL,
+            PRIMARY KEY (type, uri, name)
+        ) WITHOUT ROWID;
+        CREATE TABLE settings (
+            name  TEXT PRIMARY KEY,
+            value TEXT NOT NULL
+        ) WITHOUT ROWID;
+        """,
     ]
 
     /// The version this code writes.
