@@ -225,12 +225,14 @@ import Testing
         return screens.jukebox == screens.mpd
     }
 
-    /// Commands per second while idle: against jukeboxd at most what MPD gets, plus one.
+    /// The commands a client sends in 3 s left alone: against jukeboxd at most twice what MPD
+    /// gets, plus one a second. A storm is thousands a second; while a song plays, the
+    /// clients' own timers make a few either way.
     static func checkNoStorm(_ peers: Peers, client: String) {
         let seconds = 3.0
         let idle = peers.idleCommands(seconds: seconds)
         print("\(client): \(idle.jukebox) commands in \(seconds) s to jukeboxd, \(idle.mpd) to MPD")
-        #expect(Double(idle.jukebox) <= Double(idle.mpd) + seconds, "\(client): \(idle)")
+        #expect(Double(idle.jukebox) <= 2 * Double(idle.mpd) + seconds, "\(client): \(idle)")
     }
 
     /// Runs `steps` (label, keys, text to wait for) on both terminals and counts the same
