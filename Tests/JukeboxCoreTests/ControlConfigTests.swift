@@ -27,7 +27,8 @@ import Testing
         #expect(map.buttons["previous"]?[.short] == .command(.previous))
         #expect(map.buttons["previous"]?[.repeated] == .command(.seek(.relative(ms: -10_000))))
         #expect(map.buttons["switch"] == [.short: .command(.toggle)])
-        #expect(map.chords.isEmpty)
+        // Both skip buttons held together mark the playing track as a favourite.
+        #expect(map.chords == [ControlMap.Chord(first: "next", second: "previous", action: .favourite(.toggle))])
         #expect(map.turnAction(units: -3) == .command(.changeVolume(-6)))
     }
 
@@ -57,7 +58,11 @@ import Testing
         let map = ControlMap(config: value)
         #expect(map.buttons["next"]?[.long] == nil)
         #expect(map.buttons["previous"]?[.double] == .command(.setMode(.shuffle)))
-        #expect(map.chords == [ControlMap.Chord(first: "play_pause", second: "next", action: .shutdown)])
+        #expect(
+            map.chords == [
+                ControlMap.Chord(first: "next", second: "previous", action: .favourite(.toggle)),
+                ControlMap.Chord(first: "play_pause", second: "next", action: .shutdown),
+            ])
         #expect(map.buttons["switch"]?[.long] == .command(.cycleMode))
         #expect(map.turnAction(units: 2) == .command(.seek(.relative(ms: 10_000))))
         let settings = InputController.Settings(config: value)
