@@ -37,8 +37,7 @@ extension Daemon {
             favouritePaths = Set(changed ?? entries)
             let text =
                 marked
-                ? "\(ScreenLayout.favouriteGlyph) \(track.spoken) is a favourite"
-                : "\(track.spoken) is not a favourite"
+                ? "\(ScreenLayout.favouriteGlyph) favourite: \(track.spoken)" : "not a favourite: \(track.spoken)"
             logger.info("\(source): \(text)")
             console?.announce(text)
             display?.announce(marked ? "\(ScreenLayout.favouriteGlyph) Favourite" : "Not a favourite", now: Instant.now)
