@@ -5,18 +5,7 @@ import JukeboxStore
 // and Recently played (the sources chosen, each where it was left). Control thread only.
 
 extension Daemon {
-    var playlistFolder: PlaylistFolder { PlaylistFolder(path: config.playlistFolder, musicDir: config.musicDir) }
-
     // MARK: favourites
-
-    /// Reads the `Favourites` playlist again (after a client or this daemon changed it).
-    func reloadFavourites() {
-        do {
-            favouritePaths = Set(try playlistFolder.entries(of: Favourites.playlistName) ?? [])
-        } catch {
-            logger.error("favourites: \(error)")
-        }
-    }
 
     /// Marks or unmarks the playing track: `Favourites.m3u` is rewritten atomically, clients
     /// idling on `stored_playlist` wake, the display shows the mark.
@@ -33,8 +22,8 @@ extension Daemon {
             if let changed {
                 try folder.write(Favourites.playlistName, entries: changed)
                 mpd.observer.mark(.storedPlaylist)
+                refreshMenuLists()
             }
-            favouritePaths = Set(changed ?? entries)
             let text =
                 marked
                 ? "\(ScreenLayout.favouriteGlyph) favourite: \(track.spoken)" : "not a favourite: \(track.spoken)"
@@ -84,36 +73,6 @@ extension Daemon {
         }
     }
 
-    /// The queue becomes `source`'s tracks, playing from `place` (its track and position) or
-    /// from the first. The reply for the console.
-    @discardableResult
-    func play(_ source: PlaySource, at place: PlayHistory.Place? = nil) -> String {
-        var entries: [String]?
-        if let name = source.playlistName {
-            do {
-                entries = try playlistFolder.entries(of: name)
-            } catch {
-                logger.error("\(source.title): \(error)")
-                return "error: \(source.title): \(error)"
-            }
-        }
-        let (tracks, missing) = source.tracks(in: library.values, entries: entries)
-        if missing > 0 { logger.info("\(source.title): skipped \(missing) missing") }
-        guard !tracks.isEmpty else { return "error: nothing to play in \(source.title)" }
-        let index = place.flatMap { place in tracks.firstIndex { $0.path == place.trackPath } }
-        let start = index.map { PlayHistory.Place(trackPath: tracks[$0].path, positionMs: place?.positionMs ?? 0) }
-        // Where the old source was left, before its queue goes.
-        recordHistory(.reached(currentPlace))
-        let now = Instant.now
-        perform(machine.handle(.command(.editQueue(.clear)), now: now))
-        perform(machine.handle(.command(.editQueue(.add(tracks.map(\.id), at: nil))), now: now))
-        perform(machine.handle(.command(.seekEntry(index: index ?? 0, ms: start?.positionMs ?? 0)), now: now))
-        recordHistory(.chose(source, at: start ?? PlayHistory.Place(trackPath: tracks[0].path, positionMs: 0)))
-        let text = "playing \(source.title) (\(tracks.count) tracks)"
-        logger.info("\(text)")
-        return "OK \(text)"
-    }
-
     /// `recent`: the list, numbered from 1; `recent N`: continues entry N where it was left.
     func handleRecent(_ arguments: [Substring]) -> String {
         let entries = history.recent.entries
@@ -127,6 +86,12 @@ extension Daemon {
             return "error: recent: expected an entry number from 1 to \(entries.count)"
         }
         let entry = entries[number - 1]
-        return play(entry.source, at: PlayHistory.Place(trackPath: entry.trackPath, positionMs: entry.positionMs))
+        return reply(playing: entry.source, trackPath: entry.trackPath, positionMs: entry.positionMs)
+    }
+
+    /// Plays `source` (as the menu does) and says so on the console.
+    func reply(playing source: PlaySource, trackPath: String? = nil, positionMs: Int64 = 0) -> String {
+        let count = play(source, trackPath: trackPath, positionMs: positionMs)
+        return count == 0 ? "error: nothing to play in \(source.title)" : "OK playing \(source.title) (\(count) tracks)"
     }
 }

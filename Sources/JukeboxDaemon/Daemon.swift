@@ -55,6 +55,10 @@ final class Daemon {
     private var startupScanDue: Instant?
     /// The request whose start from a seek hint was logged.
     private var loggedHintToken: UInt64?
+    /// The knob's menu over the library (rebuilt after each scan); closed until its gesture.
+    var menu = Menu(catalog: MenuCatalog(tracks: []))
+    /// The stored playlists (Favourites among them), for the menu.
+    let playlistFolder: PlaylistFolder
 
     /// Starts everything and runs until SIGTERM/SIGINT. Returns the exit status.
     static func run(settings: LoadedConfig, logger: Logger, inputReplayFifo: String? = nil) -> Int32 {
@@ -117,6 +121,7 @@ final class Daemon {
             config.console.device.hasPrefix("/")
             ? nil : Console.open(device: config.console.device, force: forceStdinConsole, logger: logger)
         mpd = MPDFrontEnd(config: config, logger: logger)
+        playlistFolder = PlaylistFolder(path: config.playlistFolder, musicDir: config.musicDir)
         display = DisplayController.make(config: config, logger: logger)
         lyrics = TrackLyrics(config: config, logger: logger)
         controls = ControlInputs.open(config: config, replayFifo: inputReplayFifo, logger: logger)
@@ -125,9 +130,8 @@ final class Daemon {
     // MARK: - start-up
 
     private func restore() {
-        reloadLibrary()
         loadHistory()
-        reloadFavourites()
+        reloadLibrary()
         var saved: PlaybackRecord?
         var start = ResumeStart(saved: nil, savedSequence: 0, journal: nil, journalSurvivedRestart: false)
         do {
@@ -239,6 +243,7 @@ final class Daemon {
             timeout = min(timeout, max(0, (deadline.nanoseconds - now.nanoseconds + 999_999) / 1_000_000))
         }
         if let mpdTimeout = mpd.timeoutMilliseconds() { timeout = min(timeout, Int64(mpdTimeout)) }
+        if let deadline = menu.nextDeadline { timeout = min(timeout, max(0, deadline.milliseconds(since: now) + 1)) }
         return Int32(timeout)
     }
 
@@ -251,6 +256,7 @@ final class Daemon {
         }
         let positionKnown = machine.state != .stopped && refreshPosition().current
         perform(keeper.handle(.tick(machine.snapshot, positionKnown: positionKnown), now: now))
+        if menu.isOpen { perform(menu.handle(.tick, now: now)) }
         updateDisplay(now: now)
     }
 
@@ -260,6 +266,12 @@ final class Daemon {
         let track = currentTrackInfo
         lyrics.follow(track)
         guard let display else { return }
+        if menu.isOpen {
+            menu.playMode = machine.options.preset ?? .inOrder
+            menu.lyricsOffsetMs = lyrics.timeline?.nudgeMs
+            display.showMenu(menu, now: now)
+            return
+        }
         display.update(
             now: now, track: track, lyrics: lyrics.timeline, lyricsVersion: lyrics.version, state: machine.state,
             positionMs: machine.positionMs, volume: machine.volume, options: machine.options,
@@ -444,6 +456,8 @@ final class Daemon {
         }
         perform(machine.handle(.tracksDescribed(Array(library.values)), now: Instant.now))
         mpd?.libraryChanged(library.values, scanFinished: false)
+        menu.replaceCatalog(MenuCatalog(tracks: Array(library.values)))
+        refreshMenuLists()
     }
 
     private func describe(_ id: TrackID?) -> String { id.flatMap { library[$0] }?.spoken ?? "nothing" }

@@ -26,7 +26,7 @@ import Testing
             ])
         #expect(map.buttons["previous"]?[.short] == .command(.previous))
         #expect(map.buttons["previous"]?[.repeated] == .command(.seek(.relative(ms: -10_000))))
-        #expect(map.buttons["switch"] == [.short: .command(.toggle)])
+        #expect(map.buttons["switch"] == [.short: .command(.toggle), .long: .menu])
         // Both skip buttons held together mark the playing track as a favourite.
         #expect(map.chords == [ControlMap.Chord(first: "next", second: "previous", action: .favourite(.toggle))])
         #expect(map.turnAction(units: -3) == .command(.changeVolume(-6)))

@@ -140,6 +140,48 @@ import Testing
         #expect(try Self.newestHoldsQueue(harness) == 1)
     }
 
+    /// The end-to-end test, by injected gestures only (the MPD listener as console):
+    /// mark two favourites with the chord, play Favourites from the knob's menu, leave them
+    /// paused in the second track, let a client take the queue over, and continue them from
+    /// Recently played at that track and position.
+    @Test func theKnobPlaysFavouritesAndContinuesRecentlyPlayed() throws {
+        let (harness, port) = try MPDDaemonTests.start()
+        defer { MPDDaemonTests.stop(harness) }
+        let client = try MPDTestClient(port: port)
+        func knob(_ gestures: String...) {
+            for gesture in gestures { #expect(client.command("knob \(gesture)") == ["OK"], "knob \(gesture)") }
+        }
+        #expect(client.command("button next+previous chord") == ["OK"])
+        #expect(client.command("play 2") == ["OK"])
+        #expect(try waitUntil { try Self.now(port).file == "03 Night Drive.mp3" })
+        #expect(client.command("button next+previous chord") == ["OK"])
+        #expect(waitUntil { Self.favourites(harness) == "01 Morning Light.mp3\n03 Night Drive.mp3\n" })
+
+        // The menu's top: Folders, Artists, Albums A–Z, Favourites, ...; Favourites' first
+        // entry plays them all.
+        knob("long", "+3", "press", "press")
+        #expect(try waitUntil { try Self.now(port).file == "01 Morning Light.mp3" }, "\(harness.log)")
+        #expect(
+            client.command("playlistinfo").filter { $0.hasPrefix("file: ") } == [
+                "file: 01 Morning Light.mp3", "file: 03 Night Drive.mp3",
+            ])
+        #expect(client.command("next") == ["OK"])
+        #expect(try waitUntil(timeout: .seconds(10)) { try Self.now(port).elapsed ?? 0 >= 1.5 })
+        #expect(client.command("pause 1") == ["OK"])
+        let left = try Self.now(port)
+        #expect(left.file == "03 Night Drive.mp3")
+        let leftAt = try #require(left.elapsed)
+        for line in ["clear", "add \"02 Cafe au Lait.mp3\"", "play"] { #expect(client.command(line) == ["OK"]) }
+
+        // Recently played (the fifth entry), its newest entry: Favourites where they were left.
+        knob("long", "+4", "press", "press")
+        #expect(try waitUntil { try Self.now(port).file == "03 Night Drive.mp3" }, "\(harness.log)")
+        let resumed = try #require(try Self.now(port).elapsed)
+        #expect(resumed >= leftAt - 0.1 && resumed < leftAt + 1.5, "left at \(leftAt), continued at \(resumed)")
+        #expect(client.fields("status")["playlistlength"] == "2")
+        #expect(client.fields("status")["state"] == "play")
+    }
+
     /// Read beside the running daemon (its unsynced commits are visible to other connections).
     static func newestHoldsQueue(_ harness: DaemonHarness) throws -> Int64? {
         try Connection(path: harness.database).scalarInt(

@@ -38,6 +38,8 @@ public enum ControlAction: Sendable, Equatable, CustomStringConvertible {
     /// `Favourites` playlist.
     case favourite(Favourites.Edit)
     case shutdown
+    /// Opens the menu (or, while it is open, closes it).
+    case menu
 
     /// The `favourite` words, as `help` lists them.
     public static let favouriteHelpText = """
@@ -50,6 +52,7 @@ public enum ControlAction: Sendable, Equatable, CustomStringConvertible {
         let lowered = text.lowercased()
         if lowered.allSatisfy({ $0 == " " }) || lowered == "none" { return .success(nil) }
         if lowered == "shutdown" || lowered == "poweroff" { return .success(.shutdown) }
+        if lowered == "menu" { return .success(.menu) }
         let words = lowered.split(separator: " ")
         if let edit = parseFavourite(words.map(String.init)) { return edit.map { .favourite($0) } }
         if words.first == "lyrics" {
@@ -78,6 +81,7 @@ public enum ControlAction: Sendable, Equatable, CustomStringConvertible {
         case .shutdown: "shutdown"
         case .favourite(.toggle): "favourite"
         case .favourite(let edit): "favourite \(edit.rawValue)"
+        case .menu: "menu"
         case .lyricsOffset(let nudge): "lyrics offset \(nudge.text)"
         case .command(let command): command.consoleText
         }
@@ -106,8 +110,13 @@ public enum ControlDefaults {
     ]
 
     public static let encoderGestures: [String: String] = [
-        "switch_short": "toggle"
+        "switch_short": "toggle",
+        "switch_long": "menu",
     ]
+
+    /// The gestures the open menu takes: the switch's press (choose) and long press (back),
+    /// and `next`'s press (play next). They are detected whenever a gesture opens the menu.
+    public static let menuGestures: [String: Set<Gesture>] = ["switch": [.short, .long], "next": [.short]]
 
     /// `play_pause+next`, ... every pair of buttons in `buttonNames` order.
     public static let chordKeys: [String] = {
@@ -167,7 +176,10 @@ public struct ControlMap: Sendable, Equatable {
 
     /// The gesture detector's profiles: which gestures of each button are mapped.
     public var profiles: [String: GestureDetector.Profile] {
-        buttons.mapValues { GestureDetector.Profile(Set($0.keys)) }
+        var gestures = buttons.mapValues { Set($0.keys) }
+        let opensMenu = buttons.values.contains { $0.values.contains(.menu) } || chords.contains { $0.action == .menu }
+        if opensMenu { gestures.merge(ControlDefaults.menuGestures) { $0.union($1) } }
+        return gestures.mapValues { GestureDetector.Profile($0) }
     }
 
     /// The action of a detected gesture, if mapped.
