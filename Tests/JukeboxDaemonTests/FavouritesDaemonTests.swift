@@ -166,7 +166,12 @@ import Testing
                 "file: 01 Morning Light.mp3", "file: 03 Night Drive.mp3",
             ])
         #expect(client.command("next") == ["OK"])
-        #expect(try waitUntil(timeout: .seconds(10)) { try Self.now(port).elapsed ?? 0 >= 1.5 })
+        // While a source plays on, Recently played writes nothing: once the skip's commit is
+        // done (its durable window is 2 s), the database's WAL stays as it is.
+        #expect(try waitUntil(timeout: .seconds(10)) { try Self.now(port).elapsed ?? 0 >= 2.5 })
+        let wal = Self.modified(harness.database + "-wal")
+        #expect(try waitUntil(timeout: .seconds(10)) { try Self.now(port).elapsed ?? 0 >= 5.5 })
+        #expect(Self.modified(harness.database + "-wal") == wal, "the database was written while playing")
         #expect(client.command("pause 1") == ["OK"])
         let left = try Self.now(port)
         #expect(left.file == "03 Night Drive.mp3")
@@ -180,6 +185,13 @@ import Testing
         #expect(resumed >= leftAt - 0.1 && resumed < leftAt + 1.5, "left at \(leftAt), continued at \(resumed)")
         #expect(client.fields("status")["playlistlength"] == "2")
         #expect(client.fields("status")["state"] == "play")
+    }
+
+    /// A file's size and modification time (nanoseconds); nil when it does not exist.
+    static func modified(_ path: String) -> [Int64]? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return [Int64(info.st_size), Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)]
     }
 
     /// Read beside the running daemon (its unsynced commits are visible to other connections).
