@@ -13,14 +13,6 @@ import Testing
 /// whose edits count; the display marks a favourite; `favourites` plays them; an entry of
 /// Recently played continues at its track and position, also after a restart.
 @Suite(.serialized) struct FavouritesDaemonTests {
-    static let display = """
-
-        [display]
-        kind = "terminal"
-        columns = 20
-        rows = 2
-        """
-
     static func favouritesFile(_ harness: DaemonHarness) -> String {
         harness.directory.file("state/playlists/Favourites.m3u")
     }
@@ -37,7 +29,7 @@ import Testing
 
     @Test(.enabled(if: MPDDaemonTests.hasMPC && MPDDaemonTests.hasPythonMPD))
     func theGestureMakesAStoredPlaylistThatClientsSeeAndEdit() throws {
-        let (harness, port) = try MPDDaemonTests.start(extra: Self.display)
+        let (harness, port) = try MPDDaemonTests.start(extra: DisplayDaemonTests.display)
         defer { MPDDaemonTests.stop(harness) }
         let process = try #require(harness.process)
         // Both skip buttons held together (the default chord), typed on the stdin console.
