@@ -120,7 +120,7 @@ final class Daemon {
         console =
             config.console.device.hasPrefix("/")
             ? nil : Console.open(device: config.console.device, force: forceStdinConsole, logger: logger)
-        mpd = MPDFrontEnd(config: config, logger: logger)
+        mpd = MPDFrontEnd(config: config, store: store, logger: logger)
         playlistFolder = PlaylistFolder(path: config.playlistFolder, musicDir: config.musicDir)
         display = DisplayController.make(config: config, logger: logger)
         lyrics = TrackLyrics(config: config, logger: logger)
@@ -212,6 +212,7 @@ final class Daemon {
                         switch event {
                         case .line(let line): handleConsoleLine(line)
                         case .action(let action): perform(action, source: "key")
+                        case .input(let input): handleInjected(input, map: ControlMap(config: config))
                         }
                     }
                     if console.isClosed {

@@ -17,6 +17,12 @@ public struct MPDWorld {
     public var lyrics: MPDLyrics?
     /// The stored playlists; nil when there is no playlist folder.
     public var playlists: (any MPDPlaylistFolder)?
+    /// The sticker database; nil when there is none (`sticker` is then refused, as MPD's).
+    public var stickers: (any MPDStickerDatabase)?
+    /// music_dir's files for `listfiles`, `albumart`, `readpicture`, `readcomments`.
+    public var musicFolder: (any MPDMusicFolder)?
+    /// `replay_gain_mode`; the daemon keeps it across turns and restarts.
+    public var replayGainMode: ReplayGainMode = .off
 
     /// Player actions the daemon must perform (replies meant for the human console are dropped).
     public var actions: [PlayerAction] = []
@@ -36,7 +42,8 @@ public struct MPDWorld {
     public init(
         machine: PlayerMachine, library: MPDLibrary, observer: MPDObserver, now: Instant, host: MPDHostInfo,
         hostPathProblem: @escaping (String) -> String? = { _ in nil }, lyrics: MPDLyrics? = nil,
-        playlists: (any MPDPlaylistFolder)? = nil
+        playlists: (any MPDPlaylistFolder)? = nil, stickers: (any MPDStickerDatabase)? = nil,
+        musicFolder: (any MPDMusicFolder)? = nil, replayGainMode: ReplayGainMode = .off
     ) {
         self.machine = machine
         self.library = library
@@ -46,6 +53,9 @@ public struct MPDWorld {
         self.hostPathProblem = hostPathProblem
         self.lyrics = lyrics
         self.playlists = playlists
+        self.stickers = stickers
+        self.musicFolder = musicFolder
+        self.replayGainMode = replayGainMode
     }
 
     /// Sends a command to the machine and keeps its actions (without its console replies).

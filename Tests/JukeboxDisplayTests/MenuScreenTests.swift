@@ -20,7 +20,8 @@ import Testing
             for number in 1...12 {
                 tracks.append(
                     TrackInfo(
-                        id: TrackID(tracks.count + 1), path: "\(artist)/\(album)/\(number).mp3", title: "Track \(number)",
+                        id: TrackID(tracks.count + 1), path: "\(artist)/\(album)/\(number).mp3",
+                        title: "Track \(number)",
                         artist: artist, album: album, trackNumber: number))
             }
         }
@@ -94,7 +95,10 @@ import Testing
         try expectSnapshot(
             ScreenPicture.characterLCD(small, columns: 16, rows: 2, font: BitmapFont.builtin()), named: "menu-lcd-16x2")
         let large = try #require(menu.page(rows: 3, now: .zero)).frame(columns: 20, rows: 4)
-        #expect(large.rows == ["Artists         4/13", " ABBA               ", "▶The Beatles        ", " Björk              "])
+        #expect(
+            large.rows == [
+                "Artists         4/13", " ABBA               ", "▶The Beatles        ", " Björk              ",
+            ])
         try expectSnapshot(
             ScreenPicture.characterLCD(large, columns: 20, rows: 4, font: BitmapFont.builtin()), named: "menu-lcd-20x4")
     }
