@@ -72,4 +72,30 @@ import Testing
         #expect(client.command("knob -1") == ["OK"])
         #expect(try InjectedInputTests.waitFor("volume", "98", port: port) == "98")
     }
+
+    /// The same with edges as the GPIO lines give them (contact bounce, quadrature clicks):
+    /// a held switch opens the menu, and the knob's clicks move it instead of the volume.
+    @Test func theSameFromTheHardware() throws {
+        let port = freeLoopbackPort()
+        let harness = try DaemonHarness(
+            tracks: [], configExtra: ControlsEndToEndTests.pins + "\n\n[network]\nport = \(port)\n")
+        try Self.writeLibrary(in: harness.musicDir)
+        let fifo = harness.directory.file("edges.fifo")
+        let process = try harness.start(extraArguments: ["--input-replay-fifo", fifo])
+        defer { MPDDaemonTests.stop(harness) }
+        #expect(process.waitForLine(matching: "playing", on: .stderr) != nil, "\(harness.log)")
+        let writer = try EdgeWriter(path: fifo)
+        writer.press(13, ms: 1000)  // held past long_press_ms (800): the menu
+        for step in ["turn", "press", "turn", "press", "turn", "press", "press"] {
+            if step == "turn" { writer.turn(1) } else { writer.press(13, ms: 60) }
+            sleepMilliseconds(200)  // the hand's pace between gestures (slow clicks: one entry each)
+        }
+        let client = try MPDTestClient(port: port)
+        #expect(
+            waitUntil(timeout: .seconds(5), pollingEvery: .milliseconds(20)) {
+                client.fields("currentsong")["Title"] == "Beta Second 1"
+            }, "\(harness.log)")
+        #expect(client.fields("status")["volume"] == "100")
+        #expect(client.fields("status")["state"] == "play")
+    }
 }
