@@ -137,7 +137,7 @@ import Testing
                 "j.toml:7: encoder.step: must be between 1 and 30, found 0",
                 "j.toml:8: encoder.direction: must be one of normal or reversed, found 'backwards'",
                 "j.toml:3: buttons.next_short: not a command (unknown command 'skip' (type 'help')); use a console "
-                    + "command like 'toggle' or 'seek +10', 'shutdown', 'menu' or 'none'",
+                    + "command like 'toggle' or 'seek +10', 'favourite', 'shutdown', 'menu' or 'none'",
                 "j.toml:6: buttons.very_long_press_ms: must be longer than long_press_ms (2000), found 1500",
             ])
     }
