@@ -16,12 +16,11 @@ import Testing
 ///   own screen needs one), so clients show `tone` where MPD's show `tone.wav`
 ///   (MPDTagDifferentialTests documents the same).
 @Suite(.serialized) struct ClientScreenTests {
-    static let tmux = "/usr/bin/tmux"
     static let ncmpcpp = "/usr/bin/ncmpcpp"
     static let ncmpc = "/usr/bin/ncmpc"
     static var hasClients: Bool {
         ReferenceMPD.isInstalled
-            && [tmux, ncmpcpp, ncmpc].allSatisfy { FileManager.default.isExecutableFile(atPath: $0) }
+            && [TmuxTerminals.tmux, ncmpcpp, ncmpc].allSatisfy { FileManager.default.isExecutableFile(atPath: $0) }
     }
     static let files = [
         "Bee/01 日本語.mp3", "Bee/02 Two.mp3", "Bee/03 Three.mp3", "Misc/tone.wav", "Misc/untagged.mp3", "Misc/v1.mp3",
@@ -34,8 +33,7 @@ import Testing
         let mpd: ReferenceMPD
         /// [jukeboxd, MPD].
         let counters: [CommandCounter]
-        let socket: String
-        let home: String
+        private(set) var terminals: TmuxTerminals?
 
         /// MPD with a software mixer (a volume, as jukeboxd has) and a null output paced by
         /// the clock, as jukeboxd's.
@@ -65,13 +63,10 @@ import Testing
                 _ = client.command("save mix")
             }
             counters = try [port, mpd.port].map { try CommandCounter(target: $0) }
-            socket = harness.directory.file("tmux.socket")
-            home = harness.directory.file("home")
-            try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
         }
 
         deinit {
-            _ = try? run([ClientScreenTests.tmux, "-S", socket, "kill-server"])
+            terminals = nil
             mpd.stop()
             harness.process?.closeStdin()
             harness.process?.kill(SIGTERM)
@@ -80,28 +75,15 @@ import Testing
 
         /// Starts `client` in a 120x35 terminal against each server: sessions `j` and `m`.
         func start(_ client: String) throws {
-            for (session, counter) in zip(["j", "m"], counters) {
-                let result = try run([
-                    ClientScreenTests.tmux, "-S", socket, "-f", "/dev/null", "new-session", "-d", "-s", session,
-                    "-x", "120", "-y", "35", "env", "HOME=\(home)", "TERM=xterm-256color", "LANG=C.UTF-8",
-                    "MPD_HOST=127.0.0.1", "MPD_PORT=\(counter.port)", client,
-                ])
-                guard result.status == 0 else { throw MPDDifferentialTests.TestFailure(result.stderrText) }
-            }
+            terminals = try TmuxTerminals(
+                client: client, ports: counters.map(\.port), folder: harness.directory.path, rows: 35)
         }
 
         /// Sends tmux key names (`Enter`, `Down`) or text to both terminals.
-        func keys(_ keys: String...) throws {
-            for session in ["j", "m"] {
-                _ = try run([ClientScreenTests.tmux, "-S", socket, "send-keys", "-t", session] + keys)
-            }
-        }
+        func keys(_ keys: String...) throws { try terminals?.keys(keys) }
 
-        /// What a terminal shows, with colours and attributes (`capture-pane -e`).
-        func screen(_ session: String) -> String {
-            (try? run([ClientScreenTests.tmux, "-S", socket, "capture-pane", "-e", "-p", "-t", session]))?.stdoutText
-                ?? ""
-        }
+        /// What a terminal shows, with colours and attributes.
+        func screen(_ session: String) -> String { terminals?.capture(session, attributes: true) ?? "" }
 
         /// Waits until both terminals show `text` and hold still, then returns both screens,
         /// normalised (jukeboxd's first).
