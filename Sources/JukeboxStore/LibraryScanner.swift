@@ -72,7 +72,7 @@ public final class LibraryScanner: @unchecked Sendable {
     public let musicDirectory: String
     public let lyricsDirectory: String?
     private let probe: @Sendable (String) throws -> ProbedTags
-    private let logger: Logger
+    let logger: Logger
     private let batchSize: Int
     private let cancelled = Atomic<Bool>(false)
     /// Used only by the thread that calls `scan()`.
@@ -97,10 +97,10 @@ public final class LibraryScanner: @unchecked Sendable {
     /// Asks a running (or the next) scan to stop after the current file. Any thread.
     public func cancel() { cancelled.store(true, ordering: .relaxed) }
 
-    private var isCancelled: Bool { cancelled.load(ordering: .relaxed) }
+    var isCancelled: Bool { cancelled.load(ordering: .relaxed) }
 
     /// A row as the scanner needs it.
-    private struct Existing {
+    struct Existing {
         var id: Int64
         var size: Int64
         var mtimeNs: Int64
@@ -217,6 +217,10 @@ public final class LibraryScanner: @unchecked Sendable {
             }
             if pending.count >= batchSize { try flush() }
         }
+
+        try flush()
+        try updateCueTracks(
+            tree.cueSheets, audioFiles: seen, connection: connection, existing: &existing, report: &report)
 
         // What is left in `existing` has vanished, unless it lies in a directory we could not read.
         for (path, old) in existing where !tree.unreadableDirectories.contains(where: { Self.path(path, isInside: $0) })

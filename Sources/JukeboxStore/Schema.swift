@@ -65,6 +65,16 @@ enum Schema {
             value TEXT NOT NULL
         ) WITHOUT ROWID;
         """,
+        // 4 -> 5: the tracks of CUE sheets (`Album/album.cue/track0001`): the audio file they
+        // are part of (relative to music_dir), their first frame and the frame after their last
+        // (NULL: to the file's end), and the same in ms as the sheet gives them (MPD's Range)
+        """
+        ALTER TABLE tracks ADD COLUMN cue_file TEXT;
+        ALTER TABLE tracks ADD COLUMN cue_start INTEGER;
+        ALTER TABLE tracks ADD COLUMN cue_end INTEGER;
+        ALTER TABLE tracks ADD COLUMN cue_start_ms INTEGER;
+        ALTER TABLE tracks ADD COLUMN cue_end_ms INTEGER;
+        """,
     ]
 
     /// The version this code writes.
