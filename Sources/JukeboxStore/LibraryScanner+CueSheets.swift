@@ -81,6 +81,9 @@ extension LibraryScanner {
                 if !missing.contains(track.file) { missing.append(track.file) }
                 continue
             }
+            // An end past the file's (a sheet for a longer rip) is the file's end.
+            var track = track
+            if let end = track.endMs, let fileMs = audio.durationMs, end > fileMs { track.end = nil }
             let durationMs = (track.endMs ?? audio.durationMs ?? 0) - track.startMs
             guard durationMs > 0 else {
                 logger.info("\(sheet.path): track \(track.number) starts past the end of \(file)")
