@@ -62,7 +62,7 @@ struct DirectoryWalker {
                 let ext = Self.lowercasedExtension(of: name)
                 let isAudio = ext.map(audioExtensions.contains) == true
                 let isLyric = ext.map { Self.lyricExtensions.contains($0) } == true
-                let isCue = collectAudio && ext == "cue"
+                let isCue = !audioExtensions.isEmpty && ext == "cue"
                 guard validName else {
                     // The lossy name cannot be passed back to the kernel; report what matters.
                     if isAudio {

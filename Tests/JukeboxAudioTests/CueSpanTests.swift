@@ -103,6 +103,33 @@ import Testing
             "first difference at \(Self.firstDifference(whole, reference))")
     }
 
+    @Test(.enabled(if: access("/usr/bin/flac", X_OK) == 0)) func flacTracksAreBitExactWithFlacD() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (wav, _) = Self.album(in: directory)
+        let flac = directory.file("album.flac")
+        #expect(try run(["/usr/bin/flac", "-s", "-f", "-o", flac, wav]).status == 0)
+        let decoded = directory.file("decoded.raw")
+        #expect(
+            try run([
+                "/usr/bin/flac", "-s", "-d", "-f", "--force-raw-format", "--endian=little", "--sign=signed",
+                "-o", decoded, flac,
+            ]).status == 0)
+        let reference = samples(ofFile: decoded)
+        #expect(reference.count == 10 * Self.rate * 2)
+        for span in Self.spans {
+            let expected = Self.slice(reference, span)
+            let got = try Self.play(flac, [span], expected: expected.count)
+            #expect(
+                Self.firstDifference(got, expected) == -1,
+                "\(span): first difference at \(Self.firstDifference(got, expected))")
+        }
+        let whole = try Self.play(flac, Self.spans, expected: reference.count)
+        #expect(
+            Self.firstDifference(whole, reference) == -1,
+            "first difference at \(Self.firstDifference(whole, reference))")
+    }
+
     @Test func aSpanPastTheEndOfTheFileFailsWithItsReason() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
