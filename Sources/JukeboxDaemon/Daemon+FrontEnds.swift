@@ -40,17 +40,40 @@ extension Daemon {
         }
     }
 
-    /// Gestures and encoder turns: commands go to the core like console commands.
+    /// Gestures and encoder turns: commands go to the core like console commands. While the
+    /// menu is open, the knob's clicks and the gestures it takes go to it instead, and their
+    /// mapped actions (volume, toggle) are dropped.
     func handleControls(_ outputs: [ControlOutput]) {
+        // An action follows its gesture; an action after no gesture is the knob's turn.
+        var afterGesture = false
+        var gestureTaken = false
         for output in outputs {
             switch output {
-            case .gesture, .detent:
+            case .gesture(let event):
                 logger.debug("input: \(output)")
+                gestureTaken = menuTakes(event)
+                afterGesture = true
+            case .detent(let direction, let at):
+                logger.debug("input: \(output)")
+                if menu.isOpen { perform(menu.handle(.turn(direction), now: at)) }
+                afterGesture = false
             case .action(let action, _):
+                defer { afterGesture = false }
+                if afterGesture ? gestureTaken : menu.isOpen { continue }
                 perform(action, source: "input")
             }
         }
         if !outputs.isEmpty { ControlInputs.reapChildren() }
+    }
+
+    /// A `knob` or `button` line from a console: a typed turn moves the open menu exactly
+    /// (it has no speed to accelerate by); the rest is what the hardware would have made.
+    func handleInjected(_ input: InjectedInput, map: ControlMap) {
+        if menu.isOpen, case .turn(let detents) = input {
+            perform(menu.handle(.move(detents), now: Instant.now))
+            return
+        }
+        handleControls(input.outputs(map: map, at: Instant.now))
     }
 
     /// A gesture's (or a key's) action: commands go to the core like console commands.
@@ -65,6 +88,12 @@ extension Daemon {
                 console?.announce("lyrics offset \(offset) ms")
             } else {
                 logger.info("\(source): lyrics offset: no lyrics for this track")
+            }
+        case .menu:
+            if menu.isOpen {
+                perform(menu.handle(.close, now: Instant.now))
+            } else {
+                openMenu(at: Instant.now)
             }
         case .shutdown:
             refreshPosition()
@@ -89,7 +118,7 @@ extension Daemon: MPDPlayerHost {
         perform(world.actions)
         if !world.injectedInputs.isEmpty {
             let map = ControlMap(config: config)
-            for input in world.injectedInputs { handleControls(input.outputs(map: map, at: Instant.now)) }
+            for input in world.injectedInputs { handleInjected(input, map: map) }
         }
         if !world.updateRequests.isEmpty { scan.start() }
         return result

@@ -40,7 +40,7 @@ final class Daemon {
     /// The playing track's lyrics (display, `lyrics` on every console, the nudge gesture).
     let lyrics: TrackLyrics
     /// Tracks by id, for paths and durations; refreshed after each scan.
-    private var library: [TrackID: TrackInfo] = [:]
+    private(set) var library: [TrackID: TrackInfo] = [:]
     /// Playback requests the pipeline knows, by token (for the track path and id).
     private var requests: [UInt64: PlaybackRequest] = [:]
     private var stopping = false
@@ -51,6 +51,12 @@ final class Daemon {
     private var startupScanDue: Instant?
     /// The request whose start from a seek hint was logged.
     private var loggedHintToken: UInt64?
+    /// The knob's menu over the library (rebuilt after each scan); closed until its gesture.
+    var menu = Menu(catalog: MenuCatalog(tracks: []))
+    /// Recently played, as the menu lists it (newest first).
+    var recentlyPlayed = RecentlyPlayed()
+    /// The stored playlists (Favourites among them), for the menu.
+    let playlistFolder: PlaylistFolder
 
     /// Starts everything and runs until SIGTERM/SIGINT. Returns the exit status.
     static func run(settings: LoadedConfig, logger: Logger, inputReplayFifo: String? = nil) -> Int32 {
@@ -113,6 +119,7 @@ final class Daemon {
             config.console.device.hasPrefix("/")
             ? nil : Console.open(device: config.console.device, force: forceStdinConsole, logger: logger)
         mpd = MPDFrontEnd(config: config, store: store, logger: logger)
+        playlistFolder = PlaylistFolder(path: config.playlistFolder, musicDir: config.musicDir)
         display = DisplayController.make(config: config, logger: logger)
         lyrics = TrackLyrics(config: config, logger: logger)
         controls = ControlInputs.open(config: config, replayFifo: inputReplayFifo, logger: logger)
@@ -202,6 +209,7 @@ final class Daemon {
                         switch event {
                         case .line(let line): handleConsoleLine(line)
                         case .action(let action): perform(action, source: "key")
+                        case .input(let input): handleInjected(input, map: ControlMap(config: config))
                         }
                     }
                     if console.isClosed {
@@ -233,6 +241,7 @@ final class Daemon {
             timeout = min(timeout, max(0, (deadline.nanoseconds - now.nanoseconds + 999_999) / 1_000_000))
         }
         if let mpdTimeout = mpd.timeoutMilliseconds() { timeout = min(timeout, Int64(mpdTimeout)) }
+        if let deadline = menu.nextDeadline { timeout = min(timeout, max(0, deadline.milliseconds(since: now) + 1)) }
         return Int32(timeout)
     }
 
@@ -245,6 +254,7 @@ final class Daemon {
         }
         let positionKnown = machine.state != .stopped && refreshPosition().current
         perform(keeper.handle(.tick(machine.snapshot, positionKnown: positionKnown), now: now))
+        if menu.isOpen { perform(menu.handle(.tick, now: now)) }
         updateDisplay(now: now)
     }
 
@@ -254,6 +264,12 @@ final class Daemon {
         let track = currentTrackInfo
         lyrics.follow(track)
         guard let display else { return }
+        if menu.isOpen {
+            menu.playMode = machine.options.preset ?? .inOrder
+            menu.lyricsOffsetMs = lyrics.timeline?.nudgeMs
+            display.showMenu(menu, now: now)
+            return
+        }
         display.update(
             now: now, track: track, lyrics: lyrics.timeline, lyricsVersion: lyrics.version, state: machine.state,
             positionMs: machine.positionMs, volume: machine.volume, options: machine.options)
@@ -433,6 +449,8 @@ final class Daemon {
         }
         perform(machine.handle(.tracksDescribed(Array(library.values)), now: Instant.now))
         mpd?.libraryChanged(library.values, scanFinished: false)
+        menu.replaceCatalog(MenuCatalog(tracks: Array(library.values)))
+        refreshMenuLists()
     }
 
     private func describe(_ id: TrackID?) -> String { id.flatMap { library[$0] }?.spoken ?? "nothing" }

@@ -19,6 +19,8 @@ final class DisplayController {
     private var lastOptions: PlayOptions?
     private var lastState: PlayState?
     private var lastPositionMs: Int64 = 0
+    /// The menu was on the screen: what plays is drawn at once when it closes.
+    private var showedMenu = false
 
     /// Minimum time between two frames.
     static let frameIntervalMs: Int64 = 50
@@ -81,12 +83,13 @@ final class DisplayController {
             if state == .playing && lastState == .paused { screen.handle(.resumed, now: now) }
         }
         urgent =
-            urgent || lastVolume != volume || lastOptions != options || lastState != state
+            urgent || showedMenu || lastVolume != volume || lastOptions != options || lastState != state
             || abs(positionMs - lastPositionMs) > 1500
         lastVolume = volume
         lastOptions = options
         lastState = state
         lastPositionMs = positionMs
+        showedMenu = false
         if !urgent, let lastRender, now.milliseconds(since: lastRender) < Self.frameIntervalMs { return }
         lastRender = now
         let playing = track.map {
@@ -96,6 +99,12 @@ final class DisplayController {
                 durationMs: $0.durationMs)
         }
         screen.refresh(playing, lyrics: lyrics, now: now)
+    }
+
+    /// Draws the open menu (every loop turn while it is open; the screen sends only changes).
+    func showMenu(_ menu: Menu, now: Instant) {
+        screen.show(menu, now: now)
+        showedMenu = true
     }
 
     func close() { screen.close() }

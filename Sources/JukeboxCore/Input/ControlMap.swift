@@ -35,6 +35,8 @@ public enum ControlAction: Sendable, Equatable, CustomStringConvertible {
     /// `lyrics offset +200`: the playing track's lyrics sooner (or later), saved per track.
     case lyricsOffset(LyricNudge)
     case shutdown
+    /// Opens the menu (or, while it is open, closes it).
+    case menu
 
     /// Parses a mapping value: a console command line (`toggle`, `seek +10`), `shutdown`, or
     /// `none`/empty (nil: not mapped).
@@ -42,6 +44,7 @@ public enum ControlAction: Sendable, Equatable, CustomStringConvertible {
         let lowered = text.lowercased()
         if lowered.allSatisfy({ $0 == " " }) || lowered == "none" { return .success(nil) }
         if lowered == "shutdown" || lowered == "poweroff" { return .success(.shutdown) }
+        if lowered == "menu" { return .success(.menu) }
         let words = lowered.split(separator: " ")
         if words.first == "lyrics" {
             guard words.count == 3, words[1] == "offset", let nudge = LyricNudge.parse(String(words[2])) else {
@@ -56,6 +59,7 @@ public enum ControlAction: Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .shutdown: "shutdown"
+        case .menu: "menu"
         case .lyricsOffset(let nudge): "lyrics offset \(nudge.text)"
         case .command(let command): command.consoleText
         }
@@ -80,8 +84,13 @@ public enum ControlDefaults {
     ]
 
     public static let encoderGestures: [String: String] = [
-        "switch_short": "toggle"
+        "switch_short": "toggle",
+        "switch_long": "menu",
     ]
+
+    /// The gestures the open menu takes: the switch's press (choose) and long press (back),
+    /// and `next`'s press (play next). They are detected whenever a gesture opens the menu.
+    public static let menuGestures: [String: Set<Gesture>] = ["switch": [.short, .long], "next": [.short]]
 
     /// `play_pause+next`, ... every pair of buttons in `buttonNames` order.
     public static let chordKeys: [String] = {
@@ -141,7 +150,10 @@ public struct ControlMap: Sendable, Equatable {
 
     /// The gesture detector's profiles: which gestures of each button are mapped.
     public var profiles: [String: GestureDetector.Profile] {
-        buttons.mapValues { GestureDetector.Profile(Set($0.keys)) }
+        var gestures = buttons.mapValues { Set($0.keys) }
+        let opensMenu = buttons.values.contains { $0.values.contains(.menu) } || chords.contains { $0.action == .menu }
+        if opensMenu { gestures.merge(ControlDefaults.menuGestures) { $0.union($1) } }
+        return gestures.mapValues { GestureDetector.Profile($0) }
     }
 
     /// The action of a detected gesture, if mapped.
