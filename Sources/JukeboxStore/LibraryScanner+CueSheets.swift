@@ -25,18 +25,38 @@ extension LibraryScanner {
             let row = LibraryStore.track(from: select)
             old[row.path] = row
         }
-        if sheets.isEmpty && old.isEmpty { return }
+        // Sheets inside audio files (a FLAC's CUESHEET), by the file's path.
+        var embedded: [(path: String, text: String)] = []
+        let inside = try connection.prepare(
+            "SELECT path, embedded_cue FROM tracks WHERE embedded_cue IS NOT NULL AND problem IS NULL")
+        while try inside.step() {
+            if let path = inside.string(at: 0), audioFiles.contains(path), let text = inside.string(at: 1) {
+                embedded.append((path, text))
+            }
+        }
+        if sheets.isEmpty && embedded.isEmpty && old.isEmpty { return }
         let lookup = try connection.prepare(
             "SELECT \(LibraryStore.trackColumns) FROM tracks WHERE path = ? AND problem IS NULL")
         var writes: [(row: TrackRecord, newSpan: Bool)] = []
-        for sheet in sheets.sorted(by: { $0.path < $1.path }) {
+        let all: [(String, DirectoryWalker.File?, String?)] =
+            sheets.map { ($0.path, $0, nil) } + embedded.map { ($0.path, nil, $0.text) }
+        for (sheetPath, file, text) in all.sorted(by: { $0.0 < $1.0 }) {
             if isCancelled { throw Cancelled() }
             let rows: [TrackRecord]
             do {
-                rows = try cueTracks(sheet, audioFiles: audioFiles, lookup: lookup)
+                if let file {
+                    guard file.size <= Self.cueSheetLimit else {
+                        throw CueSheet.Problem("too large for a CUE sheet (\(file.size) bytes)")
+                    }
+                    let bytes = try readWholeFile(musicDirectory + "/" + file.path, limit: Self.cueSheetLimit)
+                    rows = try cueTracks(sheetPath, try CueSheet.parse(bytes), container: nil, audioFiles, lookup)
+                } else {
+                    let parsed = try CueSheet.parse(Array((text ?? "").utf8))
+                    rows = try cueTracks(sheetPath, parsed, container: sheetPath, audioFiles, lookup)
+                }
             } catch {
-                logger.info("skipped \(sheet.path): \(error)")
-                report.skipped.append(.init(path: sheet.path, reason: "\(error)"))
+                logger.info("skipped \(sheetPath): \(error)")
+                report.skipped.append(.init(path: sheetPath, reason: "\(error)"))
                 continue
             }
             for var row in rows {
@@ -60,22 +80,20 @@ extension LibraryScanner {
         if !writes.isEmpty { try CueTrackWriter(connection).write(writes) }
     }
 
-    /// The rows of one sheet's tracks (ids 0); throws when the sheet cannot be used at all.
-    private func cueTracks(_ sheet: DirectoryWalker.File, audioFiles: Set<String>, lookup: Statement) throws
-        -> [TrackRecord]
-    {
-        guard sheet.size <= Self.cueSheetLimit else {
-            throw CueSheet.Problem("too large for a CUE sheet (\(sheet.size) bytes)")
-        }
-        let parsed = try CueSheet.parse(readWholeFile(musicDirectory + "/" + sheet.path, limit: Self.cueSheetLimit))
-        for warning in parsed.warnings { logger.info("\(sheet.path): \(warning)") }
-        let folder = sheet.path.lastIndex(of: "/").map { String(sheet.path[..<$0]) } ?? ""
+    /// The rows of the tracks of the sheet at `sheetPath` (ids 0); throws when it gives none.
+    /// `container`: the audio file a sheet inside a file is in (its FILE lines are not used).
+    private func cueTracks(
+        _ sheetPath: String, _ parsed: CueSheet, container: String?, _ audioFiles: Set<String>, _ lookup: Statement
+    ) throws -> [TrackRecord] {
+        for warning in parsed.warnings { logger.info("\(sheetPath): \(warning)") }
+        let folder = sheetPath.lastIndex(of: "/").map { String(sheetPath[..<$0]) } ?? ""
         var rows: [TrackRecord] = []
         var missing: [String] = []
         for (index, track) in parsed.tracks.enumerated() {
             let number = String(index + 1)
-            let path = sheet.path + "/track" + String(repeating: "0", count: max(0, 4 - number.count)) + number
-            guard let file = Self.resolve(track.file, in: folder, root: musicDirectory), audioFiles.contains(file),
+            let path = sheetPath + "/track" + String(repeating: "0", count: max(0, 4 - number.count)) + number
+            guard let file = container ?? Self.resolve(track.file, in: folder, root: musicDirectory),
+                audioFiles.contains(file),
                 let audio = try record(at: file, lookup), let rate = audio.format.flatMap(Self.rate)
             else {
                 if !missing.contains(track.file) { missing.append(track.file) }
@@ -86,7 +104,7 @@ extension LibraryScanner {
             if let end = track.endMs, let fileMs = audio.durationMs, end > fileMs { track.end = nil }
             let durationMs = (track.endMs ?? audio.durationMs ?? 0) - track.startMs
             guard durationMs > 0 else {
-                logger.info("\(sheet.path): track \(track.number) starts past the end of \(file)")
+                logger.info("\(sheetPath): track \(track.number) starts past the end of \(file)")
                 continue
             }
             let standIn = Self.title(nil, path: audio.path)
@@ -108,7 +126,7 @@ extension LibraryScanner {
                 "its audio file is not in the library: " + missing.map { "'\($0)'" }.joined(separator: ", "))
         }
         if !missing.isEmpty {
-            logger.info("\(sheet.path): not in the library: \(missing.map { "'\($0)'" }.joined(separator: ", "))")
+            logger.info("\(sheetPath): not in the library: \(missing.map { "'\($0)'" }.joined(separator: ", "))")
         }
         return rows
     }

@@ -291,20 +291,20 @@ public final class LibraryScanner: @unchecked Sendable {
             insert = try connection.prepare(
                 """
                 INSERT INTO tracks(path, size, mtime_ns, title, artist, album, track_no, duration_ms, lyric_path,
-                    problem, tags, format)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    problem, tags, format, embedded_cue)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """)
             update = try connection.prepare(
                 """
                 UPDATE tracks SET size = ?2, mtime_ns = ?3, title = ?4, artist = ?5, album = ?6, track_no = ?7,
-                    duration_ms = ?8, lyric_path = ?9, problem = ?10, tags = ?11, format = ?12,
+                    duration_ms = ?8, lyric_path = ?9, problem = ?10, tags = ?11, format = ?12, embedded_cue = ?13,
                     last_position_ms = NULL, last_position_hint = NULL
                 WHERE id = ?1
                 """)
             retag = try connection.prepare(
                 """
                 UPDATE tracks SET title = ?2, artist = ?3, album = ?4, track_no = ?5, duration_ms = ?6, tags = ?7,
-                    format = ?8
+                    format = ?8, embedded_cue = ?9
                 WHERE id = ?1
                 """)
             lyric = try connection.prepare("UPDATE tracks SET lyric_path = ? WHERE id = ?")
@@ -332,6 +332,7 @@ public final class LibraryScanner: @unchecked Sendable {
                         try retag.bind(tags.durationMs, at: 6)
                         try retag.bind(TagText.encode(tags.tags), at: 7)
                         try retag.bind(tags.format, at: 8)
+                        try retag.bind(tags.cueSheet, at: 9)
                         try retag.run()
                     case .lyric(let id, let path):
                         try lyric.bind(path, at: 1)
@@ -345,7 +346,7 @@ public final class LibraryScanner: @unchecked Sendable {
             }
         }
 
-        /// Binds parameters 2...12 (everything but the path or id).
+        /// Binds parameters 2...13 (everything but the path or id).
         private func bindTrack(
             _ statement: Statement, _ file: DirectoryWalker.File, _ tags: ProbedTags?, _ problem: String?,
             _ lyricPath: String?
@@ -361,6 +362,7 @@ public final class LibraryScanner: @unchecked Sendable {
             try statement.bind(problem, at: 10)
             try statement.bind(TagText.encode(tags?.tags ?? []), at: 11)
             try statement.bind(tags?.format, at: 12)
+            try statement.bind(tags?.cueSheet, at: 13)
         }
     }
 

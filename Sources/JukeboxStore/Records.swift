@@ -110,10 +110,12 @@ public struct ProbedTags: Equatable, Sendable {
     public var tags: [TrackTag]
     /// `44100:16:2`.
     public var format: String?
+    /// A CUE sheet inside the file (a FLAC's CUESHEET): the scanner lists its tracks.
+    public var cueSheet: String?
 
     public init(
         title: String? = nil, artist: String? = nil, album: String? = nil, trackNumber: Int? = nil,
-        durationMs: Int64? = nil, tags: [TrackTag] = [], format: String? = nil
+        durationMs: Int64? = nil, tags: [TrackTag] = [], format: String? = nil, cueSheet: String? = nil
     ) {
         self.title = title
         self.artist = artist
@@ -122,6 +124,7 @@ public struct ProbedTags: Equatable, Sendable {
         self.durationMs = durationMs
         self.tags = tags
         self.format = format
+        self.cueSheet = cueSheet
     }
 }
 

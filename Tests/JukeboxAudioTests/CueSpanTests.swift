@@ -130,6 +130,30 @@ import Testing
             "first difference at \(Self.firstDifference(whole, reference))")
     }
 
+    /// A FLAC with the sheet in a CUESHEET block (as `metaflac --import-cuesheet-from` writes
+    /// it): the probe gives the sheet, whose tracks split bit-exact with `flac -d`.
+    @Test(.enabled(if: access("/usr/bin/metaflac", X_OK) == 0)) func aFlacsCuesheetBlockGivesItsTracks() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (wav, samples) = Self.album(in: directory)
+        let flac = directory.file("album.flac")
+        #expect(try run(["/usr/bin/flac", "-s", "-f", "-o", flac, wav]).status == 0)
+        try
+            "FILE \"album.flac\" WAVE\nTRACK 01 AUDIO\nINDEX 01 00:00:00\nTRACK 02 AUDIO\nINDEX 00 00:03:00\nINDEX 01 00:03:37\nTRACK 03 AUDIO\nINDEX 01 00:07:10\n"
+            .write(toFile: directory.file("album.cue"), atomically: true, encoding: .utf8)
+        #expect(
+            try run(["/usr/bin/metaflac", "--import-cuesheet-from=" + directory.file("album.cue"), flac]).status == 0)
+        let text = try #require(try MediaProbe.probe(path: flac).cueSheet)
+        let sheet = try CueSheet.parse(Array(text.utf8))
+        #expect(sheet.tracks.map { $0.startFrame(rate: Self.rate) } == [0] + Self.cuts)
+        #expect(sheet.tracks.map(\.number) == ["01", "02", "03"])
+        let spans = sheet.tracks.map { $0.startFrame(rate: Self.rate)..<($0.endFrame(rate: Self.rate) ?? .max) }
+        #expect(spans == Self.spans)
+        let whole = try Self.play(flac, spans, expected: samples.count)
+        #expect(
+            Self.firstDifference(whole, samples) == -1, "first difference at \(Self.firstDifference(whole, samples))")
+    }
+
     @Test func aSpanPastTheEndOfTheFileFailsWithItsReason() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
