@@ -116,6 +116,109 @@ import Testing
         #expect(differ.isEmpty, "\(differ.joined(separator: "\n"))")
     }
 
+    /// jukeboxd on the same albums (and a FLAC whose sheet is its CUESHEET block) with ALSA's
+    /// `file` PCM as the device, unpaced: the tracks of the three albums and the embedded one,
+    /// queued and played in order, give the decoded files back bit-exact (the WAV's samples,
+    /// mpg123's gapless decode, `flac -d`), each split at the sheet's INDEX 01.
+    @Test(.enabled(if: tools), .timeLimit(.minutes(2)))
+    func cueTracksPlayThroughTheDaemonAsTheirFiles() throws {
+        let harness = try DaemonHarness(tracks: [], onStart: "off", mode: "in-order")
+        try Self.makeAlbum(in: harness.musicDir)
+        let embedded = harness.musicDir + "/Embedded"
+        try FileManager.default.createDirectory(atPath: embedded, withIntermediateDirectories: true)
+        let album = harness.musicDir + "/Album"
+        #expect(try run(["/usr/bin/cp", album + "/whole.flac", embedded + "/emb.flac"]).status == 0)
+        #expect(
+            try run([
+                "/usr/bin/metaflac", "--remove-all-tags", "--import-cuesheet-from=" + album + "/flac.cue",
+                embedded + "/emb.flac",
+            ]).status == 0)
+        let out = harness.directory.file("out.raw")
+        let port = freeLoopbackPort()
+        try DaemonConfig(
+            musicDir: "music", device: "file:'\(out)',raw", pacing: "device", mode: "in-order", onStart: "off",
+            extra: "\n[network]\nport = \(port)"
+        ).write(to: harness.configPath)
+        let daemon = try harness.start()
+        defer {
+            daemon.closeStdin()
+            _ = daemon.kill(SIGTERM)
+            _ = daemon.waitForExit(timeout: .seconds(5))
+        }
+        #expect(daemon.waitForLine(matching: "library scan of", on: .stderr) != nil, "\(harness.log)")
+        let client = try MPDTestClient(port: port)
+        let listed = waitUntil(timeout: .seconds(10), pollingEvery: .milliseconds(10)) {
+            client.fields("stats")["songs"] == "13"
+        }
+        #expect(listed, "\(client.command("stats")) \(harness.log)")
+        #expect(
+            client.command("lsinfo \"Embedded/emb.flac\"").filter { $0.hasPrefix("Range: ") } == [
+                "Range: 0.000-3.493", "Range: 3.493-7.133", "Range: 7.133-",
+            ])
+        #expect(client.command("clear").last == "OK")
+        for sheet in ["Album/whole.cue", "Album/mp3.cue", "Album/flac.cue", "Embedded/emb.flac"] {
+            for track in 1...3 { #expect(client.command("add \"\(sheet)/track000\(track)\"").last == "OK") }
+        }
+        #expect(client.command("play 0").last == "OK")
+        let ended = waitUntil(timeout: .seconds(30), pollingEvery: .milliseconds(20)) {
+            client.fields("status")["state"] == "stop"
+        }
+        #expect(ended, "\(client.command("status"))")
+        func raw(_ command: [String]) throws -> [Int16] {
+            let result = try run(command)
+            return result.stdout.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
+        }
+        let wav = try raw(["/usr/bin/sox", album + "/whole.wav", "-t", "raw", "-"])
+        let mp3 = try raw(["/usr/bin/mpg123", "-q", "--gapless", "-s", album + "/whole.mp3"])
+        let flac = try raw([
+            "/usr/bin/flac", "-s", "-d", "-c", "--force-raw-format", "--endian=little", "--sign=signed",
+            album + "/whole.flac",
+        ])
+        let expected = wav + mp3 + flac + flac
+        #expect(wav.count == 441_000 * 2 && flac == wav)
+        let got = try raw(["/usr/bin/cat", out])
+        let first = (0..<min(got.count, expected.count)).first { got[$0] != expected[$0] }
+        #expect(
+            got.count == expected.count && first == nil,
+            "\(got.count) samples, \(expected.count) expected, first difference at \(first ?? -1)")
+    }
+
+    /// A CUE track as an MPD client sees it while it plays (in real time, on the clock-paced
+    /// null PCM): currentsong names the track, status gives its duration and a track-relative
+    /// elapsed time, a seek is track-relative, and it stops at the track's end, not the file's.
+    @Test(.enabled(if: tools), .timeLimit(.minutes(1)))
+    func aPlayingCueTrackIsSeenAndSoughtAsItself() throws {
+        let harness = try DaemonHarness(tracks: [], onStart: "off", mode: "in-order")
+        try Self.makeAlbum(in: harness.musicDir)
+        let port = freeLoopbackPort()
+        try DaemonConfig(musicDir: "music", mode: "in-order", onStart: "off", extra: "\n[network]\nport = \(port)")
+            .write(to: harness.configPath)
+        let daemon = try harness.start()
+        defer {
+            daemon.closeStdin()
+            _ = daemon.kill(SIGTERM)
+            _ = daemon.waitForExit(timeout: .seconds(5))
+        }
+        let client = try MPDTestClient(port: port)
+        #expect(waitUntil(timeout: .seconds(10)) { client.fields("stats")["songs"] == "10" }, "\(harness.log)")
+        #expect(client.command("clear").last == "OK")
+        #expect(client.command("add \"Album/whole.cue/track0002\"").last == "OK")
+        #expect(client.command("play 0").last == "OK")
+        #expect(waitUntil(timeout: .seconds(5)) { client.fields("status")["state"] == "play" })
+        let song = client.fields("currentsong")
+        #expect(song["file"] == "Album/whole.cue/track0002" && song["Range"] == "3.493-7.133" && song["Title"] == "Two")
+        #expect(client.command("seekcur 2").last == "OK")
+        let status = client.fields("status")
+        let elapsed = Double(status["elapsed"] ?? "") ?? -1
+        #expect(status["duration"] == "3.640" && elapsed >= 2 && elapsed < 2.5, "\(status)")
+        #expect(status["time"]?.hasSuffix(":4") == true, "\(status)")
+        // 1.64 s of the track are left; the file goes on for 4.5 s more.
+        #expect(
+            waitUntil(timeout: .seconds(3.5), pollingEvery: .milliseconds(20)) {
+                client.fields("status")["state"] == "stop"
+            })
+    }
+
     /// A reply as compared: the status line, the files, each song's lines as a set, and the
     /// other lines in order (without MPD's `playlist:` entries for the sheets).
     struct Reply: Equatable, CustomStringConvertible {
