@@ -52,6 +52,27 @@ import Testing
         Array(samples[Int(span.lowerBound) * 2..<min(samples.count, Int(min(span.upperBound, 1 << 40)) * 2)])
     }
 
+    /// Each span of `path` alone, then all three one after another, against `reference` (the
+    /// whole file's samples).
+    static func expectSplits(_ path: String, _ reference: [Int16]) throws {
+        for span in spans {
+            let expected = slice(reference, span)
+            let got = try play(path, [span], expected: expected.count)
+            #expect(got.count == expected.count)
+            #expect(
+                firstDifference(got, expected) == -1, "\(span): first difference at \(firstDifference(got, expected))")
+        }
+        let whole = try play(path, spans, expected: reference.count)
+        #expect(firstDifference(whole, reference) == -1, "first difference at \(firstDifference(whole, reference))")
+    }
+
+    /// `wav` encoded as FLAC beside it.
+    static func flac(_ wav: String, in directory: TemporaryDirectory) throws -> String {
+        let flac = directory.file("album.flac")
+        #expect(try run(["/usr/bin/flac", "-s", "-f", "-o", flac, wav]).status == 0)
+        return flac
+    }
+
     static func firstDifference(_ a: [Int16], _ b: [Int16]) -> Int {
         (0..<min(a.count, b.count)).first { a[$0] != b[$0] } ?? (a.count == b.count ? -1 : min(a.count, b.count))
     }
@@ -60,16 +81,7 @@ import Testing
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let (path, samples) = Self.album(in: directory)
-        for span in Self.spans {
-            let expected = Self.slice(samples, span)
-            let got = try Self.play(path, [span], expected: expected.count)
-            #expect(
-                Self.firstDifference(got, expected) == -1,
-                "\(span): \(got.count) vs \(expected.count), first difference \(Self.firstDifference(got, expected))")
-        }
-        let whole = try Self.play(path, Self.spans, expected: samples.count)
-        #expect(
-            Self.firstDifference(whole, samples) == -1, "first difference at \(Self.firstDifference(whole, samples))")
+        try Self.expectSplits(path, samples)
     }
 
     @Test func aTrackStartsAtATrackRelativePosition() throws {
@@ -89,26 +101,13 @@ import Testing
         #expect(try run(["/usr/bin/lame", "--quiet", "-b", "192", wav, mp3]).status == 0)
         let reference = try referenceDecode([mp3])
         #expect(reference.count == 10 * Self.rate * 2)
-        for span in Self.spans {
-            let expected = Self.slice(reference, span)
-            let got = try Self.play(mp3, [span], expected: expected.count)
-            #expect(got.count == expected.count)
-            #expect(
-                Self.firstDifference(got, expected) == -1,
-                "\(span): first difference at \(Self.firstDifference(got, expected))")
-        }
-        let whole = try Self.play(mp3, Self.spans, expected: reference.count)
-        #expect(
-            Self.firstDifference(whole, reference) == -1,
-            "first difference at \(Self.firstDifference(whole, reference))")
+        try Self.expectSplits(mp3, reference)
     }
 
     @Test(.enabled(if: access("/usr/bin/flac", X_OK) == 0)) func flacTracksAreBitExactWithFlacD() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let (wav, _) = Self.album(in: directory)
-        let flac = directory.file("album.flac")
-        #expect(try run(["/usr/bin/flac", "-s", "-f", "-o", flac, wav]).status == 0)
+        let flac = try Self.flac(Self.album(in: directory).path, in: directory)
         let decoded = directory.file("decoded.raw")
         #expect(
             try run([
@@ -117,17 +116,7 @@ import Testing
             ]).status == 0)
         let reference = samples(ofFile: decoded)
         #expect(reference.count == 10 * Self.rate * 2)
-        for span in Self.spans {
-            let expected = Self.slice(reference, span)
-            let got = try Self.play(flac, [span], expected: expected.count)
-            #expect(
-                Self.firstDifference(got, expected) == -1,
-                "\(span): first difference at \(Self.firstDifference(got, expected))")
-        }
-        let whole = try Self.play(flac, Self.spans, expected: reference.count)
-        #expect(
-            Self.firstDifference(whole, reference) == -1,
-            "first difference at \(Self.firstDifference(whole, reference))")
+        try Self.expectSplits(flac, reference)
     }
 
     /// A FLAC with the sheet in a CUESHEET block (as `metaflac --import-cuesheet-from` writes
@@ -136,13 +125,9 @@ import Testing
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let (wav, samples) = Self.album(in: directory)
-        let flac = directory.file("album.flac")
-        #expect(try run(["/usr/bin/flac", "-s", "-f", "-o", flac, wav]).status == 0)
-        try
-            "FILE \"album.flac\" WAVE\nTRACK 01 AUDIO\nINDEX 01 00:00:00\nTRACK 02 AUDIO\nINDEX 00 00:03:00\nINDEX 01 00:03:37\nTRACK 03 AUDIO\nINDEX 01 00:07:10\n"
-            .write(toFile: directory.file("album.cue"), atomically: true, encoding: .utf8)
-        #expect(
-            try run(["/usr/bin/metaflac", "--import-cuesheet-from=" + directory.file("album.cue"), flac]).status == 0)
+        let flac = try Self.flac(wav, in: directory)
+        let fixture = Fixtures.path("Tests/Fixtures/cue/album.cue")
+        #expect(try run(["/usr/bin/metaflac", "--import-cuesheet-from=" + fixture, flac]).status == 0)
         let text = try #require(try MediaProbe.probe(path: flac).cueSheet)
         let sheet = try CueSheet.parse(Array(text.utf8))
         #expect(sheet.tracks.map { $0.startFrame(rate: Self.rate) } == [0] + Self.cuts)

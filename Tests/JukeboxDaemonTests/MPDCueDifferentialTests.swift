@@ -23,26 +23,6 @@ import Testing
         "add \"Album/whole.cue/track0002\"", "add \"Album/flac.cue/track0003\"", "playlistinfo", "clear",
     ]
 
-    static let sheet = """
-        REM GENRE Rock
-        REM DATE 1999
-        PERFORMER "The Band"
-        TITLE "The Album"
-        FILE "FILENAME" WAVE
-          TRACK 01 AUDIO
-            TITLE "One"
-            PERFORMER "Singer A"
-            INDEX 01 00:00:00
-          TRACK 02 AUDIO
-            TITLE "Two"
-            INDEX 00 00:03:00
-            INDEX 01 00:03:37
-          TRACK 03 AUDIO
-            TITLE "Three"
-            INDEX 01 00:07:10
-
-        """
-
     static var tools: Bool {
         ReferenceMPD.isInstalled
             && (["/usr/bin/sox", "/usr/bin/lame", "/usr/bin/flac", "/usr/bin/metaflac"] as [String]).allSatisfy {
@@ -71,45 +51,64 @@ import Testing
                 "--set-tag=TITLE=File Title",
                 album + "/whole.flac",
             ]).status == 0)
+        let sheet = try String(contentsOfFile: Fixtures.path("Tests/Fixtures/cue/album.cue"), encoding: .utf8)
         for (name, file) in [("whole.cue", "whole.wav"), ("mp3.cue", "whole.mp3"), ("flac.cue", "whole.flac")] {
-            try sheet.replacingOccurrences(of: "FILENAME", with: file).write(
+            try sheet.replacingOccurrences(of: "whole.wav", with: file).write(
                 toFile: album + "/" + name, atomically: true, encoding: .utf8)
+        }
+    }
+
+    /// jukeboxd (null PCM, or `device` unpaced) on a music folder with the albums of
+    /// `makeAlbum` and what `prepare` adds, with an MPD client once it lists `songs` songs;
+    /// stopped when released.
+    final class Jukebox {
+        let harness: DaemonHarness
+        let daemon: DaemonProcess
+        let client: MPDTestClient
+
+        init(songs: String, device: String? = nil, prepare: (String) throws -> Void = { _ in }) throws {
+            harness = try DaemonHarness(tracks: [], onStart: "off", mode: "in-order")
+            try MPDCueDifferentialTests.makeAlbum(in: harness.musicDir)
+            try prepare(harness.musicDir)
+            let port = freeLoopbackPort()
+            try DaemonConfig(
+                musicDir: "music", device: device ?? "null", pacing: device == nil ? "clock" : "device",
+                mode: "in-order", onStart: "off", extra: "\n[network]\nport = \(port)"
+            ).write(to: harness.configPath)
+            daemon = try harness.start()
+            client = try MPDTestClient(port: port)
+            let listed = waitUntil(timeout: .seconds(10), pollingEvery: .milliseconds(10)) { [client] in
+                client.fields("stats")["songs"] == songs
+            }
+            #expect(listed, "\(client.command("stats")) \(harness.log)")
+        }
+
+        deinit {
+            daemon.closeStdin()
+            _ = daemon.kill(SIGTERM)
+            _ = daemon.waitForExit(timeout: .seconds(5))
         }
     }
 
     @Test(.enabled(if: tools), .timeLimit(.minutes(2)))
     func cueAlbumsAreListedAsMPDListsThem() throws {
-        let harness = try DaemonHarness(tracks: [], configExtra: "", onStart: "off", mode: "in-order")
-        try Self.makeAlbum(in: harness.musicDir)
-        let port = freeLoopbackPort()
-        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: harness.configPath))
-        try handle.seekToEnd()
-        try handle.write(contentsOf: Data("\n[network]\nport = \(port)\n".utf8))
-        try handle.close()
-        let daemon = try harness.start()
-        defer {
-            daemon.closeStdin()
-            _ = daemon.kill(SIGTERM)
-            _ = daemon.waitForExit(timeout: .seconds(5))
-        }
-        #expect(daemon.waitForLine(matching: "library scan of", on: .stderr) != nil, "\(harness.log)")
+        let jukebox = try Jukebox(songs: "10")
         let server = try ReferenceMPD(
-            musicDir: harness.musicDir, directory: harness.directory.file("mpd"),
+            musicDir: jukebox.harness.musicDir, directory: jukebox.harness.directory.file("mpd"),
             extra: "decoder {\n  plugin \"mad\"\n  enabled \"no\"\n}")
         defer { server.stop() }
         let reference = try MPDTestClient(port: server.port)
-        let jukebox = try MPDTestClient(port: port)
         _ = reference.command("update")
         let updated = waitUntil(timeout: .seconds(30), pollingEvery: .milliseconds(10)) {
             reference.fields("status")["updating_db"] == nil && Int(reference.fields("stats")["songs"] ?? "") ?? 0 >= 10
         }
         try #require(updated, "MPD did not finish its update: \(reference.fields("stats"))")
-        #expect(jukebox.fields("stats")["songs"] == "10", "\(harness.log)")
 
         var differ: [String] = []
         for command in Self.commands {
-            let expected = Reply(reference.command(command))
-            let answered = Reply(jukebox.command(command))
+            let expected = MPDTagDifferentialTests.Reply(Self.normalized(reference.command(command)), sorted: false)
+            let answered = MPDTagDifferentialTests.Reply(
+                Self.normalized(jukebox.client.command(command)), sorted: false)
             if expected != answered { differ.append("\(command)\n  MPD:     \(expected)\n  jukebox: \(answered)") }
         }
         print("MPD differential (CUE sheets): \(Self.commands.count - differ.count) same, \(differ.count) differ")
@@ -122,35 +121,21 @@ import Testing
     /// mpg123's gapless decode, `flac -d`), each split at the sheet's INDEX 01.
     @Test(.enabled(if: tools), .timeLimit(.minutes(2)))
     func cueTracksPlayThroughTheDaemonAsTheirFiles() throws {
-        let harness = try DaemonHarness(tracks: [], onStart: "off", mode: "in-order")
-        try Self.makeAlbum(in: harness.musicDir)
-        let embedded = harness.musicDir + "/Embedded"
-        try FileManager.default.createDirectory(atPath: embedded, withIntermediateDirectories: true)
-        let album = harness.musicDir + "/Album"
-        #expect(try run(["/usr/bin/cp", album + "/whole.flac", embedded + "/emb.flac"]).status == 0)
-        #expect(
-            try run([
-                "/usr/bin/metaflac", "--remove-all-tags", "--import-cuesheet-from=" + album + "/flac.cue",
-                embedded + "/emb.flac",
-            ]).status == 0)
-        let out = harness.directory.file("out.raw")
-        let port = freeLoopbackPort()
-        try DaemonConfig(
-            musicDir: "music", device: "file:'\(out)',raw", pacing: "device", mode: "in-order", onStart: "off",
-            extra: "\n[network]\nport = \(port)"
-        ).write(to: harness.configPath)
-        let daemon = try harness.start()
-        defer {
-            daemon.closeStdin()
-            _ = daemon.kill(SIGTERM)
-            _ = daemon.waitForExit(timeout: .seconds(5))
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let out = directory.file("out.raw")
+        let jukebox = try Jukebox(songs: "13", device: "file:'\(out)',raw") { music in
+            let embedded = music + "/Embedded"
+            try FileManager.default.createDirectory(atPath: embedded, withIntermediateDirectories: true)
+            #expect(try run(["/usr/bin/cp", music + "/Album/whole.flac", embedded + "/emb.flac"]).status == 0)
+            #expect(
+                try run([
+                    "/usr/bin/metaflac", "--remove-all-tags", "--import-cuesheet-from=" + music + "/Album/flac.cue",
+                    embedded + "/emb.flac",
+                ]).status == 0)
         }
-        #expect(daemon.waitForLine(matching: "library scan of", on: .stderr) != nil, "\(harness.log)")
-        let client = try MPDTestClient(port: port)
-        let listed = waitUntil(timeout: .seconds(10), pollingEvery: .milliseconds(10)) {
-            client.fields("stats")["songs"] == "13"
-        }
-        #expect(listed, "\(client.command("stats")) \(harness.log)")
+        let client = jukebox.client
+        let album = jukebox.harness.musicDir + "/Album"
         #expect(
             client.command("lsinfo \"Embedded/emb.flac\"").filter { $0.hasPrefix("Range: ") } == [
                 "Range: 0.000-3.493", "Range: 3.493-7.133", "Range: 7.133-",
@@ -188,19 +173,8 @@ import Testing
     /// elapsed time, a seek is track-relative, and it stops at the track's end, not the file's.
     @Test(.enabled(if: tools), .timeLimit(.minutes(1)))
     func aPlayingCueTrackIsSeenAndSoughtAsItself() throws {
-        let harness = try DaemonHarness(tracks: [], onStart: "off", mode: "in-order")
-        try Self.makeAlbum(in: harness.musicDir)
-        let port = freeLoopbackPort()
-        try DaemonConfig(musicDir: "music", mode: "in-order", onStart: "off", extra: "\n[network]\nport = \(port)")
-            .write(to: harness.configPath)
-        let daemon = try harness.start()
-        defer {
-            daemon.closeStdin()
-            _ = daemon.kill(SIGTERM)
-            _ = daemon.waitForExit(timeout: .seconds(5))
-        }
-        let client = try MPDTestClient(port: port)
-        #expect(waitUntil(timeout: .seconds(10)) { client.fields("stats")["songs"] == "10" }, "\(harness.log)")
+        let jukebox = try Jukebox(songs: "10")
+        let client = jukebox.client
         #expect(client.command("clear").last == "OK")
         #expect(client.command("add \"Album/whole.cue/track0002\"").last == "OK")
         #expect(client.command("play 0").last == "OK")
@@ -219,49 +193,32 @@ import Testing
             })
     }
 
-    /// A reply as compared: the status line, the files, each song's lines as a set, and the
-    /// other lines in order (without MPD's `playlist:` entries for the sheets).
-    struct Reply: Equatable, CustomStringConvertible {
-        var status: String
-        var songs: [String: [String]] = [:]
-        var files: [String] = []
-        var other: [String] = []
-
-        init(_ lines: [String]) {
-            status = lines.last ?? "(no answer)"
-            var current: String?
-            var skipping = false
-            for line in lines.dropLast() {
-                if line.hasPrefix("playlist: ") {
-                    skipping = true
-                    current = nil
-                    continue
+    /// A reply with the documented differences taken out: MPD's `playlist:` entries and every
+    /// `Last-Modified:` of a playlist or directory go, each song's lines are sorted, `Track:`
+    /// is a number, and the untagged file's `Title:` goes.
+    static func normalized(_ lines: [String]) -> [String] {
+        var result: [String] = []
+        var song: [String] = []
+        var file: String?
+        var inSong = false
+        for line in lines {
+            let key = line.prefix { $0 != ":" }
+            if ["file", "directory", "playlist"].contains(key) || line.hasPrefix("OK") || line.hasPrefix("ACK") {
+                result += song.sorted()
+                song = []
+                inSong = key == "file"
+                file = inSong ? String(line.dropFirst(6)) : nil
+                if key != "playlist" { result.append(line) }
+            } else if inSong {
+                if key == "Track", let number = Int(line.dropFirst(7)) {
+                    song.append("Track: \(number)")
+                } else if !(key == "Title" && file == "Album/other.wav") {
+                    song.append(line)
                 }
-                if skipping && line.hasPrefix("Last-Modified: ") { continue }
-                skipping = false
-                if line.hasPrefix("file: ") {
-                    let file = String(line.dropFirst(6))
-                    current = file
-                    files.append(file)
-                    songs[file] = []
-                } else if line.hasPrefix("directory: ") || current == nil {
-                    current = nil
-                    if line.hasPrefix("Last-Modified: ") { continue }  // directory times: the jukebox keeps none
-                    other.append(line)
-                } else if let file = current {
-                    if line.hasPrefix("Id: ") || (file == "Album/other.wav" && line.hasPrefix("Title: ")) { continue }
-                    if line.hasPrefix("Track: ") {
-                        songs[file]!.append("Track: " + String(Int(line.dropFirst(7)) ?? -1))
-                    } else {
-                        songs[file]!.append(line)
-                    }
-                }
+            } else if key != "Last-Modified" {
+                result.append(line)
             }
-            for file in songs.keys { songs[file]!.sort() }
         }
-
-        var description: String {
-            "\(status) \(files.map { "\($0): \(songs[$0]!.joined(separator: "|"))" }) \(other)"
-        }
+        return result + song.sorted()
     }
 }

@@ -2,6 +2,7 @@ import Glibc
 import JukeboxCore
 import JukeboxStore
 import JukeboxTestSupport
+import LinuxSupport
 import Testing
 
 /// A single-file album with a CUE sheet is listed as the sheet's tracks, as MPD lists it, and
@@ -9,29 +10,15 @@ import Testing
 @Suite struct CueSheetScanTests {
     typealias Fixture = LibraryScannerTests.Fixture
 
-    static let sheet = """
-        REM GENRE Rock
-        REM DATE 1999
-        PERFORMER "The Band"
-        TITLE "The Album"
-        FILE "whole.mp3" MP3
-          TRACK 01 AUDIO
-            TITLE "One"
-            PERFORMER "Singer A"
-            INDEX 01 00:00:00
-          TRACK 02 AUDIO
-            TITLE "Two"
-            INDEX 00 00:03:00
-            INDEX 01 00:03:37
-          TRACK 03 AUDIO
-            TITLE "Three"
-            INDEX 01 00:07:10
-
-        """
+    /// The fixture sheet, naming `whole.mp3`.
+    static func sheet() throws -> String {
+        String(decoding: try readWholeFile(Fixtures.path("Tests/Fixtures/cue/album.cue")), as: UTF8.self)
+            .replacingOccurrences(of: "\"whole.wav\" WAVE", with: "\"whole.mp3\" MP3")
+    }
     static let audio = "TAG File Title|File Artist|File Album|9|10000|Composer=Comp;Genre=Pop"
 
     static func album() throws -> Fixture {
-        try Fixture(["Album/whole.mp3": audio, "Album/whole.cue": sheet, "Album/other.mp3": "TAG Other"])
+        try Fixture(["Album/whole.mp3": audio, "Album/whole.cue": sheet(), "Album/other.mp3": "TAG Other"])
     }
 
     @Test func theSheetsTracksReplaceTheFileWithTheSheetsTagsOverTheFiles() throws {
@@ -78,7 +65,7 @@ import Testing
         let ids = try f.store.playableTracks().map(\.id)
         f.add(
             "Album/whole.cue",
-            Self.sheet.replacingOccurrences(of: "\"Two\"", with: "\"Deux\"")
+            try Self.sheet().replacingOccurrences(of: "\"Two\"", with: "\"Deux\"")
                 .replacingOccurrences(of: "00:07:10", with: "00:08:00"))
         let report = try f.scanner.scan()
         #expect(report.updated == 2 && report.unchanged == 3, "\(report)")
