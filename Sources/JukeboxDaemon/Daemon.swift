@@ -373,7 +373,9 @@ final class Daemon {
         }
         requests[request.token] = request
         return PlaybackItem(
-            token: request.token, path: "\(config.musicDir)/\(track.path)", seekHint: keeper.seekHints[request.trackID])
+            token: request.token, path: "\(config.musicDir)/\(track.cue?.file ?? track.path)",
+            seekHint: keeper.seekHints[request.trackID],
+            span: track.cue.map { $0.startFrame..<max($0.startFrame, $0.endFrame ?? .max) })
     }
 
     /// An MPD client switched the ALSA output (the front end keeps the choice): silence it or not.

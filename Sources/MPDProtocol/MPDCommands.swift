@@ -541,6 +541,7 @@ public enum MPDCommands {
     /// The song block of currentsong, playlistinfo, lsinfo, find.
     static func song(_ track: TrackInfo, into r: inout MPDResponse, position: Int? = nil) {
         r.add("file", track.path)
+        if let cue = track.cue { r.add("Range", cue.range) }
         if let seconds = track.modifiedSeconds { r.add("Last-Modified", ISO8601.utc(seconds)) }
         if let format = track.format { r.add("Format", format) }
         // MPD's ID3 scanner's order: the tags the library keeps are in it already.
