@@ -39,6 +39,14 @@ public struct JukeboxConfig: Sendable, Equatable {
         public var mixer = ""
         public var startVolume = 40
         public var maxVolume = 85
+        public var minVolume = 0
+        /// The maximum while `headphoneDetect` reads high; nil for `maxVolume`.
+        public var headphoneMaxVolume: Int?
+        public var headphoneChip = "gpiochip0"
+        /// The GPIO line that reads high while headphones are plugged in; nil for none.
+        public var headphoneDetect: Int?
+        /// Volume changes are ignored while stopped or paused.
+        public var volumeLockedAtRest = false
         public var pacing = Pacing.auto
 
         /// The defaults.
@@ -218,6 +226,8 @@ public struct JukeboxConfig: Sendable, Equatable {
     /// The player settings that come from this config.
     public var playerConfiguration: PlayerMachine.Configuration {
         PlayerMachine.Configuration(
-            maxVolume: audio.maxVolume, startVolume: audio.startVolume, longTrackMs: resume.longTrackMs)
+            maxVolume: audio.maxVolume, startVolume: audio.startVolume, minVolume: audio.minVolume,
+            headphoneMaxVolume: audio.headphoneMaxVolume, volumeLockedAtRest: audio.volumeLockedAtRest,
+            longTrackMs: resume.longTrackMs)
     }
 }
