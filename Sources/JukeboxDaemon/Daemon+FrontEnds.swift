@@ -27,6 +27,10 @@ extension Daemon {
         default: break
         }
         let words = trimmed.split(separator: " ")
+        if words.first?.lowercased() == "sleep" {
+            console?.reply(handleSleep(words.dropFirst().map(String.init)))
+            return
+        }
         if words.first?.lowercased() == "recent" {
             console?.reply(handleRecent(Array(words.dropFirst())))
             return
@@ -109,9 +113,7 @@ extension Daemon {
                 openMenu(at: Instant.now)
             }
         case .shutdown:
-            refreshPosition()
-            perform(keeper.handle(.poweringOff(machine.snapshot), now: Instant.now))
-            ControlInputs.runShutdownCommand(config.buttons.shutdownCommand, logger: logger)
+            powerOff(reason: "controls: shutdown gesture")
         }
     }
 }

@@ -57,6 +57,12 @@ final class Daemon {
     private var loggedHintToken: UInt64?
     /// The knob's menu over the library (rebuilt after each scan); closed until its gesture.
     var menu = Menu(catalog: MenuCatalog(tracks: []))
+    /// `sleep N`, `sleep track`, ...; its fade is applied on top of the player's volume.
+    var sleepTimer: SleepTimer
+    /// The fade gain last given to the pipeline (1 when not fading).
+    private var sleepGain: Float = 1
+    /// Since when the player has been stopped or paused (idle power-off).
+    private var idleSince: Instant?
     /// The stored playlists (Favourites among them), for the menu.
     let playlistFolder: PlaylistFolder
 
@@ -124,6 +130,7 @@ final class Daemon {
         playlistFolder = PlaylistFolder(path: config.playlistFolder, musicDir: config.musicDir)
         display = DisplayController.make(config: config, logger: logger)
         lyrics = TrackLyrics(config: config, logger: logger)
+        sleepTimer = SleepTimer(fadeMs: Int64(config.sleep.fadeSeconds) * 1000)
         controls = ControlInputs.open(config: config, replayFifo: inputReplayFifo, logger: logger)
     }
 
@@ -237,6 +244,15 @@ final class Daemon {
     private func pollTimeout() -> Int32 {
         let now = Instant.now
         var timeout: Int64 = machine.state == .playing ? 250 : 60_000
+        // The fade steps every 20 ms (each step ramps over ~5 ms in the output); before it,
+        // wake up when it is due.
+        if let left = sleepLeftMs {
+            timeout = min(timeout, left <= sleepTimer.fadeMs ? 20 : left - sleepTimer.fadeMs)
+        }
+        if let idleSince, let idleMs = config.sleep.idlePowerOffMs {
+            let due = idleSince.adding(milliseconds: idleMs)
+            timeout = min(timeout, max(0, due.milliseconds(since: now) + 1))
+        }
         for deadline in [startupScanDue, keeper.nextDeadline].compactMap({ $0 }) {
             timeout = min(timeout, max(0, deadline.milliseconds(since: now) + 1))
         }
@@ -259,7 +275,86 @@ final class Daemon {
         let positionKnown = machine.state != .stopped && refreshPosition().current
         perform(keeper.handle(.tick(machine.snapshot, positionKnown: positionKnown), now: now))
         if menu.isOpen { perform(menu.handle(.tick, now: now)) }
+        runSleepTimer(now: now)
+        runIdlePowerOff(now: now)
         updateDisplay(now: now)
+    }
+
+    /// What is left of the sleep timer at the last tick; nil when it is off.
+    private(set) var sleepLeftMs: Int64?
+
+    private func runSleepTimer(now: Instant) {
+        let playing = machine.state == .playing
+        let trackLeft = playing ? currentTrackInfo?.durationMs.map { max($0 - machine.positionMs, 0) } : nil
+        let step = sleepTimer.step(
+            now: now, trackLeftMs: trackLeft, albumLeftMs: playing ? albumLeftMs(trackLeft) : nil)
+        var gain: Float = 1
+        switch step {
+        case .off:
+            sleepLeftMs = nil
+        case .running(let left):
+            sleepLeftMs = left == Int64.max ? nil : left
+        case .fading(let left, let fade):
+            sleepLeftMs = left
+            gain = fade
+        case .expired:
+            // The gain comes back on the next tick, once the stop has silenced the output.
+            gain = sleepGain
+            sleepLeftMs = nil
+            logger.info("sleep timer: time is up (\(config.sleep.then.rawValue))")
+            perform(machine.handle(.command(.stop), now: now))
+        }
+        if gain != sleepGain {
+            sleepGain = gain
+            pipeline.setVolume(percent: machine.volume, gain: VolumeCurve.gain(percent: machine.volume) * gain)
+        }
+        if step == .expired, config.sleep.then == .powerOff { powerOff(reason: "sleep timer") }
+    }
+
+    /// The track's rest plus the following queue entries of the same album.
+    private func albumLeftMs(_ trackLeft: Int64?) -> Int64? {
+        guard let trackLeft, let album = currentTrackInfo?.album, let index = machine.queue.currentIndex else {
+            return trackLeft
+        }
+        var left = trackLeft
+        for id in machine.queue.entries[(index + 1)...] {
+            guard let info = library[id], info.album == album, let duration = info.durationMs else { break }
+            left += duration
+        }
+        return left
+    }
+
+    private func runIdlePowerOff(now: Instant) {
+        guard machine.state != .playing else { return idleSince = nil }
+        let since = idleSince ?? now
+        idleSince = since
+        guard let idleMs = config.sleep.idlePowerOffMs, now.milliseconds(since: since) >= idleMs else { return }
+        idleSince = nil
+        powerOff(reason: "idle power-off")
+    }
+
+    /// Saves everything durably, then runs the power-off command.
+    func powerOff(reason: String) {
+        refreshPosition()
+        perform(keeper.handle(.poweringOff(machine.snapshot), now: Instant.now))
+        ControlInputs.runShutdownCommand(config.buttons.shutdownCommand, reason: reason, logger: logger)
+    }
+
+    /// `sleep`: the timer left; `sleep 30`, `sleep 90s`, `sleep track`, `sleep album`, `sleep off`.
+    func handleSleep(_ arguments: [String]) -> String {
+        guard let argument = arguments.first else {
+            guard let target = sleepTimer.target else { return "sleep: off" }
+            return "sleep: \(target)" + (sleepLeftMs.map { ", \(($0 + 999) / 1000) s left" } ?? "")
+        }
+        guard arguments.count == 1 else { return "error: sleep: expected one argument" }
+        switch SleepTarget.parse(argument) {
+        case .success(let target):
+            sleepTimer.set(target, now: Instant.now)
+            tick()
+            return target.map { "sleep: \($0)" } ?? "sleep: off"
+        case .failure(let error):
+            return "error: \(error.message)"
+        }
     }
 
     /// The display and the lyrics follow the player; the position is the audio clock's (the
@@ -354,7 +449,7 @@ final class Daemon {
                 pipeline.seek(toMs: ms)
                 mpd.observer.mark(.player)
             case .setVolume(let percent):
-                pipeline.setVolume(percent: percent, gain: VolumeCurve.gain(percent: percent))
+                pipeline.setVolume(percent: percent, gain: VolumeCurve.gain(percent: percent) * sleepGain)
             case .persist(let kind):
                 _ = keeper.handle(.changed(kind), now: Instant.now)
             case .reply(let text):

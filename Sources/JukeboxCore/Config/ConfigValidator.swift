@@ -264,6 +264,13 @@ public enum ConfigValidator {
             choice("serial_protocol", JukeboxConfig.SerialLCDProtocol.self) { $0.display.serialProtocol = $1 },
             string("font", allowEmpty: true) { $0.display.font = $1 },
         ],
+        "sleep": [
+            integer("fade_s", 0...120) { $0.sleep.fadeSeconds = $1 },
+            choice("then", SleepEnd.self) { $0.sleep.then = $1 },
+            KeySpec(name: "idle_power_off_minutes", kind: .number(0...1440)) {
+                $0.sleep.idlePowerOffMinutes = $1.number ?? 0
+            },
+        ],
         "network": [
             string("address") { $0.network.address = $1 },
             integer("port", 1...65535) { $0.network.port = $1 },

@@ -16,6 +16,7 @@ public struct JukeboxConfig: Sendable, Equatable {
     public var encoder = Encoder()
     public var display = Display()
     public var network = Network()
+    public var sleep = Sleep()
 
     /// The defaults, with `musicDir`.
     public init(musicDir: String) {
@@ -218,6 +219,21 @@ public struct JukeboxConfig: Sendable, Equatable {
         public var password = ""
         /// The most MPD clients connected at once.
         public var maxConnections = 10
+
+        /// The defaults.
+        public init() {}
+    }
+
+    /// `[sleep]`: the sleep timer and idle power-off.
+    public struct Sleep: Sendable, Equatable {
+        /// The sleep timer fades out over its last seconds.
+        public var fadeSeconds = 10
+        public var then = SleepEnd.stop
+        /// Power off after this long stopped or paused; 0 = never.
+        public var idlePowerOffMinutes: Double = 0
+
+        /// `idlePowerOffMinutes` in milliseconds; nil for never.
+        public var idlePowerOffMs: Int64? { idlePowerOffMinutes > 0 ? Int64(idlePowerOffMinutes * 60_000) : nil }
 
         /// The defaults.
         public init() {}
