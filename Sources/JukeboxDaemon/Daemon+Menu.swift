@@ -64,6 +64,9 @@ extension Daemon {
                 console?.announce("menu: \(tracks.count) track\(tracks.count == 1 ? "" : "s") after the current one")
             case .setMode(let mode):
                 perform(machine.handle(.command(.setMode(mode)), now: Instant.now))
+            case .setSleep(let target):
+                sleepTimer.set(target, now: Instant.now)
+                console?.announce("menu: sleep \(target.map { "\($0)" } ?? "off")")
             case .nudgeLyrics(let ms):
                 perform(.lyricsOffset(LyricNudge(relative: true, ms: ms)), source: "menu")
             case .closed:

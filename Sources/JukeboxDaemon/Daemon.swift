@@ -366,13 +366,14 @@ final class Daemon {
         if menu.isOpen {
             menu.playMode = machine.options.preset ?? .inOrder
             menu.lyricsOffsetMs = lyrics.timeline?.nudgeMs
+            menu.sleepTarget = sleepTimer.target
             display.showMenu(menu, now: now)
             return
         }
         display.update(
             now: now, track: track, lyrics: lyrics.timeline, lyricsVersion: lyrics.version, state: machine.state,
             positionMs: machine.positionMs, volume: machine.volume, options: machine.options,
-            favourite: track.map { favouritePaths.contains($0.path) } ?? false)
+            favourite: track.map { favouritePaths.contains($0.path) } ?? false, sleepLeftMs: sleepLeftMs)
     }
 
     /// The library entry of the queue's current track.
