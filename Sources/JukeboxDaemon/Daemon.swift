@@ -61,6 +61,8 @@ final class Daemon {
     var sleepTimer: SleepTimer
     /// The fade gain last given to the pipeline (1 when not fading).
     private var sleepGain: Float = 1
+    /// `[audio] headphone_detect`, read each tick; nil when none is configured or it failed.
+    private var headphones: HeadphoneDetect?
     /// Since when the player has been stopped or paused (idle power-off).
     private var idleSince: Instant?
     /// The stored playlists (Favourites among them), for the menu.
@@ -131,6 +133,13 @@ final class Daemon {
         display = DisplayController.make(config: config, logger: logger)
         lyrics = TrackLyrics(config: config, logger: logger)
         sleepTimer = SleepTimer(fadeMs: Int64(config.sleep.fadeSeconds) * 1000)
+        if let line = config.audio.headphoneDetect {
+            do {
+                headphones = try HeadphoneDetect(chip: config.audio.headphoneChip, line: line)
+            } catch {
+                logger.error("headphone detect: \(error); the maximum stays max_volume")
+            }
+        }
         controls = ControlInputs.open(config: config, replayFifo: inputReplayFifo, logger: logger)
     }
 
@@ -243,7 +252,7 @@ final class Daemon {
 
     private func pollTimeout() -> Int32 {
         let now = Instant.now
-        var timeout: Int64 = machine.state == .playing ? 250 : 60_000
+        var timeout: Int64 = machine.state == .playing || headphones != nil ? 250 : 60_000
         // The fade steps every 20 ms (each step ramps over ~5 ms in the output); before it,
         // wake up when it is due.
         if let left = sleepLeftMs {
@@ -275,6 +284,10 @@ final class Daemon {
         let positionKnown = machine.state != .stopped && refreshPosition().current
         perform(keeper.handle(.tick(machine.snapshot, positionKnown: positionKnown), now: now))
         if menu.isOpen { perform(menu.handle(.tick, now: now)) }
+        if let plugged = try? headphones?.plugged(), plugged != machine.headphonesPlugged {
+            logger.info("headphones \(plugged ? "plugged in" : "unplugged")")
+            perform(machine.handle(.headphones(plugged: plugged), now: now))
+        }
         runSleepTimer(now: now)
         runIdlePowerOff(now: now)
         updateDisplay(now: now)
