@@ -112,6 +112,8 @@ extension Daemon {
             } else {
                 openMenu(at: Instant.now)
             }
+        case .sleep(let target):
+            console?.announce(setSleep(target))
         case .shutdown:
             powerOff(reason: "controls: shutdown gesture")
         }

@@ -65,8 +65,7 @@ extension Daemon {
             case .setMode(let mode):
                 perform(machine.handle(.command(.setMode(mode)), now: Instant.now))
             case .setSleep(let target):
-                sleepTimer.set(target, now: Instant.now)
-                console?.announce("menu: sleep \(target.map { "\($0)" } ?? "off")")
+                console?.announce("menu: " + setSleep(target))
             case .nudgeLyrics(let ms):
                 perform(.lyricsOffset(LyricNudge(relative: true, ms: ms)), source: "menu")
             case .closed:

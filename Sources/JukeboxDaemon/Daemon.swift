@@ -353,6 +353,13 @@ final class Daemon {
         ControlInputs.runShutdownCommand(config.buttons.shutdownCommand, reason: reason, logger: logger)
     }
 
+    /// Sets the sleep timer (from a console, the menu or a gesture); the reply.
+    func setSleep(_ target: SleepTarget?) -> String {
+        sleepTimer.set(target, now: Instant.now)
+        tick()
+        return target.map { "sleep: \($0)" } ?? "sleep: off"
+    }
+
     /// `sleep`: the timer left; `sleep 30`, `sleep 90s`, `sleep track`, `sleep album`, `sleep off`.
     func handleSleep(_ arguments: [String]) -> String {
         guard let argument = arguments.first else {
@@ -362,9 +369,7 @@ final class Daemon {
         guard arguments.count == 1 else { return "error: sleep: expected one argument" }
         switch SleepTarget.parse(argument) {
         case .success(let target):
-            sleepTimer.set(target, now: Instant.now)
-            tick()
-            return target.map { "sleep: \($0)" } ?? "sleep: off"
+            return setSleep(target)
         case .failure(let error):
             return "error: \(error.message)"
         }

@@ -24,6 +24,21 @@ import Testing
                 ))
     }
 
+    @Test(arguments: [
+        ("sleep 30", ControlAction.sleep(.after(ms: 1_800_000))), ("sleep 90s", .sleep(.after(ms: 90_000))),
+        ("Sleep Track", .sleep(.endOfTrack)), ("sleep off", .sleep(nil)),
+    ])
+    func aGestureCanSetTheTimer(text: String, action: ControlAction) {
+        #expect(ControlAction.parse(text) == .success(action))
+        #expect(ControlAction.parse(action.description) == .success(action))
+    }
+
+    @Test func aBadGestureMappingIsOneMessage() {
+        #expect(
+            ControlAction.parse("sleep")
+                == .failure(.badArgument(command: "sleep", problem: "expected minutes, 90s, track, album or off")))
+    }
+
     @Test func aTimedTargetRunsFadesAndExpiresOnce() {
         var timer = SleepTimer(fadeMs: 10_000)
         #expect(timer.step(now: Self.at(0), trackLeftMs: 5000, albumLeftMs: 5000) == .off)

@@ -14,7 +14,8 @@ import Testing
 
     /// A daemon playing a 60 s constant-level WAV into `sink`, with `sleep` settings.
     static func start(
-        _ directory: TemporaryDirectory, sink: PacedFifoSink, sleep: String, shutdownCommand: String
+        _ directory: TemporaryDirectory, sink: PacedFifoSink, sleep: String, shutdownCommand: String,
+        buttons: String = ""
     ) throws -> DaemonProcess {
         try FileManager.default.createDirectory(atPath: directory.file("music"), withIntermediateDirectories: true)
         try InputLatencyProbe.writeFlatWAV(path: directory.file("music/flat.wav"), seconds: 60)
@@ -26,6 +27,7 @@ import Testing
 
                 [buttons]
                 shutdown_command = "\(shutdownCommand)"
+                \(buttons)
 
                 [sleep]
                 \(sleep)
@@ -82,6 +84,28 @@ import Testing
         #expect(lateMs > -200, "silent \(-lateMs) ms before the set time")
         try process.send("status")
         #expect(process.waitForOutputLine(matching: "state: stop", on: .stdout) != nil)
+    }
+
+    @Test func aGestureSetsTheTimerAndSleepShowsWhatIsLeft() throws {
+        let directory = try TemporaryDirectory(prefix: "jukeboxd-sleep-gesture")
+        defer { directory.remove() }
+        let sink = try PacedFifoSink(bytesPerSecond: Self.byteRate, pipeSize: 4096)
+        defer { sink.stop() }
+        let process = try Self.start(
+            directory, sink: sink, sleep: "fade_s = 1", shutdownCommand: "", buttons: "next_long = \"sleep 120s\"")
+        defer {
+            _ = process.kill(SIGTERM)
+            _ = process.waitForExit(timeout: .seconds(5))
+        }
+        #expect(sink.waitForBytes(Self.byteRate / 2, timeoutSeconds: 20), "\(process.text(of: .stderr))")
+        try process.send("button next long")
+        #expect(process.waitForOutputLine(matching: "sleep: 2 min", on: .stdout) != nil, "\(process.text(of: .stdout))")
+        try process.send("sleep")
+        #expect(
+            process.waitForOutputLine(matching: "sleep: 2 min, 1", on: .stdout) != nil, "\(process.text(of: .stdout))")
+        try process.send("sleep off")
+        try process.send("sleep")
+        #expect(process.waitForOutputLine(matching: "sleep: off", on: .stdout) != nil)
     }
 
     @Test func idlePowerOffSavesAndRunsTheCommand() throws {

@@ -17,6 +17,15 @@ public enum SleepTarget: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// The argument of `sleep` that `parse` reads back: `30`, `90s`, `track`, `album`.
+    public var consoleArgument: String {
+        switch self {
+        case .after(let ms): ms % 60_000 == 0 ? "\(ms / 60_000)" : "\(ms / 1000)s"
+        case .endOfTrack: "track"
+        case .endOfAlbum: "album"
+        }
+    }
+
     /// Parses the argument of `sleep`: minutes (`30`), seconds (`90s`), `track`, `album`; `off` is nil.
     public static func parse(_ word: String) -> Result<SleepTarget?, CommandError> {
         switch word.lowercased() {
