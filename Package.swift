@@ -55,7 +55,7 @@ let package = Package(
         .target(
             name: "JukeboxAudio",
             dependencies: [
-                "JukeboxCore", "LinuxSupport", "ALSA", "MPG123",
+                "JukeboxCore", "LinuxSupport", "ALSA", "MPG123", "FFmpeg",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .target(

@@ -144,7 +144,9 @@ extension Raw {
             try decoder.seek(toFrame: Int64(frame))
             #expect(decoder.positionFrames == Int64(frame))
             let rest = try Self.decode16(decoder)
-            #expect(rest == Array(whole[(frame * 2)...]), "\(name) after a seek to \(frame)")
+            let reference = Array(whole[(frame * 2)...])
+            #expect(rest.count == reference.count, "\(name) after a seek to \(frame)")
+            #expect(largestDifference(rest, reference).difference == 0, "\(name) after a seek to \(frame)")
         }
         let noisy = try media.mp4("noisy.m4a", from: wav, Self.aac)
         let decoder = try MP4AudioDecoder(path: noisy)
