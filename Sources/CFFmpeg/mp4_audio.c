@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -503,48 +502,55 @@ void jb_mp4_get_info(const jb_mp4 *m, jb_mp4_info *info) {
 
 int64_t jb_mp4_position(const jb_mp4 *m) { return m->position; }
 
+/* Rounds to the nearest integer, ties to even, as lrintf and llrintf do in the default rounding
+   mode, without a call into libm per sample: adding 1.5 * 2^52 leaves no fraction bits in a
+   double, so the addition itself rounds (exact for |x| < 2^51). */
+static inline int64_t round_even(double x) { return (int64_t)((x + 6755399441055744.0) - 6755399441055744.0); }
+
+static inline int16_t float_to_s16(float x) {
+    int64_t v = round_even((double)(x * 32768.0f));
+    return v > INT16_MAX ? INT16_MAX : v < INT16_MIN ? INT16_MIN : (int16_t)v;
+}
+
+static inline int32_t float_to_s32(float x) {
+    int64_t v = round_even((double)x * 2147483648.0);
+    return v > INT32_MAX ? INT32_MAX : v < INT32_MIN ? INT32_MIN : (int32_t)v;
+}
+
 /* Converts `n` samples per channel from `m->frame` at `from` into `out` (interleaved), as
-   libswresample converts (so the output equals `ffmpeg -f s16le` / `s32le`). */
+   libswresample converts (so the output equals `ffmpeg -f s16le` / `s32le`): float is
+   scaled by 2^15 or 2^31, rounded and clipped; wider integers keep their top bits. */
 static void convert(jb_mp4 *m, int from, int n, void *out, int s32) {
     const AVFrame *f = m->frame;
     int ch = m->channels;
     int planar = f->format == AV_SAMPLE_FMT_FLTP || f->format == AV_SAMPLE_FMT_S16P || f->format == AV_SAMPLE_FMT_S32P;
+    int stride = planar ? 1 : ch;
     int16_t *o16 = out;
     int32_t *o32 = out;
     for (int c = 0; c < ch; c++) {
         const uint8_t *plane = planar ? f->extended_data[c] : f->extended_data[0];
-        int stride = planar ? 1 : ch;
         int first = planar ? from : from * ch + c;
-        for (int i = 0; i < n; i++) {
-            int k = first + i * stride;
-            int o = i * ch + c;
-            switch (f->format) {
-            case AV_SAMPLE_FMT_FLTP:
-            case AV_SAMPLE_FMT_FLT: {
-                float x = ((const float *)plane)[k];
-                if (s32) {
-                    long long v = llrintf(x * 2147483648.0f);
-                    o32[o] = v > INT32_MAX ? INT32_MAX : v < INT32_MIN ? INT32_MIN : (int32_t)v;
-                } else {
-                    long v = lrintf(x * 32768.0f);
-                    o16[o] = v > INT16_MAX ? INT16_MAX : v < INT16_MIN ? INT16_MIN : (int16_t)v;
-                }
-                break;
-            }
-            case AV_SAMPLE_FMT_S16P:
-            case AV_SAMPLE_FMT_S16: {
-                int16_t v = ((const int16_t *)plane)[k];
-                if (s32) o32[o] = (int32_t)((uint32_t)(int32_t)v << 16);
-                else o16[o] = v;
-                break;
-            }
-            default: {
-                int32_t v = ((const int32_t *)plane)[k];
-                if (s32) o32[o] = v;
-                else o16[o] = (int16_t)(v >> 16);
-                break;
-            }
-            }
+        switch (f->format) {
+        case AV_SAMPLE_FMT_FLTP:
+        case AV_SAMPLE_FMT_FLT: {
+            const float *in = (const float *)plane + first;
+            if (s32) for (int i = 0; i < n; i++) o32[i * ch + c] = float_to_s32(in[i * stride]);
+            else for (int i = 0; i < n; i++) o16[i * ch + c] = float_to_s16(in[i * stride]);
+            break;
+        }
+        case AV_SAMPLE_FMT_S16P:
+        case AV_SAMPLE_FMT_S16: {
+            const int16_t *in = (const int16_t *)plane + first;
+            if (s32) for (int i = 0; i < n; i++) o32[i * ch + c] = (int32_t)((uint32_t)(uint16_t)in[i * stride] << 16);
+            else for (int i = 0; i < n; i++) o16[i * ch + c] = in[i * stride];
+            break;
+        }
+        default: {
+            const int32_t *in = (const int32_t *)plane + first;
+            if (s32) for (int i = 0; i < n; i++) o32[i * ch + c] = in[i * stride];
+            else for (int i = 0; i < n; i++) o16[i * ch + c] = (int16_t)(in[i * stride] >> 16);
+            break;
+        }
         }
     }
 }

@@ -1,0 +1,115 @@
+import Foundation
+import JukeboxAudio
+import JukeboxTestSupport
+import Testing
+
+/// AAC and ALAC in MP4 through the whole pipeline into ALSA's `file` plugin, against ffmpeg
+/// on files ffmpeg makes from sox's tone and noise.
+@Suite struct MP4PlaybackTests {
+    static let codecs = ["alac": ["-c:a", "alac"], "aac": ["-c:a", "aac", "-b:a", "128k"]]
+
+    /// Runs a tool; fails the test with its stderr when it exits non-zero.
+    static func tool(_ command: [String]) throws {
+        let result = try run(command)
+        try #require(result.status == 0, "\(command.joined(separator: " ")): \(result.stderrText)")
+    }
+
+    /// `seconds` of 44.1 kHz stereo (a sine left, pink noise right), the same every run.
+    static func wav(_ dir: TemporaryDirectory, _ name: String, seconds: Double) throws -> String {
+        let path = dir.file(name)
+        try tool([
+            "sox", "-R", "-n", "-r", "44100", "-b", "16", "-c", "2", path, "synth", "\(seconds)", "sine", "440",
+            "pinknoise", "gain", "-3",
+        ])
+        return path
+    }
+
+    static func encode(_ wav: String, _ codec: String, as path: String) throws -> String {
+        try tool(["ffmpeg", "-nostdin", "-v", "error", "-y", "-i", wav] + codecs[codec]! + [path])
+        return path
+    }
+
+    /// ffmpeg's S16 decode of `file`, cut at `frames` (ffmpeg plays AAC's end padding).
+    static func ffmpegDecode(_ file: String, frames: Int) throws -> [Int16] {
+        let result = try run(["ffmpeg", "-nostdin", "-v", "error", "-i", file, "-f", "s16le", "-"])
+        try #require(result.status == 0, result.stderrText)
+        return Array(samples(of: result.stdout).prefix(frames * 2))
+    }
+
+    /// The exact length (the source's: 3 s) and ffmpeg's samples; ALAC is the source itself.
+    @Test(arguments: ["alac", "aac"])
+    func decodesAsFFmpegDoes(codec: String) throws {
+        let dir = try TemporaryDirectory()
+        let source = try Self.wav(dir, "source.wav", seconds: 3)
+        let m4a = try Self.encode(source, codec, as: dir.file("song.m4a"))
+        let out = dir.file("out.raw")
+        let h = Harness(device: "file:'\(out)',raw")
+        h.pipeline.setVolume(percent: 100, gain: 1.0)
+        h.pipeline.play(PlaybackItem(token: 7, path: m4a), fromMs: 0)
+        #expect(h.waitForEnd())
+        h.pipeline.shutdown()
+        #expect(h.events == [.started(7), .finished(7), .endOfStream])
+        let got = samples(ofFile: out)
+        let reference = try Self.ffmpegDecode(m4a, frames: 132_300)
+        #expect(got.count == 132_300 * 2)
+        #expect(maxDifference(got, reference) == 0)
+        if codec == "alac" { #expect(got == Array(samples(ofFile: source).suffix(132_300 * 2))) }
+    }
+
+    /// Three parts of one source, cut at frames that are no multiple of AAC's 1024, played
+    /// as a queue through a paced virtual DAC: each part at its exact length with no gap;
+    /// ALAC's joins give the source back bit for bit.
+    @Test(arguments: ["alac", "aac"])
+    func threePartsJoinSampleExactly(codec: String) throws {
+        let dir = try TemporaryDirectory()
+        let source = try Self.wav(dir, "source.wav", seconds: 3)
+        let cuts = [0, 57_330, 91_287, 132_300]
+        var parts: [String] = []
+        var reference: [Int16] = []
+        for k in 0..<3 {
+            let wav = dir.file("part\(k).wav")
+            try Self.tool(["sox", source, wav, "trim", "\(cuts[k])s", "\(cuts[k + 1] - cuts[k])s"])
+            parts.append(try Self.encode(wav, codec, as: dir.file("part\(k).m4a")))
+            reference += try Self.ffmpegDecode(parts[k], frames: cuts[k + 1] - cuts[k])
+        }
+        let sink = try PacedFifoSink(bytesPerSecond: 176_400, speed: 8)
+        let h = Harness(device: sink.alsaDevice, periodMs: 10, bufferMs: 40)
+        h.pipeline.setVolume(percent: 100, gain: 1.0)
+        h.pipeline.play(PlaybackItem(token: 1, path: parts[0]), fromMs: 0)
+        h.pipeline.setNext(PlaybackItem(token: 2, path: parts[1]))
+        let ended = h.pump(
+            timeoutSeconds: 10,
+            onEvent: { event in
+                if event == .started(2) { h.pipeline.setNext(PlaybackItem(token: 3, path: parts[2])) }
+            },
+            until: { $0.contains(.endOfStream) })
+        #expect(ended)
+        #expect(
+            h.events == [.started(1), .finished(1), .started(2), .finished(2), .started(3), .finished(3), .endOfStream])
+        sink.waitForBytes(reference.count * 2, timeoutSeconds: 3)
+        h.pipeline.shutdown()
+        sink.stop()
+        let got = sink.samples
+        #expect(got.count == 132_300 * 2)
+        #expect(maxDifference(got, reference) == 0)
+        if codec == "alac" { #expect(got == Array(samples(ofFile: source).suffix(132_300 * 2))) }
+        #expect(sink.segmentOffsets == [0], "the PCM must stay open across gapless joins")
+    }
+
+    /// A seek lands on the exact frame (as a resume does): the rest equals ffmpeg's samples
+    /// from there (ALAC; AAC within the noise a seek cannot restore, see MP4AudioDecoder).
+    @Test func seekPlaysOnFromTheExactFrame() throws {
+        let dir = try TemporaryDirectory()
+        let source = try Self.wav(dir, "source.wav", seconds: 3)
+        let m4a = try Self.encode(source, "alac", as: dir.file("song.m4a"))
+        let out = dir.file("out.raw")
+        let h = Harness(device: "file:'\(out)',raw")
+        h.pipeline.setVolume(percent: 100, gain: 1.0)
+        h.pipeline.play(PlaybackItem(token: 7, path: m4a), fromMs: 1500)
+        #expect(h.waitForEnd())
+        h.pipeline.shutdown()
+        let got = samples(ofFile: out)
+        let reference = try Self.ffmpegDecode(m4a, frames: 132_300)
+        #expect(got == Array(reference.suffix(from: 66_150 * 2)))
+    }
+}
