@@ -32,7 +32,7 @@ import Testing
     /// ffmpeg's S16 decode of `file`, cut at `frames` (ffmpeg plays AAC's end padding).
     static func ffmpegDecode(_ file: String, frames: Int) throws -> [Int16] {
         let result = try run(["ffmpeg", "-nostdin", "-v", "error", "-i", file, "-f", "s16le", "-"])
-        try #require(result.status == 0, result.stderrText)
+        try #require(result.status == 0, "ffmpeg: \(result.stderrText)")
         return Array(samples(of: result.stdout).prefix(frames * 2))
     }
 
