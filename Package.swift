@@ -39,7 +39,6 @@ let package = Package(
         .target(name: "MPG123", dependencies: ["CMPG123", "LinuxSupport"]),
         .target(name: "SQLite", dependencies: ["CSQLite", "LinuxSupport"]),
         .target(name: "GPIO", dependencies: ["CGPIOD", "LinuxSupport"]),
-        // Not linked into jukeboxd yet (issue 16): see docs/ARCHITECTURE.md, "Decoders for more formats".
         .target(name: "FLAC", dependencies: ["CFLAC", "LinuxSupport"]),
         .target(name: "Ogg", dependencies: ["COggHeaders", "LinuxSupport"]),
         .target(name: "Vorbis", dependencies: ["CVorbis", "COggHeaders", "Ogg"]),
@@ -55,7 +54,7 @@ let package = Package(
         .target(
             name: "JukeboxAudio",
             dependencies: [
-                "JukeboxCore", "LinuxSupport", "ALSA", "MPG123", "FFmpeg",
+                "JukeboxCore", "LinuxSupport", "ALSA", "MPG123", "FLAC", "Vorbis", "Opus", "FFmpeg",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .target(
