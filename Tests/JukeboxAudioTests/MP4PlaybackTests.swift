@@ -8,31 +8,14 @@ import Testing
 @Suite struct MP4PlaybackTests {
     static let codecs = ["alac": ["-c:a", "alac"], "aac": ["-c:a", "aac", "-b:a", "128k"]]
 
-    /// Runs a tool; fails the test with its stderr when it exits non-zero.
-    static func tool(_ command: [String]) throws {
-        let result = try run(command)
-        try #require(result.status == 0, "\(command.joined(separator: " ")): \(result.stderrText)")
-    }
-
-    /// `seconds` of 44.1 kHz stereo (a sine left, pink noise right), the same every run.
-    static func wav(_ dir: TemporaryDirectory, _ name: String, seconds: Double) throws -> String {
-        let path = dir.file(name)
-        try tool([
-            "sox", "-R", "-n", "-r", "44100", "-b", "16", "-c", "2", path, "synth", "\(seconds)", "sine", "440",
-            "pinknoise", "gain", "-3",
-        ])
-        return path
-    }
-
     static func encode(_ wav: String, _ codec: String, as path: String) throws -> String {
-        try tool(["ffmpeg", "-nostdin", "-v", "error", "-y", "-i", wav] + codecs[codec]! + [path])
+        try EncodedMedia.tool(["ffmpeg", "-nostdin", "-v", "error", "-y", "-i", wav] + codecs[codec]! + [path])
         return path
     }
 
     /// ffmpeg's S16 decode of `file`, cut at `frames` (ffmpeg plays AAC's end padding).
     static func ffmpegDecode(_ file: String, frames: Int) throws -> [Int16] {
-        let result = try run(["ffmpeg", "-nostdin", "-v", "error", "-i", file, "-f", "s16le", "-"])
-        try #require(result.status == 0, "ffmpeg: \(result.stderrText)")
+        let result = try EncodedMedia.tool(["ffmpeg", "-nostdin", "-v", "error", "-i", file, "-f", "s16le", "-"])
         return Array(samples(of: result.stdout).prefix(frames * 2))
     }
 
@@ -40,7 +23,7 @@ import Testing
     @Test(arguments: ["alac", "aac"])
     func decodesAsFFmpegDoes(codec: String) throws {
         let dir = try TemporaryDirectory()
-        let source = try Self.wav(dir, "source.wav", seconds: 3)
+        let source = try EncodedMedia(directory: dir.path).wav("source.wav", seconds: 3)
         let m4a = try Self.encode(source, codec, as: dir.file("song.m4a"))
         let out = dir.file("out.raw")
         let h = Harness(device: "file:'\(out)',raw")
@@ -62,13 +45,13 @@ import Testing
     @Test(arguments: ["alac", "aac"])
     func threePartsJoinSampleExactly(codec: String) throws {
         let dir = try TemporaryDirectory()
-        let source = try Self.wav(dir, "source.wav", seconds: 3)
+        let source = try EncodedMedia(directory: dir.path).wav("source.wav", seconds: 3)
         let cuts = [0, 57_330, 91_287, 132_300]
         var parts: [String] = []
         var reference: [Int16] = []
         for k in 0..<3 {
             let wav = dir.file("part\(k).wav")
-            try Self.tool(["sox", source, wav, "trim", "\(cuts[k])s", "\(cuts[k + 1] - cuts[k])s"])
+            try EncodedMedia.tool(["sox", source, wav, "trim", "\(cuts[k])s", "\(cuts[k + 1] - cuts[k])s"])
             parts.append(try Self.encode(wav, codec, as: dir.file("part\(k).m4a")))
             reference += try Self.ffmpegDecode(parts[k], frames: cuts[k + 1] - cuts[k])
         }
@@ -100,7 +83,7 @@ import Testing
     /// from there (ALAC; AAC within the noise a seek cannot restore, see MP4AudioDecoder).
     @Test func seekPlaysOnFromTheExactFrame() throws {
         let dir = try TemporaryDirectory()
-        let source = try Self.wav(dir, "source.wav", seconds: 3)
+        let source = try EncodedMedia(directory: dir.path).wav("source.wav", seconds: 3)
         let m4a = try Self.encode(source, "alac", as: dir.file("song.m4a"))
         let out = dir.file("out.raw")
         let h = Harness(device: "file:'\(out)',raw")

@@ -1,0 +1,72 @@
+import Foundation
+import Glibc
+import JukeboxTestSupport
+import SQLite
+import Testing
+
+/// jukeboxd with AAC and ALAC in MP4: scanned with their tags, played gaplessly through ALSA's
+/// `file` PCM as ffmpeg decodes them, and FFmpeg loaded only when an MP4 file is met.
+@Suite(.serialized) struct MP4DaemonTests {
+    static func mapsFFmpeg(_ pid: pid_t) -> Bool {
+        (readText("/proc/\(pid)/maps") ?? "").contains("libavcodec.so")
+    }
+
+    /// Two parts of one continuous signal, AAC (.m4a) then ALAC (.m4b), in order: the device
+    /// gets ffmpeg's samples of each at its exact length (AAC's padding cut), with no gap.
+    @Test func playsMP4AsFFmpegDecodesIt() throws {
+        let sources = try TemporaryDirectory(prefix: "jukebox-mp4")
+        defer { sources.remove() }
+        let media = EncodedMedia(directory: sources.path)
+        let parts = [
+            (name: "01 Night.m4a", wav: try media.wav("a.wav", seconds: 2), codec: ["-c:a", "aac", "-b:a", "128k"]),
+            (name: "02 Day.m4b", wav: try media.wav("b.wav", seconds: 1.5, from: 2), codec: ["-c:a", "alac"]),
+        ]
+        var files: [String] = []
+        var reference: [Int16] = []
+        for (part, frames) in zip(parts, [88_200, 66_150]) {
+            let path = media.file(part.name)
+            try EncodedMedia.tool(
+                [
+                    "ffmpeg", "-nostdin", "-v", "error", "-y", "-i", part.wav, "-metadata",
+                    "title=夜に駆ける \(part.name.prefix(2))",
+                    "-metadata", "artist=Zoë",
+                ] + part.codec + [path])
+            let raw = try EncodedMedia.tool(["ffmpeg", "-nostdin", "-v", "error", "-i", path, "-f", "s16le", "-"])
+            reference += raw.stdout.withUnsafeBytes { Array($0.bindMemory(to: Int16.self).prefix(frames * 2)) }
+            files.append(path)
+        }
+
+        let harness = try DaemonHarness(tracks: files, mode: "in-order")
+        let out = harness.directory.file("out.raw")
+        let process = try harness.start(extraArguments: ["--audio-device", "file:'\(out)',raw"])
+        #expect(process.waitForLine(matching: "playing \"夜に駆ける 01\"", on: .stderr) != nil, "\(harness.log)")
+        #expect(Self.mapsFFmpeg(process.pid))
+        #expect(process.waitForLine(matching: "playing \"夜に駆ける 02\"", on: .stderr) != nil, "\(harness.log)")
+        #expect(harness.waitForStatus(timeout: .seconds(10)) { $0.state == "stop" } != nil, "\(harness.log)")
+        process.kill(SIGTERM)
+        #expect(process.waitForExit(timeout: .seconds(3)) == 0)
+
+        let got = try Data(contentsOf: URL(fileURLWithPath: out)).withUnsafeBytes {
+            Array($0.bindMemory(to: Int16.self))
+        }
+        #expect(got.count == reference.count)
+        #expect(
+            got == reference,
+            "first difference at \((0..<min(got.count, reference.count)).first { got[$0] != reference[$0] } ?? -1)")
+
+        let connection = try Connection(path: harness.database)
+        #expect(try connection.strings("SELECT artist FROM tracks ORDER BY path") == ["Zoë", "Zoë"])
+        #expect(try connection.strings("SELECT duration_ms FROM tracks ORDER BY path") == ["2000", "1500"])
+    }
+
+    /// A library of MP3 alone never loads FFmpeg (its 130 libraries are 24 MB resident).
+    @Test func anMP3AloneLoadsNoFFmpeg() throws {
+        let harness = try DaemonHarness(tracks: [Fixtures.media("mp3/cbr128.mp3")], mode: "repeat-one")
+        let process = try harness.start()
+        #expect(process.waitForLine(matching: "playing", on: .stderr) != nil, "\(harness.log)")
+        #expect(harness.waitForStatus { $0.state == "play" && $0.elapsed >= 0.3 } != nil, "\(harness.log)")
+        #expect(!Self.mapsFFmpeg(process.pid))
+        process.kill(SIGTERM)
+        #expect(process.waitForExit(timeout: .seconds(3)) == 0)
+    }
+}
