@@ -399,7 +399,7 @@ int jb_mp4_open(const char *path, jb_mp4 **out, const char **call, char *message
         }
     }
     if (!m->stream) {
-        step = "av_find_best_stream";
+        step = "choosing the audio stream";
         r = other ? AVERROR_DECODER_NOT_FOUND : AVERROR_STREAM_NOT_FOUND;
         if (other) snprintf(last_log, sizeof last_log, "the audio is %s, not AAC or ALAC", other);
         else snprintf(last_log, sizeof last_log, "no audio stream");

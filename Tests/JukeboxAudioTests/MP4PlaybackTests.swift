@@ -25,14 +25,9 @@ import Testing
         let dir = try TemporaryDirectory()
         let source = try EncodedMedia(directory: dir.path).wav("source.wav", seconds: 3)
         let m4a = try Self.encode(source, codec, as: dir.file("song.m4a"))
-        let out = dir.file("out.raw")
-        let h = Harness(device: "file:'\(out)',raw")
-        h.pipeline.setVolume(percent: 100, gain: 1.0)
-        h.pipeline.play(PlaybackItem(token: 7, path: m4a), fromMs: 0)
-        #expect(h.waitForEnd())
-        h.pipeline.shutdown()
-        #expect(h.events == [.started(7), .finished(7), .endOfStream])
-        let got = samples(ofFile: out)
+        let (got, events, status) = DecodeThroughALSATests.pipelineDecode(m4a, dir: dir)
+        #expect(events == [.started(7), .finished(7), .endOfStream])
+        #expect(status.state == .stopped)
         let reference = try Self.ffmpegDecode(m4a, frames: 132_300)
         #expect(got.count == 132_300 * 2)
         #expect(maxDifference(got, reference) == 0)
@@ -55,28 +50,14 @@ import Testing
             parts.append(try Self.encode(wav, codec, as: dir.file("part\(k).m4a")))
             reference += try Self.ffmpegDecode(parts[k], frames: cuts[k + 1] - cuts[k])
         }
-        let sink = try PacedFifoSink(bytesPerSecond: 176_400, speed: 8)
-        let h = Harness(device: sink.alsaDevice, periodMs: 10, bufferMs: 40)
-        h.pipeline.setVolume(percent: 100, gain: 1.0)
-        h.pipeline.play(PlaybackItem(token: 1, path: parts[0]), fromMs: 0)
-        h.pipeline.setNext(PlaybackItem(token: 2, path: parts[1]))
-        let ended = h.pump(
-            timeoutSeconds: 10,
-            onEvent: { event in
-                if event == .started(2) { h.pipeline.setNext(PlaybackItem(token: 3, path: parts[2])) }
-            },
-            until: { $0.contains(.endOfStream) })
-        #expect(ended)
-        #expect(
-            h.events == [.started(1), .finished(1), .started(2), .finished(2), .started(3), .finished(3), .endOfStream])
-        sink.waitForBytes(reference.count * 2, timeoutSeconds: 3)
-        h.pipeline.shutdown()
-        sink.stop()
-        let got = sink.samples
+        let played = try playAsQueue(parts, rate: 44100, expectedFrames: 132_300)
+        #expect(played.ended)
+        #expect(played.events == QueuePlayback.expectedEvents(parts: 3))
+        let got = played.samples
         #expect(got.count == 132_300 * 2)
         #expect(maxDifference(got, reference) == 0)
         if codec == "alac" { #expect(got == Array(samples(ofFile: source).suffix(132_300 * 2))) }
-        #expect(sink.segmentOffsets == [0], "the PCM must stay open across gapless joins")
+        #expect(played.segmentOffsets == [0], "the PCM must stay open across gapless joins")
     }
 
     /// A seek lands on the exact frame (as a resume does): the rest equals ffmpeg's samples

@@ -59,6 +59,44 @@ import Testing
         #expect(try connection.strings("SELECT duration_ms FROM tracks ORDER BY path") == ["2000", "1500"])
     }
 
+    /// Files named .m4a or .mp4 that hold no AAC or ALAC are listed as unplayable with
+    /// FFmpeg's reason, one line each, and the good one plays.
+    @Test func badMP4FilesAreListedWithFFmpegsReason() throws {
+        let sources = try TemporaryDirectory(prefix: "jukebox-mp4")
+        defer { sources.remove() }
+        let media = EncodedMedia(directory: sources.path)
+        let wav = try media.wav("a.wav", seconds: 1)
+        func ffmpeg(_ arguments: [String], _ name: String) throws -> String {
+            try EncodedMedia.tool(["ffmpeg", "-nostdin", "-v", "error", "-y"] + arguments + [media.file(name)])
+            return media.file(name)
+        }
+        let junk = media.file("Junk.m4a")
+        try Data((0..<50_000).map { UInt8(truncatingIfNeeded: ($0 &* 2_654_435_761) >> 13) }).write(
+            to: URL(fileURLWithPath: junk))
+        let files = [
+            try ffmpeg(["-i", wav, "-c:a", "alac"], "Good.m4a"), junk,
+            try ffmpeg(["-f", "lavfi", "-i", "testsrc=duration=1:size=64x48:rate=10", "-c:v", "mpeg4"], "Video.mp4"),
+            try ffmpeg(["-i", wav, "-c:a", "eac3"], "Surround.mp4"),
+        ]
+        let harness = try DaemonHarness(tracks: files, mode: "in-order")
+        let process = try harness.start()
+        #expect(process.waitForLine(matching: "playing \"Good\"", on: .stderr) != nil, "\(harness.log)")
+        let connection = try Connection(path: harness.database)
+        let problems = "SELECT path || ': ' || problem FROM tracks WHERE problem IS NOT NULL ORDER BY path"
+        #expect(waitUntil { (try? connection.strings(problems).count) == 3 }, "\(harness.log)")
+        let listed = try connection.strings(problems)
+        print(listed.joined(separator: "\n"))
+        #expect(listed.count == 3)
+        for (path, reason) in zip(
+            ["Junk.m4a", "Surround.mp4", "Video.mp4"],
+            ["moov atom not found", "the audio is eac3, not AAC or ALAC", "no audio stream"])
+        {
+            #expect(listed.contains { $0.hasPrefix(path + ": ") && $0.contains(reason) }, "\(path): \(listed)")
+        }
+        process.kill(SIGTERM)
+        #expect(process.waitForExit(timeout: .seconds(3)) == 0)
+    }
+
     /// A library of MP3 alone never loads FFmpeg (its 130 libraries are 24 MB resident).
     @Test func anMP3AloneLoadsNoFFmpeg() throws {
         let harness = try DaemonHarness(tracks: [Fixtures.media("mp3/cbr128.mp3")], mode: "repeat-one")
