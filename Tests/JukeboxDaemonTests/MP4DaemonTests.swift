@@ -97,6 +97,34 @@ import Testing
         #expect(process.waitForExit(timeout: .seconds(3)) == 0)
     }
 
+    /// Stopped in the middle of an AAC track and started again, it resumes where it was (a
+    /// sample-exact seek through FFmpeg).
+    @Test func resumesAnMP4WhereItWasLeft() throws {
+        let sources = try TemporaryDirectory(prefix: "jukebox-mp4")
+        defer { sources.remove() }
+        let media = EncodedMedia(directory: sources.path)
+        let path = media.file("Long.m4a")
+        try EncodedMedia.tool([
+            "ffmpeg", "-nostdin", "-v", "error", "-y", "-i", try media.wav("a.wav", seconds: 20), "-c:a", "aac", path,
+        ])
+        let harness = try DaemonHarness(tracks: [path], mode: "repeat-one")
+        let process = try harness.start()
+        #expect(process.waitForLine(matching: "playing \"Long\"", on: .stderr) != nil, "\(harness.log)")
+        harness.send("seek 12")
+        #expect(harness.waitForStatus { $0.state == "play" && $0.elapsed >= 12.5 } != nil, "\(harness.log)")
+        process.kill(SIGTERM)
+        #expect(process.waitForExit(timeout: .seconds(3)) == 0)
+        let left = try #require(harness.checkpoint()).positionMs
+
+        let again = try harness.start()
+        #expect(again.waitForLine(matching: "playing \"Long\"", on: .stderr) != nil, "\(harness.log)")
+        let back = try #require(harness.status())
+        #expect(back.state == "play")
+        #expect(abs(back.elapsed * 1000 - Double(left)) < 700, "left at \(left) ms, back at \(back.elapsed) s")
+        again.kill(SIGTERM)
+        #expect(again.waitForExit(timeout: .seconds(3)) == 0)
+    }
+
     /// A library of MP3 alone never loads FFmpeg (its 130 libraries are 24 MB resident).
     @Test func anMP3AloneLoadsNoFFmpeg() throws {
         let harness = try DaemonHarness(tracks: [Fixtures.media("mp3/cbr128.mp3")], mode: "repeat-one")
