@@ -90,7 +90,7 @@ let package = Package(
         .executableTarget(
             name: "jukebox-bench",
             dependencies: [
-                "JukeboxTestSupport", "LinuxSupport",
+                "JukeboxTestSupport", "LinuxSupport", "JukeboxCore", "JukeboxDisplay",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 
@@ -119,7 +119,7 @@ let package = Package(
         .testTarget(
             name: "JukeboxDevicesTests",
             dependencies: [
-                "JukeboxDevices", "JukeboxCore", "LinuxSupport", "JukeboxTestSupport",
+                "JukeboxDevices", "JukeboxCore", "LinuxSupport", "JukeboxTestSupport", "MPDProtocol",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(

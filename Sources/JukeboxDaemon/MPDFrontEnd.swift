@@ -24,13 +24,32 @@ final class MPDFrontEnd {
     var host = MPDHostInfo()
     private let musicDir: String
     private let playlists: StoredPlaylists
+    private let files: MusicFiles
+    private let stickers: Stickers
+    /// `replay_gain_mode`, kept in the database's settings.
+    private var replayGainMode = ReplayGainMode.off
     private let startedAt = MonotonicClock.nanoseconds()
     private var lastTurn = MonotonicClock.nanoseconds()
     private var playedNanoseconds: UInt64 = 0
 
-    init(config: JukeboxConfig, logger: Logger) {
+    init(config: JukeboxConfig, store: LibraryStore, logger: Logger) {
         self.logger = logger
         musicDir = config.musicDir
+        files = MusicFiles(folder: MusicFolder(root: config.musicDir))
+        stickers = Stickers(store: store)
+        do {
+            if let saved = try store.setting(Self.replayGainSetting) {
+                if let mode = ReplayGainMode(rawValue: saved) {
+                    replayGainMode = mode
+                } else {
+                    logger.warning("settings: unknown replay_gain_mode '\(saved)'; using off")
+                }
+            }
+            // Output 0 stays as a client switched it, as MPD's state file keeps it.
+            host.outputEnabled = try store.setting(Self.outputSetting) != "0"
+        } catch {
+            logger.error("cannot read the settings: \(error)")
+        }
         host.outputName = config.audio.device
         let folder = PlaylistFolder(path: config.playlistFolder, musicDir: config.musicDir)
         do {
@@ -78,7 +97,7 @@ final class MPDFrontEnd {
         if machine.state == .playing { playedNanoseconds += now - lastTurn }
         lastTurn = now
         let changes = observer.changes(machine)
-        network?.notify(changes)
+        network?.notify(changes, now: now)
         serial?.notify(changes)
         network?.dropTimedOut(now: now)
         serial?.reopenIfDue(now: now)
@@ -107,14 +126,34 @@ final class MPDFrontEnd {
         let root = musicDir
         return MPDWorld(
             machine: machine, library: library, observer: observer, now: Instant.now, host: info,
-            hostPathProblem: { MPDFrontEnd.escapes(root: root, relative: $0) }, playlists: playlists)
+            hostPathProblem: { MPDFrontEnd.escapes(root: root, relative: $0) }, playlists: playlists,
+            stickers: stickers, musicFolder: files, replayGainMode: replayGainMode)
     }
+
+    static let replayGainSetting = "replay_gain_mode"
+    static let outputSetting = "output_0_enabled"
 
     /// Takes back what a request changed in the front end's state.
     func absorb(_ world: MPDWorld) {
         observer = world.observer
         host.updatingJob = world.host.updatingJob
         host.lastJob = world.host.lastJob
+        if world.replayGainMode != replayGainMode {
+            replayGainMode = world.replayGainMode
+            do {
+                try stickers.store.setSetting(Self.replayGainSetting, to: replayGainMode.rawValue)
+            } catch {
+                logger.error("cannot save replay_gain_mode: \(error)")
+            }
+        }
+        if world.host.outputEnabled != host.outputEnabled {
+            host.outputEnabled = world.host.outputEnabled
+            do {
+                try stickers.store.setSetting(Self.outputSetting, to: host.outputEnabled ? "1" : "0")
+            } catch {
+                logger.error("cannot save the output's state: \(error)")
+            }
+        }
         for notice in world.notices { logger.info("\(notice)") }
     }
 

@@ -100,11 +100,13 @@ public final class NetworkListener {
         finishIfDone(client)
     }
 
-    /// Idle notifications for every client.
-    public func notify(_ changes: Set<MPDSubsystem>) {
+    /// Idle notifications for every client. A client woken from `idle` has its 60 s from
+    /// `now` on, as MPD re-arms its timeout when idle ends: a long wait is no silence.
+    public func notify(_ changes: Set<MPDSubsystem>, now: UInt64) {
         guard !changes.isEmpty else { return }
         for client in clients.values {
             if let text = client.session.notify(changes) {
+                client.lastActivity = now
                 send(text, to: client)
                 flush(client)
                 finishIfDone(client)
@@ -178,16 +180,16 @@ public final class NetworkListener {
         client.input.removeFirst(start)
         let overlong = client.input.count > MPDProtocol.maximumLineBytes
         if !lines.isEmpty {
-            let (text, close) = host.runMPD { world -> (String, Bool) in
-                var text = ""
+            let (bytes, close) = host.runMPD { world -> ([UInt8], Bool) in
+                var bytes: [UInt8] = []
                 for line in lines {
                     let output = client.session.handle(line: line, world: &world)
-                    text += output.text
-                    if output.close { return (text, true) }
+                    bytes += output.bytes
+                    if output.close { return (bytes, true) }
                 }
-                return (text, false)
+                return (bytes, false)
             }
-            send(text, to: client)
+            send(bytes, to: client)
             if close { client.closing = true }
         }
         if overlong && !client.closing {
@@ -199,9 +201,11 @@ public final class NetworkListener {
         flush(client)
     }
 
-    private func send(_ text: String, to client: Client) {
-        guard !text.isEmpty else { return }
-        client.output.append(contentsOf: text.utf8)
+    private func send(_ text: String, to client: Client) { send(Array(text.utf8), to: client) }
+
+    private func send(_ bytes: [UInt8], to client: Client) {
+        guard !bytes.isEmpty else { return }
+        client.output.append(contentsOf: bytes)
         if client.pendingOutput > Self.maximumOutputBytes {
             logger.warning("MPD client \(client.number): output buffer full; closing")
             client.output = []

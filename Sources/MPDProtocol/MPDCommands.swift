@@ -27,12 +27,15 @@ public enum MPDCommands {
         public var idle: Set<MPDSubsystem>?
         /// For the human console: `help` lists plain words.
         public var human: Bool
+        /// The most bytes of one binary chunk; `binarylimit` changes it for the session.
+        public var binaryLimit: Int
 
-        init(arguments: [String], permission: Permission, password: String?, human: Bool) {
+        init(arguments: [String], permission: Permission, password: String?, human: Bool, binaryLimit: Int = 8192) {
             self.arguments = arguments
             self.permission = permission
             self.password = password
             self.human = human
+            self.binaryLimit = binaryLimit
         }
     }
 
@@ -106,15 +109,28 @@ public enum MPDCommands {
             c.response.add("db_update", w.host.databaseUpdateTime)
         },
         "getvol": Spec(permission: .read, min: 0, max: 0) { w, c in c.response.add("volume", w.machine.volume) },
-        "replay_gain_status": Spec(permission: .read, min: 0, max: 0) { _, c in
-            c.response.add("replay_gain_mode", "off")
+        "replay_gain_status": Spec(permission: .read, min: 0, max: 0) { w, c in
+            c.response.add("replay_gain_mode", w.replayGainMode.rawValue)
         },
-        "outputs": Spec(permission: .read, min: 0, max: 0) { w, c in
-            c.response.add("outputid", 0)
-            c.response.add("outputname", w.host.outputName)
-            c.response.add("plugin", "alsa")
-            c.response.add("outputenabled", 1)
+        "replay_gain_mode": Spec(permission: .control, min: 1, max: 1) { w, c in
+            guard let mode = ReplayGainMode(rawValue: c.arguments[0]) else {
+                throw MPDError(.argument, "Unrecognized replay gain mode")
+            }
+            w.replayGainMode = mode
+            // MPD wakes `options` even when the mode stays the same.
+            w.observer.mark(.options)
         },
+        // No error is kept: a track that fails is skipped and logged.
+        "clearerror": Spec(permission: .control, min: 0, max: 0) { _, _ in },
+        // No client-to-client messages: no channels.
+        "channels": Spec(permission: .read, min: 0, max: 0) { _, _ in },
+        "listpartitions": Spec(permission: .read, min: 0, max: 0) { _, c in c.response.add("partition", "default") },
+        // the audio output (MPDOutputs.swift)
+        "outputs": Spec(permission: .read, min: 0, max: 0) { w, c in outputs(&w, &c) },
+        "enableoutput": Spec(permission: .admin, min: 1, max: 1) { w, c in try switchOutput(&w, &c) { _ in true } },
+        "disableoutput": Spec(permission: .admin, min: 1, max: 1) { w, c in try switchOutput(&w, &c) { _ in false } },
+        "toggleoutput": Spec(permission: .admin, min: 1, max: 1) { w, c in try switchOutput(&w, &c) { !$0 } },
+        "outputset": Spec(permission: .admin, min: 3, max: 3) { w, c in try outputSet(&w, &c) },
         "decoders": Spec(permission: .read, min: 0, max: 0) { _, c in
             c.response.add("plugin", "mpg123")
             c.response.add("suffix", "mp3")
@@ -133,6 +149,13 @@ public enum MPDCommands {
         },
         // Knob turns and button gestures, as if made on the box (`knob +2`, `button next long`).
         "knob": Spec(permission: .control, min: 1, max: 1) { w, c in try inject(["knob"] + c.arguments, into: &w) },
+        "favourite": Spec(permission: .control, min: 0, max: 1) { w, c in
+            switch ControlAction.parseFavourite(["favourite"] + c.arguments) {
+            case .success(let edit)?: w.favouriteEdits.append(edit)
+            case .failure(let error)?: throw MPDError(.argument, error.message)
+            case nil: break
+            }
+        },
         "button": Spec(permission: .control, min: 2, max: 2) { w, c in
             try inject(["button"] + c.arguments, into: &w)
         },
@@ -325,14 +348,9 @@ public enum MPDCommands {
             w.run(.editQueue(.add([track.id], at: at)))
             c.response.add("Id", track.id)
         },
-        "findadd": Spec(permission: .add, min: 1, max: -1) { w, c in
-            let (filter, _) = try MPDFilter.parse(c.arguments, exact: true)
-            w.run(.editQueue(.add(w.library.tracks.filter(filter.matches).map(\.id), at: nil)))
-        },
-        "searchadd": Spec(permission: .add, min: 1, max: -1) { w, c in
-            let (filter, _) = try MPDFilter.parse(c.arguments, exact: false)
-            w.run(.editQueue(.add(w.library.tracks.filter(filter.matches).map(\.id), at: nil)))
-        },
+        "findadd": Spec(permission: .add, min: 1, max: -1) { w, c in try addFound(exact: true, &w, &c) },
+        "searchadd": Spec(permission: .add, min: 1, max: -1) { w, c in try addFound(exact: false, &w, &c) },
+        "searchaddpl": Spec(permission: .control, min: 2, max: -1) { w, c in try searchAddToPlaylist(&w, &c) },
         "clear": Spec(permission: .control, min: 0, max: 0) { w, _ in w.run(.editQueue(.clear)) },
         "delete": Spec(permission: .control, min: 1, max: 1) { w, c in
             let range = try parseRange(c.arguments[0], count: w.machine.queue.count)
@@ -371,8 +389,9 @@ public enum MPDCommands {
                 return
             }
             guard w.library.isFolder(uri) else { throw MPDError(.noExist, "No such directory") }
-            for folder in w.library.subfolders(of: uri) { c.response.add("directory", folder) }
+            // MPD's order: the folder's songs, then its subfolders.
             for track in w.library.files(in: uri) { song(track, into: &c.response) }
+            for folder in w.library.subfolders(of: uri) { c.response.add("directory", folder) }
             if uri.isEmpty { rootPlaylists(&w, &c) }
         },
         "listall": Spec(permission: .read, min: 0, max: 1) { w, c in
@@ -382,6 +401,11 @@ public enum MPDCommands {
             try listAll(c.arguments.first ?? "", info: true, &w, &c)
         },
         "find": Spec(permission: .read, min: 1, max: -1) { w, c in try find(exact: true, &w, &c) },
+        "listfiles": Spec(permission: .read, min: 0, max: 1) { w, c in try listFiles(&w, &c) },
+        "albumart": Spec(permission: .read, min: 2, max: 2) { w, c in try albumArt(&w, &c) },
+        "readpicture": Spec(permission: .read, min: 2, max: 2) { w, c in try readPicture(&w, &c) },
+        "readcomments": Spec(permission: .read, min: 1, max: 1) { w, c in try readComments(&w, &c) },
+        "sticker": Spec(permission: .admin, min: 3, max: -1) { w, c in try sticker(&w, &c) },
         "search": Spec(permission: .read, min: 1, max: -1) { w, c in try find(exact: false, &w, &c) },
         "count": Spec(permission: .read, min: 1, max: -1) { w, c in try count(&w, &c) },
         "list": Spec(permission: .read, min: 1, max: -1) { w, c in try list(&w, &c) },
@@ -403,6 +427,7 @@ public enum MPDCommands {
 
         // the connection
         "ping": Spec(permission: [], min: 0, max: 0) { _, _ in },
+        "binarylimit": Spec(permission: [], min: 1, max: 1) { _, c in try binaryLimit(&c) },
         "close": Spec(permission: [], min: -1, max: -1) { _, c in c.close = true },
         "password": Spec(permission: [], min: 1, max: 1) { _, c in
             guard let password = c.password, c.arguments[0] == password else {
@@ -455,6 +480,7 @@ public enum MPDCommands {
           lyrics              the current lyric line
           lyrics offset +200  show this song's lyrics 200 ms sooner (-200 later, 0 reset)
         \(InjectedInput.helpText.split(separator: "\n").map { "  " + $0 }.joined(separator: "\n"))
+          \(ControlAction.favouriteHelpText)
           idle                wait for a change (noidle to stop waiting)
           ping  close  commands  help
         Arguments with spaces go in double quotes. Replies end with OK, or ACK and the problem.
@@ -509,12 +535,13 @@ public enum MPDCommands {
             }
         }
         if let job = w.host.updatingJob { r.add("updating_db", job) }
-        c.response.append(r.text)
+        c.response.append(r)
     }
 
     /// The song block of currentsong, playlistinfo, lsinfo, find.
     static func song(_ track: TrackInfo, into r: inout MPDResponse, position: Int? = nil) {
         r.add("file", track.path)
+        if let cue = track.cue { r.add("Range", cue.range) }
         if let seconds = track.modifiedSeconds { r.add("Last-Modified", ISO8601.utc(seconds)) }
         if let format = track.format { r.add("Format", format) }
         // MPD's ID3 scanner's order: the tags the library keeps are in it already.
@@ -544,20 +571,42 @@ public enum MPDCommands {
             return
         }
         guard w.library.isFolder(uri) else { throw MPDError(.noExist, "No such directory") }
+        // MPD's walk: a folder's songs, then each subfolder and what it holds.
         func walk(_ folder: String, _ r: inout MPDResponse) {
+            for track in w.library.files(in: folder) {
+                if info { song(track, into: &r) } else { r.add("file", track.path) }
+            }
             for sub in w.library.subfolders(of: folder) {
                 r.add("directory", sub)
                 walk(sub, &r)
-            }
-            for track in w.library.files(in: folder) {
-                if info { song(track, into: &r) } else { r.add("file", track.path) }
             }
         }
         walk(uri, &c.response)
     }
 
     static func find(exact: Bool, _ w: inout MPDWorld, _ c: inout Call) throws {
-        let (filter, rest) = try MPDFilter.parse(c.arguments, exact: exact)
+        for track in try selection(c.arguments, exact: exact, in: w) { song(track, into: &c.response) }
+    }
+
+    /// `findadd`/`searchadd FILTER [sort TAG] [window RANGE] [position POS]`: the songs
+    /// selected, added to the queue at its end or at POS (`+N`/`-N`: after/before the current song).
+    static func addFound(exact: Bool, _ w: inout MPDWorld, _ c: inout Call) throws {
+        var arguments = c.arguments
+        let at = try takePosition(&arguments).map { try insertPosition($0, in: w) }
+        let found = try selection(arguments, exact: exact, in: w)
+        w.run(.editQueue(.add(found.map(\.id), at: at)))
+    }
+
+    /// Removes a trailing `position POS` from `arguments` and returns POS.
+    static func takePosition(_ arguments: inout [String]) -> String? {
+        guard arguments.count >= 2, arguments[arguments.count - 2] == "position" else { return nil }
+        defer { arguments.removeLast(2) }
+        return arguments[arguments.count - 1]
+    }
+
+    /// The songs a filter with `sort` and `window` selects (find, search, findadd, searchaddpl).
+    static func selection(_ arguments: [String], exact: Bool, in w: MPDWorld) throws -> [TrackInfo] {
+        let (filter, rest) = try MPDFilter.parse(arguments, exact: exact)
         var found = w.library.tracks.filter(filter.matches)
         var index = 0
         while index < rest.count {
@@ -579,7 +628,7 @@ public enum MPDCommands {
             }
             index += 2
         }
-        for track in found { song(track, into: &c.response) }
+        return found
     }
 
     static func list(_ w: inout MPDWorld, _ c: inout Call) throws {
@@ -727,8 +776,9 @@ public enum MPDCommands {
     }
 
     static func unsigned(_ text: String) throws -> Int {
-        guard let value = parseInteger(text), value >= 0 else { throw MPDError(.argument, "Integer expected: \(text)") }
-        guard value <= Int(UInt32.max) else { throw MPDError(.argument, "Number too large: \(text)") }
+        guard let value = parseInteger(text) else { throw MPDError(.argument, "Integer expected: \(text)") }
+        // strtoul takes "-1" as ULONG_MAX: MPD calls a negative number too large.
+        guard value >= 0, value <= Int(UInt32.max) else { throw MPDError(.argument, "Number too large: \(text)") }
         return value
     }
 

@@ -20,7 +20,8 @@ struct JukeboxBench: ParsableCommand {
             """)
 
     static let sectionNames = [
-        "material", "cpu", "memory", "disk", "startup", "scan", "instructions", "input", "control", "display", "mp4",
+        "material", "cpu", "memory", "disk", "startup", "scan", "instructions", "input", "control", "display",
+        "menu", "mp4",
     ]
     static let aliases = [
         "rss": "memory", "mem": "memory", "ttfb": "startup", "resume": "startup", "io": "disk",
@@ -121,6 +122,7 @@ struct JukeboxBench: ParsableCommand {
             case "input": bench.sectionInput()
             case "control": bench.sectionControl()
             case "display": bench.sectionDisplay()
+            case "menu": bench.sectionMenu()
             case "mp4": bench.sectionMP4()
             default: break
             }
