@@ -1,5 +1,6 @@
 import Foundation
 import JukeboxAudio
+import JukeboxCore
 import JukeboxTestSupport
 import LinuxSupport
 import Testing
@@ -167,5 +168,45 @@ import Testing
         #expect(events == [.started(1), .finished(1), .endOfStream])
         #expect(got == (try referenceDecode([Fixtures.media("mp3/cbr128.mp3")])))
         #expect(try MediaProbe.probe(path: mp3).format == "44100:16:2")
+    }
+
+    /// The scanner's probe: exact duration, MPD's `Format:`, the Vorbis comments mapped as MPD
+    /// maps them (CJK and accents kept, several values of a tag in file order) and the lyrics,
+    /// reading neither the 5 MB cover nor the audio: a few blocks at each end.
+    @Test(arguments: XiphFormat.allCases)
+    func probeReadsTagsAndLengthWithoutTheCover(_ format: XiphFormat) throws {
+        let dir = try TemporaryDirectory()
+        let media = EncodedMedia(directory: dir.path)
+        let tags = [
+            ("TITLE", "日本語のうた"), ("Artist", "Ärtist Öne"), ("ALBUMARTIST", "Various"), ("ALBUM", "Xiph Älbum"),
+            ("TRACKNUMBER", "03/12"), ("DISCNUMBER", "2/2"), ("DATE", "2001-05-03"), ("GENRE", "Rock"),
+            ("GENRE", "Pop"), ("COMPOSER", "Compo"), ("PERFORMER", "Pé Former"), ("DESCRIPTION", "コメント"),
+            ("MUSICBRAINZ_TRACKID", "55555555-5555-5555-5555-555555555555"),
+            ("LYRICS", "[00:01.00]一行目\n[00:02.50]second line"), ("REPLAYGAIN_TRACK_GAIN", "-3.2 dB"),
+        ]
+        let wav = try media.wav("tagged.wav", rate: Self.rate(format), seconds: 30)
+        let file = try media.encode(wav, as: format, tags: tags, cover: try media.cover())
+        let before = bytesReadByThisThread()
+        let probed = try MediaProbe.probe(path: file)
+        let read = bytesReadByThisThread() - before
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: file)[.size] as? Int)
+        print("\(format): probe read \(read) B of \(size)")
+        #expect(size > 5 << 20)
+        #expect(read < 256 << 10, "\(format): the probe read \(read) B")
+        #expect(probed.durationMs == 30_000)
+        #expect(probed.format == [.flac: "44100:16:2", .vorbis: "44100:f:2", .opus: "48000:16:2"][format])
+        #expect(probed.title == "日本語のうた" && probed.artist == "Ärtist Öne" && probed.album == "Xiph Älbum")
+        #expect(probed.trackNumber == 3)
+        #expect(
+            probed.tags == [
+                TrackTag(.albumArtist, "Various"), TrackTag(.disc, "2"), TrackTag(.date, "2001-05-03"),
+                TrackTag(.genre, "Rock"), TrackTag(.genre, "Pop"), TrackTag(.composer, "Compo"),
+                TrackTag(.performer, "Pé Former"), TrackTag(.comment, "コメント"),
+                TrackTag(.musicBrainzTrackID, "55555555-5555-5555-5555-555555555555"),
+            ])
+        let lyrics = try #require(probed.lyrics.flatMap(Lyrics.embedded))
+        #expect(lyrics.format == .lrc)
+        #expect(lyrics.lines.map(\.timeMs) == [1000, 2500])
+        #expect(lyrics.lines.first?.text == "一行目")
     }
 }
