@@ -108,7 +108,8 @@ let package = Package(
             name: "JukeboxAudioTests",
             dependencies: ["JukeboxAudio", "JukeboxCore", "ALSA", "MPG123", "LinuxSupport", "JukeboxTestSupport"]),
         .testTarget(
-            name: "FormatWrapperTests", dependencies: ["FLAC", "Vorbis", "Opus", "JukeboxTestSupport"]),
+            name: "FormatWrapperTests",
+            dependencies: ["FLAC", "Vorbis", "Opus", "CLazyLibraries", "JukeboxTestSupport"]),
         .testTarget(
             name: "JukeboxStoreTests",
             dependencies: [
