@@ -75,6 +75,27 @@ private struct LinkCarry {
         samples = []
         taken = 0
     }
+
+    /// One read of a chained stream: kept frames first; else `decode` (frames written into
+    /// the buffer it is given, and the format of their link): frames of a new link are kept
+    /// and `format` changes, with 0 frames and `formatChanged` returned.
+    mutating func read(
+        into buffer: UnsafeMutablePointer<Int16>, capacityFrames: Int, format: inout AudioFormat,
+        _ decode: (UnsafeMutableBufferPointer<Int16>) throws -> (frames: Int, link: AudioFormat)
+    ) rethrows -> DecodeResult {
+        if !isEmpty {
+            let frames = take(into: buffer, capacityFrames: capacityFrames, channels: format.channels)
+            return DecodeResult(frames: frames, isEnd: false, formatChanged: false)
+        }
+        let (frames, link) = try decode(
+            UnsafeMutableBufferPointer(start: buffer, count: capacityFrames * format.channels))
+        guard link == format || frames == 0 else {
+            keep(buffer, count: frames * link.channels)
+            format = link
+            return DecodeResult(frames: 0, isEnd: false, formatChanged: true)
+        }
+        return DecodeResult(frames: frames, isEnd: frames == 0, formatChanged: false)
+    }
 }
 
 /// Ogg Vorbis through libvorbisfile: `ov_read`'s S16, what oggdec writes.
@@ -92,19 +113,11 @@ public final class VorbisFileDecoder: AudioDecoder {
     public var lengthFrames: Int64? { decoder.totalFrames }
 
     public func read(into buffer: UnsafeMutablePointer<Int16>, capacityFrames: Int) throws -> DecodeResult {
-        if !carry.isEmpty {
-            let frames = carry.take(into: buffer, capacityFrames: capacityFrames, channels: format.channels)
-            return DecodeResult(frames: frames, isEnd: false, formatChanged: false)
+        let decoder = self.decoder
+        return try carry.read(into: buffer, capacityFrames: capacityFrames, format: &format) { samples in
+            let frames = try decoder.read(into: samples)
+            return (frames, AudioFormat(rate: decoder.format.rate, channels: decoder.format.channels))
         }
-        let frames = try decoder.read(
-            into: UnsafeMutableBufferPointer(start: buffer, count: capacityFrames * format.channels))
-        let link = AudioFormat(rate: decoder.format.rate, channels: decoder.format.channels)
-        guard link == format || frames == 0 else {
-            carry.keep(buffer, count: frames * link.channels)
-            format = link
-            return DecodeResult(frames: 0, isEnd: false, formatChanged: true)
-        }
-        return DecodeResult(frames: frames, isEnd: frames == 0, formatChanged: false)
     }
 
     public func seek(toFrame frame: Int64) throws {
@@ -130,19 +143,12 @@ public final class OpusFileDecoder: AudioDecoder {
     public var lengthFrames: Int64? { decoder.totalFrames }
 
     public func read(into buffer: UnsafeMutablePointer<Int16>, capacityFrames: Int) throws -> DecodeResult {
-        if !carry.isEmpty {
-            let frames = carry.take(into: buffer, capacityFrames: capacityFrames, channels: format.channels)
-            return DecodeResult(frames: frames, isEnd: false, formatChanged: false)
-        }
-        let frames = try decoder.read(
-            into: UnsafeMutableBufferPointer(start: buffer, count: capacityFrames * format.channels))
-        guard decoder.channels == format.channels || frames == 0 else {
+        let decoder = self.decoder
+        return try carry.read(into: buffer, capacityFrames: capacityFrames, format: &format) { samples in
+            let frames = try decoder.read(into: samples)
             try checkChannels(decoder.channels, decoder.path)
-            carry.keep(buffer, count: frames * decoder.channels)
-            format.channels = decoder.channels
-            return DecodeResult(frames: 0, isEnd: false, formatChanged: true)
+            return (frames, AudioFormat(rate: OpusDecoder.rate, channels: decoder.channels))
         }
-        return DecodeResult(frames: frames, isEnd: frames == 0, formatChanged: false)
     }
 
     public func seek(toFrame frame: Int64) throws {

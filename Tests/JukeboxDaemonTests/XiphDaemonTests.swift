@@ -100,6 +100,26 @@ import Testing
         print(lines.joined(separator: "\n"))
     }
 
+    /// Lyrics kept in a LYRICS comment: LRC text is synced (`jukeboxd lyrics` prints its
+    /// timed lines, as the screen and MPD's `lyrics` get them); plain text in
+    /// UNSYNCEDLYRICS is one unsynced line.
+    @Test(arguments: XiphFormat.allCases)
+    func lyricsCommentsAreRead(_ format: XiphFormat) throws {
+        let directory = try TemporaryDirectory(prefix: "jukebox-xiph")
+        let media = EncodedMedia(directory: directory.path)
+        let wav = try media.wav("song.wav", rate: format == .opus ? 48000 : 44100, seconds: 3)
+        let synced = try media.encode(wav, as: format, tags: [("LYRICS", "[00:01.50]一行目\n[00:02.00]Zweite Zeile")])
+        var result = try Jukeboxd.run(["lyrics", synced])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("00:01.500  一行目\n00:02.000  Zweite Zeile\n"), "\(result.stdout)")
+        let plain = try media.encode(wav, as: format, tags: [("UNSYNCEDLYRICS", "just words\nmore words")])
+        result = try Jukeboxd.run(["lyrics", plain])
+        #expect(result.stdout.contains("just words / more words"), "\(result.stdout)")
+        let none = try media.encode(wav, as: format)
+        result = try Jukeboxd.run(["lyrics", none])
+        #expect(result.status == 1 && result.stderr.contains("no embedded lyrics"), "\(result.stderr)")
+    }
+
     static let commands = [
         "lsinfo Xiph", "find Artist \"Ärtist One\"", "find Artist \"Bee\"", "find Genre \"Pop\"", "find Genre \"Rock\"",
         "find AlbumArtist \"Various\"", "find Disc \"1\"", "find Disc \"2\"", "find Track \"2\"", "find Date \"2010\"",
