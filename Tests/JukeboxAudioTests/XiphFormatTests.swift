@@ -64,6 +64,49 @@ import Testing
         #expect(maxDifference(got, reference) == 0, "\(formats)")
     }
 
+    /// A chained Ogg Vorbis file whose second link changes rate and channels (22.05 kHz
+    /// stereo, then 44.1 kHz mono): each link's samples as oggdec gives them, the device
+    /// reopened once, for the second link.
+    @Test func aChainedOggChangesFormatAtTheLink() throws {
+        let dir = try TemporaryDirectory()
+        let media = EncodedMedia(directory: dir.path)
+        let first = try media.encode(try media.wav("a.wav", rate: 22050, seconds: 1.5), as: .vorbis)
+        let second = try media.encode(try media.wav("b.wav", rate: 44100, seconds: 1, channels: 1), as: .vorbis)
+        let chain = dir.file("chain.ogg")
+        try (try Data(contentsOf: URL(fileURLWithPath: first)) + (try Data(contentsOf: URL(fileURLWithPath: second))))
+            .write(to: URL(fileURLWithPath: chain))
+        let reference = try media.referenceDecode([first, second])
+        #expect(reference.count == 22050 * 3 + 44100)
+        let sink = try PacedFifoSink(bytesPerSecond: 176_400, speed: 8)
+        let h = Harness(device: sink.alsaDevice, periodMs: 10, bufferMs: 40)
+        h.pipeline.play(PlaybackItem(token: 1, path: chain), fromMs: 0)
+        #expect(h.waitForEnd())
+        #expect(h.events == [.started(1), .finished(1), .endOfStream])
+        let status = h.pipeline.status()
+        #expect(status.deviceOpens == 2, "opened for the first link, reopened for the second")
+        #expect(status.format == AudioFormat(rate: 44100, channels: 1))
+        sink.waitForBytes(reference.count * 2, timeoutSeconds: 3)
+        h.pipeline.shutdown()
+        sink.stop()
+        #expect(sink.samples == reference)
+
+        // Each read's frames are in the format that was current before it (what the ring
+        // labels them with): every sample of a link arrives under that link's format.
+        let decoder = try VorbisFileDecoder(path: chain)
+        var byFormat: [AudioFormat: [Int16]] = [:]
+        var buffer = [Int16](repeating: 0, count: 4096)
+        while true {
+            let before = decoder.format
+            let result = try buffer.withUnsafeMutableBufferPointer {
+                try decoder.read(into: $0.baseAddress!, capacityFrames: 4096 / before.channels)
+            }
+            byFormat[before, default: []] += buffer[0..<result.frames * before.channels]
+            if result.isEnd { break }
+        }
+        #expect(byFormat[AudioFormat(rate: 22050, channels: 2)] == Array(reference.prefix(22050 * 3)))
+        #expect(byFormat[AudioFormat(rate: 44100, channels: 1)] == Array(reference.dropFirst(22050 * 3)))
+    }
+
     /// Playing from a position starts at that exact frame: FLAC and Vorbis give the samples a
     /// decode from the start gives; Opus, whose decoder state needs 80 ms of pre-roll to
     /// converge, differs only in its first half second.
