@@ -123,7 +123,7 @@ let package = Package(
         .testTarget(
             name: "JukeboxDevicesTests",
             dependencies: [
-                "JukeboxDevices", "JukeboxCore", "LinuxSupport", "JukeboxTestSupport",
+                "JukeboxDevices", "JukeboxCore", "LinuxSupport", "JukeboxTestSupport", "MPDProtocol",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(
