@@ -4,7 +4,7 @@ import LinuxSupport
 import MPG123
 
 /// Sample rate and channel count of S16 interleaved PCM.
-public struct AudioFormat: Sendable, Equatable, CustomStringConvertible {
+public struct AudioFormat: Sendable, Hashable, CustomStringConvertible {
     public var rate: Int
     public var channels: Int
 
