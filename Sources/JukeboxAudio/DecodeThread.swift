@@ -1,3 +1,4 @@
+import JukeboxCore
 import LinuxSupport
 
 // jb-decode: owns the decoder of the current (and then the follow-up) item and fills the PCM
@@ -39,6 +40,10 @@ extension AudioPipeline {
         }
     }
 
+    private func replayGainScale(_ decoder: any AudioDecoder, _ item: PlaybackItem) -> Float {
+        Float(ReplayGain.scale(decoder.replayGain, mode: item.replayGainMode, settings: config.replayGain))
+    }
+
     /// What jb-decode does next, decided under the lock and done without it.
     private enum DecodeStep {
         case again
@@ -61,6 +66,8 @@ extension AudioPipeline {
         var parked: (decoder: any AudioDecoder, item: PlaybackItem)?
         var nextFrame: Int64 = 0
         var gen: UInt64 = 0
+        /// The current item's ReplayGain factor.
+        var gain: Float = 1
         var atEnd = false
         var announce = false
         // A marker waiting for room in the ring: at most one, as decoding stops at an end or failure.
@@ -143,6 +150,7 @@ extension AudioPipeline {
                     guard register(request.item, failure: nil, usedHint: usedHint) else { continue }
                     decoder = d
                     item = request.item
+                    gain = replayGainScale(d, item)
                     nextFrame = frame
                     announce = request.announce
                 case .failed(let message):
@@ -156,6 +164,7 @@ extension AudioPipeline {
                     guard register(next, failure: nil, usedHint: nil) else { continue }
                     decoder = d
                     item = next
+                    gain = replayGainScale(d, item)
                     nextFrame = 0
                     atEnd = false
                     announce = true
@@ -177,7 +186,7 @@ extension AudioPipeline {
                 let hint = d.seekHint
                 let chunk = ChunkInfo(
                     kind: .audio, serial: serial, token: item.token, frameOffset: nextFrame, frames: result.frames,
-                    read: 0, format: format, announce: announce)
+                    read: 0, format: format, gain: gain, announce: announce)
                 let published = shared.withLock { s -> Bool in
                     guard gen == s.decodeGen else { return false }
                     if let hint, s.seekHint?.token != chunk.token || s.seekHint?.hint != hint {

@@ -76,6 +76,9 @@ struct OutputLocals<Sink: AudioSink>: ~Copyable {
 
     var gainTarget: Float = 1
     var gain: Float = 1
+    /// The ReplayGain factor of the item being written (every frame of a period comes from
+    /// one chunk, and a re-render never reaches back past the item's first frame).
+    var itemGain: Float = 1
     var rampStep: Float = 0
     var rampLeft = 0
 
@@ -159,7 +162,7 @@ struct OutputLocals<Sink: AudioSink>: ~Copyable {
     /// else copied into the period buffer with the gain applied.
     mutating func renderPeriod(frames: Int) -> UnsafePointer<Int16> {
         let index = Int(written % Int64(historyFrames))
-        if rampLeft == 0 && gain == 1.0 && index + frames <= historyFrames {
+        if rampLeft == 0 && gain == 1.0 && itemGain == 1.0 && index + frames <= historyFrames {
             return UnsafePointer(history.base + index * channels)
         }
         loadHistory(frames: frames)
@@ -167,10 +170,10 @@ struct OutputLocals<Sink: AudioSink>: ~Copyable {
         return UnsafePointer(periodBuffer.base)
     }
 
-    /// Applies the gain (with its ramp) to the period buffer in place. A steady gain of exactly
-    /// 1.0 leaves the samples untouched.
+    /// Applies the gain (with its ramp) times the item's ReplayGain to the period buffer in
+    /// place. A steady product of exactly 1.0 leaves the samples untouched.
     mutating func applyGain(frames: Int) {
-        if rampLeft == 0 && gain == 1.0 { return }
+        if rampLeft == 0 && gain == 1.0 && itemGain == 1.0 { return }
         let ch = channels
         let samples = periodBuffer.base
         var i = 0
@@ -181,7 +184,7 @@ struct OutputLocals<Sink: AudioSink>: ~Copyable {
                 if rampLeft == 0 { gain = gainTarget }
             }
             for _ in 0..<ch {
-                let v = (Float(samples[i]) * gain).rounded()
+                let v = (Float(samples[i]) * gain * itemGain).rounded()
                 samples[i] = Int16(max(-32768, min(32767, v)))
                 i += 1
             }
@@ -303,6 +306,7 @@ extension AudioPipeline {
             if c.announce && c.read == 0 { started = c.token }
         }
         let frames = min(o.block, c.frames - c.read)
+        o.itemGain = c.gain
         let source = samples.base + head * Self.chunkFrames * Self.maxChannels + c.read * c.format.channels
         o.saveHistory(source, frames: frames)
         s.chunks[head].read += frames

@@ -35,6 +35,8 @@ struct ChunkInfo {
     /// Frames the output thread has taken.
     var read = 0
     var format = AudioFormat(rate: 44100, channels: 2)
+    /// The item's ReplayGain factor, applied by jb-output with the volume.
+    var gain: Float = 1
     /// The first chunk of an item that `play` or a gapless transition started: jb-output
     /// sends `.started` when it has written it (not after resume or seek).
     var announce = false

@@ -103,7 +103,8 @@ final class Daemon {
             config: AudioOutputConfig(
                 device: config.audio.device, periodMs: config.audio.periodMs, bufferMs: config.audio.bufferMs,
                 mixer: config.audio.mixer.isEmpty ? nil : config.audio.mixer,
-                pacing: OutputPacing(rawValue: config.audio.pacing.rawValue) ?? .auto),
+                pacing: OutputPacing(rawValue: config.audio.pacing.rawValue) ?? .auto,
+                replayGain: config.audio.replayGain),
             logger: logger,
             wakeup: { wakeup.signal() })
 
@@ -364,7 +365,8 @@ final class Daemon {
         }
         requests[request.token] = request
         return PlaybackItem(
-            token: request.token, path: "\(config.musicDir)/\(track.path)", seekHint: keeper.seekHints[request.trackID])
+            token: request.token, path: "\(config.musicDir)/\(track.path)", seekHint: keeper.seekHints[request.trackID],
+            replayGainMode: mpd.replayGainMode.effective(random: machine.options.random))
     }
 
     // MARK: - persistence
