@@ -27,6 +27,7 @@ let package = Package(
         .systemLibrary(name: "CFLAC", pkgConfig: "flac", providers: [.apt(["libflac-dev"])]),
         .systemLibrary(name: "CVorbis", pkgConfig: "vorbisfile", providers: [.apt(["libvorbis-dev"])]),
         .systemLibrary(name: "COpus", pkgConfig: "opusfile", providers: [.apt(["libopusfile-dev"])]),
+        .systemLibrary(name: "CSoxr", pkgConfig: "soxr", providers: [.apt(["libsoxr-dev"])]),
         .target(name: "CLinuxShims"),
         .target(name: "COggHeaders", linkerSettings: [.linkedLibrary("ogg")]),
 
@@ -36,6 +37,7 @@ let package = Package(
         .target(name: "MPG123", dependencies: ["CMPG123", "LinuxSupport"]),
         .target(name: "SQLite", dependencies: ["CSQLite", "LinuxSupport"]),
         .target(name: "GPIO", dependencies: ["CGPIOD", "LinuxSupport"]),
+        .target(name: "Soxr", dependencies: ["CSoxr"]),
         // Not linked into jukeboxd yet (issue 16): see docs/ARCHITECTURE.md, "Decoders for more formats".
         .target(name: "FLAC", dependencies: ["CFLAC", "LinuxSupport"]),
         .target(name: "Ogg", dependencies: ["COggHeaders", "LinuxSupport"]),
@@ -51,7 +53,7 @@ let package = Package(
         .target(
             name: "JukeboxAudio",
             dependencies: [
-                "JukeboxCore", "LinuxSupport", "ALSA", "MPG123",
+                "JukeboxCore", "LinuxSupport", "ALSA", "MPG123", "Soxr",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .target(

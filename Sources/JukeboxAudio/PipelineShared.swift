@@ -167,6 +167,9 @@ struct SharedState {
     var startPending = false
     var pendingSeekMs: Int64?
     var gainTarget: Float = 1.0
+    /// The rate the device gave when asked for another: jb-decode resamples every file at
+    /// another rate to it (set by jb-output when it opens the device).
+    var deviceRate: Int?
 
     // MARK: reported by jb-output
     var events: [PipelineEvent] = []
