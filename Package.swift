@@ -24,12 +24,17 @@ let package = Package(
         .systemLibrary(name: "CMPG123", pkgConfig: "libmpg123", providers: [.apt(["libmpg123-dev"])]),
         .systemLibrary(name: "CGPIOD", pkgConfig: "libgpiod", providers: [.apt(["libgpiod-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
-        .systemLibrary(name: "CFLAC", pkgConfig: "flac", providers: [.apt(["libflac-dev"])]),
-        .systemLibrary(name: "CVorbis", pkgConfig: "vorbisfile", providers: [.apt(["libvorbis-dev"])]),
-        .systemLibrary(name: "COpus", pkgConfig: "opusfile", providers: [.apt(["libopusfile-dev"])]),
         .systemLibrary(name: "CSoxr", pkgConfig: "soxr", providers: [.apt(["libsoxr-dev"])]),
         .target(name: "CLinuxShims"),
-        .target(name: "COggHeaders", linkerSettings: [.linkedLibrary("ogg")]),
+        // The decoder libraries are not linked but opened on first use (dlopen), so a box that
+        // plays only MP3 maps none of them: their headers only (no pkgConfig, which would link
+        // them), and CLazyLibraries defines the functions the wrappers call. opusfile.h
+        // includes <opus_multistream.h> from Debian's /usr/include/opus. See docs/ARCHITECTURE.md.
+        .systemLibrary(name: "CFLAC", providers: [.apt(["libflac-dev"])]),
+        .systemLibrary(name: "CVorbis", providers: [.apt(["libvorbis-dev"])]),
+        .systemLibrary(name: "COpus", providers: [.apt(["libopusfile-dev"])]),
+        .target(name: "CLazyLibraries", cSettings: [.unsafeFlags(["-I/usr/include/opus"])]),
+        .target(name: "COggHeaders", dependencies: ["CLazyLibraries"]),
 
         // MARK: thin wrappers, one per C library
         .target(name: "LinuxSupport", dependencies: ["CLinuxShims"]),
@@ -38,11 +43,12 @@ let package = Package(
         .target(name: "SQLite", dependencies: ["CSQLite", "LinuxSupport"]),
         .target(name: "GPIO", dependencies: ["CGPIOD", "LinuxSupport"]),
         .target(name: "Soxr", dependencies: ["CSoxr"]),
-        // Not linked into jukeboxd yet (issue 16): see docs/ARCHITECTURE.md, "Decoders for more formats".
-        .target(name: "FLAC", dependencies: ["CFLAC", "LinuxSupport"]),
+        .target(name: "FLAC", dependencies: ["CFLAC", "CLazyLibraries", "LinuxSupport"]),
         .target(name: "Ogg", dependencies: ["COggHeaders", "LinuxSupport"]),
-        .target(name: "Vorbis", dependencies: ["CVorbis", "COggHeaders", "Ogg"]),
-        .target(name: "Opus", dependencies: ["COpus", "COggHeaders", "Ogg"]),
+        .target(name: "Vorbis", dependencies: ["CVorbis", "CLazyLibraries", "COggHeaders", "Ogg"]),
+        .target(
+            name: "Opus", dependencies: ["COpus", "CLazyLibraries", "COggHeaders", "Ogg"],
+            swiftSettings: [.unsafeFlags(["-Xcc", "-I/usr/include/opus"])]),
 
         // MARK: the pure core
         .target(name: "TOML"),
@@ -53,7 +59,7 @@ let package = Package(
         .target(
             name: "JukeboxAudio",
             dependencies: [
-                "JukeboxCore", "LinuxSupport", "ALSA", "MPG123", "Soxr",
+                "JukeboxCore", "LinuxSupport", "ALSA", "MPG123", "Soxr", "FLAC", "Vorbis", "Opus",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .target(
@@ -104,7 +110,8 @@ let package = Package(
             name: "JukeboxAudioTests",
             dependencies: ["JukeboxAudio", "JukeboxCore", "ALSA", "MPG123", "LinuxSupport", "JukeboxTestSupport"]),
         .testTarget(
-            name: "FormatWrapperTests", dependencies: ["FLAC", "Vorbis", "Opus", "JukeboxTestSupport"]),
+            name: "FormatWrapperTests",
+            dependencies: ["FLAC", "Vorbis", "Opus", "CLazyLibraries", "JukeboxTestSupport"]),
         .testTarget(
             name: "JukeboxStoreTests",
             dependencies: [

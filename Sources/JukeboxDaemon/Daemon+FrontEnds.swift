@@ -15,10 +15,21 @@ extension Daemon {
             console?.reply("OK scanning \(config.musicDir)")
             return
         case "help", "?":
-            // The knob and button words are MPD commands too (MPDCommands), so every console has them.
-            console?.reply(CommandParser.helpText + "\n" + InjectedInput.helpText)
+            // The knob, button and favourite words are MPD commands too (MPDCommands), so every
+            // console has them.
+            console?.reply(
+                [CommandParser.helpText, InjectedInput.helpText, ControlAction.favouriteHelpText, Self.sourcesHelpText]
+                    .joined(separator: "\n"))
+            return
+        case "favourites", "favorites":
+            console?.reply(reply(playing: .favourites))
             return
         default: break
+        }
+        let words = trimmed.split(separator: " ")
+        if words.first?.lowercased() == "recent" {
+            console?.reply(handleRecent(Array(words.dropFirst())))
+            return
         }
         // Commands act on the exact played position (status, seek ±, previous's 3 s rule, a
         // long track's remembered position, the lyric line), not on the last tick's.
@@ -89,6 +100,8 @@ extension Daemon {
             } else {
                 logger.info("\(source): lyrics offset: no lyrics for this track")
             }
+        case .favourite(let edit):
+            editFavourites(edit, source: source)
         case .menu:
             if menu.isOpen {
                 perform(menu.handle(.close, now: Instant.now))
@@ -108,12 +121,18 @@ extension Daemon: MPDPlayerHost {
     /// what they asked for (player actions, a rescan).
     func runMPD<T>(_ body: (inout MPDWorld) -> T) -> T {
         let status = refreshPosition().status
+        let queueBefore = machine.queue.entries
+        let placeBefore = currentPlace
         var world = mpd.world(machine: machine, format: status.format.map { ($0.rate, $0.channels) })
         lyrics.follow(currentTrackInfo)
         world.lyrics = lyrics.atPosition(machine.positionMs)
         let result = body(&world)
         machine = world.machine
         mpd.absorb(world)
+        // A client's queue is no longer the source the box chose.
+        if machine.queue.entries != queueBefore { recordHistory(.queueTakenOver(at: placeBefore)) }
+        if world.observer.isMarked(.storedPlaylist) { refreshMenuLists() }
+        for edit in world.favouriteEdits { editFavourites(edit, source: "mpd") }
         if let nudge = world.lyricNudge { lyrics.nudge(nudge) }
         perform(world.actions)
         if !world.injectedInputs.isEmpty {
@@ -123,4 +142,12 @@ extension Daemon: MPDPlayerHost {
         if !world.updateRequests.isEmpty { scan.start() }
         return result
     }
+}
+
+extension Daemon {
+    /// The stdin console's words for the music the box chooses.
+    static let sourcesHelpText = """
+        favourites   play the Favourites playlist
+        recent       list Recently played; recent N continues entry N where it was left
+        """
 }

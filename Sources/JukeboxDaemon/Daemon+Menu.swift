@@ -6,7 +6,8 @@ import JukeboxStore
 //
 // What it lists besides the library comes from here, in `refreshMenuLists`: the stored
 // playlists' names, the favourites as the track paths of the `Favourites` stored playlist,
-// and `recentlyPlayed`. Sources it plays go through `play(_:trackPath:positionMs:)`.
+// and Recently played (`history`). Sources it plays go through `play(_:trackPath:positionMs:)`,
+// which records them in Recently played.
 
 extension Daemon {
     /// Opens the menu at its top, with the playlists and favourites as they are now.
@@ -16,16 +17,20 @@ extension Daemon {
         logger.debug("menu: open")
     }
 
-    /// Feeds the menu the stored playlists, the favourites and the recently played sources.
+    /// Feeds the menu the stored playlists, the favourites and the recently played sources
+    /// (and the display the favourites' paths, for the mark): on opening, after a scan, and
+    /// when the stored playlists changed.
     func refreshMenuLists() {
         var catalog = menu.catalog
         do {
             catalog.setPlaylists(try playlistFolder.list().map(\.name))
-            catalog.setFavourites(try playlistFolder.entries(of: "Favourites") ?? [])
+            let favourites = try playlistFolder.entries(of: Favourites.playlistName) ?? []
+            catalog.setFavourites(favourites)
+            favouritePaths = Set(favourites)
         } catch {
             logger.warning("menu: cannot read the stored playlists: \(error)")
         }
-        catalog.recent = recentlyPlayed
+        catalog.recent = history.recent
         menu.replaceCatalog(catalog)
     }
 
@@ -68,17 +73,26 @@ extension Daemon {
     }
 
     /// The queue becomes `source`, playing from the track at `trackPath` (its first when
-    /// nil or gone), `positionMs` into it.
-    func play(_ source: PlaySource, trackPath: String?, positionMs: Int64) {
+    /// nil or gone), `positionMs` into it; Recently played notes where the old source was
+    /// left and puts this one first. The number of tracks queued (0: none, nothing changed).
+    @discardableResult
+    func play(_ source: PlaySource, trackPath: String?, positionMs: Int64) -> Int {
         guard let tracks = trackIDs(of: source, only: nil), !tracks.isEmpty else {
             logger.warning("menu: \(source) has no tracks in the library")
-            return
+            return 0
         }
         let start = trackPath.flatMap { path in tracks.firstIndex { library[$0]?.path == path } }
+        recordHistory(.reached(currentPlace))
         let now = Instant.now
         perform(machine.handle(.command(.editQueue(.clear)), now: now))
         perform(machine.handle(.command(.editQueue(.add(tracks, at: nil))), now: now))
         perform(machine.handle(.command(.seekEntry(index: start ?? 0, ms: start == nil ? 0 : positionMs)), now: now))
+        if let path = library[tracks[start ?? 0]]?.path {
+            recordHistory(
+                .chose(source, at: PlayHistory.Place(trackPath: path, positionMs: start == nil ? 0 : positionMs)))
+        }
+        logger.info("playing \(source.title) (\(tracks.count) tracks)")
+        return tracks.count
     }
 
     /// The library tracks of `source` in order (or just the one at `only`); a playlist is read

@@ -25,7 +25,7 @@ final class Daemon {
     var machine: PlayerMachine
     /// What to save when and how durably (the decisions); this class performs them.
     var keeper: ResumeKeeper
-    private let store: LibraryStore
+    let store: LibraryStore
     private let journal: ResumeJournal
     private let pipeline: AudioPipeline
     private let wakeup: WakeupEvent
@@ -36,11 +36,15 @@ final class Daemon {
     /// Buttons and the encoder (GPIO lines, input devices); nil when none is wired.
     private var controls: ControlInputs?
     let scan: ScanRunner
-    private let display: DisplayController?
+    let display: DisplayController?
     /// The playing track's lyrics (display, `lyrics` on every console, the nudge gesture).
     let lyrics: TrackLyrics
     /// Tracks by id, for paths and durations; refreshed after each scan.
     private(set) var library: [TrackID: TrackInfo] = [:]
+    /// The source the queue holds and Recently played (saved with the resume commits).
+    var history = PlayHistory()
+    /// The paths in the `Favourites` playlist, for the mark on the display.
+    var favouritePaths: Set<String> = []
     /// Playback requests the pipeline knows, by token (for the track path and id).
     private var requests: [UInt64: PlaybackRequest] = [:]
     private var stopping = false
@@ -53,8 +57,6 @@ final class Daemon {
     private var loggedHintToken: UInt64?
     /// The knob's menu over the library (rebuilt after each scan); closed until its gesture.
     var menu = Menu(catalog: MenuCatalog(tracks: []))
-    /// Recently played, as the menu lists it (newest first).
-    var recentlyPlayed = RecentlyPlayed()
     /// The stored playlists (Favourites among them), for the menu.
     let playlistFolder: PlaylistFolder
 
@@ -129,6 +131,7 @@ final class Daemon {
     // MARK: - start-up
 
     private func restore() {
+        loadHistory()
         reloadLibrary()
         var saved: PlaybackRecord?
         var start = ResumeStart(saved: nil, savedSequence: 0, journal: nil, journalSurvivedRestart: false)
@@ -273,7 +276,8 @@ final class Daemon {
         }
         display.update(
             now: now, track: track, lyrics: lyrics.timeline, lyricsVersion: lyrics.version, state: machine.state,
-            positionMs: machine.positionMs, volume: machine.volume, options: machine.options)
+            positionMs: machine.positionMs, volume: machine.volume, options: machine.options,
+            favourite: track.map { favouritePaths.contains($0.path) } ?? false)
     }
 
     /// The library entry of the queue's current track.
@@ -339,9 +343,13 @@ final class Daemon {
                 pipeline.play(item, fromMs: request.fromMs)
             case .setNext(let request):
                 pipeline.setNext(request.flatMap(playbackItem))
-            case .pause: pipeline.pause()
+            case .pause:
+                pipeline.pause()
+                recordHistory(.reached(currentPlace))
             case .resume: pipeline.resume()
-            case .stop: pipeline.stop()
+            case .stop:
+                pipeline.stop()
+                recordHistory(.reached(currentPlace))
             case .seek(let ms):
                 pipeline.seek(toMs: ms)
                 mpd.observer.mark(.player)
@@ -406,6 +414,8 @@ final class Daemon {
                     try store.setPosition(positionMs, hint: hint, ofTrack: track)
                 case .forgetPosition(let track): try store.setPosition(nil, ofTrack: track)
                 case .commit(let snapshot, let durable):
+                    // Recently played rides along unsynced; this commit makes it durable.
+                    recordHistory(.reached(place(of: snapshot)))
                     try store.savePlayback(snapshot.record(sequence: sequence), durable: durable)
                 case .resume(let snapshot, let source):
                     if case .powerCut(let checkpointMs) = source {

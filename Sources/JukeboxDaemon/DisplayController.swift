@@ -13,6 +13,7 @@ import Logging
 final class DisplayController {
     private let screen: Screen
     private var track: TrackInfo?
+    private var favourite = false
     private var lyricsVersion = -1
     private var lastRender: Instant?
     private var lastVolume: Int?
@@ -68,11 +69,12 @@ final class DisplayController {
     /// playing track's lyrics (`lyricsVersion` changes when they are reloaded or nudged).
     func update(
         now: Instant, track: TrackInfo?, lyrics: LyricTimeline?, lyricsVersion: Int, state: PlayState,
-        positionMs: Int64, volume: Int, options: PlayOptions
+        positionMs: Int64, volume: Int, options: PlayOptions, favourite: Bool
     ) {
         var urgent = false
-        if track != self.track || lyricsVersion != self.lyricsVersion {
+        if track != self.track || lyricsVersion != self.lyricsVersion || favourite != self.favourite {
             self.track = track
+            self.favourite = favourite
             self.lyricsVersion = lyricsVersion
             urgent = true
         }
@@ -96,9 +98,15 @@ final class DisplayController {
             NowPlaying(
                 title: $0.title ?? Self.fileStem($0.path), artist: $0.artist ?? "",
                 state: state == .playing ? .playing : state == .paused ? .paused : .stopped, positionMs: positionMs,
-                durationMs: $0.durationMs)
+                durationMs: $0.durationMs, favourite: favourite)
         }
         screen.refresh(playing, lyrics: lyrics, now: now)
+    }
+
+    /// A brief message over the lyrics (a favourite marked or unmarked).
+    func announce(_ text: String, now: Instant) {
+        screen.handle(.message(text), now: now)
+        lastRender = nil
     }
 
     /// Draws the open menu (every loop turn while it is open; the screen sends only changes).

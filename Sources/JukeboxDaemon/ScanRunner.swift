@@ -49,7 +49,7 @@ final class ScanRunner: @unchecked Sendable {
             do {
                 let scanner = LibraryScanner(
                     databasePath: databasePath, musicDirectory: musicDirectory, lyricsDirectory: lyricsDirectory,
-                    probe: Self.probe, logger: logger)
+                    audioExtensions: AudioFileKind.extensions, probe: Self.probe, logger: logger)
                 outcome = .success(try scanner.scan())
             } catch {
                 outcome = .failure(error)

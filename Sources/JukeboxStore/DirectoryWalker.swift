@@ -26,11 +26,11 @@ struct DirectoryWalker {
         var skipped: [ScanReport.Skipped] = []
     }
 
-    static let audioExtensions: Set<String> = ["mp3", "wav"]
     static let lyricExtensions: [String] = ["lrc", "ksc"]
     static let maximumDepth = 64
 
-    var collectAudio = true
+    /// Lowercased extensions of the audio files to collect (none: lyric files only).
+    var audioExtensions: Set<String>
 
     /// Walks `root`; throws only if `root` itself cannot be read.
     func walk(root: String, isCancelled: () -> Bool = { false }) throws(Errno) -> Result {
@@ -58,7 +58,7 @@ struct DirectoryWalker {
                 if name.hasPrefix(".") { continue }
                 let relative = directory.relative.isEmpty ? name : directory.relative + "/" + name
                 let ext = Self.lowercasedExtension(of: name)
-                let isAudio = collectAudio && ext.map { Self.audioExtensions.contains($0) } == true
+                let isAudio = ext.map(audioExtensions.contains) == true
                 let isLyric = ext.map { Self.lyricExtensions.contains($0) } == true
                 guard validName else {
                     // The lossy name cannot be passed back to the kernel; report what matters.

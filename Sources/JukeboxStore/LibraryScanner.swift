@@ -71,6 +71,7 @@ public final class LibraryScanner: @unchecked Sendable {
     public let databasePath: String
     public let musicDirectory: String
     public let lyricsDirectory: String?
+    private let audioExtensions: Set<String>
     private let probe: @Sendable (String) throws -> ProbedTags
     private let logger: Logger
     private let batchSize: Int
@@ -79,13 +80,15 @@ public final class LibraryScanner: @unchecked Sendable {
     private var connection: Connection?
 
     /// - Parameters:
+    ///   - audioExtensions: the lowercased extensions of the files to probe ("mp3", "flac", ...).
     ///   - probe: reads the tags of the file at an absolute path; throwing marks the file
     ///     unplayable, with the error's description as the reason.
     ///   - batchSize: rows written per transaction.
     public init(
-        databasePath: String, musicDirectory: String, lyricsDirectory: String?,
+        databasePath: String, musicDirectory: String, lyricsDirectory: String?, audioExtensions: Set<String>,
         probe: @escaping @Sendable (String) throws -> ProbedTags, logger: Logger, batchSize: Int = 500
     ) {
+        self.audioExtensions = audioExtensions
         self.databasePath = databasePath
         self.musicDirectory = Self.trimmingTrailingSlashes(musicDirectory)
         self.lyricsDirectory = lyricsDirectory.map(Self.trimmingTrailingSlashes)
@@ -138,11 +141,11 @@ public final class LibraryScanner: @unchecked Sendable {
         }
 
         let walkStart = MonotonicClock.nanoseconds()
-        let tree = try DirectoryWalker().walk(root: musicDirectory) { isCancelled }
+        let tree = try DirectoryWalker(audioExtensions: audioExtensions).walk(root: musicDirectory) { isCancelled }
         var lyricsElsewhere: [String: String] = [:]
         if let lyricsDirectory {
             do {
-                lyricsElsewhere = try DirectoryWalker(collectAudio: false).walk(root: lyricsDirectory).lyricFiles
+                lyricsElsewhere = try DirectoryWalker(audioExtensions: []).walk(root: lyricsDirectory).lyricFiles
             } catch {
                 logger.info("lyrics directory not read: \(error)")
             }

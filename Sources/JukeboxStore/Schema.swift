@@ -65,6 +65,22 @@ enum Schema {
             value TEXT NOT NULL
         ) WITHOUT ROWID;
         """,
+        // 4 -> 5: Recently played, the sources the box chose (a PlaySource: its kind, an
+        // album's artist, the folder's path or the album's or playlist's name), newest = the
+        // highest seq, each with the track and position where it was left; `holds_queue`:
+        // the queue is still that source's (no client has changed it since).
+        """
+        CREATE TABLE recently_played (
+            seq         INTEGER PRIMARY KEY,
+            kind        TEXT    NOT NULL,
+            artist      TEXT    NOT NULL DEFAULT '',
+            name        TEXT    NOT NULL DEFAULT '',
+            track_path  TEXT    NOT NULL,
+            position_ms INTEGER NOT NULL,
+            holds_queue INTEGER NOT NULL DEFAULT 0,
+            UNIQUE (kind, artist, name)
+        );
+        """,
     ]
 
     /// The version this code writes.

@@ -138,6 +138,17 @@ public enum MPDCommands {
             c.response.add("plugin", "wave")
             c.response.add("suffix", "wav")
             c.response.add("mime_type", "audio/wav")
+            // The Xiph formats, under MPD's plugin names and suffixes.
+            c.response.add("plugin", "flac")
+            c.response.add("suffix", "flac")
+            c.response.add("mime_type", "audio/flac")
+            c.response.add("plugin", "vorbis")
+            c.response.add("suffix", "ogg")
+            c.response.add("suffix", "oga")
+            c.response.add("mime_type", "audio/ogg")
+            c.response.add("plugin", "opus")
+            c.response.add("suffix", "opus")
+            c.response.add("mime_type", "audio/opus")
         },
         "urlhandlers": Spec(permission: .read, min: 0, max: 0) { _, _ in },
         "tagtypes": Spec(permission: [], min: 0, max: -1) { _, c in
@@ -149,6 +160,13 @@ public enum MPDCommands {
         },
         // Knob turns and button gestures, as if made on the box (`knob +2`, `button next long`).
         "knob": Spec(permission: .control, min: 1, max: 1) { w, c in try inject(["knob"] + c.arguments, into: &w) },
+        "favourite": Spec(permission: .control, min: 0, max: 1) { w, c in
+            switch ControlAction.parseFavourite(["favourite"] + c.arguments) {
+            case .success(let edit)?: w.favouriteEdits.append(edit)
+            case .failure(let error)?: throw MPDError(.argument, error.message)
+            case nil: break
+            }
+        },
         "button": Spec(permission: .control, min: 2, max: 2) { w, c in
             try inject(["button"] + c.arguments, into: &w)
         },
@@ -472,6 +490,7 @@ public enum MPDCommands {
           lyrics              the current lyric line
           lyrics offset +200  show this song's lyrics 200 ms sooner (-200 later, 0 reset)
         \(InjectedInput.helpText.split(separator: "\n").map { "  " + $0 }.joined(separator: "\n"))
+          \(ControlAction.favouriteHelpText)
           idle                wait for a change (noidle to stop waiting)
           ping  close  commands  help
         Arguments with spaces go in double quotes. Replies end with OK, or ACK and the problem.

@@ -33,6 +33,8 @@ public struct MPDWorld {
     /// Knob turns and gestures typed by the client (`knob +2`, `button next long`) the
     /// daemon must run through its controls' mapping.
     public var injectedInputs: [InjectedInput] = []
+    /// `favourite` lines: the playing track in or out of the Favourites playlist.
+    public var favouriteEdits: [Favourites.Edit] = []
     /// Lines the daemon must log (e.g. a loaded playlist's missing entries).
     public var notices: [String] = []
 
@@ -133,6 +135,9 @@ public struct MPDObserver: Sendable, Equatable {
 
     /// Records a change the fingerprints cannot see (a seek, a scan).
     public mutating func mark(_ subsystem: MPDSubsystem) { marked.insert(subsystem) }
+
+    /// Whether `subsystem` was marked since the last `changes`.
+    public func isMarked(_ subsystem: MPDSubsystem) -> Bool { marked.contains(subsystem) }
 
     /// Brings the playlist version up to date with `queue`.
     public mutating func refreshPlaylist(_ queue: PlayQueue) {

@@ -13,13 +13,14 @@ import Testing
         "tags/untagged.mp3", "bad/leading_junk.mp3", "bad/truncated.mp3",
     ]
 
-    static func pipelineDecode(_ file: String, dir: TemporaryDirectory) -> (
+    /// Plays the file at `path` to its end into ALSA's `file` PCM.
+    static func pipelineDecode(_ path: String, dir: TemporaryDirectory) -> (
         samples: [Int16], events: [PipelineEvent], status: PipelineStatus
     ) {
         let out = dir.file("out.raw")
         let h = Harness(device: "file:'\(out)',raw")
         h.pipeline.setVolume(percent: 100, gain: 1.0)
-        h.pipeline.play(PlaybackItem(token: 7, path: Fixtures.media(file)), fromMs: 0)
+        h.pipeline.play(PlaybackItem(token: 7, path: path), fromMs: 0)
         _ = h.waitForEnd()
         let status = h.pipeline.status()
         h.pipeline.shutdown()
@@ -29,7 +30,7 @@ import Testing
     @Test(arguments: mp3s)
     func matchesMpg123(_ file: String) throws {
         let dir = try TemporaryDirectory()
-        let (got, events, status) = Self.pipelineDecode(file, dir: dir)
+        let (got, events, status) = Self.pipelineDecode(Fixtures.media(file), dir: dir)
         let reference = try referenceDecode([Fixtures.media(file)])
         #expect(events == [.started(7), .finished(7), .endOfStream])
         #expect(got.count == reference.count, "\(file): \(got.count) vs mpg123 \(reference.count) samples")

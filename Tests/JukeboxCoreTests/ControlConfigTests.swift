@@ -27,7 +27,8 @@ import Testing
         #expect(map.buttons["previous"]?[.short] == .command(.previous))
         #expect(map.buttons["previous"]?[.repeated] == .command(.seek(.relative(ms: -10_000))))
         #expect(map.buttons["switch"] == [.short: .command(.toggle), .long: .menu])
-        #expect(map.chords.isEmpty)
+        // Both skip buttons held together mark the playing track as a favourite.
+        #expect(map.chords == [ControlMap.Chord(first: "next", second: "previous", action: .favourite(.toggle))])
         #expect(map.turnAction(units: -3) == .command(.changeVolume(-6)))
     }
 
@@ -57,7 +58,11 @@ import Testing
         let map = ControlMap(config: value)
         #expect(map.buttons["next"]?[.long] == nil)
         #expect(map.buttons["previous"]?[.double] == .command(.setMode(.shuffle)))
-        #expect(map.chords == [ControlMap.Chord(first: "play_pause", second: "next", action: .shutdown)])
+        #expect(
+            map.chords == [
+                ControlMap.Chord(first: "next", second: "previous", action: .favourite(.toggle)),
+                ControlMap.Chord(first: "play_pause", second: "next", action: .shutdown),
+            ])
         #expect(map.buttons["switch"]?[.long] == .command(.cycleMode))
         #expect(map.turnAction(units: 2) == .command(.seek(.relative(ms: 10_000))))
         let settings = InputController.Settings(config: value)
@@ -132,7 +137,7 @@ import Testing
                 "j.toml:7: encoder.step: must be between 1 and 30, found 0",
                 "j.toml:8: encoder.direction: must be one of normal or reversed, found 'backwards'",
                 "j.toml:3: buttons.next_short: not a command (unknown command 'skip' (type 'help')); use a console "
-                    + "command like 'toggle' or 'seek +10', 'shutdown', 'menu' or 'none'",
+                    + "command like 'toggle' or 'seek +10', 'favourite', 'shutdown', 'menu' or 'none'",
                 "j.toml:6: buttons.very_long_press_ms: must be longer than long_press_ms (2000), found 1500",
             ])
     }

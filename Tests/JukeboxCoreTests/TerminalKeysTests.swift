@@ -48,6 +48,7 @@ import Testing
         // Escape holds the knob's switch: the menu.
         #expect(actions(keys.handle(.escape), map) == [.menu])
         #expect(keys.handle(.character("]")) == [.action(.lyricsOffset(LyricNudge(relative: true, ms: 100)))])
+        #expect(keys.handle(.character("f")) == [.action(.favourite(.toggle))])
         #expect(keys.handle(.character("x")) == [])
         guard case .show(let help) = keys.handle(.character("?")).first else {
             Issue.record("no help")

@@ -99,7 +99,8 @@ func makeScanner(
     logger: Logger = quietLogger
 ) -> LibraryScanner {
     LibraryScanner(
-        databasePath: database, musicDirectory: music, lyricsDirectory: lyrics, probe: fakeProbe(counter: counter),
+        databasePath: database, musicDirectory: music, lyricsDirectory: lyrics, audioExtensions: ["mp3", "wav"],
+        probe: fakeProbe(counter: counter),
         logger: logger, batchSize: batchSize)
 }
 
@@ -123,6 +124,7 @@ func makeOldDatabase(at path: String, version: Int, rows: String) throws {
             shuffle_order BLOB, shuffle_history BLOB, rng_state BLOB, queue_version INTEGER NOT NULL,
             journal_seq INTEGER NOT NULL DEFAULT 0);
         \(version >= 2 ? "ALTER TABLE tracks ADD COLUMN last_position_hint BLOB;" : "")
+        \(version >= 3 ? "ALTER TABLE tracks ADD COLUMN tags TEXT; ALTER TABLE tracks ADD COLUMN format TEXT;" : "")
         \(rows)
         PRAGMA user_version=\(version);
         """)

@@ -104,7 +104,8 @@ public struct TerminalKeyControls: Sendable {
     /// The keys and what they do, for `?`.
     public static let help = """
         keys: space = play/pause button, n or → = next, p or ← = previous, ↑ ↓ or + - = knob,
-              enter = knob switch, esc = hold it (the menu), m = mode, [ ] = lyrics 100 ms later/sooner, ? = this help,
+              enter = knob switch, esc = hold it (the menu), m = mode, f = favourite,
+              [ ] = lyrics 100 ms later/sooner, ? = this help,
               : = type a command (help lists them), Ctrl-C = stop the jukebox
         """
 
@@ -142,6 +143,7 @@ public struct TerminalKeyControls: Sendable {
         case .up, .character("+"), .character("="): return turn(1)
         case .down, .character("-"), .character("_"): return turn(-1)
         case .character("m"), .character("M"): return [.action(.command(.cycleMode))]
+        case .character("f"), .character("F"): return [.action(.favourite(.toggle))]
         case .character("]"): return [.action(.lyricsOffset(LyricNudge(relative: true, ms: ControlMap.lyricsStepMs)))]
         case .character("["): return [.action(.lyricsOffset(LyricNudge(relative: true, ms: -ControlMap.lyricsStepMs)))]
         case .character("?"), .character("h"), .character("H"): return [.show(Self.help + "\n")]

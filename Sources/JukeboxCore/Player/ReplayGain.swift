@@ -23,7 +23,7 @@ public struct ReplayGainInfo: Sendable, Equatable {
 
     /// The values among `tags` (name, text); nil when there is no gain. A text is read as
     /// MPD reads it (strtod): its leading number, so "-6.02 dB" and "+1.5" both work.
-    public init?(tags: [(name: String, value: String)]) {
+    public init?(tags: [(key: String, value: String)]) {
         var gains: [String: Double] = [:]
         for (name, value) in tags {
             let key = name.uppercased()
