@@ -24,7 +24,6 @@ let package = Package(
         .systemLibrary(name: "CMPG123", pkgConfig: "libmpg123", providers: [.apt(["libmpg123-dev"])]),
         .systemLibrary(name: "CGPIOD", pkgConfig: "libgpiod", providers: [.apt(["libgpiod-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
-        .systemLibrary(name: "CSoxr", pkgConfig: "soxr", providers: [.apt(["libsoxr-dev"])]),
         .target(name: "CLinuxShims"),
         // The decoder libraries are not linked but opened on first use (dlopen), so a box that
         // plays only MP3 maps none of them: their headers only (no pkgConfig, which would link
@@ -33,6 +32,7 @@ let package = Package(
         .systemLibrary(name: "CFLAC", providers: [.apt(["libflac-dev"])]),
         .systemLibrary(name: "CVorbis", providers: [.apt(["libvorbis-dev"])]),
         .systemLibrary(name: "COpus", providers: [.apt(["libopusfile-dev"])]),
+        .systemLibrary(name: "CSoxr", providers: [.apt(["libsoxr-dev"])]),
         .target(name: "CLazyLibraries", cSettings: [.unsafeFlags(["-I/usr/include/opus"])]),
         .target(name: "COggHeaders", dependencies: ["CLazyLibraries"]),
 
@@ -42,7 +42,7 @@ let package = Package(
         .target(name: "MPG123", dependencies: ["CMPG123", "LinuxSupport"]),
         .target(name: "SQLite", dependencies: ["CSQLite", "LinuxSupport"]),
         .target(name: "GPIO", dependencies: ["CGPIOD", "LinuxSupport"]),
-        .target(name: "Soxr", dependencies: ["CSoxr"]),
+        .target(name: "Soxr", dependencies: ["CSoxr", "CLazyLibraries"]),
         .target(name: "FLAC", dependencies: ["CFLAC", "CLazyLibraries", "LinuxSupport"]),
         .target(name: "Ogg", dependencies: ["COggHeaders", "LinuxSupport"]),
         .target(name: "Vorbis", dependencies: ["CVorbis", "CLazyLibraries", "COggHeaders", "Ogg"]),

@@ -135,6 +135,9 @@ extension AudioPipeline {
                         s.nextItem = nil
                         s.awaitingNext = false
                         s.followUpSeq = s.publishedSeq
+                        // Already, so that jb-output restarting the decode meanwhile (a device
+                        // that refused the rate) keeps it as the follow-up.
+                        s.decodingItem = next
                         return .openNext(next)
                     }
                     if atEnd { s.awaitingNext = true }

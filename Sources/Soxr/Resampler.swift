@@ -1,3 +1,4 @@
+import CLazyLibraries
 import CSoxr
 
 /// A failed libsoxr call: the call and libsoxr's own text (its errors are strings).
@@ -18,8 +19,11 @@ public final class Resampler {
     public let outputRate: Int
     public let channels: Int
 
-    /// The corresponding C function is soxr_create.
+    /// Opens libsoxr on first use (see CLazyLibraries). The corresponding C function is soxr_create.
     public init(inputRate: Int, outputRate: Int, channels: Int) throws(SoxrError) {
+        if let failure = jb_lazy_load(Int32(JB_LIB_SOXR)) {
+            throw SoxrError(call: "dlopen", message: String(cString: failure))
+        }
         var io = soxr_io_spec(SOXR_INT16_I, SOXR_INT16_I)
         var quality = soxr_quality_spec(jb_soxr_hq, 0)
         var error: soxr_error_t?
