@@ -2,7 +2,7 @@
 import PackageDescription
 
 // Layers (dependencies point inward only; each target lists every module it imports):
-//   C* system libraries  <-  wrappers (LinuxSupport, ALSA, MPG123, SQLite, GPIO)
+//   C* system libraries  <-  wrappers (LinuxSupport, ALSA, MPG123, SQLite, GPIO, FLAC, Vorbis, Opus, FFmpeg)
 //   pure Swift, the standard library only:  TOML  <-  JukeboxCore  <-  MPDProtocol
 //     (JukeboxCore has a folder per subsystem: Player, Resume, Config, Input, Lyrics, Screen, Playlists)
 //   adapters (JukeboxAudio, JukeboxStore, JukeboxDisplay, JukeboxDevices)  ->  wrappers + the pure core
@@ -35,6 +35,9 @@ let package = Package(
         .systemLibrary(name: "CSoxr", providers: [.apt(["libsoxr-dev"])]),
         .target(name: "CLazyLibraries", cSettings: [.unsafeFlags(["-I/usr/include/opus"])]),
         .target(name: "COggHeaders", dependencies: ["CLazyLibraries"]),
+        // FFmpeg's headers only (libavformat-dev, libavcodec-dev, libavutil-dev): the libraries
+        // are opened with dlopen on first use, never linked (see include/mp4_audio.h).
+        .target(name: "CFFmpeg", linkerSettings: [.linkedLibrary("m")]),
 
         // MARK: thin wrappers, one per C library
         .target(name: "LinuxSupport", dependencies: ["CLinuxShims"]),
@@ -49,6 +52,7 @@ let package = Package(
         .target(
             name: "Opus", dependencies: ["COpus", "CLazyLibraries", "COggHeaders", "Ogg"],
             swiftSettings: [.unsafeFlags(["-Xcc", "-I/usr/include/opus"])]),
+        .target(name: "FFmpeg", dependencies: ["CFFmpeg"]),
 
         // MARK: the pure core
         .target(name: "TOML"),
@@ -59,7 +63,7 @@ let package = Package(
         .target(
             name: "JukeboxAudio",
             dependencies: [
-                "JukeboxCore", "LinuxSupport", "ALSA", "MPG123", "Soxr", "FLAC", "Vorbis", "Opus",
+                "JukeboxCore", "LinuxSupport", "ALSA", "MPG123", "Soxr", "FLAC", "Vorbis", "Opus", "FFmpeg",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .target(
@@ -111,7 +115,7 @@ let package = Package(
             dependencies: ["JukeboxAudio", "JukeboxCore", "ALSA", "MPG123", "LinuxSupport", "JukeboxTestSupport"]),
         .testTarget(
             name: "FormatWrapperTests",
-            dependencies: ["FLAC", "Vorbis", "Opus", "CLazyLibraries", "JukeboxTestSupport"]),
+            dependencies: ["FLAC", "Vorbis", "Opus", "FFmpeg", "CLazyLibraries", "JukeboxTestSupport"]),
         .testTarget(
             name: "JukeboxStoreTests",
             dependencies: [
@@ -125,7 +129,7 @@ let package = Package(
         .testTarget(
             name: "JukeboxDevicesTests",
             dependencies: [
-                "JukeboxDevices", "JukeboxCore", "LinuxSupport", "JukeboxTestSupport",
+                "JukeboxDevices", "JukeboxCore", "LinuxSupport", "JukeboxTestSupport", "MPDProtocol",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(

@@ -16,14 +16,13 @@ extension AudioPipeline {
     }
 
     /// Opens `item`'s decoder, resampled to `deviceRate` when the device takes only that
-    /// rate and the file has another.
     /// rate and the file has another, going on with `carried` (the previous item's resampler
     /// and the tail it holds) when the rates are the same.
     private static func open(
         _ item: PlaybackItem, at start: StartPosition, deviceRate: Int?, carried: Resampler? = nil
     ) -> Opened {
         do {
-            var decoder = try openDecoder(path: item.path)
+            var decoder = try item.openDecoder()
             if let deviceRate, decoder.format.rate != deviceRate {
                 do { decoder = try ResampledDecoder(decoder, outputRate: deviceRate, continuing: carried) } catch {
                     throw AudioFileError(path: item.path, reason: "resampling to \(deviceRate) Hz: \(error)")

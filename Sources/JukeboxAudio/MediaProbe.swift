@@ -22,6 +22,8 @@ public struct ProbedMedia: Sendable, Equatable {
     /// Lyrics kept as tag text (a Vorbis comment's LYRICS), LRC or plain; not stored by the
     /// scanner, read again when the track plays. MP3's ID3 lyrics are read by the daemon.
     public var lyrics: String?
+    /// A CUE sheet inside the file (a FLAC's CUESHEET comment or block), as sheet text.
+    public var cueSheet: String?
 
     /// `44100:16:2`, as MPD's `Format:` line.
     public var format: String { "\(sampleRate):\(sampleFormat):\(channels)" }
@@ -137,9 +139,11 @@ public enum MediaProbe {
             throw AudioFileError(
                 path: path, reason: "truncated: STREAMINFO promises \(total) frames, the file ends before")
         }
-        return ProbedMedia(
+        var media = ProbedMedia(
             decoder.decoder.comments, frames: total, rate: info.rate, sampleFormat: "\(info.bitsPerSample)",
             channels: info.channels)
+        media.cueSheet = embeddedCueSheet(decoder.decoder, rate: info.rate)
+        return media
     }
 
     /// libvorbisfile reads the headers and the last granule position (the exact length).
@@ -177,5 +181,31 @@ public enum MediaProbe {
             if case .done(let n) = r { return n > 0 }
         }
         return false
+    }
+}
+
+extension MediaProbe {
+    /// The CUE sheet inside a FLAC file: its CUESHEET comment (sheet text with titles, which
+    /// MPD's embcue plugin reads), else its CUESHEET block as sheet text (track numbers and
+    /// INDEX 01 times; exact for a CD's, whose offsets are whole CD frames). Its FILE lines
+    /// are not used: the tracks are the file's own.
+    static func embeddedCueSheet(_ decoder: FLACDecoder, rate: Int) -> String? {
+        if let text = decoder.comments.first(where: { $0.key.uppercased() == "CUESHEET" })?.value {
+            return text
+        }
+        guard let block = decoder.cueSheet, rate > 0 else { return nil }
+        var text = "FILE \"\" WAVE\n"
+        var any = false
+        // Lead-out tracks (170 on a CD, 255 otherwise) only mark the end.
+        for track in block.tracks where track.isAudio && (1...99).contains(track.number) {
+            // The wrapper's index offsets are absolute (the track's offset included).
+            let index = track.indices.first { $0.number == 1 } ?? track.indices.first
+            let frames = (index?.offset ?? track.offset) * CueSheet.framesPerSecond / Int64(rate)
+            let (minutes, seconds, rest) = (frames / 4500, frames / 75 % 60, frames % 75)
+            func two(_ n: Int64) -> String { n < 10 ? "0\(n)" : "\(n)" }
+            text += "TRACK \(two(Int64(track.number))) AUDIO\nINDEX 01 \(two(minutes)):\(two(seconds)):\(two(rest))\n"
+            any = true
+        }
+        return any ? text : nil
     }
 }

@@ -170,6 +170,10 @@ struct SharedState {
     /// The rate the device gave when asked for another: jb-decode resamples every file at
     /// another rate to it (set by jb-output when it opens the device).
     var deviceRate: Int?
+    /// The software volume's gain (1.0 with a hardware mixer) and the output's mute: the
+    /// gain target is 0 while muted, else the volume's.
+    var volumeGain: Float = 1.0
+    var muted = false
 
     // MARK: reported by jb-output
     var events: [PipelineEvent] = []

@@ -10,7 +10,7 @@ import Vorbis
 // (SEEKTABLE or bisection), so these formats need no `SeekHint` to resume.
 
 /// Refuses more than two channels (the ring and the output carry at most two).
-private func checkChannels(_ channels: Int, _ path: String) throws(AudioFileError) {
+func checkChannels(_ channels: Int, _ path: String) throws(AudioFileError) {
     guard (1...AudioPipeline.maxChannels).contains(channels) else {
         throw AudioFileError(path: path, reason: "\(channels) channels: only mono and stereo are played")
     }

@@ -21,6 +21,8 @@ struct DirectoryWalker {
         var audioFiles: [File] = []
         /// Lyric sidecars: key "relative/base.ext" with the extension lowercased -> actual relative path.
         var lyricFiles: [String: String] = [:]
+        /// CUE sheets (`.cue`), collected with the audio files.
+        var cueSheets: [File] = []
         /// Directories (relative paths) that could not be read: their old rows must be kept.
         var unreadableDirectories: [String] = []
         var skipped: [ScanReport.Skipped] = []
@@ -60,6 +62,7 @@ struct DirectoryWalker {
                 let ext = Self.lowercasedExtension(of: name)
                 let isAudio = ext.map(audioExtensions.contains) == true
                 let isLyric = ext.map { Self.lyricExtensions.contains($0) } == true
+                let isCue = !audioExtensions.isEmpty && ext == "cue"
                 guard validName else {
                     // The lossy name cannot be passed back to the kernel; report what matters.
                     if isAudio {
@@ -70,7 +73,7 @@ struct DirectoryWalker {
                     continue
                 }
                 // Regular files that are neither audio nor lyrics need no stat at all.
-                if type == UInt8(DT_REG) && !isAudio && !isLyric { continue }
+                if type == UInt8(DT_REG) && !isAudio && !isLyric && !isCue { continue }
                 if type == UInt8(DT_REG) && isLyric {
                     result.lyricFiles[Self.lyricKey(relative, ext!)] = relative
                     continue
@@ -86,9 +89,10 @@ struct DirectoryWalker {
                 } else if mode == S_IFREG {
                     if isLyric {
                         result.lyricFiles[Self.lyricKey(relative, ext!)] = relative
-                    } else if isAudio {
+                    } else if isAudio || isCue {
                         let mtime = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
-                        result.audioFiles.append(File(path: relative, size: Int64(info.st_size), mtimeNs: mtime))
+                        let file = File(path: relative, size: Int64(info.st_size), mtimeNs: mtime)
+                        if isCue { result.cueSheets.append(file) } else { result.audioFiles.append(file) }
                     }
                 }
             }

@@ -73,7 +73,7 @@ public final class LibraryScanner: @unchecked Sendable {
     public let lyricsDirectory: String?
     private let audioExtensions: Set<String>
     private let probe: @Sendable (String) throws -> ProbedTags
-    private let logger: Logger
+    let logger: Logger
     private let batchSize: Int
     private let cancelled = Atomic<Bool>(false)
     /// Used only by the thread that calls `scan()`.
@@ -100,10 +100,10 @@ public final class LibraryScanner: @unchecked Sendable {
     /// Asks a running (or the next) scan to stop after the current file. Any thread.
     public func cancel() { cancelled.store(true, ordering: .relaxed) }
 
-    private var isCancelled: Bool { cancelled.load(ordering: .relaxed) }
+    var isCancelled: Bool { cancelled.load(ordering: .relaxed) }
 
     /// A row as the scanner needs it.
-    private struct Existing {
+    struct Existing {
         var id: Int64
         var size: Int64
         var mtimeNs: Int64
@@ -221,6 +221,10 @@ public final class LibraryScanner: @unchecked Sendable {
             if pending.count >= batchSize { try flush() }
         }
 
+        try flush()
+        try updateCueTracks(
+            tree.cueSheets, audioFiles: seen, connection: connection, existing: &existing, report: &report)
+
         // What is left in `existing` has vanished, unless it lies in a directory we could not read.
         for (path, old) in existing where !tree.unreadableDirectories.contains(where: { Self.path(path, isInside: $0) })
         {
@@ -287,20 +291,20 @@ public final class LibraryScanner: @unchecked Sendable {
             insert = try connection.prepare(
                 """
                 INSERT INTO tracks(path, size, mtime_ns, title, artist, album, track_no, duration_ms, lyric_path,
-                    problem, tags, format)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    problem, tags, format, embedded_cue)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """)
             update = try connection.prepare(
                 """
                 UPDATE tracks SET size = ?2, mtime_ns = ?3, title = ?4, artist = ?5, album = ?6, track_no = ?7,
-                    duration_ms = ?8, lyric_path = ?9, problem = ?10, tags = ?11, format = ?12,
+                    duration_ms = ?8, lyric_path = ?9, problem = ?10, tags = ?11, format = ?12, embedded_cue = ?13,
                     last_position_ms = NULL, last_position_hint = NULL
                 WHERE id = ?1
                 """)
             retag = try connection.prepare(
                 """
                 UPDATE tracks SET title = ?2, artist = ?3, album = ?4, track_no = ?5, duration_ms = ?6, tags = ?7,
-                    format = ?8
+                    format = ?8, embedded_cue = ?9
                 WHERE id = ?1
                 """)
             lyric = try connection.prepare("UPDATE tracks SET lyric_path = ? WHERE id = ?")
@@ -328,6 +332,7 @@ public final class LibraryScanner: @unchecked Sendable {
                         try retag.bind(tags.durationMs, at: 6)
                         try retag.bind(TagText.encode(tags.tags), at: 7)
                         try retag.bind(tags.format, at: 8)
+                        try retag.bind(tags.cueSheet, at: 9)
                         try retag.run()
                     case .lyric(let id, let path):
                         try lyric.bind(path, at: 1)
@@ -341,7 +346,7 @@ public final class LibraryScanner: @unchecked Sendable {
             }
         }
 
-        /// Binds parameters 2...12 (everything but the path or id).
+        /// Binds parameters 2...13 (everything but the path or id).
         private func bindTrack(
             _ statement: Statement, _ file: DirectoryWalker.File, _ tags: ProbedTags?, _ problem: String?,
             _ lyricPath: String?
@@ -357,6 +362,7 @@ public final class LibraryScanner: @unchecked Sendable {
             try statement.bind(problem, at: 10)
             try statement.bind(TagText.encode(tags?.tags ?? []), at: 11)
             try statement.bind(tags?.format, at: 12)
+            try statement.bind(tags?.cueSheet, at: 13)
         }
     }
 

@@ -81,6 +81,18 @@ enum Schema {
             UNIQUE (kind, artist, name)
         );
         """,
+        // 5 -> 6: the tracks of CUE sheets (`Album/album.cue/track0001`): the audio file they
+        // are part of (relative to music_dir), their first frame and the frame after their last
+        // (NULL: to the file's end), and the same in ms as the sheet gives them (MPD's Range);
+        // for an audio file, the CUE sheet inside it (a FLAC's CUESHEET), as sheet text
+        """
+        ALTER TABLE tracks ADD COLUMN cue_file TEXT;
+        ALTER TABLE tracks ADD COLUMN cue_start INTEGER;
+        ALTER TABLE tracks ADD COLUMN cue_end INTEGER;
+        ALTER TABLE tracks ADD COLUMN cue_start_ms INTEGER;
+        ALTER TABLE tracks ADD COLUMN cue_end_ms INTEGER;
+        ALTER TABLE tracks ADD COLUMN embedded_cue TEXT;
+        """,
     ]
 
     /// The version this code writes.

@@ -92,20 +92,20 @@ final class Bench: @unchecked Sendable {
     }
 
     /// The same for a queue: mpg123 gets every file on one command line (one process, as
-    /// the daemon is one process for the whole queue); another `peer` command (a reference
-    /// decoder) is given the files after its arguments.
+    /// the daemon is one process for the whole queue).
+    /// `peer` is the reference decoder's command, the files appended (mpg123 by default).
     func cpuRuns(
-        _ label: String, files: [String], musicDir: String, runs: Int, dirName: String,
-        peerCommand: [String] = ["mpg123", "-q", "-o", "alsa", "-a", "null"]
+        _ label: String, files: [String], musicDir: String, runs: Int, dirName: String, section: String = "cpu",
+        peer command: [String] = ["mpg123", "-q", "-o", "alsa", "-a", "null"]
     ) -> (peer: Side, jb: Side, exits: [String]) {
-        let peer = Side("cpu", peerCommand[0], report, enabled: which(peerCommand[0]) != nil)
-        let jb = Side("cpu", "jukeboxd", report, enabled: jukeboxd != nil)
+        let peer = Side(section, command[0], report, enabled: which(command[0]) != nil)
+        let jb = Side(section, "jukeboxd", report, enabled: jukeboxd != nil)
         var exits: [String] = []
         let dir = "\(work)/\(dirName)"
         for r in 0..<runs {
             peer.attempt {
-                let (e, _) = try runTimed(peerCommand + files)
-                guard e.exited && e.exitCode == 0 else { throw BenchError("\(peerCommand[0]) failed: \(e.text)") }
+                let (e, _) = try runTimed(command + files)
+                guard e.exited && e.exitCode == 0 else { throw BenchError("\(command[0]) failed: \(e.text)") }
                 peer.values.append(e.cpuS)
             }
             jb.attempt {
@@ -198,7 +198,7 @@ final class Bench: @unchecked Sendable {
                 target: 1.1,
                 runs: cpuRuns(
                     format.ext, files: queue, musicDir: queueDir, runs: runs, dirName: "cpu-queue-\(format.ext)",
-                    peerCommand: ["sh", "-c", "for f; do \(reference) > /dev/null || exit 1; done", "sh"]))
+                    peer: ["sh", "-c", "for f; do \(reference) > /dev/null || exit 1; done", "sh"]))
         }
         if let j = fixed.jb.stat, let p = fixed.peer.stat {
             report.add(

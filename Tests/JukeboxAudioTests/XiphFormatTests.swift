@@ -59,7 +59,11 @@ import Testing
         let parts = try Self.parts(media, formats, rate: rate)
         let reference = try media.referenceDecode(parts)
         #expect(reference.count == rate * 33 / 10 * 2)
-        let got = try GaplessTests.playThreeParts(parts, rate: rate, expectedSamples: reference.count)
+        let played = try playAsQueue(parts, rate: rate, expectedFrames: reference.count / 2)
+        #expect(played.ended)
+        #expect(played.events == QueuePlayback.expectedEvents(parts: 3))
+        #expect(played.segmentOffsets == [0], "the PCM must stay open across gapless joins")
+        let got = played.samples
         #expect(got.count == reference.count, "\(formats)")
         #expect(maxDifference(got, reference) == 0, "\(formats)")
     }
