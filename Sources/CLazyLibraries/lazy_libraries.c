@@ -11,15 +11,16 @@
 #include <ogg/ogg.h>
 #include <opusfile.h>
 #include <pthread.h>
+#include <soxr.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <vorbis/vorbisfile.h>
 
-/* Debian 12's sonames (libflac12, libogg0, libvorbisfile3, libopusfile0). A test checks them
+/* Debian 12's sonames (libflac12, libogg0, libvorbisfile3, libopusfile0, libsoxr0). A test checks them
    against the -dev packages' links, so a distribution that moves on fails there. */
 static const char *const sonames[JB_LIB_COUNT] = {
-    "libFLAC.so.12", "libogg.so.0", "libvorbisfile.so.3", "libopusfile.so.0"};
+    "libFLAC.so.12", "libogg.so.0", "libvorbisfile.so.3", "libopusfile.so.0", "libsoxr.so.0"};
 static void *handles[JB_LIB_COUNT];
 static const char *failures[JB_LIB_COUNT];
 static pthread_mutex_t loading = PTHREAD_MUTEX_INITIALIZER;
@@ -158,3 +159,17 @@ LAZY(O, ogg_int64_t, op_pcm_tell, (const OggOpusFile *of), (of))
 LAZY(O, int, opus_tags_get_track_gain, (const OpusTags *tags, int *gain), (tags, gain))
 LAZY(O, int, opus_tags_get_album_gain, (const OpusTags *tags, int *gain), (tags, gain))
 #undef O
+
+#define S JB_LIB_SOXR
+LAZY(S, soxr_t, soxr_create,
+     (double input_rate, double output_rate, unsigned num_channels, soxr_error_t *error,
+      soxr_io_spec_t const *io, soxr_quality_spec_t const *quality, soxr_runtime_spec_t const *runtime),
+     (input_rate, output_rate, num_channels, error, io, quality, runtime))
+LAZY(S, soxr_error_t, soxr_process,
+     (soxr_t resampler, soxr_in_t in, size_t ilen, size_t *idone, soxr_out_t out, size_t olen, size_t *odone),
+     (resampler, in, ilen, idone, out, olen, odone))
+LAZY(S, soxr_error_t, soxr_clear, (soxr_t resampler), (resampler))
+LAZY(S, void, soxr_delete, (soxr_t resampler), (resampler))
+LAZY(S, soxr_io_spec_t, soxr_io_spec, (soxr_datatype_t itype, soxr_datatype_t otype), (itype, otype))
+LAZY(S, soxr_quality_spec_t, soxr_quality_spec, (unsigned long recipe, unsigned long flags), (recipe, flags))
+#undef S

@@ -1,4 +1,5 @@
 import FLAC
+import JukeboxCore
 import Opus
 import Vorbis
 
@@ -29,6 +30,8 @@ public final class FLACFileDecoder: AudioDecoder {
     }
 
     public var lengthFrames: Int64? { decoder.format.totalFrames }
+    /// From the Vorbis comments (REPLAYGAIN_TRACK_GAIN, ...).
+    public var replayGain: ReplayGainInfo? { ReplayGainInfo(tags: decoder.comments) }
 
     /// Ends with 0 frames: a stream cut short of STREAMINFO's length throws only then, after
     /// everything that decoded.
@@ -132,6 +135,8 @@ public final class VorbisFileDecoder: AudioDecoder {
     }
 
     public var lengthFrames: Int64? { decoder.totalFrames }
+    /// From the Vorbis comments (REPLAYGAIN_TRACK_GAIN, ...; not Opus's R128_TRACK_GAIN yet).
+    public var replayGain: ReplayGainInfo? { ReplayGainInfo(tags: decoder.comments) }
 
     public func read(into buffer: UnsafeMutablePointer<Int16>, capacityFrames: Int) throws -> DecodeResult {
         let decoder = self.decoder
@@ -162,6 +167,8 @@ public final class OpusFileDecoder: AudioDecoder {
     }
 
     public var lengthFrames: Int64? { decoder.totalFrames }
+    /// From the Vorbis comments (REPLAYGAIN_TRACK_GAIN, ...; not Opus's R128_TRACK_GAIN yet).
+    public var replayGain: ReplayGainInfo? { ReplayGainInfo(tags: decoder.comments) }
 
     public func read(into buffer: UnsafeMutablePointer<Int16>, capacityFrames: Int) throws -> DecodeResult {
         let decoder = self.decoder

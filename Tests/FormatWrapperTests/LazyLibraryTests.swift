@@ -9,9 +9,15 @@ import Testing
     @Test(arguments: [
         (Int(JB_LIB_FLAC), "flac", "FLAC"), (Int(JB_LIB_OGG), "ogg", "ogg"),
         (Int(JB_LIB_VORBISFILE), "vorbisfile", "vorbisfile"), (Int(JB_LIB_OPUSFILE), "opusfile", "opusfile"),
+        (Int(JB_LIB_SOXR), "soxr", "soxr"),
     ])
     func sonameIsTheInstalledLibrarys(library: Int, package: String, name: String) throws {
-        let libdir = try run(["pkg-config", "--variable=libdir", package]).stdoutText.split(separator: "\n").first
+        // soxr.pc names no libdir: its folder is the one above the .pc file's.
+        let libdir =
+            try run(["pkg-config", "--variable=libdir", package]).stdoutText.split(separator: "\n").first
+            ?? run(["pkg-config", "--variable=pcfiledir", package]).stdoutText.split(separator: "\n").first.map {
+                $0 + "/.."
+            }
         let dev = try #require(libdir.map { "\($0)/lib\(name).so" })
         let dynamic = try run(["objdump", "-p", dev]).stdoutText
         let soname = dynamic.split(separator: "\n").first { $0.contains("SONAME") }?.split(separator: " ").last
