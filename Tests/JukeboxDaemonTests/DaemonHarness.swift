@@ -26,8 +26,8 @@ final class DaemonHarness {
     /// `state-durable/`, that loses unsynced writes in `cutPower()`.
     init(
         tracks: [String], configExtra: String = "", onStart: String = "play", mode: String = "repeat-all",
-        resumeExtra: String = "", lazyState: Bool = false, startVolume: Int = 100, maxVolume: Int = 100,
-        audioExtra: String = ""
+        resumeExtra: String = "", lazyState: Bool = false, device: String = "null", pacing: String = "clock",
+        startVolume: Int = 100, maxVolume: Int = 100, audioExtra: String = ""
     ) throws {
         directory = try TemporaryDirectory(prefix: "jukeboxd-test")
         if lazyState {
@@ -41,8 +41,8 @@ final class DaemonHarness {
         }
         configPath = directory.file("jukebox.toml")
         try DaemonConfig(
-            musicDir: "music", startVolume: startVolume, maxVolume: maxVolume, audioExtra: audioExtra, mode: mode,
-            onStart: onStart, resumeExtra: resumeExtra, extra: configExtra
+            musicDir: "music", device: device, pacing: pacing, startVolume: startVolume, maxVolume: maxVolume,
+            audioExtra: audioExtra, mode: mode, onStart: onStart, resumeExtra: resumeExtra, extra: configExtra
         ).write(to: configPath)
     }
 
@@ -79,6 +79,7 @@ final class DaemonHarness {
         var duration: Double?
         var volume: Int
         var mode: String
+        var playlistLength: Int
         /// When the reply's first line arrived (MonotonicClock).
         var at: UInt64
     }
@@ -102,7 +103,8 @@ final class DaemonHarness {
         return Status(
             state: fields["state"] ?? "?", songID: fields["songid"].flatMap { Int64($0) },
             elapsed: fields["elapsed"].flatMap { Double($0) } ?? 0, duration: fields["duration"].flatMap { Double($0) },
-            volume: fields["volume"].flatMap { Int($0) } ?? -1, mode: fields["mode"] ?? "?", at: first.nanoseconds)
+            volume: fields["volume"].flatMap { Int($0) } ?? -1, mode: fields["mode"] ?? "?",
+            playlistLength: fields["playlistlength"].flatMap { Int($0) } ?? 0, at: first.nanoseconds)
     }
 
     /// Asks `status` (every 20 ms) until `condition` holds; returns that status, or nil when

@@ -222,6 +222,13 @@ public enum ConfigValidator {
             integer("headphone_detect", gpioLines) { $0.audio.headphoneDetect = $1 },
             boolean("volume_locked_at_rest") { $0.audio.volumeLockedAtRest = $1 },
             choice("pacing", JukeboxConfig.Pacing.self) { $0.audio.pacing = $1 },
+            // MPD's range for both.
+            KeySpec(name: "replaygain_preamp", kind: .number(-15...15)) {
+                $0.audio.replayGain.preampDb = $1.number ?? 0
+            },
+            KeySpec(name: "replaygain_missing_preamp", kind: .number(-15...15)) {
+                $0.audio.replayGain.missingPreampDb = $1.number ?? 0
+            },
         ],
         "queue": [
             choice("mode", PlayMode.self) { $0.queue.mode = $1 }

@@ -49,6 +49,8 @@ public struct JukeboxConfig: Sendable, Equatable {
         /// Volume changes are ignored while stopped or paused.
         public var volumeLockedAtRest = false
         public var pacing = Pacing.auto
+        /// `replaygain_preamp` and `replaygain_missing_preamp`, in dB.
+        public var replayGain = ReplayGainSettings()
 
         /// The defaults.
         public init() {}
