@@ -59,7 +59,7 @@ final class Daemon {
     var menu = Menu(catalog: MenuCatalog(tracks: []))
     /// `sleep N`, `sleep track`, ...; its fade is applied on top of the player's volume.
     var sleepTimer: SleepTimer
-    /// The fade gain last given to the pipeline (1 when not fading).
+    /// The fade last given to the pipeline (1 when not fading).
     private var sleepGain: Float = 1
     /// `[audio] headphone_detect`, read each tick; nil when none is configured or it failed.
     private var headphones: HeadphoneDetect?
@@ -320,7 +320,7 @@ final class Daemon {
         }
         if gain != sleepGain {
             sleepGain = gain
-            pipeline.setVolume(percent: machine.volume, gain: VolumeCurve.gain(percent: machine.volume) * gain)
+            pipeline.setFade(gain)
         }
         if step == .expired, config.sleep.then == .powerOff { powerOff(reason: "sleep timer") }
     }
@@ -469,7 +469,7 @@ final class Daemon {
                 pipeline.seek(toMs: ms)
                 mpd.observer.mark(.player)
             case .setVolume(let percent):
-                pipeline.setVolume(percent: percent, gain: VolumeCurve.gain(percent: percent) * sleepGain)
+                pipeline.setVolume(percent: percent, gain: VolumeCurve.gain(percent: percent))
             case .persist(let kind):
                 _ = keeper.handle(.changed(kind), now: Instant.now)
             case .reply(let text):
