@@ -12,29 +12,46 @@ import Testing
     static let level: Int16 = 16000
     static let periodMs = 10
 
-    /// A daemon playing a 60 s constant-level WAV into `sink`, with `sleep` settings.
-    static func start(
-        _ directory: TemporaryDirectory, sink: PacedFifoSink, sleep: String, shutdownCommand: String,
-        buttons: String = ""
-    ) throws -> DaemonProcess {
-        try FileManager.default.createDirectory(atPath: directory.file("music"), withIntermediateDirectories: true)
-        try InputLatencyProbe.writeFlatWAV(path: directory.file("music/flat.wav"), seconds: 60)
-        let config = directory.file("jukebox.toml")
-        try DaemonConfig(
-            musicDir: "music", device: sink.alsaDevice, pacing: "device", periodMs: periodMs, bufferMs: 40,
-            onStart: "play",
-            extra: """
+    /// A daemon playing a 60 s constant-level WAV into a paced FIFO, with `sleep` settings;
+    /// stopped and cleaned up when released.
+    final class SleepBox {
+        let directory: TemporaryDirectory
+        let sink: PacedFifoSink
+        let process: DaemonProcess
 
-                [buttons]
-                shutdown_command = "\(shutdownCommand)"
-                \(buttons)
+        init(sleep: String, shutdownCommand: (String) -> String = { _ in "" }, buttons: String = "") throws {
+            directory = try TemporaryDirectory(prefix: "jukeboxd-sleep")
+            sink = try PacedFifoSink(bytesPerSecond: SleepTimerDaemonTests.byteRate, pipeSize: 4096)
+            try FileManager.default.createDirectory(atPath: directory.file("music"), withIntermediateDirectories: true)
+            try InputLatencyProbe.writeFlatWAV(path: directory.file("music/flat.wav"), seconds: 60)
+            let config = directory.file("jukebox.toml")
+            try DaemonConfig(
+                musicDir: "music", device: sink.alsaDevice, pacing: "device",
+                periodMs: SleepTimerDaemonTests.periodMs, bufferMs: 40, onStart: "play",
+                extra: """
 
-                [sleep]
-                \(sleep)
-                """
-        ).write(to: config)
-        return try DaemonProcess(
-            executable: Jukeboxd.binary, arguments: ["--config", config, "--log-level", "debug", "--console", "stdin"])
+                    [buttons]
+                    shutdown_command = "\(shutdownCommand(directory.path))"
+                    \(buttons)
+
+                    [sleep]
+                    \(sleep)
+                    """
+            ).write(to: config)
+            process = try DaemonProcess(
+                executable: Jukeboxd.binary,
+                arguments: ["--config", config, "--log-level", "debug", "--console", "stdin"])
+            #expect(
+                sink.waitForBytes(SleepTimerDaemonTests.byteRate / 2, timeoutSeconds: 20),
+                "\(process.text(of: .stderr))")
+        }
+
+        deinit {
+            _ = process.kill(SIGTERM)
+            _ = process.waitForExit(timeout: .seconds(5))
+            sink.stop()
+            directory.remove()
+        }
     }
 
     static func left(_ bytes: [UInt8], frame: Int) -> Int16 {
@@ -42,16 +59,8 @@ import Testing
     }
 
     @Test func theFadeIsMonotonicClickFreeAndEndsOnTime() throws {
-        let directory = try TemporaryDirectory(prefix: "jukeboxd-sleep")
-        defer { directory.remove() }
-        let sink = try PacedFifoSink(bytesPerSecond: Self.byteRate, pipeSize: 4096)
-        defer { sink.stop() }
-        let process = try Self.start(directory, sink: sink, sleep: "fade_s = 2", shutdownCommand: "")
-        defer {
-            _ = process.kill(SIGTERM)
-            _ = process.waitForExit(timeout: .seconds(5))
-        }
-        #expect(sink.waitForBytes(Self.byteRate / 2, timeoutSeconds: 20), "\(process.text(of: .stderr))")
+        let box = try SleepBox(sleep: "fade_s = 2")
+        let (sink, process) = (box.sink, box.process)
         let sent = MonotonicClock.nanoseconds()
         try process.send("sleep 3s")
         #expect(process.waitForOutputLine(matching: "sleep: 3 s", on: .stdout) != nil)
@@ -87,17 +96,8 @@ import Testing
     }
 
     @Test func aGestureSetsTheTimerAndSleepShowsWhatIsLeft() throws {
-        let directory = try TemporaryDirectory(prefix: "jukeboxd-sleep-gesture")
-        defer { directory.remove() }
-        let sink = try PacedFifoSink(bytesPerSecond: Self.byteRate, pipeSize: 4096)
-        defer { sink.stop() }
-        let process = try Self.start(
-            directory, sink: sink, sleep: "fade_s = 1", shutdownCommand: "", buttons: "next_long = \"sleep 120s\"")
-        defer {
-            _ = process.kill(SIGTERM)
-            _ = process.waitForExit(timeout: .seconds(5))
-        }
-        #expect(sink.waitForBytes(Self.byteRate / 2, timeoutSeconds: 20), "\(process.text(of: .stderr))")
+        let box = try SleepBox(sleep: "fade_s = 1", buttons: "next_long = \"sleep 120s\"")
+        let process = box.process
         try process.send("button next long")
         #expect(process.waitForOutputLine(matching: "sleep: 2 min", on: .stdout) != nil, "\(process.text(of: .stdout))")
         try process.send("sleep")
@@ -109,18 +109,8 @@ import Testing
     }
 
     @Test func idlePowerOffSavesAndRunsTheCommand() throws {
-        let directory = try TemporaryDirectory(prefix: "jukeboxd-idle")
-        defer { directory.remove() }
-        let sink = try PacedFifoSink(bytesPerSecond: Self.byteRate, pipeSize: 4096)
-        defer { sink.stop() }
-        let marker = directory.file("powered-off")
-        let process = try Self.start(
-            directory, sink: sink, sleep: "idle_power_off_minutes = 0.05", shutdownCommand: "touch \(marker)")
-        defer {
-            _ = process.kill(SIGTERM)
-            _ = process.waitForExit(timeout: .seconds(5))
-        }
-        #expect(sink.waitForBytes(Self.byteRate / 2, timeoutSeconds: 20), "\(process.text(of: .stderr))")
+        let box = try SleepBox(sleep: "idle_power_off_minutes = 0.05") { "touch \($0)/powered-off" }
+        let (process, marker) = (box.process, box.directory.file("powered-off"))
         let paused = MonotonicClock.nanoseconds()
         try process.send("pause")
         #expect(process.waitForLine(matching: "idle power-off: running", on: .stderr, timeout: .seconds(10)) != nil)
