@@ -63,6 +63,8 @@ final class Daemon {
     private var sleepGain: Float = 1
     /// `[audio] headphone_detect`, read each tick; nil when none is configured or it failed.
     private var headphones: HeadphoneDetect?
+    /// `[sleep] hold_line`: held from start-up to power-off.
+    private var powerHold: PowerHold?
     /// Since when the player has been stopped or paused (idle power-off).
     private var idleSince: Instant?
     /// The stored playlists (Favourites among them), for the menu.
@@ -134,6 +136,13 @@ final class Daemon {
         display = DisplayController.make(config: config, logger: logger)
         lyrics = TrackLyrics(config: config, logger: logger)
         sleepTimer = SleepTimer(fadeMs: Int64(config.sleep.fadeSeconds) * 1000)
+        if let line = config.sleep.holdLine {
+            do {
+                powerHold = try PowerHold(chip: config.sleep.holdChip, line: line, level: config.sleep.holdHigh)
+            } catch {
+                logger.error("power hold line: \(error)")
+            }
+        }
         if let line = config.audio.headphoneDetect {
             do {
                 headphones = try HeadphoneDetect(chip: config.audio.headphoneChip, line: line)
@@ -352,6 +361,7 @@ final class Daemon {
         refreshPosition()
         perform(keeper.handle(.poweringOff(machine.snapshot), now: Instant.now))
         ControlInputs.runShutdownCommand(config.buttons.shutdownCommand, reason: reason, logger: logger)
+        do { try powerHold?.release() } catch { logger.error("power hold line: \(error)") }
     }
 
     /// Sets the sleep timer (from a console, the menu or a gesture); the reply.

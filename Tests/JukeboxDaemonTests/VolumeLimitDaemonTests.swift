@@ -41,11 +41,13 @@ import Testing
         #expect(client.fields("status")["volume"] == "40")
     }
 
-    @Test func aHeadphoneLineThatCannotBeOpenedIsOneMessage() throws {
+    @Test func headphoneAndPowerLinesThatCannotBeOpenedAreOneMessageEach() throws {
         let (harness, port) = try MPDDaemonTests.start(
-            startVolume: 50, maxVolume: 60, audioExtra: "headphone_chip = \"none-jukebox-test\"\nheadphone_detect = 6")
+            extra: "[sleep]\nhold_chip = \"none-jukebox-test\"\nhold_line = 4", startVolume: 50, maxVolume: 60,
+            audioExtra: "headphone_chip = \"none-jukebox-test\"\nheadphone_detect = 6")
         defer { MPDDaemonTests.stop(harness) }
         #expect(harness.log.contains("headphone detect: "), "\(harness.log)")
+        #expect(harness.log.contains("power hold line: "), "\(harness.log)")
         #expect(harness.log.contains("none-jukebox-test"), "\(harness.log)")
         #expect(try MPDTestClient(port: port).command("setvol 90") == ["OK"])
         #expect(try MPDTestClient(port: port).fields("status")["volume"] == "60")

@@ -104,6 +104,7 @@ public enum ConfigValidator {
         var usedLines: [String: String] = [:]
         let wired: [(String, String, Int?)] = [
             ("audio.headphone_detect", config.audio.headphoneChip, config.audio.headphoneDetect),
+            ("sleep.hold_line", config.sleep.holdChip, config.sleep.holdLine),
             ("buttons.play_pause", config.buttons.chip, config.buttons.playPause),
             ("buttons.next", config.buttons.chip, config.buttons.next),
             ("buttons.previous", config.buttons.chip, config.buttons.previous),
@@ -277,6 +278,9 @@ public enum ConfigValidator {
             KeySpec(name: "idle_power_off_minutes", kind: .number(0...1440)) {
                 $0.sleep.idlePowerOffMinutes = $1.number ?? 0
             },
+            string("hold_chip") { $0.sleep.holdChip = $1 },
+            integer("hold_line", gpioLines) { $0.sleep.holdLine = $1 },
+            boolean("hold_high") { $0.sleep.holdHigh = $1 },
         ],
         "network": [
             string("address") { $0.network.address = $1 },

@@ -233,6 +233,11 @@ public struct JukeboxConfig: Sendable, Equatable {
         public var then = SleepEnd.stop
         /// Power off after this long stopped or paused; 0 = never.
         public var idlePowerOffMinutes: Double = 0
+        public var holdChip = "gpiochip0"
+        /// A power switch's keep-on line, held while running and let go at power-off; nil for none.
+        public var holdLine: Int?
+        /// The level the line is held at (true: high; false for switches that cut on high).
+        public var holdHigh = true
 
         /// `idlePowerOffMinutes` in milliseconds; nil for never.
         public var idlePowerOffMs: Int64? { idlePowerOffMinutes > 0 ? Int64(idlePowerOffMinutes * 60_000) : nil }
