@@ -16,6 +16,8 @@ public struct JukeboxConfig: Sendable, Equatable {
     public var encoder = Encoder()
     public var display = Display()
     public var network = Network()
+    /// The `[card_reader.NAME]` tables, in the file's order.
+    public var cardReaders: [CardReaderConfig] = []
 
     /// The defaults, with `musicDir`.
     public init(musicDir: String) {
