@@ -252,6 +252,32 @@ final class PN532SerialReader: CardReaderDevice {
     }
 }
 
+/// An I2C device at one address: each read and write is one I2C transaction.
+protocol I2CTransfer: AnyObject {
+    func read(count: Int) throws -> [UInt8]
+    func write(_ bytes: [UInt8]) throws
+}
+
+/// `/dev/i2c-N` addressed to one device (ioctl I2C_SLAVE), then plain read(2) and write(2).
+final class I2CDevice: I2CTransfer {
+    private let device: FileDescriptor
+
+    init(path: String, address: Int) throws(Errno) {
+        device = try FileDescriptor(path: path, flags: O_RDWR | O_CLOEXEC)
+        try device.setI2CAddress(address)
+    }
+
+    func read(count: Int) throws -> [UInt8] {
+        var buffer = [UInt8](repeating: 0, count: count)
+        let read = try buffer.withUnsafeMutableBytes { raw throws(Errno) in
+            try device.read(into: raw.baseAddress!, count: count)
+        }
+        return Array(buffer.prefix(read))
+    }
+
+    func write(_ bytes: [UInt8]) throws { try device.writeAll(bytes) }
+}
+
 /// A PN532 on I2C (`/dev/i2c-N`, address 0x24). It has no interrupt line here, so while a
 /// command is out the status byte is read every `statusIntervalMs` (bit 0: an answer is
 /// ready); a read starts with that byte, then the frame.
@@ -259,19 +285,26 @@ final class PN532I2CReader: CardReaderDevice {
     static let statusIntervalMs: Int64 = 2
     let name: String
     private let logger: Logger
-    private let address: Int
     private var opening: DeviceOpening
-    private var device: FileDescriptor?
+    private let openDevice: () throws -> any I2CTransfer
+    private var device: (any I2CTransfer)?
     private var session: PN532Session
     private var nextStatus = Instant.zero
 
-    init(config: CardReaderConfig, logger: Logger, now: Instant) {
+    /// `open` opens the bus (the tests give a simulated one).
+    init(
+        config: CardReaderConfig, logger: Logger, now: Instant,
+        open: (() throws -> any I2CTransfer)? = nil
+    ) {
         name = config.name
         self.logger = logger
-        address = config.i2cAddress
         opening = DeviceOpening(reader: config.name, path: config.device, logger: logger)
+        openDevice =
+            open ?? { [path = config.device, address = config.i2cAddress] in
+                try I2CDevice(path: path, address: address)
+            }
         session = PN532Session(transport: .i2c, pollMs: config.pollMs, timeoutMs: config.timeoutMs)
-        open(now: now)
+        self.open(now: now)
     }
 
     let fds: [Int32] = []
@@ -285,16 +318,14 @@ final class PN532I2CReader: CardReaderDevice {
 
     func advance(to now: Instant) -> [CardEvent] {
         if device == nil { open(now: now) }
-        guard device != nil else { return [] }
+        guard let device else { return [] }
         var events: [CardEvent] = []
-        if let device, session.awaiting != .nothing, now >= nextStatus {
+        if session.awaiting != .nothing, now >= nextStatus {
             nextStatus = now.adding(milliseconds: Self.statusIntervalMs)
             let count = 1 + (session.awaiting == .ack ? PN532Frame.ackBytes.count : 64)
-            var buffer = [UInt8](repeating: 0, count: count)
             // A PN532 that is busy or asleep NAKs its address (EREMOTEIO): no answer yet.
-            let read = buffer.withUnsafeMutableBytes { raw in try? device.read(into: raw.baseAddress!, count: count) }
-            if let read, read > 1, buffer[0] & 0x01 != 0 {
-                events += run(session.received(buffer[1..<read], now: now))
+            if let bytes = try? device.read(count: count), bytes.count > 1, bytes[0] & 0x01 != 0 {
+                events += run(session.received(bytes.dropFirst(), now: now))
             }
         }
         return events + run(session.tick(now: now))
@@ -302,20 +333,13 @@ final class PN532I2CReader: CardReaderDevice {
 
     private func run(_ actions: [PN532Session.Action]) -> [CardEvent] {
         perform(actions, reader: name, logger: logger) { bytes in
-            guard let device else { return }
             // A NAK (the PN532 waking up) is a command that times out and is sent again.
-            _ = try? device.writeAll(bytes)
+            try? device?.write(bytes)
         }
     }
 
     private func open(now: Instant) {
-        let path = opening.path
-        let address = address
-        device = opening.attempt(now: now) { () throws(Errno) in
-            let opened = try FileDescriptor(path: path, flags: O_RDWR | O_CLOEXEC)
-            try opened.setI2CAddress(address)
-            return opened
-        }
+        device = opening.attempt(now: now, openDevice)
     }
 }
 

@@ -1,14 +1,38 @@
 import Glibc
 import LinuxSupport
 
-/// A PN532 on the far end of a pseudo-terminal, as the host sees one on a UART (HSU): it
-/// sleeps until the wake-up (0x55), ACKs each well-formed command frame and answers it,
-/// ignores frames with a wrong checksum, repeats its last answer on a NACK, and answers
-/// InListPassiveTarget with the card in its field. Faults a test can script: silence (a
-/// reader that stops answering), garbage bytes before each frame, a bad checksum in the
-/// next answer, a power cycle (asleep again). A test double, pumped by the test's loop.
+/// A PN532 on the far end of a pseudo-terminal, as the host sees one on a UART (HSU). A
+/// test double, pumped by the test's loop.
 public final class PN532Simulator {
     public let terminal: PseudoTerminal
+    /// What the PN532 does with what the host sends.
+    public let chip = PN532Responder(asleep: true)
+
+    public init() throws(Errno) {
+        terminal = try PseudoTerminal()
+    }
+
+    public var slavePath: String { terminal.slavePath }
+    public var fd: Int32 { terminal.master }
+
+    /// Reads what the host sent and answers it.
+    public func pump() {
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            guard count > 0 else { break }
+            for frame in chip.receive(Array(chunk[0..<count])) { terminal.writeBytes(frame) }
+        }
+    }
+}
+
+/// A PN532's side of the host protocol, over any transport: asleep (on HSU) until the
+/// wake-up (0x55), it ACKs each well-formed command frame and answers it, ignores frames
+/// with a wrong checksum, repeats its last answer on a NACK, and answers
+/// InListPassiveTarget with the card in its field. Faults a test can script: silence (a
+/// reader that stops answering), garbage bytes before each frame, a bad checksum in the
+/// next answer, a power cycle (asleep again).
+public final class PN532Responder {
     /// The UID of the card in the field, or nil.
     public var card: [UInt8]?
     /// False: reads and drops everything, answers nothing.
@@ -24,42 +48,42 @@ public final class PN532Simulator {
     /// Wake-ups seen (0x55 while asleep).
     public private(set) var wakeUps = 0
 
-    private var asleep = true
+    private let sleepsAtPowerOn: Bool
+    private var asleep: Bool
     private var input: [UInt8] = []
     private var lastAnswer: [UInt8] = []
+    private var output: [[UInt8]] = []
 
-    public init() throws(Errno) {
-        terminal = try PseudoTerminal()
+    /// `asleep`: it needs the HSU wake-up after power-on (on I2C its address wakes it).
+    public init(asleep: Bool) {
+        sleepsAtPowerOn = asleep
+        self.asleep = asleep
     }
 
-    public var slavePath: String { terminal.slavePath }
-    public var fd: Int32 { terminal.master }
-
-    /// Asleep again, as after power-on: frames are ignored until a wake-up.
+    /// Asleep again (on HSU), as after power-on: frames are ignored until a wake-up.
     public func powerCycle() {
-        asleep = true
+        asleep = sleepsAtPowerOn
         input = []
+        output = []
     }
 
-    /// Reads what the host sent and answers it.
-    public func pump() {
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            guard count > 0 else { break }
-            guard answering else { continue }
-            for byte in chunk[0..<count] {
-                if asleep {
-                    if byte == 0x55 {
-                        asleep = false
-                        wakeUps += 1
-                    }
-                    continue
+    /// Takes bytes from the host; returns what it sends back, frame by frame (an I2C read
+    /// gets one at a time).
+    public func receive(_ bytes: [UInt8]) -> [[UInt8]] {
+        guard answering else { return [] }
+        for byte in bytes {
+            if asleep {
+                if byte == 0x55 {
+                    asleep = false
+                    wakeUps += 1
                 }
-                input.append(byte)
+                continue
             }
+            input.append(byte)
         }
         while let frame = nextFrame() { handle(frame) }
+        defer { output = [] }
+        return output
     }
 
     private enum Received {
@@ -135,5 +159,5 @@ public final class PN532Simulator {
         return [0x00, 0x00, 0xFF, length, 0 &- length] + body + [0 &- body.reduce(0, &+), 0x00]
     }
 
-    private func send(_ bytes: [UInt8]) { terminal.writeBytes(bytes) }
+    private func send(_ bytes: [UInt8]) { output.append(bytes) }
 }

@@ -20,10 +20,10 @@ import Testing
                 return process.lines.contains { $0.text.contains(text) }
             }
         }
-        simulator.card = [0x04, 0x5A, 0x3C, 0x12, 0xB2, 0x6F, 0x80]
+        simulator.chip.card = [0x04, 0x5A, 0x3C, 0x12, 0xB2, 0x6F, 0x80]
         #expect(logged("card reader lid: card 045A3C12B26F80"))
-        simulator.card = nil
+        simulator.chip.card = nil
         #expect(logged("card reader lid: card none"))
-        #expect(simulator.wakeUps == 1)
+        #expect(simulator.chip.wakeUps == 1)
     }
 }

@@ -91,49 +91,49 @@ extension Instant {
             [Self.config(simulator.slavePath)], simulator: simulator, logger: RecordingLog().logger)
         loop.run(milliseconds: 200)
         #expect(loop.events == [])
-        simulator.card = Self.ntag
+        simulator.chip.card = Self.ntag
         #expect(loop.run { $0.events == [.read("045A3C12B26F80")] })
-        simulator.card = nil
+        simulator.chip.card = nil
         #expect(loop.run { $0.events.last == .removed })
-        simulator.card = Self.classic
+        simulator.chip.card = Self.classic
         #expect(loop.run { $0.events.last == .read("DEADBEEF") })
-        #expect(simulator.wakeUps == 1)
-        #expect(Array(simulator.commands.prefix(3)) == [0x14, 0x32, 0x4A])
-        #expect(Set(simulator.commands.dropFirst(2)) == [0x4A])
+        #expect(simulator.chip.wakeUps == 1)
+        #expect(Array(simulator.chip.commands.prefix(3)) == [0x14, 0x32, 0x4A])
+        #expect(Set(simulator.chip.commands.dropFirst(2)) == [0x4A])
     }
 
     @Test func garbageBetweenFramesAndABadChecksum() throws {
         let simulator = try PN532Simulator()
         // Line noise with start codes in it, before every ACK and every answer.
-        simulator.garbage = [0x13, 0x00, 0xFF, 0x07, 0x55, 0x00, 0xFF, 0x00]
-        simulator.card = Self.classic
+        simulator.chip.garbage = [0x13, 0x00, 0xFF, 0x07, 0x55, 0x00, 0xFF, 0x00]
+        simulator.chip.card = Self.classic
         let log = RecordingLog()
         let loop = CardReaderLoop([Self.config(simulator.slavePath)], simulator: simulator, logger: log.logger)
         #expect(loop.run { $0.events == [.read("DEADBEEF")] })
-        simulator.corruptNextAnswer = true
-        let polls = simulator.commands.count
-        #expect(loop.run { _ in simulator.commands.count >= polls + 3 })
-        #expect(simulator.nacks == 1)
+        simulator.chip.corruptNextAnswer = true
+        let polls = simulator.chip.commands.count
+        #expect(loop.run { _ in simulator.chip.commands.count >= polls + 3 })
+        #expect(simulator.chip.nacks == 1)
         #expect(loop.events == [.read("DEADBEEF")], "the card was seen through the NACK and the repeat")
         #expect(log.messages == [])
     }
 
     @Test func aReaderThatStopsAnsweringIsRestartedAndLoggedOnce() throws {
         let simulator = try PN532Simulator()
-        simulator.card = Self.ntag
+        simulator.chip.card = Self.ntag
         let log = RecordingLog()
         let loop = CardReaderLoop([Self.config(simulator.slavePath)], simulator: simulator, logger: log.logger)
         #expect(loop.run { $0.events == [.read("045A3C12B26F80")] })
-        simulator.answering = false
+        simulator.chip.answering = false
         #expect(loop.run { $0.events.last == .removed })
         loop.run(milliseconds: 2000)
         #expect(
             log.messages == ["card reader lid: not answering (no ACK within 100 ms); trying again, every 8 s at most"])
         // Power back: asleep until the next restart's wake-up.
-        simulator.powerCycle()
-        simulator.answering = true
+        simulator.chip.powerCycle()
+        simulator.chip.answering = true
         #expect(loop.run { $0.events.last == .read("045A3C12B26F80") })
-        #expect(simulator.wakeUps == 2)
+        #expect(simulator.chip.wakeUps == 2)
         #expect(log.messages.count == 2)
         #expect(log.messages.last?.hasPrefix("card reader lid: answering again after") == true)
     }
@@ -143,7 +143,7 @@ extension Instant {
         let path = folder.file("pn532")
         let log = RecordingLog()
         let simulator = try PN532Simulator()
-        simulator.card = Self.classic
+        simulator.chip.card = Self.classic
         let loop = CardReaderLoop([Self.config(path)], simulator: simulator, logger: log.logger)
         loop.run(milliseconds: 1500)
         #expect(log.messages.count == 1)
@@ -340,5 +340,58 @@ extension Instant {
         #expect(loop.run { $0.events == [.read("0012345678")] })
         #expect(log.messages == [])
         #expect(try other.readIfReady(upTo: 4096) == nil, "the grab keeps the digits from other readers")
+    }
+}
+
+/// An I2C bus with a PN532 on it: a read gives the status byte (0x01 when an answer is
+/// ready, else 0x00) and then the next frame the chip queued, padded to the length read.
+final class SimulatedPN532OnI2C: I2CTransfer {
+    let chip = PN532Responder(asleep: false)
+    private var queued: [[UInt8]] = []
+
+    func read(count: Int) throws -> [UInt8] {
+        guard !queued.isEmpty else { return [UInt8](repeating: 0, count: count) }
+        let frame = [0x01] + queued.removeFirst()
+        return Array((frame + [UInt8](repeating: 0, count: max(0, count - frame.count))).prefix(count))
+    }
+
+    func write(_ bytes: [UInt8]) throws { queued += chip.receive(bytes) }
+}
+
+/// The PN532 I2C adapter against the simulated bus, on a manual clock.
+@Suite struct PN532I2CReaderTests {
+    static func run(_ reader: PN532I2CReader, from start: Int64, to end: Int64) -> [CardEvent] {
+        var events: [CardEvent] = []
+        var now = Instant.milliseconds(start)
+        while now < .milliseconds(end) {
+            events += reader.advance(to: now)
+            now = now.adding(milliseconds: 1)
+        }
+        return events
+    }
+
+    @Test func pollsTheStatusByteAndReadsTheCard() throws {
+        let bus = SimulatedPN532OnI2C()
+        bus.chip.card = [0x04, 0x5A, 0x3C, 0x12, 0xB2, 0x6F, 0x80]
+        var config = CardReaderConfig(name: "lid")
+        config.kind = .pn532
+        config.bus = .i2c
+        config.device = "/dev/i2c-1"
+        let log = RecordingLog()
+        let reader = PN532I2CReader(config: config, logger: log.logger, now: .zero) { bus }
+        #expect(Self.run(reader, from: 0, to: 50) == [.read("045A3C12B26F80")])
+        #expect(bus.chip.wakeUps == 0)
+        #expect(Array(bus.chip.commands.prefix(3)) == [0x14, 0x32, 0x4A])
+        bus.chip.card = nil
+        #expect(Self.run(reader, from: 50, to: 250) == [.removed])
+        // A chip that stops answering (NAKs, here: never ready) is logged once.
+        bus.chip.answering = false
+        _ = Self.run(reader, from: 250, to: 3000)
+        #expect(
+            log.messages == ["card reader lid: not answering (no ACK within 100 ms); trying again, every 8 s at most"])
+        bus.chip.answering = true
+        bus.chip.card = [0xDE, 0xAD, 0xBE, 0xEF]
+        #expect(Self.run(reader, from: 3000, to: 8000) == [.read("DEADBEEF")])
+        #expect(log.messages.count == 2)
     }
 }
