@@ -1,3 +1,4 @@
+import TOML
 import Testing
 
 @testable import JukeboxCore
@@ -207,6 +208,39 @@ import Testing
             parsed.cards == [
                 TagCard(id: "A1", content: .source(.folder(path: "Kids"))),
                 TagCard(id: "A6", content: .source(.album(artist: "Julia", album: "Zog")), policy: .start),
+            ])
+    }
+}
+
+@Suite struct TagCardConfigTests {
+    @Test func theCardsSection() throws {
+        let text = """
+            music_dir = "/m"
+            [cards]
+            mode = "swipe"
+            swipe_again = "skip"
+            removal_debounce_ms = 600
+            continue_over_minutes = 7.5
+            """
+        let document = try TOMLParser.parse(text, fileName: "j.toml").get()
+        let result = ConfigValidator.validate(document) { _ in nil }
+        #expect(result.diagnostics.isEmpty)
+        let cards = try #require(result.config).cards
+        #expect(cards.mode == .swipe)
+        #expect(cards.swipeAgain == .skip)
+        #expect(cards.removalDebounceMs == 600)
+        #expect(cards.continueOverMs == 450_000)
+        #expect(JukeboxConfig.Cards() == JukeboxConfig(musicDir: "/m").cards)
+        #expect(JukeboxConfig.Cards().removalDebounceMs == 1000)
+    }
+
+    @Test func aTypoIsOneLine() throws {
+        let text = "music_dir = \"/m\"\n[cards]\nmode = \"tap\"\nremoval_debounce_ms = 20000\n"
+        let document = try TOMLParser.parse(text, fileName: "j.toml").get()
+        #expect(
+            ConfigValidator.validate(document) { _ in nil }.diagnostics.map(\.description) == [
+                "j.toml:3: cards.mode: must be one of place or swipe, found 'tap'",
+                "j.toml:4: cards.removal_debounce_ms: must be between 0 and 10000, found 20000",
             ])
     }
 }
