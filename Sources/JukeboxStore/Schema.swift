@@ -81,6 +81,20 @@ enum Schema {
             UNIQUE (kind, artist, name)
         );
         """,
+        // 5 -> 6: NFC/RFID cards: what each plays (`kind`: folder, album, artist, playlist, url,
+        // command; `value`: the path, name, URL or command line; `artist`: an album's artist), its
+        // place policy (continue, start; NULL: by length) and where its music was left.
+        """
+        CREATE TABLE tag_cards (
+            id          TEXT PRIMARY KEY,
+            kind        TEXT NOT NULL,
+            artist      TEXT NOT NULL DEFAULT '',
+            value       TEXT NOT NULL,
+            policy      TEXT,
+            track_path  TEXT,
+            position_ms INTEGER
+        ) WITHOUT ROWID;
+        """,
     ]
 
     /// The version this code writes.

@@ -20,7 +20,7 @@ struct JukeboxBench: ParsableCommand {
 
     static let sectionNames = [
         "material", "cpu", "memory", "disk", "startup", "scan", "instructions", "input", "control", "display",
-        "menu",
+        "menu", "cards",
     ]
     static let aliases = [
         "rss": "memory", "mem": "memory", "ttfb": "startup", "resume": "startup", "io": "disk",
@@ -122,6 +122,7 @@ struct JukeboxBench: ParsableCommand {
             case "control": bench.sectionControl()
             case "display": bench.sectionDisplay()
             case "menu": bench.sectionMenu()
+            case "cards": bench.sectionCards()
             default: break
             }
             try? writeText("\(workDir)/results.md", report.markdown())  // partial results survive a crash
