@@ -102,6 +102,29 @@ extension Instant {
         #expect(Set(simulator.chip.commands.dropFirst(2)) == [0x4A])
     }
 
+    /// From a card put on (or taken off) to its event: at most a poll interval and one
+    /// exchange on the line (here 50 ms polls).
+    @Test func aCardIsSeenWithinAPollAndAnExchange() throws {
+        let simulator = try PN532Simulator()
+        let loop = CardReaderLoop(
+            [Self.config(simulator.slavePath)], simulator: simulator, logger: RecordingLog().logger)
+        loop.run(milliseconds: 100)
+        var delays: [Int64] = []
+        for round in 0..<20 {
+            let placed = Instant.now
+            simulator.chip.card = round % 2 == 0 ? Self.classic : nil
+            let count = loop.events.count
+            #expect(loop.run { $0.events.count > count })
+            delays.append(Instant.now.milliseconds(since: placed))
+            loop.run(milliseconds: Int64(round * 7 % 50))  // put on at a different phase of the poll
+        }
+        delays.sort()
+        print(
+            "PN532 on a pty, poll_ms 50: card on/off -> event p50 \(delays[10]) ms, p95 \(delays[18]) ms, max \(delays[19]) ms"
+        )
+        #expect(delays[18] <= 150, "\(delays)")
+    }
+
     @Test func garbageBetweenFramesAndABadChecksum() throws {
         let simulator = try PN532Simulator()
         // Line noise with start codes in it, before every ACK and every answer.

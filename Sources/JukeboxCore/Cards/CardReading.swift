@@ -76,7 +76,4 @@ public struct ReaderRecovery: Sendable, Equatable {
         guard failures > 0 else { return nil }
         return "answering again after \(failures) failed attempt\(failures == 1 ? "" : "s")"
     }
-
-    /// Whether a new attempt may start.
-    public func mayTry(now: Instant) -> Bool { retryAt.map { now >= $0 } ?? true }
 }

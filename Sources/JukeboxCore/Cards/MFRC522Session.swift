@@ -39,7 +39,6 @@ public enum MFRC522Register: UInt8, Sendable {
     case error = 0x06
     case fifoData = 0x09
     case fifoLevel = 0x0A
-    case control = 0x0C
     case bitFraming = 0x0D
     case coll = 0x0E
     case mode = 0x11
@@ -93,7 +92,7 @@ public struct MFRC522Session: Sendable {
     enum Reply: Equatable {
         /// The chip's timer ran out: no card answered.
         case none
-        case data([UInt8], lastBits: UInt8)
+        case data([UInt8])
         /// A bit collision at `position` (1-based, from the first bit in the FIFO); `data`
         /// holds the bits before it.
         case collision(position: Int, data: [UInt8])
@@ -196,7 +195,7 @@ public struct MFRC522Session: Sendable {
                 var collision: Int?
                 switch reply {
                 case .none, .broken: return nil
-                case .data(let data, _): received = data
+                case .data(let data): received = data
                 case .collision(let position, let data):
                     received = data
                     collision = whole * 8 + position
@@ -218,7 +217,7 @@ public struct MFRC522Session: Sendable {
             }
             guard level[0] ^ level[1] ^ level[2] ^ level[3] == level[4] else { return nil }  // BCC
             let selectReply = try transceive(chip, try withCRC(chip, [command, 0x70] + level))
-            guard case .data(let sak, _) = selectReply, sak.count == 3,
+            guard case .data(let sak) = selectReply, sak.count == 3,
                 try withCRC(chip, [sak[0]]) == sak
             else { return nil }
             if sak[0] & 0x04 == 0 {
@@ -260,7 +259,7 @@ public struct MFRC522Session: Sendable {
             return .collision(position: position == 0 ? 32 : position, data: bytes)
         }
         if bytes.isEmpty { return .none }
-        return .data(bytes, lastBits: try chip.read(.control) & 0x07)
+        return .data(bytes)
     }
 
     /// `data` followed by its CRC_A, computed by the chip's coprocessor.
