@@ -2,7 +2,7 @@
 import PackageDescription
 
 // Layers (dependencies point inward only; each target lists every module it imports):
-//   C* system libraries  <-  wrappers (LinuxSupport, ALSA, MPG123, SQLite, GPIO)
+//   C* system libraries  <-  wrappers (LinuxSupport, ALSA, MPG123, SQLite, GPIO, FLAC, Vorbis, Opus, FFmpeg)
 //   pure Swift, the standard library only:  TOML  <-  JukeboxCore  <-  MPDProtocol
 //     (JukeboxCore has a folder per subsystem: Player, Resume, Config, Input, Lyrics, Screen, Playlists)
 //   adapters (JukeboxAudio, JukeboxStore, JukeboxDisplay, JukeboxDevices)  ->  wrappers + the pure core
@@ -29,6 +29,9 @@ let package = Package(
         .systemLibrary(name: "COpus", pkgConfig: "opusfile", providers: [.apt(["libopusfile-dev"])]),
         .target(name: "CLinuxShims"),
         .target(name: "COggHeaders", linkerSettings: [.linkedLibrary("ogg")]),
+        // FFmpeg's headers only (libavformat-dev, libavcodec-dev, libavutil-dev): the libraries
+        // are opened with dlopen on first use, never linked (see include/mp4_audio.h).
+        .target(name: "CFFmpeg", linkerSettings: [.linkedLibrary("m")]),
 
         // MARK: thin wrappers, one per C library
         .target(name: "LinuxSupport", dependencies: ["CLinuxShims"]),
@@ -36,11 +39,11 @@ let package = Package(
         .target(name: "MPG123", dependencies: ["CMPG123", "LinuxSupport"]),
         .target(name: "SQLite", dependencies: ["CSQLite", "LinuxSupport"]),
         .target(name: "GPIO", dependencies: ["CGPIOD", "LinuxSupport"]),
-        // Not linked into jukeboxd yet (issue 16): see docs/ARCHITECTURE.md, "Decoders for more formats".
         .target(name: "FLAC", dependencies: ["CFLAC", "LinuxSupport"]),
         .target(name: "Ogg", dependencies: ["COggHeaders", "LinuxSupport"]),
         .target(name: "Vorbis", dependencies: ["CVorbis", "COggHeaders", "Ogg"]),
         .target(name: "Opus", dependencies: ["COpus", "COggHeaders", "Ogg"]),
+        .target(name: "FFmpeg", dependencies: ["CFFmpeg"]),
 
         // MARK: the pure core
         .target(name: "TOML"),
@@ -51,7 +54,7 @@ let package = Package(
         .target(
             name: "JukeboxAudio",
             dependencies: [
-                "JukeboxCore", "LinuxSupport", "ALSA", "MPG123",
+                "JukeboxCore", "LinuxSupport", "ALSA", "MPG123", "FLAC", "Vorbis", "Opus", "FFmpeg",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .target(
@@ -102,7 +105,7 @@ let package = Package(
             name: "JukeboxAudioTests",
             dependencies: ["JukeboxAudio", "JukeboxCore", "ALSA", "MPG123", "LinuxSupport", "JukeboxTestSupport"]),
         .testTarget(
-            name: "FormatWrapperTests", dependencies: ["FLAC", "Vorbis", "Opus", "JukeboxTestSupport"]),
+            name: "FormatWrapperTests", dependencies: ["FLAC", "Vorbis", "Opus", "FFmpeg", "JukeboxTestSupport"]),
         .testTarget(
             name: "JukeboxStoreTests",
             dependencies: [
@@ -116,7 +119,7 @@ let package = Package(
         .testTarget(
             name: "JukeboxDevicesTests",
             dependencies: [
-                "JukeboxDevices", "JukeboxCore", "LinuxSupport", "JukeboxTestSupport",
+                "JukeboxDevices", "JukeboxCore", "LinuxSupport", "JukeboxTestSupport", "MPDProtocol",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(

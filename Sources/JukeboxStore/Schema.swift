@@ -81,7 +81,19 @@ enum Schema {
             UNIQUE (kind, artist, name)
         );
         """,
-        // 5 -> 6: NFC/RFID cards: what each plays (`kind`: folder, album, artist, playlist, url,
+        // 5 -> 6: the tracks of CUE sheets (`Album/album.cue/track0001`): the audio file they
+        // are part of (relative to music_dir), their first frame and the frame after their last
+        // (NULL: to the file's end), and the same in ms as the sheet gives them (MPD's Range);
+        // for an audio file, the CUE sheet inside it (a FLAC's CUESHEET), as sheet text
+        """
+        ALTER TABLE tracks ADD COLUMN cue_file TEXT;
+        ALTER TABLE tracks ADD COLUMN cue_start INTEGER;
+        ALTER TABLE tracks ADD COLUMN cue_end INTEGER;
+        ALTER TABLE tracks ADD COLUMN cue_start_ms INTEGER;
+        ALTER TABLE tracks ADD COLUMN cue_end_ms INTEGER;
+        ALTER TABLE tracks ADD COLUMN embedded_cue TEXT;
+        """,
+        // 6 -> 7: NFC/RFID cards: what each plays (`kind`: folder, album, artist, playlist, url,
         // command; `value`: the path, name, URL or command line; `artist`: an album's artist), its
         // place policy (continue, start; NULL: by length) and where its music was left.
         """

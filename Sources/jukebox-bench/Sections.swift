@@ -93,17 +93,19 @@ final class Bench: @unchecked Sendable {
 
     /// The same for a queue: mpg123 gets every file on one command line (one process, as
     /// the daemon is one process for the whole queue).
-    func cpuRuns(_ label: String, files: [String], musicDir: String, runs: Int, dirName: String) -> (
-        peer: Side, jb: Side, exits: [String]
-    ) {
-        let peer = Side("cpu", "mpg123", report, enabled: which("mpg123") != nil)
-        let jb = Side("cpu", "jukeboxd", report, enabled: jukeboxd != nil)
+    /// `peer` is the reference decoder's command, the files appended (mpg123 by default).
+    func cpuRuns(
+        _ label: String, files: [String], musicDir: String, runs: Int, dirName: String, section: String = "cpu",
+        peer command: [String] = ["mpg123", "-q", "-o", "alsa", "-a", "null"]
+    ) -> (peer: Side, jb: Side, exits: [String]) {
+        let peer = Side(section, command[0], report, enabled: which(command[0]) != nil)
+        let jb = Side(section, "jukeboxd", report, enabled: jukeboxd != nil)
         var exits: [String] = []
         let dir = "\(work)/\(dirName)"
         for r in 0..<runs {
             peer.attempt {
-                let (e, _) = try runTimed(["mpg123", "-q", "-o", "alsa", "-a", "null"] + files)
-                guard e.exited && e.exitCode == 0 else { throw BenchError("mpg123 failed: \(e.text)") }
+                let (e, _) = try runTimed(command + files)
+                guard e.exited && e.exitCode == 0 else { throw BenchError("\(command[0]) failed: \(e.text)") }
                 peer.values.append(e.cpuS)
             }
             jb.attempt {

@@ -19,6 +19,8 @@ import Testing
         let mpd: ReferenceMPD
         let jukebox: MPDTestClient
         let reference: MPDTestClient
+        /// jukeboxd's MPD port.
+        let port: Int
         /// Per step: the line, and whether both answered the same.
         private(set) var steps: [(label: String, same: Bool)] = []
 
@@ -27,7 +29,7 @@ import Testing
             defer { source.remove() }
             let names = ["01 a.wav", "02 b.wav", "03 c.wav", "04 d.wav"]
             for name in names { try InputLatencyProbe.writeFlatWAV(path: source.file(name), seconds: 1) }
-            let port = freeLoopbackPort()
+            port = freeLoopbackPort()
             harness = try DaemonHarness(
                 tracks: names.map { source.file($0) }, configExtra: "[network]\nport = \(port)", onStart: "off")
             let process = try harness.start()
@@ -196,6 +198,41 @@ import Testing
         try Self.update(servers, songs: 4)
         servers.compare("update after adding 05 and removing 02")
         print("MPD differential, song ends, seeks and updates: \(servers.summary)")
+    }
+
+    /// The output commands: `outputs` after each (without the name and plugin lines: MPD's is
+    /// the test's null output, ours the ALSA device), the ACKs for other ids and bad numbers,
+    /// and idle `output`, which fires only when the switch changed.
+    @Test(.enabled(if: hasMPD)) func outputs() throws {
+        let servers = try Servers()
+        func compareOutputs(_ label: String) {
+            let answers = [servers.jukebox, servers.reference].map {
+                $0.command("outputs").filter { !$0.hasPrefix("outputname: ") && !$0.hasPrefix("plugin: ") }
+            }
+            servers.record("\(label): outputs", answers[0] == answers[1], "\(answers[0]) / MPD \(answers[1])")
+        }
+        let lines = [
+            "disableoutput 0", "disableoutput 0", "toggleoutput 0", "toggleoutput 0", "enableoutput 0",
+            "enableoutput 0", "enableoutput 1", "disableoutput 2", "toggleoutput 7", "disableoutput x",
+            "enableoutput -1", "toggleoutput", "outputset 0 dop 1", "outputset 1 dop 1", "outputset 0",
+        ]
+        for line in lines {
+            servers.both(line)
+            compareOutputs(line)
+        }
+        let idlers = try [servers.port, servers.mpd.port].map { try MPDTestClient(port: $0) }
+        for (line, wakes) in [("disableoutput 0", true), ("disableoutput 0", false), ("toggleoutput 0", true)] {
+            for idler in idlers { idler.send("idle output") }
+            servers.both(line)
+            let answers = idlers.map { idler in
+                wakes ? idler.response() : idler.command("noidle")
+            }
+            servers.record(
+                "idle output, then \(line)",
+                answers[0] == answers[1] && answers[1] == (wakes ? ["changed: output", "OK"] : ["OK"]),
+                "\(answers[0]) / MPD \(answers[1])")
+        }
+        print("MPD differential, outputs: \(servers.summary)")
     }
 
     /// `update` on both, then waits until both finished and hold `songs` songs.
