@@ -76,14 +76,6 @@ import Testing
         #expect(presence.handle(.read("B"), now: .milliseconds(400)) == [.pause("A"), .play("B")])
     }
 
-    @Test func anotherSourceReplacedTheContent() {
-        var presence = TagCardPresence()
-        run(&presence, [(0, .read("A"), [.play("A")]), (10, .removed, [])])
-        presence.contentReplaced()
-        // The removal pauses nothing (the card no longer holds the queue); A back plays A again.
-        run(&presence, [(1_010, .tick, []), (2_000, .read("A"), [.play("A")])])
-    }
-
     @Test(arguments: TagCardPresence.SwipeAgain.allCases) func swipes(again: TagCardPresence.SwipeAgain) {
         var presence = TagCardPresence(mode: .swipe, swipeAgain: again)
         run(

@@ -10,9 +10,10 @@ import Testing
 @Suite(.serialized) struct TagCardDaemonTests {
     /// A daemon on `MenuEndToEndTests`' library (three artists, two albums each, two 21 s
     /// tracks per album) with cards A (folder Alpha/First, continue) and B (album Beta Second).
-    static func start(onStart: String = "play") throws -> (DaemonHarness, MPDTestClient, Int) {
+    static func start(onStart: String = "play", extra: String = "") throws -> (DaemonHarness, MPDTestClient, Int) {
         let port = freeLoopbackPort()
-        let harness = try DaemonHarness(tracks: [], configExtra: "[network]\nport = \(port)\n", onStart: onStart)
+        let harness = try DaemonHarness(
+            tracks: [], configExtra: "[network]\nport = \(port)\n\(extra)", onStart: onStart)
         try MenuEndToEndTests.writeLibrary(in: harness.musicDir)
         let process = try harness.start()
         #expect(process.waitForLine(matching: "MPD protocol on", on: .stderr) != nil, "\(harness.log)")
@@ -155,6 +156,28 @@ import Testing
         // It holds the queue like any card: taken off, the music pauses.
         harness.send("card none")
         #expect(waitUntil(timeout: .seconds(3)) { client.fields("status")["state"] == "pause" }, "\(harness.log)")
+    }
+
+    /// Swipe mode: taking a card away does nothing, a second swipe toggles; a command card runs
+    /// its command and leaves the music alone.
+    @Test func swipesAndACommandCard() throws {
+        let (harness, client, _) = try Self.start(extra: "[cards]\nmode = \"swipe\"\nremoval_debounce_ms = 100\n")
+        defer { MPDDaemonTests.stop(harness) }
+        Self.assignCards(client)
+        #expect(client.command(#"card assign c command "volume 30""#) == [#"card: C command "volume 30""#, "OK"])
+        harness.send("card A")
+        #expect(Self.waitForPlaying("Alpha/First", client) != nil, "\(harness.log)")
+        harness.send("card none")
+        sleepMilliseconds(300)  // three debounces: a removal would have paused by now
+        #expect(client.fields("status")["state"] == "play")
+        harness.send("card A")
+        #expect(waitUntil(timeout: .seconds(3)) { client.fields("status")["state"] == "pause" }, "\(harness.log)")
+        harness.send("card A")
+        #expect(Self.waitForPlaying("Alpha/First", client) != nil, "\(harness.log)")
+        harness.send("card C")
+        #expect(waitUntil(timeout: .seconds(3)) { client.fields("status")["volume"] == "30" }, "\(harness.log)")
+        #expect(Self.now(client).state == "play")
+        #expect(Self.now(client).file?.hasPrefix("Alpha/First/") == true)
     }
 
     @Test func exportAndImportOnAConsole() throws {

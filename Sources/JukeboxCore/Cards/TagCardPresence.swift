@@ -44,6 +44,8 @@ public struct TagCardPresence: Sendable, Equatable {
     /// The card on the reader (in place mode, also during the debounce after its removal).
     public private(set) var present: String?
     /// The card whose content was played last (it stays after a removal, for "continue").
+    /// Whether the queue still holds that content (no menu or client replaced it) is the
+    /// daemon's to check.
     public private(set) var loaded: String?
     /// When a removal becomes real, if the card is away and not read again yet.
     public private(set) var removalDue: Instant?
@@ -56,12 +58,6 @@ public struct TagCardPresence: Sendable, Equatable {
 
     /// The next time a `.tick` can change anything.
     public var nextDeadline: Instant? { removalDue }
-
-    /// Forgets which card was loaded: the queue was changed by something else (the menu, a
-    /// client), so the same card back plays its content again instead of continuing.
-    public mutating func contentReplaced() {
-        loaded = nil
-    }
 
     public mutating func handle(_ event: Event, now: Instant) -> [Action] {
         var actions = expire(now: now)
