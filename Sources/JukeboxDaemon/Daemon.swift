@@ -59,6 +59,12 @@ final class Daemon {
     var menu = Menu(catalog: MenuCatalog(tracks: []))
     /// The stored playlists (Favourites among them), for the menu.
     let playlistFolder: PlaylistFolder
+    /// The NFC/RFID card on the reader (place to play, swipes).
+    var cards: TagCardPresence
+    /// The card whose music the queue holds, while it does.
+    var holdingCard: TagCard?
+    /// An unknown card waiting for the menu to choose what it plays.
+    var learningCard: String?
 
     /// Starts everything and runs until SIGTERM/SIGINT. Returns the exit status.
     static func run(settings: LoadedConfig, logger: Logger, inputReplayFifo: String? = nil) -> Int32 {
@@ -125,6 +131,9 @@ final class Daemon {
         playlistFolder = PlaylistFolder(path: config.playlistFolder, musicDir: config.musicDir)
         display = DisplayController.make(config: config, logger: logger)
         lyrics = TrackLyrics(config: config, logger: logger)
+        cards = TagCardPresence(
+            mode: config.cards.mode, swipeAgain: config.cards.swipeAgain,
+            removalDebounceMs: Int64(config.cards.removalDebounceMs))
         controls = ControlInputs.open(config: config, replayFifo: inputReplayFifo, logger: logger)
     }
 
@@ -246,6 +255,7 @@ final class Daemon {
             timeout = min(timeout, max(0, (deadline.nanoseconds - now.nanoseconds + 999_999) / 1_000_000))
         }
         if let mpdTimeout = mpd.timeoutMilliseconds() { timeout = min(timeout, Int64(mpdTimeout)) }
+        if let deadline = cards.nextDeadline { timeout = min(timeout, max(0, deadline.milliseconds(since: now) + 1)) }
         if let deadline = menu.nextDeadline { timeout = min(timeout, max(0, deadline.milliseconds(since: now) + 1)) }
         return Int32(timeout)
     }
@@ -257,6 +267,7 @@ final class Daemon {
             startupScanDue = nil
             scan.start()
         }
+        if let due = cards.nextDeadline, now >= due { handleTagCard(.tick) }
         let positionKnown = machine.state != .stopped && refreshPosition().current
         perform(keeper.handle(.tick(machine.snapshot, positionKnown: positionKnown), now: now))
         if menu.isOpen { perform(menu.handle(.tick, now: now)) }

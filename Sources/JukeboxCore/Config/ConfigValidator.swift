@@ -215,6 +215,14 @@ public enum ConfigValidator {
             integer("sync_interval_s", 2...600) { $0.resume.syncIntervalSeconds = $1 },
             string("checkpoint_device", allowEmpty: true) { $0.resume.checkpointDevice = $1 },
         ],
+        "cards": [
+            choice("mode", TagCardPresence.Mode.self) { $0.cards.mode = $1 },
+            choice("swipe_again", TagCardPresence.SwipeAgain.self) { $0.cards.swipeAgain = $1 },
+            integer("removal_debounce_ms", 0...10_000) { $0.cards.removalDebounceMs = $1 },
+            KeySpec(name: "continue_over_minutes", kind: .number(0...1440)) {
+                $0.cards.continueOverMinutes = $1.number ?? 20
+            },
+        ],
         "console": [
             path("device", allowStdin: true) { $0.console.device = $1 },
             KeySpec(name: "baud", kind: .integerChoice(standardBaudRates)) { $0.console.baud = $1.integer ?? 115_200 },
