@@ -35,6 +35,8 @@ final class Daemon {
     var mpd: MPDFrontEnd!
     /// Buttons and the encoder (GPIO lines, input devices); nil when none is wired.
     private var controls: ControlInputs?
+    /// The `[card_reader.NAME]` readers; nil when none is configured.
+    private var cardReaders: CardReaders?
     let scan: ScanRunner
     let display: DisplayController?
     /// The playing track's lyrics (display, `lyrics` on every console, the nudge gesture).
@@ -135,6 +137,9 @@ final class Daemon {
             mode: config.cards.mode, swipeAgain: config.cards.swipeAgain,
             removalDebounceMs: Int64(config.cards.removalDebounceMs))
         controls = ControlInputs.open(config: config, replayFifo: inputReplayFifo, logger: logger)
+        if !config.cardReaders.isEmpty {
+            cardReaders = CardReaders(configs: config.cardReaders, logger: logger, now: Instant.now)
+        }
     }
 
     // MARK: - start-up
@@ -202,6 +207,7 @@ final class Daemon {
             if let console { interests.append(Poller.Interest(fd: console.inputFD)) }
             interests += mpd.interests()
             for fd in controls?.fds ?? [] { interests.append(Poller.Interest(fd: fd)) }
+            for fd in cardReaders?.fds ?? [] { interests.append(Poller.Interest(fd: fd)) }
             let ready: [Poller.Readiness]
             do {
                 ready = try Poller.wait(interests, timeoutMilliseconds: pollTimeout())
@@ -232,11 +238,14 @@ final class Daemon {
                     }
                 } else if let controls, controls.owns(readiness.fd) {
                     handleControls(controls.read(fd: readiness.fd, now: Instant.now))
+                } else if let cardReaders, cardReaders.owns(readiness.fd) {
+                    handleCardReads(cardReaders.read(fd: readiness.fd, now: Instant.now))
                 } else {
                     _ = mpd.handle(readiness, host: self)
                 }
             }
             if let controls { handleControls(controls.advance(to: Instant.now)) }
+            if let cardReaders { handleCardReads(cardReaders.advance(to: Instant.now)) }
             tick()
             mpd.afterTurn(machine)
         }
@@ -251,7 +260,7 @@ final class Daemon {
             timeout = min(timeout, max(0, deadline.milliseconds(since: now) + 1))
         }
         if let limit = display?.sleepLimitMs(now: now) { timeout = min(timeout, limit) }
-        if let deadline = controls?.nextDeadline {
+        for deadline in [controls?.nextDeadline, cardReaders?.nextDeadline].compactMap({ $0 }) {
             timeout = min(timeout, max(0, (deadline.nanoseconds - now.nanoseconds + 999_999) / 1_000_000))
         }
         if let mpdTimeout = mpd.timeoutMilliseconds() { timeout = min(timeout, Int64(mpdTimeout)) }

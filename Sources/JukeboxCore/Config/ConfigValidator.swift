@@ -22,14 +22,17 @@ public enum ConfigValidator {
         var musicDir: (value: String, line: Int?)?
 
         var reportedTables = Set<String>()
-        for table in document.tables where schema[table.name] == nil {
+        // `[a.b]` lists `a` too: its own report is the one for `a.b`.
+        let parents = Set(
+            document.tables.compactMap { table in table.name.lastIndex(of: ".").map { table.name[..<$0] } })
+        for table in document.tables where keys(for: table.name) == nil && !parents.contains(Substring(table.name)) {
             run.reportUnknownTable(table.name, line: table.line)
             reportedTables.insert(table.name)
         }
 
         var lines: [String: Int?] = [:]
         for entry in document.entries {
-            guard let keys = schema[entry.table] else {
+            guard let keys = keys(for: entry.table) else {
                 if reportedTables.insert(entry.table).inserted {
                     run.reportUnknownTable(entry.table, line: entry.line)
                 }
@@ -117,6 +120,7 @@ public enum ConfigValidator {
                     problem: "required when the encoder has the other line: an encoder needs both a and b"))
         }
         run.diagnostics += controlDiagnostics(config, lines: lines, fileName: document.fileName)
+        run.diagnostics += CardReaderSection.diagnostics(config, document: document)
 
         if run.diagnostics.isEmpty {
             return (config, [])
@@ -180,6 +184,11 @@ public enum ConfigValidator {
     }
 
     static let gpioLines: ClosedRange<Int64> = 0...511
+
+    /// The keys of `table`: a fixed table's, or a card reader's (`card_reader.NAME`).
+    static func keys(for table: String) -> [KeySpec]? {
+        schema[table] ?? CardReaderSection.keys(for: table)
+    }
 
     static let schema: [String: [KeySpec]] = [
         "": [
@@ -310,7 +319,14 @@ public enum ConfigValidator {
         mutating func reportUnknownTable(_ name: String, line: Int?) {
             var problem = "unknown table [\(name)]"
             let known = ConfigValidator.schema.keys.filter { !$0.isEmpty }.sorted()
-            if let suggestion = ConfigValidator.suggest(name, among: known) {
+            let head = String(name.prefix { $0 != "." })
+            if name == "card_reader" {
+                problem = "a card reader needs a name: write [card_reader.NAME], e.g. [card_reader.front]"
+            } else if head == "card_reader" {
+                problem += "; a card reader's table is [card_reader.NAME], one name without dots"
+            } else if name.contains("."), ConfigValidator.suggest(head, among: ["card_reader"]) != nil {
+                problem += "; did you mean [card_reader.\(name.dropFirst(head.count + 1))]?"
+            } else if let suggestion = ConfigValidator.suggest(name, among: known) {
                 problem += "; did you mean [\(suggestion)]?"
             }
             diagnostics.append(.init(fileName: document.fileName, line: line, key: name, problem: problem))

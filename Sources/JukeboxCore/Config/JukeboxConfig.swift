@@ -17,6 +17,8 @@ public struct JukeboxConfig: Sendable, Equatable {
     public var display = Display()
     public var network = Network()
     public var cards = Cards()
+    /// The `[card_reader.NAME]` tables, in the file's order.
+    public var cardReaders: [CardReaderConfig] = []
 
     /// The defaults, with `musicDir`.
     public init(musicDir: String) {
