@@ -18,8 +18,11 @@ extension Daemon {
             // The knob, button and favourite words are MPD commands too (MPDCommands), so every
             // console has them.
             console?.reply(
-                [CommandParser.helpText, InjectedInput.helpText, ControlAction.favouriteHelpText, Self.sourcesHelpText]
-                    .joined(separator: "\n"))
+                [
+                    CommandParser.helpText, InjectedInput.helpText, ControlAction.favouriteHelpText,
+                    Self.sourcesHelpText, TagCardCommand.helpText,
+                ]
+                .joined(separator: "\n"))
             return
         case "favourites", "favorites":
             console?.reply(reply(playing: .favourites))
@@ -33,6 +36,10 @@ extension Daemon {
         }
         if words.first?.lowercased() == "recent" {
             console?.reply(handleRecent(Array(words.dropFirst())))
+            return
+        }
+        if words.first?.lowercased() == "card" {
+            console?.reply(handleTagCardLine(trimmed))
             return
         }
         // Commands act on the exact played position (status, seek ±, previous's 3 s rule, a
@@ -146,6 +153,7 @@ extension Daemon: MPDPlayerHost {
             for input in world.injectedInputs { handleInjected(input, map: map) }
         }
         if !world.updateRequests.isEmpty { scan.start() }
+        for event in world.tagCardEvents { handleTagCard(event) }
         return result
     }
 }

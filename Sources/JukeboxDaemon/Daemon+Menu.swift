@@ -56,6 +56,7 @@ extension Daemon {
             logger.debug("menu: \(action)")
             switch action {
             case .play(let source, let trackPath, let positionMs):
+                learn(source)
                 play(source, trackPath: trackPath, positionMs: positionMs)
             case .playNext(let source, let trackPath):
                 guard let tracks = trackIDs(of: source, only: trackPath), !tracks.isEmpty else { continue }
@@ -70,6 +71,7 @@ extension Daemon {
                 perform(.lyricsOffset(LyricNudge(relative: true, ms: ms)), source: "menu")
             case .closed:
                 logger.debug("menu: closed")
+                learningCard = nil
             }
         }
     }
@@ -99,7 +101,7 @@ extension Daemon {
 
     /// The library tracks of `source` in order (or just the one at `only`); a playlist is read
     /// from its file, and its entries that are not in the library are left out.
-    private func trackIDs(of source: PlaySource, only path: String?) -> [TrackID]? {
+    func trackIDs(of source: PlaySource, only path: String?) -> [TrackID]? {
         let catalog = menu.catalog
         if let path { return catalog.track(at: path).map { [catalog.tracks[$0].id] } }
         if case .playlist(let name) = source {

@@ -69,6 +69,7 @@ extension Daemon {
                 } catch {
                     logger.error("cannot save Recently played: \(error)")
                 }
+                saveCardPlace(entry)
             }
         }
     }

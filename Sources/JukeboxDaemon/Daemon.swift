@@ -35,6 +35,8 @@ final class Daemon {
     var mpd: MPDFrontEnd!
     /// Buttons and the encoder (GPIO lines, input devices); nil when none is wired.
     private var controls: ControlInputs?
+    /// The `[card_reader.NAME]` readers; nil when none is configured.
+    private var cardReaders: CardReaders?
     let scan: ScanRunner
     let display: DisplayController?
     /// The playing track's lyrics (display, `lyrics` on every console, the nudge gesture).
@@ -69,6 +71,12 @@ final class Daemon {
     private var idleSince: Instant?
     /// The stored playlists (Favourites among them), for the menu.
     let playlistFolder: PlaylistFolder
+    /// The NFC/RFID card on the reader (place to play, swipes).
+    var cards: TagCardPresence
+    /// The card whose music the queue holds, while it does.
+    var holdingCard: TagCard?
+    /// An unknown card waiting for the menu to choose what it plays.
+    var learningCard: String?
 
     /// Starts everything and runs until SIGTERM/SIGINT. Returns the exit status.
     static func run(settings: LoadedConfig, logger: Logger, inputReplayFifo: String? = nil) -> Int32 {
@@ -150,7 +158,13 @@ final class Daemon {
                 logger.error("headphone detect: \(error); the maximum stays max_volume")
             }
         }
+        cards = TagCardPresence(
+            mode: config.cards.mode, swipeAgain: config.cards.swipeAgain,
+            removalDebounceMs: Int64(config.cards.removalDebounceMs))
         controls = ControlInputs.open(config: config, replayFifo: inputReplayFifo, logger: logger)
+        if !config.cardReaders.isEmpty {
+            cardReaders = CardReaders(configs: config.cardReaders, logger: logger, now: Instant.now)
+        }
     }
 
     // MARK: - start-up
@@ -218,6 +232,7 @@ final class Daemon {
             if let console { interests.append(Poller.Interest(fd: console.inputFD)) }
             interests += mpd.interests()
             for fd in controls?.fds ?? [] { interests.append(Poller.Interest(fd: fd)) }
+            for fd in cardReaders?.fds ?? [] { interests.append(Poller.Interest(fd: fd)) }
             let ready: [Poller.Readiness]
             do {
                 ready = try Poller.wait(interests, timeoutMilliseconds: pollTimeout())
@@ -248,11 +263,14 @@ final class Daemon {
                     }
                 } else if let controls, controls.owns(readiness.fd) {
                     handleControls(controls.read(fd: readiness.fd, now: Instant.now))
+                } else if let cardReaders, cardReaders.owns(readiness.fd) {
+                    handleCardReads(cardReaders.read(fd: readiness.fd, now: Instant.now))
                 } else {
                     _ = mpd.handle(readiness, host: self)
                 }
             }
             if let controls { handleControls(controls.advance(to: Instant.now)) }
+            if let cardReaders { handleCardReads(cardReaders.advance(to: Instant.now)) }
             tick()
             mpd.afterTurn(machine)
         }
@@ -276,10 +294,11 @@ final class Daemon {
             timeout = min(timeout, max(0, deadline.milliseconds(since: now) + 1))
         }
         if let limit = display?.sleepLimitMs(now: now) { timeout = min(timeout, limit) }
-        if let deadline = controls?.nextDeadline {
+        for deadline in [controls?.nextDeadline, cardReaders?.nextDeadline].compactMap({ $0 }) {
             timeout = min(timeout, max(0, (deadline.nanoseconds - now.nanoseconds + 999_999) / 1_000_000))
         }
         if let mpdTimeout = mpd.timeoutMilliseconds() { timeout = min(timeout, Int64(mpdTimeout)) }
+        if let deadline = cards.nextDeadline { timeout = min(timeout, max(0, deadline.milliseconds(since: now) + 1)) }
         if let deadline = menu.nextDeadline { timeout = min(timeout, max(0, deadline.milliseconds(since: now) + 1)) }
         return Int32(timeout)
     }
@@ -291,6 +310,7 @@ final class Daemon {
             startupScanDue = nil
             scan.start()
         }
+        if let due = cards.nextDeadline, now >= due { handleTagCard(.tick) }
         let positionKnown = machine.state != .stopped && refreshPosition().current
         perform(keeper.handle(.tick(machine.snapshot, positionKnown: positionKnown), now: now))
         if menu.isOpen { perform(menu.handle(.tick, now: now)) }

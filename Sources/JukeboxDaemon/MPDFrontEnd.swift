@@ -127,7 +127,8 @@ final class MPDFrontEnd {
         return MPDWorld(
             machine: machine, library: library, observer: observer, now: Instant.now, host: info,
             hostPathProblem: { MPDFrontEnd.escapes(root: root, relative: $0) }, playlists: playlists,
-            stickers: stickers, musicFolder: files, replayGainMode: replayGainMode)
+            stickers: stickers, musicFolder: files, tagCards: TagCardMapping(store: stickers.store),
+            replayGainMode: replayGainMode)
     }
 
     static let replayGainSetting = "replay_gain_mode"

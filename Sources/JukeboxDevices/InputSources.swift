@@ -133,45 +133,28 @@ final class EvdevSource: EdgeEventSource {
         return readings
     }
 
-    /// `struct input_event`: a `struct timeval`, then type (u16), code (u16), value (s32).
-    static let recordSize = MemoryLayout<timeval>.size + 8
+    static let recordSize = InputEventRecord.size
 
     /// Decodes whole records from `bytes` (leaving a partial one), converting the kernel's
     /// realtime stamps to the monotonic clock.
     static func decode(_ bytes: inout [UInt8], now: Instant, realtimeNow: Int64) -> [InputReading] {
         var readings: [InputReading] = []
-        var offset = 0
-        let timeSize = MemoryLayout<timeval>.size
-        while bytes.count - offset >= recordSize {
-            let record = bytes[offset..<(offset + recordSize)]
-            offset += recordSize
-            let (seconds, micros): (Int64, Int64) = record.withUnsafeBytes { raw in
-                let tv = raw.loadUnaligned(as: timeval.self)
-                return (Int64(tv.tv_sec), Int64(tv.tv_usec))
-            }
-            let (type, code, value): (UInt16, UInt16, Int32) = record.withUnsafeBytes { raw in
-                (
-                    raw.loadUnaligned(fromByteOffset: timeSize, as: UInt16.self),
-                    raw.loadUnaligned(fromByteOffset: timeSize + 2, as: UInt16.self),
-                    raw.loadUnaligned(fromByteOffset: timeSize + 4, as: Int32.self)
-                )
-            }
-            let age = max(0, realtimeNow - (seconds * 1_000_000_000 + micros * 1000))
+        for record in InputEventRecord.decode(&bytes) {
+            let age = max(0, realtimeNow - (record.seconds * 1_000_000_000 + record.microseconds * 1000))
             let at = Instant(nanoseconds: now.nanoseconds - min(age, 1_000_000_000))
-            switch type {
-            case evKey where value == 0 || value == 1:
-                if let button = keys[code] {
-                    readings.append(.edge(.button(button), active: value == 1, at: at))
-                } else if let detent = volumeKeys[code], value == 1 {
+            switch record.type {
+            case evKey where record.value == 0 || record.value == 1:
+                if let button = keys[record.code] {
+                    readings.append(.edge(.button(button), active: record.value == 1, at: at))
+                } else if let detent = volumeKeys[record.code], record.value == 1 {
                     readings.append(.detents(detent, at: at))
                 }
-            case evRel where value != 0:
-                readings.append(.detents(Int(value), at: at))
+            case evRel where record.value != 0:
+                readings.append(.detents(Int(record.value), at: at))
             default:
                 break
             }
         }
-        bytes.removeFirst(offset)
         return readings
     }
 
@@ -241,5 +224,41 @@ final class ReplayFifoSource: EdgeEventSource {
             }
         }
         return readings
+    }
+}
+
+/// One `struct input_event` of an evdev device: a `struct timeval`, then type (u16), code
+/// (u16), value (s32).
+struct InputEventRecord: Equatable {
+    static let size = MemoryLayout<timeval>.size + 8
+    /// EV_KEY.
+    static let key: UInt16 = 1
+
+    var seconds: Int64
+    var microseconds: Int64
+    var type: UInt16
+    var code: UInt16
+    var value: Int32
+
+    /// Decodes the whole records at the start of `bytes` and removes them (a partial one stays).
+    static func decode(_ bytes: inout [UInt8]) -> [InputEventRecord] {
+        var records: [InputEventRecord] = []
+        var offset = 0
+        let timeSize = MemoryLayout<timeval>.size
+        while bytes.count - offset >= size {
+            let record = bytes[offset..<(offset + size)]
+            offset += size
+            records.append(
+                record.withUnsafeBytes { raw in
+                    let tv = raw.loadUnaligned(as: timeval.self)
+                    return InputEventRecord(
+                        seconds: Int64(tv.tv_sec), microseconds: Int64(tv.tv_usec),
+                        type: raw.loadUnaligned(fromByteOffset: timeSize, as: UInt16.self),
+                        code: raw.loadUnaligned(fromByteOffset: timeSize + 2, as: UInt16.self),
+                        value: raw.loadUnaligned(fromByteOffset: timeSize + 4, as: Int32.self))
+                })
+        }
+        bytes.removeFirst(offset)
+        return records
     }
 }

@@ -62,6 +62,7 @@ extension LibraryStore {
         switch source {
         case .folder(let path): ("folder", "", path)
         case .album(let artist, let album): ("album", artist, album)
+        case .artist(let name): ("artist", name, "")
         case .playlist(let name): ("playlist", "", name)
         case .favourites: ("favourites", "", "")
         }
@@ -71,6 +72,7 @@ extension LibraryStore {
         switch kind {
         case "folder": .folder(path: name)
         case "album": .album(artist: artist, album: name)
+        case "artist": .artist(name: artist)
         case "playlist": .playlist(name: name)
         case "favourites": .favourites
         default: nil

@@ -93,6 +93,20 @@ enum Schema {
         ALTER TABLE tracks ADD COLUMN cue_end_ms INTEGER;
         ALTER TABLE tracks ADD COLUMN embedded_cue TEXT;
         """,
+        // 6 -> 7: NFC/RFID cards: what each plays (`kind`: folder, album, artist, playlist, url,
+        // command; `value`: the path, name, URL or command line; `artist`: an album's artist), its
+        // place policy (continue, start; NULL: by length) and where its music was left.
+        """
+        CREATE TABLE tag_cards (
+            id          TEXT PRIMARY KEY,
+            kind        TEXT NOT NULL,
+            artist      TEXT NOT NULL DEFAULT '',
+            value       TEXT NOT NULL,
+            policy      TEXT,
+            track_path  TEXT,
+            position_ms INTEGER
+        ) WITHOUT ROWID;
+        """,
     ]
 
     /// The version this code writes.

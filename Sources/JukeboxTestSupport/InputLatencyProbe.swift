@@ -28,7 +28,7 @@ public enum InputLatencyProbe {
     }
 
     static let byteRate = 176_400.0
-    static let level: Int16 = 16000
+    public static let level: Int16 = 16000
 
     /// Runs `volumeSamples` knob clicks (alternately down and up) and `pauseSamples`
     /// pause/resume presses against `jukeboxd` (a binary path), in `directory`.
@@ -159,8 +159,8 @@ public enum InputLatencyProbe {
         return Int16(bitPattern: UInt16(bytes[offset]) | UInt16(bytes[offset + 1]) << 8)
     }
 
-    /// A constant 44.1 kHz stereo S16 WAV (a level where any volume change shows).
-    public static func writeFlatWAV(path: String, seconds: Int) throws {
+    /// A constant 44.1 kHz stereo S16 WAV (by default a level where any volume change shows).
+    public static func writeFlatWAV(path: String, seconds: Int, level: Int16 = level) throws {
         let frames = 44_100 * seconds
         var data = [UInt8]()
         data.reserveCapacity(44 + frames * 4)

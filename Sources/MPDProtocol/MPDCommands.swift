@@ -167,6 +167,25 @@ public enum MPDCommands {
             case nil: break
             }
         },
+        // NFC/RFID cards: manage the mapping, or stand in for a reader (`card 04A1B2`, `card none`).
+        "card": Spec(permission: .control, min: 1, max: -1) { w, c in
+            let command: TagCardCommand
+            switch TagCardCommand.parse(c.arguments) {
+            case .success(let parsed): command = parsed
+            case .failure(let error): throw MPDError(.argument, error.message)
+            }
+            switch command {
+            case .read(let id): w.tagCardEvents.append(.read(id))
+            case .removed: w.tagCardEvents.append(.removed)
+            default:
+                guard let cards = w.tagCards else { throw MPDError(.unknown, "no card mapping here") }
+                do {
+                    for line in try cards.run(command) { c.response.append(c.human ? "\(line)\n" : "card: \(line)\n") }
+                } catch {
+                    throw MPDError(.system, "\(error)")
+                }
+            }
+        },
         "button": Spec(permission: .control, min: 2, max: 2) { w, c in
             try inject(["button"] + c.arguments, into: &w)
         },
@@ -492,6 +511,7 @@ public enum MPDCommands {
           lyrics offset +200  show this song's lyrics 200 ms sooner (-200 later, 0 reset)
         \(InjectedInput.helpText.split(separator: "\n").map { "  " + $0 }.joined(separator: "\n"))
           \(ControlAction.favouriteHelpText)
+        \(TagCardCommand.helpText.split(separator: "\n").map { "  " + $0 }.joined(separator: "\n"))
           idle                wait for a change (noidle to stop waiting)
           ping  close  commands  help
         Arguments with spaces go in double quotes. Replies end with OK, or ACK and the problem.

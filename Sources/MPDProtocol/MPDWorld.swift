@@ -21,6 +21,8 @@ public struct MPDWorld {
     public var stickers: (any MPDStickerDatabase)?
     /// music_dir's files for `listfiles`, `albumart`, `readpicture`, `readcomments`.
     public var musicFolder: (any MPDMusicFolder)?
+    /// The NFC/RFID cards' mapping (`card list`, `card assign`, ...); nil: `card` is refused.
+    public var tagCards: (any MPDTagCardMapping)?
     /// `replay_gain_mode`; the daemon keeps it across turns and restarts.
     public var replayGainMode: ReplayGainMode = .off
 
@@ -35,6 +37,8 @@ public struct MPDWorld {
     public var injectedInputs: [InjectedInput] = []
     /// `favourite` lines: the playing track in or out of the Favourites playlist.
     public var favouriteEdits: [Favourites.Edit] = []
+    /// `card ID` and `card none`: reads and removals the daemon must handle as a reader's.
+    public var tagCardEvents: [TagCardPresence.Event] = []
     /// Lines the daemon must log (e.g. a loaded playlist's missing entries).
     public var notices: [String] = []
 
@@ -43,7 +47,8 @@ public struct MPDWorld {
         machine: PlayerMachine, library: MPDLibrary, observer: MPDObserver, now: Instant, host: MPDHostInfo,
         hostPathProblem: @escaping (String) -> String? = { _ in nil }, lyrics: MPDLyrics? = nil,
         playlists: (any MPDPlaylistFolder)? = nil, stickers: (any MPDStickerDatabase)? = nil,
-        musicFolder: (any MPDMusicFolder)? = nil, replayGainMode: ReplayGainMode = .off
+        musicFolder: (any MPDMusicFolder)? = nil, tagCards: (any MPDTagCardMapping)? = nil,
+        replayGainMode: ReplayGainMode = .off
     ) {
         self.machine = machine
         self.library = library
@@ -55,6 +60,7 @@ public struct MPDWorld {
         self.playlists = playlists
         self.stickers = stickers
         self.musicFolder = musicFolder
+        self.tagCards = tagCards
         self.replayGainMode = replayGainMode
     }
 
@@ -169,4 +175,11 @@ public struct MPDObserver: Sendable, Equatable {
         defer { marked = [] }
         return first ? [] : marked
     }
+}
+
+/// The cards' mapping as the `card` command sees it (the daemon's is SQLite's `tag_cards`):
+/// the words that only read or change the mapping. Reads and removals go to the daemon.
+public protocol MPDTagCardMapping {
+    /// Runs `command` (not `.read` or `.removed`); the reply's lines, or an error with its message.
+    func run(_ command: TagCardCommand) throws -> [String]
 }

@@ -101,6 +101,16 @@ func menuLibrary(artists: Int, albumsPerArtist: Int, tracksPerAlbum: Int) -> [Tr
         #expect(catalog.tracks(of: .album(artist: "Nobody", album: "Abbey Road")) == nil)
     }
 
+    @Test func anArtistAndAnAlbumByNameAloneAsACardNamesThem() {
+        let catalog = MenuCatalog(tracks: tracks)
+        // An artist plays its albums A–Z, each in track order.
+        #expect(catalog.tracks(of: .artist(name: "ABBA"))!.map { catalog.tracks[$0].id } == [4])
+        #expect(catalog.tracks(of: .artist(name: "The Beatles"))!.map { catalog.tracks[$0].id } == [3, 2, 1, 7])
+        #expect(catalog.tracks(of: .artist(name: "Nobody")) == nil)
+        #expect(catalog.tracks(of: .album(artist: "", album: "Arrival"))!.map { catalog.tracks[$0].id } == [4])
+        #expect(catalog.tracks(of: .album(artist: "", album: "Nothing")) == nil)
+    }
+
     @Test func foldersFromPaths() {
         let catalog = MenuCatalog(tracks: tracks)
         let top = catalog.folders[0]

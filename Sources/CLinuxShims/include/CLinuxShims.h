@@ -45,5 +45,6 @@ int jb_set_malloc_arena_max(int n);
 #include "CLinuxShimsDisplay.h"
 #include "CLinuxShimsSerialNet.h"
 #include "UInputShims.h"
+#include "CLinuxShimsCardReaders.h"
 
 #endif

@@ -22,14 +22,17 @@ public enum ConfigValidator {
         var musicDir: (value: String, line: Int?)?
 
         var reportedTables = Set<String>()
-        for table in document.tables where schema[table.name] == nil {
+        // `[a.b]` lists `a` too: its own report is the one for `a.b`.
+        let parents = Set(
+            document.tables.compactMap { table in table.name.lastIndex(of: ".").map { table.name[..<$0] } })
+        for table in document.tables where keys(for: table.name) == nil && !parents.contains(Substring(table.name)) {
             run.reportUnknownTable(table.name, line: table.line)
             reportedTables.insert(table.name)
         }
 
         var lines: [String: Int?] = [:]
         for entry in document.entries {
-            guard let keys = schema[entry.table] else {
+            guard let keys = keys(for: entry.table) else {
                 if reportedTables.insert(entry.table).inserted {
                     run.reportUnknownTable(entry.table, line: entry.line)
                 }
@@ -133,6 +136,7 @@ public enum ConfigValidator {
                     problem: "required when the encoder has the other line: an encoder needs both a and b"))
         }
         run.diagnostics += controlDiagnostics(config, lines: lines, fileName: document.fileName)
+        run.diagnostics += CardReaderSection.diagnostics(config, document: document)
 
         if run.diagnostics.isEmpty {
             return (config, [])
@@ -203,6 +207,11 @@ public enum ConfigValidator {
 
     static let gpioLines: ClosedRange<Int64> = 0...511
 
+    /// The keys of `table`: a fixed table's, or a card reader's (`card_reader.NAME`).
+    static func keys(for table: String) -> [KeySpec]? {
+        schema[table] ?? CardReaderSection.keys(for: table)
+    }
+
     static let schema: [String: [KeySpec]] = [
         "": [
             string("music_dir", allowEmpty: true) { $0.musicDir = $1 },
@@ -241,6 +250,14 @@ public enum ConfigValidator {
             },
             integer("sync_interval_s", 2...600) { $0.resume.syncIntervalSeconds = $1 },
             string("checkpoint_device", allowEmpty: true) { $0.resume.checkpointDevice = $1 },
+        ],
+        "cards": [
+            choice("mode", TagCardPresence.Mode.self) { $0.cards.mode = $1 },
+            choice("swipe_again", TagCardPresence.SwipeAgain.self) { $0.cards.swipeAgain = $1 },
+            integer("removal_debounce_ms", 0...10_000) { $0.cards.removalDebounceMs = $1 },
+            KeySpec(name: "continue_over_minutes", kind: .number(0...1440)) {
+                $0.cards.continueOverMinutes = $1.number ?? 20
+            },
         ],
         "console": [
             path("device", allowStdin: true) { $0.console.device = $1 },
@@ -339,7 +356,14 @@ public enum ConfigValidator {
         mutating func reportUnknownTable(_ name: String, line: Int?) {
             var problem = "unknown table [\(name)]"
             let known = ConfigValidator.schema.keys.filter { !$0.isEmpty }.sorted()
-            if let suggestion = ConfigValidator.suggest(name, among: known) {
+            let head = String(name.prefix { $0 != "." })
+            if name == "card_reader" {
+                problem = "a card reader needs a name: write [card_reader.NAME], e.g. [card_reader.front]"
+            } else if head == "card_reader" {
+                problem += "; a card reader's table is [card_reader.NAME], one name without dots"
+            } else if name.contains("."), ConfigValidator.suggest(head, among: ["card_reader"]) != nil {
+                problem += "; did you mean [card_reader.\(name.dropFirst(head.count + 1))]?"
+            } else if let suggestion = ConfigValidator.suggest(name, among: known) {
                 problem += "; did you mean [\(suggestion)]?"
             }
             diagnostics.append(.init(fileName: document.fileName, line: line, key: name, problem: problem))

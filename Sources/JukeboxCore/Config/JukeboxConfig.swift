@@ -17,6 +17,9 @@ public struct JukeboxConfig: Sendable, Equatable {
     public var display = Display()
     public var network = Network()
     public var sleep = Sleep()
+    public var cards = Cards()
+    /// The `[card_reader.NAME]` tables, in the file's order.
+    public var cardReaders: [CardReaderConfig] = []
 
     /// The defaults, with `musicDir`.
     public init(musicDir: String) {
@@ -94,6 +97,25 @@ public struct JukeboxConfig: Sendable, Equatable {
         public var longTrackMs: Int64 { Int64(longTrackMinutes * 60_000) }
         /// `syncIntervalSeconds` in milliseconds.
         public var syncIntervalMs: Int64 { Int64(syncIntervalSeconds) * 1000 }
+    }
+
+    /// `[cards]`: what NFC/RFID cards on a reader do.
+    public struct Cards: Sendable, Equatable {
+        /// Place to play (on = play, off = pause) or swipes.
+        public var mode = TagCardPresence.Mode.place
+        /// What a second swipe of the playing card does (swipe mode).
+        public var swipeAgain = TagCardPresence.SwipeAgain.toggle
+        /// A card away for less than this and read again was never removed.
+        public var removalDebounceMs = 1000
+        /// A card with no policy of its own continues where it was left when its music is
+        /// longer than this (audiobooks), else starts from the beginning (songs).
+        public var continueOverMinutes: Double = 20
+
+        /// The defaults.
+        public init() {}
+
+        /// `continueOverMinutes` in milliseconds.
+        public var continueOverMs: Int64 { Int64(continueOverMinutes * 60_000) }
     }
 
     /// `[console]`: the text command console.

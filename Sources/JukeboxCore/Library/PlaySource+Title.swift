@@ -5,6 +5,7 @@ extension PlaySource {
         switch self {
         case .folder(let path): path.isEmpty ? "all music" : "folder \(path)"
         case .album(let artist, let album): artist.isEmpty ? "album \(album)" : "album \(album) by \(artist)"
+        case .artist(let name): "artist \(name)"
         case .playlist(let name): "playlist \(name)"
         case .favourites: Favourites.playlistName
         }

@@ -1,10 +1,12 @@
 /// What the queue was filled from when the box itself chose the music (the menu, favourites,
-/// later a card): what "Recently played" lists and continues.
+/// a card): what "Recently played" lists and continues.
 public enum PlaySource: Sendable, Hashable {
     /// A folder of `music_dir`, relative to it ("" is the whole library), with its subfolders.
     case folder(path: String)
     /// An album by its album artist (or artist), in disc and track order.
     case album(artist: String, album: String)
+    /// Every album of an artist (album artist, else artist), A–Z.
+    case artist(name: String)
     /// A stored playlist, by its name (the `.m3u` file without the extension).
     case playlist(name: String)
     /// The `Favourites` stored playlist.

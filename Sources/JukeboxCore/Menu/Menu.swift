@@ -423,6 +423,7 @@ public struct Menu: Sendable {
             let name = Self.name(album, or: "No album")
             return (artist.isEmpty ? name : "\(name) – \(artist)") + ", \(where_)"
         case .folder(let path): return (path.isEmpty ? "All music" : path) + "/, \(where_)"
+        case .artist(let name): return "\(Self.name(name, or: "No artist")), \(where_)"
         case .playlist(let name): return "\(name), \(where_)"
         case .favourites: return "Favourites, \(where_)"
         }

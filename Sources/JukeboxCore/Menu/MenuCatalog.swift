@@ -169,8 +169,13 @@ public struct MenuCatalog: Sendable {
             var out: [Int] = []
             collect(folder, into: &out)
             return out
-        case .album:
-            return albumBySource[source].map { albums[$0].tracks }
+        case .album(let artist, let name):
+            // A card may name an album without its artist: the first album of that name.
+            let index = albumBySource[source] ?? (artist.isEmpty ? albums.firstIndex { $0.name == name } : nil)
+            return index.map { albums[$0].tracks }
+        case .artist(let name):
+            guard let artist = artists.first(where: { $0.name == name }) else { return nil }
+            return artist.albums.flatMap { albums[$0].tracks }
         case .favourites:
             return favourites
         case .playlist:

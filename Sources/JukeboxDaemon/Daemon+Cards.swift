@@ -1,0 +1,202 @@
+import Glibc
+import JukeboxCore
+import JukeboxStore
+import LinuxSupport
+import MPDProtocol
+
+// NFC/RFID cards (control thread). A reader's reads and removals (and `card ID` / `card none`
+// on every console) go through the core's `TagCardPresence`, which debounces removals and
+// says play, continue, pause or swiped again; what a card plays comes from `tag_cards`.
+//
+// A card holds the queue while the music it chose is the queue's source (`history.source`):
+// its removal pauses that music and it continues it when it comes back, also after a restart
+// (the resume journal put the queue back within 2 s of where it was). The place of a card whose
+// music is left for another's is written with Recently played's entry (at the switch, at a
+// pause or stop, and with the resume commits, unsynced and made durable by the next commit):
+// no writes of its own while music plays.
+
+extension Daemon {
+    /// A read or a removal at a reader (or typed on a console).
+    func handleTagCard(_ event: TagCardPresence.Event) {
+        for action in cards.handle(event, now: Instant.now) {
+            logger.debug("card: \(action)")
+            switch action {
+            case .play(let id), .resume(let id):
+                putOn(id)
+            case .pause(let id):
+                guard let card = holdingCard, card.id == id, holdsQueue(card) else { continue }
+                refreshPosition()
+                perform(machine.handle(.command(.pause), now: Instant.now))
+            case .swipeAgain(let id, let again):
+                guard let card = holdingCard, card.id == id, holdsQueue(card) else {
+                    putOn(id)
+                    continue
+                }
+                switch again {
+                case .toggle: perform(machine.handle(.command(.toggle), now: Instant.now))
+                case .skip: perform(machine.handle(.command(.next), now: Instant.now))
+                case .restart:
+                    if case .source(let source) = card.content { play(source, trackPath: nil, positionMs: 0) }
+                case .nothing: break
+                }
+            }
+        }
+    }
+
+    /// Whether the queue still holds `card`'s music.
+    func holdsQueue(_ card: TagCard) -> Bool {
+        if case .source(let source) = card.content { return history.source == source }
+        return false
+    }
+
+    /// Card `id` was put on the reader: its music continues if the queue holds it, else
+    /// plays (from where it was left, as its policy says); a command runs; an unknown card
+    /// opens the menu to learn what it plays.
+    private func putOn(_ id: String) {
+        refreshPosition()  // where the music that plays now is left
+        let card: TagCard?
+        do {
+            card = try store.tagCard(id: id)
+        } catch {
+            logger.error("card \(id): cannot read the card mapping: \(error)")
+            return
+        }
+        guard let card else {
+            learningCard = id
+            logger.info("card \(id): new card; choose what it plays in the menu")
+            console?.announce("new card \(id): choose what it plays in the menu")
+            display?.announce("New card", now: Instant.now)
+            openMenu(at: Instant.now)
+            return
+        }
+        switch card.content {
+        case .source(let source):
+            if holdsQueue(card) {
+                holdingCard = card
+                logger.info("card \(id): continuing \(source.title)")
+                if machine.state != .playing { perform(machine.handle(.command(.play(index: nil)), now: Instant.now)) }
+                return
+            }
+            var start: PlayHistory.Place?
+            if let place = card.place,
+                card.continues(durationMs: durationMs(of: source), continueOverMs: config.cards.continueOverMs)
+            {
+                start = place
+            }
+            let count = play(source, trackPath: start?.trackPath, positionMs: start?.positionMs ?? 0)
+            guard count > 0 else {
+                console?.announce("card \(id): nothing to play in \(source.title)")
+                return
+            }
+            holdingCard = card
+            console?.announce("card \(id): playing \(source.title)")
+        case .url(let url):
+            logger.info("card \(id): \(url): streams are not played yet")
+            console?.announce("card \(id): \(url): streams are not played yet")
+        case .command(let line):
+            logger.info("card \(id): \(line)")
+            handleConsoleLine(line)
+        }
+    }
+
+    /// The length of `source`'s music, for the place policy.
+    private func durationMs(of source: PlaySource) -> Int64 {
+        (trackIDs(of: source, only: nil) ?? []).reduce(0) { $0 + (library[$1]?.durationMs ?? 0) }
+    }
+
+    /// Where the music of the card holding the queue was left: written with its Recently
+    /// played entry (`recordHistory`).
+    func saveCardPlace(_ entry: RecentlyPlayed.Entry) {
+        guard let card = holdingCard, card.content == .source(entry.source) else { return }
+        let place = PlayHistory.Place(trackPath: entry.trackPath, positionMs: entry.positionMs)
+        do {
+            try store.setTagCardPlace(place, id: card.id)
+        } catch {
+            logger.error("card \(card.id): cannot save its place: \(error)")
+        }
+    }
+
+    /// The menu chose `source` while a new card waited: the card plays it from now on.
+    func learn(_ source: PlaySource) {
+        guard let id = learningCard else { return }
+        learningCard = nil
+        let card = TagCard(id: id, content: .source(source))
+        do {
+            try store.assignTagCards([card])
+        } catch {
+            logger.error("card \(id): cannot save what it plays: \(error)")
+            return
+        }
+        holdingCard = card
+        logger.info("card \(id): now plays \(source.title)")
+        console?.announce("card \(id): now plays \(source.title)")
+    }
+
+    /// The stdin console's `card` words (its other consoles reach `MPDCommands` directly).
+    func handleTagCardLine(_ line: String) -> String {
+        guard case .success(let request) = MPDProtocol.tokenize(line) else { return "error: card: unbalanced quotes" }
+        switch TagCardCommand.parse(request.arguments) {
+        case .failure(let error): return "error: \(error.message)"
+        case .success(.read(let id)):
+            handleTagCard(.read(id))
+            return "OK"
+        case .success(.removed):
+            handleTagCard(.removed)
+            return "OK"
+        case .success(let command):
+            do {
+                return (try TagCardMapping(store: store).run(command) + ["OK"]).joined(separator: "\n")
+            } catch {
+                return "error: card: \(error)"
+            }
+        }
+    }
+}
+
+/// The card mapping in `tag_cards` as every console's `card` words manage it, and its CSV file.
+struct TagCardMapping: MPDTagCardMapping {
+    let store: LibraryStore
+
+    /// A problem with the mapping file.
+    struct FileProblem: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    func run(_ command: TagCardCommand) throws -> [String] {
+        switch command {
+        case .assign(let card):
+            try store.assignTagCards([card])
+            return ["\(card.id) \(card.content.description)"]
+        case .policy(let id, let policy):
+            guard try store.setTagCardPolicy(policy, id: id) else { throw FileProblem(description: "no card \(id)") }
+            return []
+        case .list:
+            return try store.tagCards().map { card in
+                var line = "\(card.id) \(card.content.description)"
+                if let policy = card.policy { line += " (\(policy.rawValue))" }
+                if let place = card.place { line += " at \(place.trackPath) \(ScreenLayout.clock(place.positionMs))" }
+                return line
+            }
+        case .forget(let id):
+            guard try store.forgetTagCard(id: id) else { throw FileProblem(description: "no card \(id)") }
+            return []
+        case .export(let path):
+            let cards = try store.tagCards()
+            let fd = try FileDescriptor(path: path, flags: O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC)
+            try fd.writeAll(Array(TagCardFile.csv(cards).utf8))
+            try fd.syncData()
+            return ["\(cards.count) cards written to \(path)"]
+        case .import(let path):
+            let text = String(decoding: try readWholeFile(path, limit: 4 << 20), as: UTF8.self)
+            let (cards, problems) = TagCardFile.parse(text)
+            guard problems.isEmpty else {
+                // Nothing is imported from a file with a bad line: fix it and import again.
+                throw FileProblem(description: "\(path): nothing imported; " + problems.joined(separator: "; "))
+            }
+            try store.assignTagCards(cards)
+            return ["\(cards.count) cards read from \(path)"]
+        case .read, .removed:
+            return []
+        }
+    }
+}

@@ -1,0 +1,207 @@
+import Foundation
+import Glibc
+import JukeboxTestSupport
+import LinuxSupport
+import Testing
+
+/// NFC/RFID cards on the real daemon, injected as a reader would give them (`card ID`,
+/// `card none` on the stdin console), with the player watched over the MPD listener: place to
+/// play, a removal debounced, each card's own place, a kill -9, and the learn flow.
+@Suite(.serialized) struct TagCardDaemonTests {
+    /// A daemon on `MenuEndToEndTests`' library (three artists, two albums each, two 21 s
+    /// tracks per album) with cards A (folder Alpha/First, continue) and B (album Beta Second).
+    static func start(onStart: String = "play", extra: String = "") throws -> (DaemonHarness, MPDTestClient, Int) {
+        let port = freeLoopbackPort()
+        let harness = try DaemonHarness(
+            tracks: [], configExtra: "[network]\nport = \(port)\n\(extra)", onStart: onStart)
+        try MenuEndToEndTests.writeLibrary(in: harness.musicDir)
+        let process = try harness.start()
+        #expect(process.waitForLine(matching: "MPD protocol on", on: .stderr) != nil, "\(harness.log)")
+        let client = try MPDTestClient(port: port)
+        #expect(
+            waitUntil(timeout: .seconds(10)) { client.command("lsinfo \"Alpha/First\"").count > 1 }, "\(harness.log)")
+        return (harness, client, port)
+    }
+
+    static func assignCards(_ client: MPDTestClient) {
+        #expect(client.command(#"card assign a folder "Alpha/First""#) == [#"card: A folder "Alpha/First""#, "OK"])
+        #expect(client.command("card policy A continue") == ["OK"])
+        #expect(client.command(#"card assign b album Beta Second"#) == [#"card: B album "Beta" "Second""#, "OK"])
+    }
+
+    /// The playing file and position, and the state.
+    static func now(_ client: MPDTestClient) -> (file: String?, elapsed: Double, state: String?) {
+        let status = client.fields("status")
+        return (
+            client.fields("currentsong")["file"], status["elapsed"].flatMap(Double.init) ?? -1, status["state"]
+        )
+    }
+
+    /// Waits until the player plays a file under `folder`; that moment (MonotonicClock).
+    static func waitForPlaying(_ folder: String, _ client: MPDTestClient) -> UInt64? {
+        var at: UInt64?
+        waitUntil(timeout: .seconds(5), pollingEvery: .milliseconds(10)) {
+            let now = Self.now(client)
+            guard now.state == "play", now.file?.hasPrefix(folder + "/") == true else { return false }
+            at = MonotonicClock.nanoseconds()
+            return true
+        }
+        return at
+    }
+
+    @Test func placeToPlayWithEachCardsOwnPlace() throws {
+        let (harness, client, _) = try Self.start()
+        defer { MPDDaemonTests.stop(harness) }
+        Self.assignCards(client)
+
+        harness.send("card A")
+        #expect(Self.waitForPlaying("Alpha/First", client) != nil, "\(harness.log)")
+        #expect(waitUntil(timeout: .seconds(5)) { Self.now(client).elapsed >= 3 })
+
+        // Removed: the pause comes when the debounce (1 s) is over, within 200 ms of it.
+        let removed = MonotonicClock.nanoseconds()
+        harness.send("card none")
+        var pausedAt: UInt64 = 0
+        #expect(
+            waitUntil(timeout: .seconds(3), pollingEvery: .milliseconds(10)) {
+                pausedAt = MonotonicClock.nanoseconds()
+                return client.fields("status")["state"] == "pause"
+            }, "\(harness.log)")
+        let pauseDelay = seconds(from: removed, to: pausedAt)
+        print("card none -> paused: \(pauseDelay) s (debounce 1 s)")
+        #expect(pauseDelay >= 1.0 && pauseDelay <= 1.2, "paused \(pauseDelay) s after the removal")
+        let left = Self.now(client)
+
+        // Card B plays B.
+        harness.send("card B")
+        #expect(Self.waitForPlaying("Beta/Second", client) != nil, "\(harness.log)")
+        #expect(
+            client.command("playlistinfo").filter { $0.hasPrefix("file: ") } == [
+                "file: Beta/Second/01.mp3", "file: Beta/Second/02.mp3",
+            ])
+
+        #expect(waitUntil(timeout: .seconds(5)) { Self.now(client).elapsed >= 2 })
+
+        // A back (B taken off first) continues A where it paused.
+        harness.send("card none")
+        harness.send("card A")
+        #expect(Self.waitForPlaying("Alpha/First", client) != nil, "\(harness.log)")
+        let back = Self.now(client)
+        #expect(back.file == left.file)
+        #expect(abs(back.elapsed - left.elapsed) <= 1.0, "paused at \(left.elapsed) s, continued at \(back.elapsed) s")
+        let listing = client.command("card list")
+        let placeOfB = #"card: B album "Beta" "Second" at Beta/Second/01.mp3 0:02"#
+        #expect(listing.contains { $0.hasPrefix(placeOfB) }, "\(listing)")
+    }
+
+    @Test func aCardLostFor800MillisecondsDoesNotPause() throws {
+        let (harness, client, _) = try Self.start()
+        defer { MPDDaemonTests.stop(harness) }
+        Self.assignCards(client)
+        harness.send("card A")
+        #expect(Self.waitForPlaying("Alpha/First", client) != nil, "\(harness.log)")
+        let lost = MonotonicClock.nanoseconds()
+        harness.send("card none")
+        while seconds(from: lost, to: MonotonicClock.nanoseconds()) < 0.8 {
+            #expect(client.fields("status")["state"] == "play")
+            sleepMilliseconds(20)
+        }
+        harness.send("card A")
+        // Past the old debounce deadline and beyond, it keeps playing.
+        while seconds(from: lost, to: MonotonicClock.nanoseconds()) < 2.5 {
+            #expect(client.fields("status")["state"] == "play", "\(harness.log)")
+            sleepMilliseconds(20)
+        }
+        #expect(!harness.log.contains("card: pause"), "\(harness.log)")
+    }
+
+    @Test func afterKill9TheCardContinuesWithin2Seconds() throws {
+        let (harness, client, port) = try Self.start(onStart: "paused")
+        Self.assignCards(client)
+        harness.send("card A")
+        #expect(Self.waitForPlaying("Alpha/First", client) != nil, "\(harness.log)")
+        #expect(waitUntil(timeout: .seconds(10)) { Self.now(client).elapsed >= 6.5 })
+        let killed = Self.now(client)
+        let process = try #require(harness.process)
+        process.kill(SIGKILL)
+        _ = process.waitForExit(timeout: .seconds(5))
+
+        let again = try harness.start()
+        defer { MPDDaemonTests.stop(harness) }
+        #expect(again.waitForLine(matching: "MPD protocol on", on: .stderr) != nil, "\(harness.log)")
+        let restarted = try MPDTestClient(port: port)
+        #expect(waitUntil(timeout: .seconds(5)) { restarted.fields("status")["state"] == "pause" }, "\(harness.log)")
+        harness.send("card A")
+        #expect(Self.waitForPlaying("Alpha/First", restarted) != nil, "\(harness.log)")
+        let continued = Self.now(restarted)
+        print("killed at \(killed.elapsed) s of \(killed.file ?? "?"), card A continued at \(continued.elapsed) s")
+        #expect(continued.file == killed.file)
+        #expect(abs(continued.elapsed - killed.elapsed) <= 2.0)
+    }
+
+    @Test func aNewCardLearnsWhatTheMenuChooses() throws {
+        let (harness, client, _) = try Self.start()
+        defer { MPDDaemonTests.stop(harness) }
+        let process = try #require(harness.process)
+        harness.send("card 04c0ffee")
+        #expect(process.waitForLine(matching: "new card 04C0FFEE", on: .stdout) != nil, "\(harness.log)")
+        // The menu is open: Artists, the second artist, its second album, Play all.
+        for gesture in ["+1", "press", "+1", "press", "+1", "press", "press"] {
+            #expect(client.command("knob \(gesture)") == ["OK"], "knob \(gesture)")
+        }
+        #expect(Self.waitForPlaying("Beta/Second", client) != nil, "\(harness.log)")
+        let listing = client.command("card list")
+        #expect(listing.first?.hasPrefix(#"card: 04C0FFEE album "Beta" "Second" at Beta/Second/01.mp3"#) == true)
+        #expect(listing.count == 2, "\(listing)")
+        // It holds the queue like any card: taken off, the music pauses.
+        harness.send("card none")
+        #expect(waitUntil(timeout: .seconds(3)) { client.fields("status")["state"] == "pause" }, "\(harness.log)")
+    }
+
+    /// Swipe mode: taking a card away does nothing, a second swipe toggles; a command card runs
+    /// its command and leaves the music alone.
+    @Test func swipesAndACommandCard() throws {
+        let (harness, client, _) = try Self.start(extra: "[cards]\nmode = \"swipe\"\nremoval_debounce_ms = 100\n")
+        defer { MPDDaemonTests.stop(harness) }
+        Self.assignCards(client)
+        #expect(client.command(#"card assign c command "volume 30""#) == [#"card: C command "volume 30""#, "OK"])
+        harness.send("card A")
+        #expect(Self.waitForPlaying("Alpha/First", client) != nil, "\(harness.log)")
+        harness.send("card none")
+        sleepMilliseconds(300)  // three debounces: a removal would have paused by now
+        #expect(client.fields("status")["state"] == "play")
+        harness.send("card A")
+        #expect(waitUntil(timeout: .seconds(3)) { client.fields("status")["state"] == "pause" }, "\(harness.log)")
+        harness.send("card A")
+        #expect(Self.waitForPlaying("Alpha/First", client) != nil, "\(harness.log)")
+        harness.send("card C")
+        #expect(waitUntil(timeout: .seconds(3)) { client.fields("status")["volume"] == "30" }, "\(harness.log)")
+        #expect(Self.now(client).state == "play")
+        #expect(Self.now(client).file?.hasPrefix("Alpha/First/") == true)
+    }
+
+    @Test func exportAndImportOnAConsole() throws {
+        let (harness, client, _) = try Self.start()
+        defer { MPDDaemonTests.stop(harness) }
+        Self.assignCards(client)
+        let file = harness.directory.file("cards.csv")
+        #expect(client.command("card export \"\(file)\"") == ["card: 2 cards written to \(file)", "OK"])
+        #expect(
+            try String(contentsOfFile: file, encoding: .utf8)
+                == "card,kind,value,artist,policy\nA,folder,Alpha/First,,continue\nB,album,Second,Beta,\n")
+        try "card,kind,value,artist,policy\nC,playlist,mix,,\nD,song,x,,\n".write(
+            toFile: file, atomically: true, encoding: .utf8)
+        #expect(
+            client.command("card import \"\(file)\"")
+                == [
+                    "ACK [52@0] {card} \(file): nothing imported; line 3: card: unknown kind 'song' (folder, album, artist, playlist, url, command)"
+                ])
+        try "C,command,stop,,\n".write(toFile: file, atomically: true, encoding: .utf8)
+        #expect(client.command("card import \"\(file)\"") == ["card: 1 cards read from \(file)", "OK"])
+        #expect(client.command("card forget b") == ["OK"])
+        #expect(
+            client.command("card list") == [
+                #"card: A folder "Alpha/First" (continue)"#, #"card: C command "stop""#, "OK",
+            ])
+    }
+}
