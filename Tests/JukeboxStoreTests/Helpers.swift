@@ -123,6 +123,7 @@ func makeOldDatabase(at path: String, version: Int, rows: String) throws {
             shuffle_order BLOB, shuffle_history BLOB, rng_state BLOB, queue_version INTEGER NOT NULL,
             journal_seq INTEGER NOT NULL DEFAULT 0);
         \(version >= 2 ? "ALTER TABLE tracks ADD COLUMN last_position_hint BLOB;" : "")
+        \(version >= 3 ? "ALTER TABLE tracks ADD COLUMN tags TEXT; ALTER TABLE tracks ADD COLUMN format TEXT;" : "")
         \(rows)
         PRAGMA user_version=\(version);
         """)
