@@ -19,6 +19,8 @@ import Testing
         let mpd: ReferenceMPD
         let jukebox: MPDTestClient
         let reference: MPDTestClient
+        /// jukeboxd's MPD port.
+        let port: Int
         /// Per step: the line, and whether both answered the same.
         private(set) var steps: [(label: String, same: Bool)] = []
 
@@ -27,7 +29,7 @@ import Testing
             defer { source.remove() }
             let names = ["01 a.wav", "02 b.wav", "03 c.wav", "04 d.wav"]
             for name in names { try InputLatencyProbe.writeFlatWAV(path: source.file(name), seconds: 1) }
-            let port = freeLoopbackPort()
+            port = freeLoopbackPort()
             harness = try DaemonHarness(
                 tracks: names.map { source.file($0) }, configExtra: "[network]\nport = \(port)", onStart: "off")
             let process = try harness.start()

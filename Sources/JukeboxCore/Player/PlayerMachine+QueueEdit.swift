@@ -34,11 +34,14 @@ extension PlayerMachine {
             let current = queue.currentIndex
             queue.remove(range)
             if let current, range.contains(current), state != .stopped {
-                let wasPaused = state == .paused
+                // As MPD: the entry after it becomes current, playing on, or stopped when paused.
                 if range.lowerBound < queue.count {
                     queue.jump(to: range.lowerBound)
-                    startCurrent(from: resumePosition(for: queue.currentTrack), into: &actions)
-                    if wasPaused { pause(into: &actions) }
+                    if state == .paused {
+                        stop(into: &actions)
+                    } else {
+                        startCurrent(from: resumePosition(for: queue.currentTrack), into: &actions)
+                    }
                 } else {
                     stop(into: &actions)
                 }
