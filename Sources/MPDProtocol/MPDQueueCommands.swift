@@ -58,7 +58,8 @@ extension MPDCommands {
     static func changedPositions(_ arguments: [String], _ w: MPDWorld) throws -> [Int] {
         let version = UInt32(try unsigned(arguments[0]))
         let queue = w.machine.queue
-        let range = try arguments.count > 1 ? parseRange(arguments[1], count: queue.count, strict: false) : 0..<queue.count
+        let range =
+            try arguments.count > 1 ? parseRange(arguments[1], count: queue.count, strict: false) : 0..<queue.count
         return range.filter { queue.changed(at: $0, since: version) }
     }
 

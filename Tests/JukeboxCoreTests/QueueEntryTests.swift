@@ -68,7 +68,11 @@ import Testing
         ChangeCase(name: "prio 9 1:3", edit: { $0.setPriority(9, of: 1..<3) }, changed: [1, 2]),
         ChangeCase(name: "prio 0 (unchanged)", edit: { $0.setPriority(0, of: 0..<5) }, changed: []),
         ChangeCase(name: "shuffle 1:4", edit: { $0.reorder(1..<4, as: [3, 1, 2]) }, changed: [1, 2, 3]),
-        ChangeCase(name: "clear, add", edit: { $0.clear(); $0.append([1]) }, changed: [0]),
+        ChangeCase(
+            name: "clear, add",
+            edit: {
+                $0.clear(); $0.append([1])
+            }, changed: [0]),
     ])
     func plchangesReportsWhatAnEditChanged(_ test: ChangeCase) {
         var queue = Self.queue()

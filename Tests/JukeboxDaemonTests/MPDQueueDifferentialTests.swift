@@ -76,7 +76,8 @@ extension MPDDifferentialTests {
         let answerKeys = queueKeys.union(["cpos"])
         let statusKeys: Set<String> = ["state", "song", "songid", "nextsong", "nextsongid", "playlistlength"]
         let checks: [(query: String, keys: Set<String>?)] = [
-            ("status", statusKeys), ("playlistinfo", queueKeys), ("plchanges {v}", queueKeys), ("plchangesposid {v}", nil),
+            ("status", statusKeys), ("playlistinfo", queueKeys), ("plchanges {v}", queueKeys),
+            ("plchangesposid {v}", nil),
         ]
         var unsupported = 0
         for step in steps {

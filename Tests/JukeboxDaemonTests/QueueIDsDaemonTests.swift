@@ -95,7 +95,8 @@ import Testing
         #expect(before.contains("Id: 6") && before.contains("Prio: 9"), "\(before)")
         if signal == SIGKILL {
             // The edit is committed (without fsync) at once: wait for it, then kill.
-            let (store, _) = try LibraryStore.open(path: harness.database, logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
+            let (store, _) = try LibraryStore.open(
+                path: harness.database, logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
             #expect(
                 waitUntil {
                     (try? store.loadQueue().map(\.entryID)) == [6, 4]
