@@ -87,7 +87,7 @@ let package = Package(
         .executableTarget(
             name: "jukebox-bench",
             dependencies: [
-                "JukeboxTestSupport", "LinuxSupport",
+                "JukeboxTestSupport", "LinuxSupport", "JukeboxCore", "JukeboxDisplay",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 

@@ -15,10 +15,21 @@ extension Daemon {
             console?.reply("OK scanning \(config.musicDir)")
             return
         case "help", "?":
-            // The knob and button words are MPD commands too (MPDCommands), so every console has them.
-            console?.reply(CommandParser.helpText + "\n" + InjectedInput.helpText)
+            // The knob, button and favourite words are MPD commands too (MPDCommands), so every
+            // console has them.
+            console?.reply(
+                [CommandParser.helpText, InjectedInput.helpText, ControlAction.favouriteHelpText, Self.sourcesHelpText]
+                    .joined(separator: "\n"))
+            return
+        case "favourites", "favorites":
+            console?.reply(reply(playing: .favourites))
             return
         default: break
+        }
+        let words = trimmed.split(separator: " ")
+        if words.first?.lowercased() == "recent" {
+            console?.reply(handleRecent(Array(words.dropFirst())))
+            return
         }
         // Commands act on the exact played position (status, seek ±, previous's 3 s rule, a
         // long track's remembered position, the lyric line), not on the last tick's.
@@ -40,17 +51,40 @@ extension Daemon {
         }
     }
 
-    /// Gestures and encoder turns: commands go to the core like console commands.
+    /// Gestures and encoder turns: commands go to the core like console commands. While the
+    /// menu is open, the knob's clicks and the gestures it takes go to it instead, and their
+    /// mapped actions (volume, toggle) are dropped.
     func handleControls(_ outputs: [ControlOutput]) {
+        // An action follows its gesture; an action after no gesture is the knob's turn.
+        var afterGesture = false
+        var gestureTaken = false
         for output in outputs {
             switch output {
-            case .gesture, .detent:
+            case .gesture(let event):
                 logger.debug("input: \(output)")
+                gestureTaken = menuTakes(event)
+                afterGesture = true
+            case .detent(let direction, let at):
+                logger.debug("input: \(output)")
+                if menu.isOpen { perform(menu.handle(.turn(direction), now: at)) }
+                afterGesture = false
             case .action(let action, _):
+                defer { afterGesture = false }
+                if afterGesture ? gestureTaken : menu.isOpen { continue }
                 perform(action, source: "input")
             }
         }
         if !outputs.isEmpty { ControlInputs.reapChildren() }
+    }
+
+    /// A `knob` or `button` line from a console: a typed turn moves the open menu exactly
+    /// (it has no speed to accelerate by); the rest is what the hardware would have made.
+    func handleInjected(_ input: InjectedInput, map: ControlMap) {
+        if menu.isOpen, case .turn(let detents) = input {
+            perform(menu.handle(.move(detents), now: Instant.now))
+            return
+        }
+        handleControls(input.outputs(map: map, at: Instant.now))
     }
 
     /// A gesture's (or a key's) action: commands go to the core like console commands.
@@ -66,6 +100,14 @@ extension Daemon {
             } else {
                 logger.info("\(source): lyrics offset: no lyrics for this track")
             }
+        case .favourite(let edit):
+            editFavourites(edit, source: source)
+        case .menu:
+            if menu.isOpen {
+                perform(menu.handle(.close, now: Instant.now))
+            } else {
+                openMenu(at: Instant.now)
+            }
         case .shutdown:
             refreshPosition()
             perform(keeper.handle(.poweringOff(machine.snapshot), now: Instant.now))
@@ -79,19 +121,33 @@ extension Daemon: MPDPlayerHost {
     /// what they asked for (player actions, a rescan).
     func runMPD<T>(_ body: (inout MPDWorld) -> T) -> T {
         let status = refreshPosition().status
+        let queueBefore = machine.queue.entries
+        let placeBefore = currentPlace
         var world = mpd.world(machine: machine, format: status.format.map { ($0.rate, $0.channels) })
         lyrics.follow(currentTrackInfo)
         world.lyrics = lyrics.atPosition(machine.positionMs)
         let result = body(&world)
         machine = world.machine
         mpd.absorb(world)
+        // A client's queue is no longer the source the box chose.
+        if machine.queue.entries != queueBefore { recordHistory(.queueTakenOver(at: placeBefore)) }
+        if world.observer.isMarked(.storedPlaylist) { refreshMenuLists() }
+        for edit in world.favouriteEdits { editFavourites(edit, source: "mpd") }
         if let nudge = world.lyricNudge { lyrics.nudge(nudge) }
         perform(world.actions)
         if !world.injectedInputs.isEmpty {
             let map = ControlMap(config: config)
-            for input in world.injectedInputs { handleControls(input.outputs(map: map, at: Instant.now)) }
+            for input in world.injectedInputs { handleInjected(input, map: map) }
         }
         if !world.updateRequests.isEmpty { scan.start() }
         return result
     }
+}
+
+extension Daemon {
+    /// The stdin console's words for the music the box chooses.
+    static let sourcesHelpText = """
+        favourites   play the Favourites playlist
+        recent       list Recently played; recent N continues entry N where it was left
+        """
 }

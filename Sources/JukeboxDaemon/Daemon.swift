@@ -25,7 +25,7 @@ final class Daemon {
     var machine: PlayerMachine
     /// What to save when and how durably (the decisions); this class performs them.
     var keeper: ResumeKeeper
-    private let store: LibraryStore
+    let store: LibraryStore
     private let journal: ResumeJournal
     private let pipeline: AudioPipeline
     private let wakeup: WakeupEvent
@@ -36,11 +36,15 @@ final class Daemon {
     /// Buttons and the encoder (GPIO lines, input devices); nil when none is wired.
     private var controls: ControlInputs?
     let scan: ScanRunner
-    private let display: DisplayController?
+    let display: DisplayController?
     /// The playing track's lyrics (display, `lyrics` on every console, the nudge gesture).
     let lyrics: TrackLyrics
     /// Tracks by id, for paths and durations; refreshed after each scan.
-    private var library: [TrackID: TrackInfo] = [:]
+    private(set) var library: [TrackID: TrackInfo] = [:]
+    /// The source the queue holds and Recently played (saved with the resume commits).
+    var history = PlayHistory()
+    /// The paths in the `Favourites` playlist, for the mark on the display.
+    var favouritePaths: Set<String> = []
     /// Playback requests the pipeline knows, by token (for the track path and id).
     private var requests: [UInt64: PlaybackRequest] = [:]
     private var stopping = false
@@ -51,6 +55,10 @@ final class Daemon {
     private var startupScanDue: Instant?
     /// The request whose start from a seek hint was logged.
     private var loggedHintToken: UInt64?
+    /// The knob's menu over the library (rebuilt after each scan); closed until its gesture.
+    var menu = Menu(catalog: MenuCatalog(tracks: []))
+    /// The stored playlists (Favourites among them), for the menu.
+    let playlistFolder: PlaylistFolder
 
     /// Starts everything and runs until SIGTERM/SIGINT. Returns the exit status.
     static func run(settings: LoadedConfig, logger: Logger, inputReplayFifo: String? = nil) -> Int32 {
@@ -112,7 +120,8 @@ final class Daemon {
         console =
             config.console.device.hasPrefix("/")
             ? nil : Console.open(device: config.console.device, force: forceStdinConsole, logger: logger)
-        mpd = MPDFrontEnd(config: config, logger: logger)
+        mpd = MPDFrontEnd(config: config, store: store, logger: logger)
+        playlistFolder = PlaylistFolder(path: config.playlistFolder, musicDir: config.musicDir)
         display = DisplayController.make(config: config, logger: logger)
         lyrics = TrackLyrics(config: config, logger: logger)
         controls = ControlInputs.open(config: config, replayFifo: inputReplayFifo, logger: logger)
@@ -121,6 +130,7 @@ final class Daemon {
     // MARK: - start-up
 
     private func restore() {
+        loadHistory()
         reloadLibrary()
         var saved: PlaybackRecord?
         var start = ResumeStart(saved: nil, savedSequence: 0, journal: nil, journalSurvivedRestart: false)
@@ -202,6 +212,7 @@ final class Daemon {
                         switch event {
                         case .line(let line): handleConsoleLine(line)
                         case .action(let action): perform(action, source: "key")
+                        case .input(let input): handleInjected(input, map: ControlMap(config: config))
                         }
                     }
                     if console.isClosed {
@@ -233,6 +244,7 @@ final class Daemon {
             timeout = min(timeout, max(0, (deadline.nanoseconds - now.nanoseconds + 999_999) / 1_000_000))
         }
         if let mpdTimeout = mpd.timeoutMilliseconds() { timeout = min(timeout, Int64(mpdTimeout)) }
+        if let deadline = menu.nextDeadline { timeout = min(timeout, max(0, deadline.milliseconds(since: now) + 1)) }
         return Int32(timeout)
     }
 
@@ -245,6 +257,7 @@ final class Daemon {
         }
         let positionKnown = machine.state != .stopped && refreshPosition().current
         perform(keeper.handle(.tick(machine.snapshot, positionKnown: positionKnown), now: now))
+        if menu.isOpen { perform(menu.handle(.tick, now: now)) }
         updateDisplay(now: now)
     }
 
@@ -254,9 +267,16 @@ final class Daemon {
         let track = currentTrackInfo
         lyrics.follow(track)
         guard let display else { return }
+        if menu.isOpen {
+            menu.playMode = machine.options.preset ?? .inOrder
+            menu.lyricsOffsetMs = lyrics.timeline?.nudgeMs
+            display.showMenu(menu, now: now)
+            return
+        }
         display.update(
             now: now, track: track, lyrics: lyrics.timeline, lyricsVersion: lyrics.version, state: machine.state,
-            positionMs: machine.positionMs, volume: machine.volume, options: machine.options)
+            positionMs: machine.positionMs, volume: machine.volume, options: machine.options,
+            favourite: track.map { favouritePaths.contains($0.path) } ?? false)
     }
 
     /// The library entry of the queue's current track.
@@ -322,9 +342,13 @@ final class Daemon {
                 pipeline.play(item, fromMs: request.fromMs)
             case .setNext(let request):
                 pipeline.setNext(request.flatMap(playbackItem))
-            case .pause: pipeline.pause()
+            case .pause:
+                pipeline.pause()
+                recordHistory(.reached(currentPlace))
             case .resume: pipeline.resume()
-            case .stop: pipeline.stop()
+            case .stop:
+                pipeline.stop()
+                recordHistory(.reached(currentPlace))
             case .seek(let ms):
                 pipeline.seek(toMs: ms)
                 mpd.observer.mark(.player)
@@ -388,6 +412,8 @@ final class Daemon {
                     try store.setPosition(positionMs, hint: hint, ofTrack: track)
                 case .forgetPosition(let track): try store.setPosition(nil, ofTrack: track)
                 case .commit(let snapshot, let durable):
+                    // Recently played rides along unsynced; this commit makes it durable.
+                    recordHistory(.reached(place(of: snapshot)))
                     try store.savePlayback(snapshot.record(sequence: sequence), durable: durable)
                 case .resume(let snapshot, let source):
                     if case .powerCut(let checkpointMs) = source {
@@ -431,6 +457,8 @@ final class Daemon {
         }
         perform(machine.handle(.tracksDescribed(Array(library.values)), now: Instant.now))
         mpd?.libraryChanged(library.values, scanFinished: false)
+        menu.replaceCatalog(MenuCatalog(tracks: Array(library.values)))
+        refreshMenuLists()
     }
 
     private func describe(_ id: TrackID?) -> String { id.flatMap { library[$0] }?.spoken ?? "nothing" }

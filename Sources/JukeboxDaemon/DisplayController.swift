@@ -13,12 +13,15 @@ import Logging
 final class DisplayController {
     private let screen: Screen
     private var track: TrackInfo?
+    private var favourite = false
     private var lyricsVersion = -1
     private var lastRender: Instant?
     private var lastVolume: Int?
     private var lastOptions: PlayOptions?
     private var lastState: PlayState?
     private var lastPositionMs: Int64 = 0
+    /// The menu was on the screen: what plays is drawn at once when it closes.
+    private var showedMenu = false
 
     /// Minimum time between two frames.
     static let frameIntervalMs: Int64 = 50
@@ -66,11 +69,12 @@ final class DisplayController {
     /// playing track's lyrics (`lyricsVersion` changes when they are reloaded or nudged).
     func update(
         now: Instant, track: TrackInfo?, lyrics: LyricTimeline?, lyricsVersion: Int, state: PlayState,
-        positionMs: Int64, volume: Int, options: PlayOptions
+        positionMs: Int64, volume: Int, options: PlayOptions, favourite: Bool
     ) {
         var urgent = false
-        if track != self.track || lyricsVersion != self.lyricsVersion {
+        if track != self.track || lyricsVersion != self.lyricsVersion || favourite != self.favourite {
             self.track = track
+            self.favourite = favourite
             self.lyricsVersion = lyricsVersion
             urgent = true
         }
@@ -81,21 +85,34 @@ final class DisplayController {
             if state == .playing && lastState == .paused { screen.handle(.resumed, now: now) }
         }
         urgent =
-            urgent || lastVolume != volume || lastOptions != options || lastState != state
+            urgent || showedMenu || lastVolume != volume || lastOptions != options || lastState != state
             || abs(positionMs - lastPositionMs) > 1500
         lastVolume = volume
         lastOptions = options
         lastState = state
         lastPositionMs = positionMs
+        showedMenu = false
         if !urgent, let lastRender, now.milliseconds(since: lastRender) < Self.frameIntervalMs { return }
         lastRender = now
         let playing = track.map {
             NowPlaying(
                 title: $0.title ?? Self.fileStem($0.path), artist: $0.artist ?? "",
                 state: state == .playing ? .playing : state == .paused ? .paused : .stopped, positionMs: positionMs,
-                durationMs: $0.durationMs)
+                durationMs: $0.durationMs, favourite: favourite)
         }
         screen.refresh(playing, lyrics: lyrics, now: now)
+    }
+
+    /// A brief message over the lyrics (a favourite marked or unmarked).
+    func announce(_ text: String, now: Instant) {
+        screen.handle(.message(text), now: now)
+        lastRender = nil
+    }
+
+    /// Draws the open menu (every loop turn while it is open; the screen sends only changes).
+    func showMenu(_ menu: Menu, now: Instant) {
+        screen.show(menu, now: now)
+        showedMenu = true
     }
 
     func close() { screen.close() }

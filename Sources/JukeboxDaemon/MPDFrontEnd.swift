@@ -24,13 +24,30 @@ final class MPDFrontEnd {
     var host = MPDHostInfo()
     private let musicDir: String
     private let playlists: StoredPlaylists
+    private let files: MusicFiles
+    private let stickers: Stickers
+    /// `replay_gain_mode`, kept in the database's settings.
+    private var replayGainMode = ReplayGainMode.off
     private let startedAt = MonotonicClock.nanoseconds()
     private var lastTurn = MonotonicClock.nanoseconds()
     private var playedNanoseconds: UInt64 = 0
 
-    init(config: JukeboxConfig, logger: Logger) {
+    init(config: JukeboxConfig, store: LibraryStore, logger: Logger) {
         self.logger = logger
         musicDir = config.musicDir
+        files = MusicFiles(folder: MusicFolder(root: config.musicDir))
+        stickers = Stickers(store: store)
+        do {
+            if let saved = try store.setting(Self.replayGainSetting) {
+                if let mode = ReplayGainMode(rawValue: saved) {
+                    replayGainMode = mode
+                } else {
+                    logger.warning("settings: unknown replay_gain_mode '\(saved)'; using off")
+                }
+            }
+        } catch {
+            logger.error("cannot read the settings: \(error)")
+        }
         host.outputName = config.audio.device
         let folder = PlaylistFolder(path: config.playlistFolder, musicDir: config.musicDir)
         do {
@@ -107,14 +124,25 @@ final class MPDFrontEnd {
         let root = musicDir
         return MPDWorld(
             machine: machine, library: library, observer: observer, now: Instant.now, host: info,
-            hostPathProblem: { MPDFrontEnd.escapes(root: root, relative: $0) }, playlists: playlists)
+            hostPathProblem: { MPDFrontEnd.escapes(root: root, relative: $0) }, playlists: playlists,
+            stickers: stickers, musicFolder: files, replayGainMode: replayGainMode)
     }
+
+    static let replayGainSetting = "replay_gain_mode"
 
     /// Takes back what a request changed in the front end's state.
     func absorb(_ world: MPDWorld) {
         observer = world.observer
         host.updatingJob = world.host.updatingJob
         host.lastJob = world.host.lastJob
+        if world.replayGainMode != replayGainMode {
+            replayGainMode = world.replayGainMode
+            do {
+                try stickers.store.setSetting(Self.replayGainSetting, to: replayGainMode.rawValue)
+            } catch {
+                logger.error("cannot save replay_gain_mode: \(error)")
+            }
+        }
         for notice in world.notices { logger.info("\(notice)") }
     }
 

@@ -7,6 +7,8 @@ import Logging
 public enum ConsoleEvent: Equatable {
     case line(String)
     case action(ControlAction)
+    /// A knob turn or gesture made with a key.
+    case input(InjectedInput)
 }
 
 /// The text console: standard input/output, or a terminal device given by path.
@@ -118,6 +120,7 @@ public final class Console {
             for output in keys.handle(key) {
                 switch output {
                 case .action(let action): events.append(.action(action))
+                case .input(let input): events.append(.input(input))
                 case .line(let text): events.append(.line(text))
                 case .show(let text): write(Array(text.utf8))
                 }

@@ -178,16 +178,16 @@ public final class NetworkListener {
         client.input.removeFirst(start)
         let overlong = client.input.count > MPDProtocol.maximumLineBytes
         if !lines.isEmpty {
-            let (text, close) = host.runMPD { world -> (String, Bool) in
-                var text = ""
+            let (bytes, close) = host.runMPD { world -> ([UInt8], Bool) in
+                var bytes: [UInt8] = []
                 for line in lines {
                     let output = client.session.handle(line: line, world: &world)
-                    text += output.text
-                    if output.close { return (text, true) }
+                    bytes += output.bytes
+                    if output.close { return (bytes, true) }
                 }
-                return (text, false)
+                return (bytes, false)
             }
-            send(text, to: client)
+            send(bytes, to: client)
             if close { client.closing = true }
         }
         if overlong && !client.closing {
@@ -199,9 +199,11 @@ public final class NetworkListener {
         flush(client)
     }
 
-    private func send(_ text: String, to client: Client) {
-        guard !text.isEmpty else { return }
-        client.output.append(contentsOf: text.utf8)
+    private func send(_ text: String, to client: Client) { send(Array(text.utf8), to: client) }
+
+    private func send(_ bytes: [UInt8], to client: Client) {
+        guard !bytes.isEmpty else { return }
+        client.output.append(contentsOf: bytes)
         if client.pendingOutput > Self.maximumOutputBytes {
             logger.warning("MPD client \(client.number): output buffer full; closing")
             client.output = []

@@ -142,12 +142,16 @@ public final class FramebufferScreen: Screen {
     private var renderedKeys: [[String]]?
     /// Pixels written by the last refresh (for tests and the benchmark).
     public private(set) var lastWritten = 0
+    private let menuLayout: PixelMenu
+    /// The menu page on the screen (nil when it shows what plays).
+    private var shownMenu: MenuPage?
 
     /// A screen on `framebuffer` drawn with `font`.
     public init(framebuffer: Framebuffer, font: BitmapFont) {
         self.framebuffer = framebuffer
         self.font = font
         layout = PixelScreen(width: framebuffer.geometry.width, height: framebuffer.geometry.height)
+        menuLayout = PixelMenu(width: framebuffer.geometry.width, height: framebuffer.geometry.height)
         canvas = PixelCanvas(width: framebuffer.geometry.width, height: framebuffer.geometry.height)
         canvas.fill(x: 0, y: 0, width: canvas.width, height: canvas.height, color: PixelScreen.background)
         framebuffer.write(canvas)
@@ -159,11 +163,27 @@ public final class FramebufferScreen: Screen {
         let keys = layout.bandKeys(playing, lyrics: lyrics, now: now)
         let bands = layout.bands
         lastWritten = 0
+        if shownMenu != nil {
+            // The menu covered the gaps between the bands too: the whole screen again.
+            shownMenu = nil
+            layout.render(playing, lyrics: lyrics, now: now, font: font, into: &canvas)
+            lastWritten = framebuffer.write(canvas)
+            renderedKeys = keys
+            return
+        }
         for band in bands.indices where renderedKeys?[band] != keys[band] {
             layout.renderBand(band, playing, lyrics: lyrics, now: now, font: font, into: &canvas)
             lastWritten += framebuffer.write(canvas, rows: bands[band])
         }
         renderedKeys = keys
+    }
+
+    public func show(_ menu: Menu, now: Instant) {
+        lastWritten = 0
+        guard let page = menu.page(rows: menuLayout.rows, now: now), page != shownMenu else { return }
+        shownMenu = page
+        menuLayout.render(page, font: font, into: &canvas)
+        lastWritten = framebuffer.write(canvas)
     }
 
     public func overlayEnds(after now: Instant) -> Instant? { layout.overlayEnds(after: now) }

@@ -21,6 +21,7 @@ public struct PixelScreen {
     public static let nextColor: UInt32 = 0x6B_76_83
     public static let barColor: UInt32 = 0x3A_42_4C
     public static let overlayColor: UInt32 = 0x4F_C3_F7
+    public static let favouriteColor: UInt32 = 0xE5_48_5A
 
     /// A layout for `width` × `height` pixels.
     public init(width: Int, height: Int) {
@@ -73,8 +74,10 @@ public struct PixelScreen {
         }
         switch band {
         case 0:
-            let title = lineLayout.headingRow(playing.title, positionMs: playing.positionMs)
-            canvas.draw(title, x: 8, y: 6, font: font) { _ in Self.titleColor }
+            let title = lineLayout.headingRow(
+                playing.title, positionMs: playing.positionMs, favourite: playing.favourite)
+            let markCell = playing.favourite ? columns - 1 : -1
+            canvas.draw(title, x: 8, y: 6, font: font) { $0 == markCell ? Self.favouriteColor : Self.titleColor }
         case 1:
             canvas.draw(TextCells.fit(playing.artist, columns: columns), x: 8, y: 24, font: font) { _ in
                 Self.artistColor
@@ -109,7 +112,8 @@ public struct PixelScreen {
             progress.append("\(Int64(width) * min(max(0, playing.positionMs), duration) / duration)")
         }
         return [
-            [lineLayout.headingRow(playing.title, positionMs: playing.positionMs)], [playing.artist],
+            [lineLayout.headingRow(playing.title, positionMs: playing.positionMs, favourite: playing.favourite)],
+            [playing.artist],
             [frame.rows[1], "\(frame.highlight?.cells ?? -1)", overlay],
             height >= 120 ? [lineLayout.frame(playing, lyrics: lyrics, now: now).rows[2]] : [], progress,
         ]

@@ -7,6 +7,8 @@ public protocol Screen: AnyObject {
     func handle(_ event: ScreenEvent, now: Instant)
     /// Draws the screen for `playing` at `now` if it changed.
     func refresh(_ playing: NowPlaying?, lyrics: LyricTimeline?, now: Instant)
+    /// Draws the open menu instead of what plays, if it changed.
+    func show(_ menu: Menu, now: Instant)
     /// When an overlay ends (a refresh is due then even when nothing plays).
     func overlayEnds(after now: Instant) -> Instant?
     /// Leaves the device in a sane state.
@@ -29,6 +31,15 @@ public final class CharacterScreen: Screen {
 
     public func refresh(_ playing: NowPlaying?, lyrics: LyricTimeline?, now: Instant) {
         let frame = layout.frame(playing, lyrics: lyrics, now: now)
+        if frame != last {
+            last = frame
+            display.show(frame, now: now)
+        }
+    }
+
+    public func show(_ menu: Menu, now: Instant) {
+        guard let page = menu.page(rows: display.rows - 1, now: now) else { return }
+        let frame = page.frame(columns: display.columns, rows: display.rows)
         if frame != last {
             last = frame
             display.show(frame, now: now)

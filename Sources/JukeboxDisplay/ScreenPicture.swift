@@ -45,4 +45,13 @@ public enum ScreenPicture {
         screen.refresh(playing, lyrics: lyrics, now: now)
         return framebuffer.readCanvas()
     }
+
+    /// The open menu on the pixel screen, through a file-backed framebuffer of `geometry`.
+    public static func framebuffer(
+        _ menu: Menu, now: Instant, geometry: Framebuffer.Geometry, font: BitmapFont, file: String
+    ) throws -> PixelCanvas {
+        let framebuffer = try Framebuffer(file: file, geometry: geometry)
+        FramebufferScreen(framebuffer: framebuffer, font: font).show(menu, now: now)
+        return framebuffer.readCanvas()
+    }
 }

@@ -10,7 +10,7 @@ import SQLite
 public final class LibraryStore {
     /// The database file.
     public let path: String
-    private let connection: Connection
+    let connection: Connection
     private let logger: Logger
     private var statements: [String: Statement] = [:]
 
@@ -293,7 +293,7 @@ public final class LibraryStore {
         try connection.strings("PRAGMA integrity_check")
     }
 
-    private func cached(_ sql: String) throws(SQLiteError) -> Statement {
+    func cached(_ sql: String) throws(SQLiteError) -> Statement {
         if let statement = statements[sql] { return statement }
         let statement = try connection.prepare(sql)
         statements[sql] = statement

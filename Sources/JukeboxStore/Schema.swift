@@ -50,7 +50,38 @@ enum Schema {
         ALTER TABLE tracks ADD COLUMN tags TEXT;
         ALTER TABLE tracks ADD COLUMN format TEXT;
         """,
-        // 3 -> 4: MPD's per-entry facts of the queue (the entry's id, NULL in rows from before,
+        // 3 -> 4: MPD's stickers (name/value pairs per song path, kept when a rescan drops and
+        // finds the song again) and the player settings MPD clients change (replay_gain_mode)
+        """
+        CREATE TABLE stickers (
+            type  TEXT NOT NULL,
+            uri   TEXT NOT NULL,
+            name  TEXT NOT NULL,
+            value TEXT NOT NULL,
+            PRIMARY KEY (type, uri, name)
+        ) WITHOUT ROWID;
+        CREATE TABLE settings (
+            name  TEXT PRIMARY KEY,
+            value TEXT NOT NULL
+        ) WITHOUT ROWID;
+        """,
+        // 4 -> 5: Recently played, the sources the box chose (a PlaySource: its kind, an
+        // album's artist, the folder's path or the album's or playlist's name), newest = the
+        // highest seq, each with the track and position where it was left; `holds_queue`:
+        // the queue is still that source's (no client has changed it since).
+        """
+        CREATE TABLE recently_played (
+            seq         INTEGER PRIMARY KEY,
+            kind        TEXT    NOT NULL,
+            artist      TEXT    NOT NULL DEFAULT '',
+            name        TEXT    NOT NULL DEFAULT '',
+            track_path  TEXT    NOT NULL,
+            position_ms INTEGER NOT NULL,
+            holds_queue INTEGER NOT NULL DEFAULT 0,
+            UNIQUE (kind, artist, name)
+        );
+        """,
+        // 5 -> 6: MPD's per-entry facts of the queue (the entry's id, NULL in rows from before,
         // which get new ids on load; its priority; the queue version of its last change, 0 =
         // unknown) and the id the next added entry gets; `playback.queue_version` is MPD's
         // queue version from now on.

@@ -58,6 +58,9 @@ public enum InputLatencyProbe {
                 a = 5
                 b = 6
                 switch = 13
+                # A short-only switch acts on the press edge, which is what is measured; the
+                # default's switch_long = "menu" makes it act on the release.
+                switch_long = "none"
                 """
         ).write(to: config)
         let process = try DaemonProcess(
@@ -124,7 +127,7 @@ public enum InputLatencyProbe {
             result.volumeMs.append(Double(offset - mark.b0 - mark.pipe) / byteRate * 1000)
         }
 
-        // The encoder's push switch: toggle on the press edge.
+        // The encoder's push switch (short-only here): toggle on the press edge.
         for _ in 0..<pauseSamples {
             // The hand's pace, and a random part of a period more, so that presses fall at
             // every phase of the output's periods (the resume before set that phase).

@@ -27,12 +27,15 @@ public enum MPDCommands {
         public var idle: Set<MPDSubsystem>?
         /// For the human console: `help` lists plain words.
         public var human: Bool
+        /// The most bytes of one binary chunk; `binarylimit` changes it for the session.
+        public var binaryLimit: Int
 
-        init(arguments: [String], permission: Permission, password: String?, human: Bool) {
+        init(arguments: [String], permission: Permission, password: String?, human: Bool, binaryLimit: Int = 8192) {
             self.arguments = arguments
             self.permission = permission
             self.password = password
             self.human = human
+            self.binaryLimit = binaryLimit
         }
     }
 
@@ -104,9 +107,22 @@ public enum MPDCommands {
             c.response.add("db_update", w.host.databaseUpdateTime)
         },
         "getvol": Spec(permission: .read, min: 0, max: 0) { w, c in c.response.add("volume", w.machine.volume) },
-        "replay_gain_status": Spec(permission: .read, min: 0, max: 0) { _, c in
-            c.response.add("replay_gain_mode", "off")
+        "replay_gain_status": Spec(permission: .read, min: 0, max: 0) { w, c in
+            c.response.add("replay_gain_mode", w.replayGainMode.rawValue)
         },
+        "replay_gain_mode": Spec(permission: .control, min: 1, max: 1) { w, c in
+            guard let mode = ReplayGainMode(rawValue: c.arguments[0]) else {
+                throw MPDError(.argument, "Unrecognized replay gain mode")
+            }
+            w.replayGainMode = mode
+            // MPD wakes `options` even when the mode stays the same.
+            w.observer.mark(.options)
+        },
+        // No error is kept: a track that fails is skipped and logged.
+        "clearerror": Spec(permission: .control, min: 0, max: 0) { _, _ in },
+        // No client-to-client messages: no channels.
+        "channels": Spec(permission: .read, min: 0, max: 0) { _, _ in },
+        "listpartitions": Spec(permission: .read, min: 0, max: 0) { _, c in c.response.add("partition", "default") },
         "outputs": Spec(permission: .read, min: 0, max: 0) { w, c in
             c.response.add("outputid", 0)
             c.response.add("outputname", w.host.outputName)
@@ -131,6 +147,13 @@ public enum MPDCommands {
         },
         // Knob turns and button gestures, as if made on the box (`knob +2`, `button next long`).
         "knob": Spec(permission: .control, min: 1, max: 1) { w, c in try inject(["knob"] + c.arguments, into: &w) },
+        "favourite": Spec(permission: .control, min: 0, max: 1) { w, c in
+            switch ControlAction.parseFavourite(["favourite"] + c.arguments) {
+            case .success(let edit)?: w.favouriteEdits.append(edit)
+            case .failure(let error)?: throw MPDError(.argument, error.message)
+            case nil: break
+            }
+        },
         "button": Spec(permission: .control, min: 2, max: 2) { w, c in
             try inject(["button"] + c.arguments, into: &w)
         },
@@ -311,14 +334,9 @@ public enum MPDCommands {
             w.run(.editQueue(.add([track.id], at: at)))
             c.response.add("Id", w.machine.queue.items[added].id)
         },
-        "findadd": Spec(permission: .add, min: 1, max: -1) { w, c in
-            let (filter, _) = try MPDFilter.parse(c.arguments, exact: true)
-            w.run(.editQueue(.add(w.library.tracks.filter(filter.matches).map(\.id), at: nil)))
-        },
-        "searchadd": Spec(permission: .add, min: 1, max: -1) { w, c in
-            let (filter, _) = try MPDFilter.parse(c.arguments, exact: false)
-            w.run(.editQueue(.add(w.library.tracks.filter(filter.matches).map(\.id), at: nil)))
-        },
+        "findadd": Spec(permission: .add, min: 1, max: -1) { w, c in try addFound(exact: true, &w, &c) },
+        "searchadd": Spec(permission: .add, min: 1, max: -1) { w, c in try addFound(exact: false, &w, &c) },
+        "searchaddpl": Spec(permission: .control, min: 2, max: -1) { w, c in try searchAddToPlaylist(&w, &c) },
         "clear": Spec(permission: .control, min: 0, max: 0) { w, _ in w.run(.editQueue(.clear)) },
         "delete": Spec(permission: .control, min: 1, max: 1) { w, c in
             let range = try parseRange(c.arguments[0], count: w.machine.queue.count)
@@ -376,6 +394,11 @@ public enum MPDCommands {
             try listAll(c.arguments.first ?? "", info: true, &w, &c)
         },
         "find": Spec(permission: .read, min: 1, max: -1) { w, c in try find(exact: true, &w, &c) },
+        "listfiles": Spec(permission: .read, min: 0, max: 1) { w, c in try listFiles(&w, &c) },
+        "albumart": Spec(permission: .read, min: 2, max: 2) { w, c in try albumArt(&w, &c) },
+        "readpicture": Spec(permission: .read, min: 2, max: 2) { w, c in try readPicture(&w, &c) },
+        "readcomments": Spec(permission: .read, min: 1, max: 1) { w, c in try readComments(&w, &c) },
+        "sticker": Spec(permission: .admin, min: 3, max: -1) { w, c in try sticker(&w, &c) },
         "search": Spec(permission: .read, min: 1, max: -1) { w, c in try find(exact: false, &w, &c) },
         "count": Spec(permission: .read, min: 1, max: -1) { w, c in try count(&w, &c) },
         "list": Spec(permission: .read, min: 1, max: -1) { w, c in try list(&w, &c) },
@@ -397,6 +420,7 @@ public enum MPDCommands {
 
         // the connection
         "ping": Spec(permission: [], min: 0, max: 0) { _, _ in },
+        "binarylimit": Spec(permission: [], min: 1, max: 1) { _, c in try binaryLimit(&c) },
         "close": Spec(permission: [], min: -1, max: -1) { _, c in c.close = true },
         "password": Spec(permission: [], min: 1, max: 1) { _, c in
             guard let password = c.password, c.arguments[0] == password else {
@@ -451,6 +475,7 @@ public enum MPDCommands {
           lyrics              the current lyric line
           lyrics offset +200  show this song's lyrics 200 ms sooner (-200 later, 0 reset)
         \(InjectedInput.helpText.split(separator: "\n").map { "  " + $0 }.joined(separator: "\n"))
+          \(ControlAction.favouriteHelpText)
           idle                wait for a change (noidle to stop waiting)
           ping  close  commands  help
         Arguments with spaces go in double quotes. Replies end with OK, or ACK and the problem.
@@ -504,7 +529,7 @@ public enum MPDCommands {
             }
         }
         if let job = w.host.updatingJob { r.add("updating_db", job) }
-        c.response.append(r.text)
+        c.response.append(r)
     }
 
     /// The song block of a queue entry (currentsong, playlistinfo, plchanges, playlistfind):
@@ -558,7 +583,28 @@ public enum MPDCommands {
     }
 
     static func find(exact: Bool, _ w: inout MPDWorld, _ c: inout Call) throws {
-        let (filter, rest) = try MPDFilter.parse(c.arguments, exact: exact)
+        for track in try selection(c.arguments, exact: exact, in: w) { song(track, into: &c.response) }
+    }
+
+    /// `findadd`/`searchadd FILTER [sort TAG] [window RANGE] [position POS]`: the songs
+    /// selected, added to the queue at its end or at POS (`+N`/`-N`: after/before the current song).
+    static func addFound(exact: Bool, _ w: inout MPDWorld, _ c: inout Call) throws {
+        var arguments = c.arguments
+        let at = try takePosition(&arguments).map { try insertPosition($0, in: w) }
+        let found = try selection(arguments, exact: exact, in: w)
+        w.run(.editQueue(.add(found.map(\.id), at: at)))
+    }
+
+    /// Removes a trailing `position POS` from `arguments` and returns POS.
+    static func takePosition(_ arguments: inout [String]) -> String? {
+        guard arguments.count >= 2, arguments[arguments.count - 2] == "position" else { return nil }
+        defer { arguments.removeLast(2) }
+        return arguments[arguments.count - 1]
+    }
+
+    /// The songs a filter with `sort` and `window` selects (find, search, findadd, searchaddpl).
+    static func selection(_ arguments: [String], exact: Bool, in w: MPDWorld) throws -> [TrackInfo] {
+        let (filter, rest) = try MPDFilter.parse(arguments, exact: exact)
         var found = w.library.tracks.filter(filter.matches)
         var index = 0
         while index < rest.count {
@@ -580,7 +626,7 @@ public enum MPDCommands {
             }
             index += 2
         }
-        for track in found { song(track, into: &c.response) }
+        return found
     }
 
     static func list(_ w: inout MPDWorld, _ c: inout Call) throws {

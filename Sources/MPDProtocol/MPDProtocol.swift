@@ -165,19 +165,23 @@ public enum MPDSubsystem: String, Sendable, Equatable, CaseIterable, Hashable {
     case mount
 }
 
-/// Builds a response body: `key: value` lines. Values never contain a newline.
+/// Builds a response body: `key: value` lines, and MPD's binary chunks (`binary: N`, the raw
+/// bytes, a newline), which is why it holds bytes, not text. Values never contain a newline.
 public struct MPDResponse: Sendable, Equatable {
-    public private(set) var text = ""
+    public private(set) var bytes: [UInt8] = []
 
     /// An empty response.
     public init() {}
 
+    /// The response as text (a binary chunk's bytes decoded as UTF-8, for tests and people).
+    public var text: String { String(decoding: bytes, as: UTF8.self) }
+
     /// Appends `key: value`.
     public mutating func add(_ key: String, _ value: String) {
-        text += key
-        text += ": "
-        text += ReplyLine.oneLine(value)
-        text += "\n"
+        bytes += key.utf8
+        bytes += ": ".utf8
+        bytes += ReplyLine.oneLine(value).utf8
+        bytes.append(0x0A)
     }
 
     /// Appends `key: value` for an integer.
@@ -186,5 +190,15 @@ public struct MPDResponse: Sendable, Equatable {
     }
 
     /// Appends raw text (already in `key: value` form).
-    public mutating func append(_ raw: String) { text += raw }
+    public mutating func append(_ raw: String) { bytes += raw.utf8 }
+
+    /// Appends another response.
+    public mutating func append(_ other: MPDResponse) { bytes += other.bytes }
+
+    /// Appends a binary chunk as MPD frames it: `binary: N`, the N bytes, a newline.
+    public mutating func addBinary(_ chunk: [UInt8]) {
+        add("binary", chunk.count)
+        bytes += chunk
+        bytes.append(0x0A)
+    }
 }

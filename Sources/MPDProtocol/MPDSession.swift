@@ -28,15 +28,31 @@ public struct MPDSession {
 
     /// What to do after a line.
     public struct Output: Sendable, Equatable {
-        /// Bytes to send (may be empty).
-        public var text: String
+        /// Bytes to send (may be empty; a picture chunk is raw bytes).
+        public var bytes: [UInt8]
         /// Close the connection after sending.
         public var close: Bool
+
+        init(text: String, close: Bool) {
+            bytes = Array(text.utf8)
+            self.close = close
+        }
+
+        init(bytes: [UInt8], close: Bool) {
+            self.bytes = bytes
+            self.close = close
+        }
+
+        /// The bytes as text (for the human consoles and tests).
+        public var text: String { String(decoding: bytes, as: UTF8.self) }
     }
 
     public let options: Options
     /// What this client may do.
     public private(set) var permission: MPDCommands.Permission
+    /// The most bytes of a binary chunk (`albumart`, `readpicture`) this client takes at once
+    /// (MPD's default, changed by `binarylimit`).
+    public private(set) var binaryLimit = 8192
     private var list: (ok: Bool, lines: [String], bytes: Int)?
     /// The subsystems this client waits for (nil: not idle; empty set: any).
     public private(set) var idle: Set<MPDSubsystem>?
@@ -94,19 +110,19 @@ public struct MPDSession {
             break
         }
         if options.human, line.allSatisfy({ $0 == " " || $0 == "\t" }) { return Output(text: "", close: false) }
-        var text = ""
-        let result = process(line, index: 0, world: &world, into: &text)
+        var bytes: [UInt8] = []
+        let result = process(line, index: 0, world: &world, into: &bytes)
         switch result {
         case .ok:
-            text += "OK\n"
+            bytes += "OK\n".utf8
         case .error(let kick):
-            return Output(text: text, close: kick && !options.human)
+            return Output(bytes: bytes, close: kick && !options.human)
         case .close:
-            return Output(text: text, close: true)
+            return Output(bytes: bytes, close: true)
         case .idle:
-            if let flushed = flushIdle() { text += flushed }
+            if let flushed = flushIdle() { bytes += flushed.utf8 }
         }
-        return Output(text: text, close: false)
+        return Output(bytes: bytes, close: false)
     }
 
     /// Adds changes; returns what to send when the client is idle and waits for one of them.
@@ -137,28 +153,29 @@ public struct MPDSession {
     }
 
     private mutating func runList(_ list: (ok: Bool, lines: [String], bytes: Int), world: inout MPDWorld) -> Output {
-        var text = ""
+        var bytes: [UInt8] = []
         for (index, line) in list.lines.enumerated() {
-            switch process(line, index: index, world: &world, into: &text) {
+            switch process(line, index: index, world: &world, into: &bytes) {
             case .ok, .idle:
                 idle = nil
-                if list.ok { text += "list_OK\n" }
+                if list.ok { bytes += "list_OK\n".utf8 }
             case .error(let kick):
-                return Output(text: text, close: kick && !options.human)
+                return Output(bytes: bytes, close: kick && !options.human)
             case .close:
-                return Output(text: text, close: true)
+                return Output(bytes: bytes, close: true)
             }
         }
-        return Output(text: text + "OK\n", close: false)
+        return Output(bytes: bytes + "OK\n".utf8, close: false)
     }
 
-    private mutating func process(_ line: String, index: Int, world: inout MPDWorld, into text: inout String) -> Result
+    private mutating func process(_ line: String, index: Int, world: inout MPDWorld, into bytes: inout [UInt8])
+        -> Result
     {
         let request: MPDProtocol.Request
         switch MPDProtocol.tokenize(line) {
         case .success(let parsed): request = parsed
         case .failure(let error):
-            text += error.ack(index: index, command: "")
+            bytes += error.ack(index: index, command: "").utf8
             // MPD kicks a client whose command word does not parse; a bad argument only errs.
             let kick =
                 error.message == "No command given" || error.message == "Letter expected"
@@ -166,15 +183,17 @@ public struct MPDSession {
             return .error(kick: kick)
         }
         var call = MPDCommands.Call(
-            arguments: request.arguments, permission: permission, password: options.password, human: options.human)
+            arguments: request.arguments, permission: permission, password: options.password, human: options.human,
+            binaryLimit: binaryLimit)
         if let error = MPDCommands.execute(request, world: &world, call: &call) {
             let known = MPDCommands.table[request.command] != nil
-            text += call.response.text
-            text += error.ack(index: index, command: known ? request.command : "")
+            bytes += call.response.bytes
+            bytes += error.ack(index: index, command: known ? request.command : "").utf8
             return .error(kick: false)
         }
         permission = call.permission
-        text += call.response.text
+        binaryLimit = call.binaryLimit
+        bytes += call.response.bytes
         if call.close { return .close }
         if let wanted = call.idle {
             idle = wanted

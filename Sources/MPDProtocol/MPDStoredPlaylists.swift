@@ -111,6 +111,23 @@ extension MPDCommands {
         try store(name, entries, in: &w)
     }
 
+    /// `searchaddpl NAME FILTER [sort TAG] [window RANGE] [position POS]`: the songs a
+    /// search selects, appended to (or inserted at POS in) the playlist, which is created
+    /// when missing and songs match (MPD 0.23 src/db/DatabasePlaylist.cxx).
+    static func searchAddToPlaylist(_ w: inout MPDWorld, _ c: inout Call) throws {
+        let name = try validName(c.arguments[0])
+        var arguments = Array(c.arguments.dropFirst())
+        let position = try takePosition(&arguments).map { try unsigned($0) }
+        let found = try selection(arguments, exact: false, in: w)
+        let folder = try enabledFolder(w)
+        var entries = try io({ try folder.entries(of: name) }) ?? []
+        let at = position ?? entries.count
+        guard at <= entries.count else { throw MPDError(.argument, "Bad position") }
+        guard !found.isEmpty else { return }
+        entries.insert(contentsOf: found.map(\.path), at: at)
+        try store(name, entries, in: &w)
+    }
+
     static func playlistClear(_ w: inout MPDWorld, _ c: inout Call) throws {
         let name = try validName(c.arguments[0])
         _ = try existing(name, in: w)

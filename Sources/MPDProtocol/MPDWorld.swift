@@ -17,6 +17,12 @@ public struct MPDWorld {
     public var lyrics: MPDLyrics?
     /// The stored playlists; nil when there is no playlist folder.
     public var playlists: (any MPDPlaylistFolder)?
+    /// The sticker database; nil when there is none (`sticker` is then refused, as MPD's).
+    public var stickers: (any MPDStickerDatabase)?
+    /// music_dir's files for `listfiles`, `albumart`, `readpicture`, `readcomments`.
+    public var musicFolder: (any MPDMusicFolder)?
+    /// `replay_gain_mode`; the daemon keeps it across turns and restarts.
+    public var replayGainMode: ReplayGainMode = .off
 
     /// Player actions the daemon must perform (replies meant for the human console are dropped).
     public var actions: [PlayerAction] = []
@@ -27,6 +33,8 @@ public struct MPDWorld {
     /// Knob turns and gestures typed by the client (`knob +2`, `button next long`) the
     /// daemon must run through its controls' mapping.
     public var injectedInputs: [InjectedInput] = []
+    /// `favourite` lines: the playing track in or out of the Favourites playlist.
+    public var favouriteEdits: [Favourites.Edit] = []
     /// Lines the daemon must log (e.g. a loaded playlist's missing entries).
     public var notices: [String] = []
 
@@ -34,7 +42,8 @@ public struct MPDWorld {
     public init(
         machine: PlayerMachine, library: MPDLibrary, observer: MPDObserver, now: Instant, host: MPDHostInfo,
         hostPathProblem: @escaping (String) -> String? = { _ in nil }, lyrics: MPDLyrics? = nil,
-        playlists: (any MPDPlaylistFolder)? = nil
+        playlists: (any MPDPlaylistFolder)? = nil, stickers: (any MPDStickerDatabase)? = nil,
+        musicFolder: (any MPDMusicFolder)? = nil, replayGainMode: ReplayGainMode = .off
     ) {
         self.machine = machine
         self.library = library
@@ -44,6 +53,9 @@ public struct MPDWorld {
         self.hostPathProblem = hostPathProblem
         self.lyrics = lyrics
         self.playlists = playlists
+        self.stickers = stickers
+        self.musicFolder = musicFolder
+        self.replayGainMode = replayGainMode
     }
 
     /// Sends a command to the machine and keeps its actions (without its console replies).
@@ -120,6 +132,9 @@ public struct MPDObserver: Sendable, Equatable {
 
     /// Records a change the fingerprints cannot see (a seek, a scan).
     public mutating func mark(_ subsystem: MPDSubsystem) { marked.insert(subsystem) }
+
+    /// Whether `subsystem` was marked since the last `changes`.
+    public func isMarked(_ subsystem: MPDSubsystem) -> Bool { marked.contains(subsystem) }
 
     /// What changed since the last call.
     public mutating func changes(_ machine: PlayerMachine) -> Set<MPDSubsystem> {

@@ -20,6 +20,7 @@ struct JukeboxBench: ParsableCommand {
 
     static let sectionNames = [
         "material", "cpu", "memory", "disk", "startup", "scan", "instructions", "input", "control", "display",
+        "menu",
     ]
     static let aliases = [
         "rss": "memory", "mem": "memory", "ttfb": "startup", "resume": "startup", "io": "disk",
@@ -120,6 +121,7 @@ struct JukeboxBench: ParsableCommand {
             case "input": bench.sectionInput()
             case "control": bench.sectionControl()
             case "display": bench.sectionDisplay()
+            case "menu": bench.sectionMenu()
             default: break
             }
             try? writeText("\(workDir)/results.md", report.markdown())  // partial results survive a crash

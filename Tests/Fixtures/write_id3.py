@@ -7,8 +7,9 @@ KIND: v1 (ID3v1.1, Latin-1, appended) | v22 (ID3v2.2, Latin-1) |
       v23 (ID3v2.3, UTF-16 with BOM) | v24 (ID3v2.4, UTF-8)
    or: write_id3.py frames VERSION ENCODING IN.mp3 OUT.mp3 FRAME=VALUE...
 VERSION 2, 3 or 4; ENCODING 0 Latin-1, 1 UTF-16 with BOM, 2 UTF-16BE (no BOM), 3 UTF-8;
-FRAME a frame id (TPE2, TCON, TT2, ...), COMM, TXXX:DESCRIPTION or UFID:OWNER; a VALUE with
-"|" holds several strings (NUL-separated, as ID3v2.4 allows).
+FRAME a frame id (TPE2, TCON, TT2, ...), COMM, TXXX:DESCRIPTION, UFID:OWNER or
+APIC:MIME:DESCRIPTION=@IMAGEFILE (APIC~:... for a v2.4 frame unsynchronised on its own); a VALUE
+with "|" holds several strings (NUL-separated, as ID3v2.4 allows).
 The ID3v2 tags carry 64 bytes of zero padding after the frames (tag size is syncsafe;
 v2.4 frame sizes are syncsafe, v2.3 frame sizes are plain 32-bit, v2.2 frames have
 3-character ids and 24-bit sizes).
@@ -42,8 +43,24 @@ def text_payload(encoding: int, text: str) -> bytes:
     return bytes([encoding]) + encoded(encoding, text)
 
 
+def unsynchronised(data: bytes) -> bytes:
+    """ID3 unsynchronisation: a 00 after every FF that precedes 00 or a byte >= E0 (or ends)."""
+    out = bytearray()
+    for i, b in enumerate(data):
+        out.append(b)
+        if b == 0xFF and (i + 1 == len(data) or data[i + 1] == 0 or data[i + 1] >= 0xE0):
+            out.append(0)
+    return bytes(out)
+
+
 def frame_body(fid: str, encoding: int, value: str) -> (str, bytes):
     """The frame id and body of one FRAME=VALUE argument."""
+    if fid.startswith(("APIC:", "APIC~:")):
+        name, mime, description = fid.split(":", 2)
+        image = open(value[1:], "rb").read()
+        body = (bytes([encoding]) + mime.encode("latin-1") + b"\x00" + b"\x03"
+                + encoded(encoding, description) + terminator(encoding) + image)
+        return name, body
     strings = value.split("|")
     joined = terminator(encoding).join(encoded(encoding, s) for s in strings)
     if fid.startswith(("UFID:", "UFI:")):
@@ -61,12 +78,16 @@ def id3v2(version: int, frames: list) -> bytes:
     """An ID3v2 tag of (frame id, body) pairs and 64 bytes of padding."""
     data = b""
     for fid, body in frames:
+        flags = b"\x00\x00"
+        if fid.endswith("~"):
+            assert version == 4
+            fid, body, flags = fid[:-1], unsynchronised(body), b"\x00\x02"
         if version == 2:
             data += fid.encode("ascii") + struct.pack(">I", len(body))[1:] + body
         elif version == 3:
             data += fid.encode("ascii") + struct.pack(">I", len(body)) + b"\x00\x00" + body
         else:
-            data += fid.encode("ascii") + syncsafe(len(body)) + b"\x00\x00" + body
+            data += fid.encode("ascii") + syncsafe(len(body)) + flags + body
     data += b"\x00" * 64
     return b"ID3" + bytes([version, 0, 0]) + syncsafe(len(data)) + data
 

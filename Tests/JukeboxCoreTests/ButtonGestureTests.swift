@@ -101,6 +101,8 @@ import Testing
 
     static func controller(extra: [String: String] = [:]) -> InputController {
         var config = JukeboxConfig(musicDir: "/m")
+        // The switch as a short-only button (the default's long press opens the menu).
+        config.encoder.gestures["switch_long"] = nil
         config.buttons.gestures.merge(extra) { $1 }
         return InputController(map: ControlMap(config: config), settings: InputController.Settings(config: config))
     }

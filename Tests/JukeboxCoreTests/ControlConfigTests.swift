@@ -26,8 +26,9 @@ import Testing
             ])
         #expect(map.buttons["previous"]?[.short] == .command(.previous))
         #expect(map.buttons["previous"]?[.repeated] == .command(.seek(.relative(ms: -10_000))))
-        #expect(map.buttons["switch"] == [.short: .command(.toggle)])
-        #expect(map.chords.isEmpty)
+        #expect(map.buttons["switch"] == [.short: .command(.toggle), .long: .menu])
+        // Both skip buttons held together mark the playing track as a favourite.
+        #expect(map.chords == [ControlMap.Chord(first: "next", second: "previous", action: .favourite(.toggle))])
         #expect(map.turnAction(units: -3) == .command(.changeVolume(-6)))
     }
 
@@ -57,7 +58,11 @@ import Testing
         let map = ControlMap(config: value)
         #expect(map.buttons["next"]?[.long] == nil)
         #expect(map.buttons["previous"]?[.double] == .command(.setMode(.shuffle)))
-        #expect(map.chords == [ControlMap.Chord(first: "play_pause", second: "next", action: .shutdown)])
+        #expect(
+            map.chords == [
+                ControlMap.Chord(first: "next", second: "previous", action: .favourite(.toggle)),
+                ControlMap.Chord(first: "play_pause", second: "next", action: .shutdown),
+            ])
         #expect(map.buttons["switch"]?[.long] == .command(.cycleMode))
         #expect(map.turnAction(units: 2) == .command(.seek(.relative(ms: 10_000))))
         let settings = InputController.Settings(config: value)
@@ -99,6 +104,23 @@ import Testing
         #expect(LyricNudge(relative: true, ms: 600_000).applied(to: 500_000) == LyricNudge.limitMs)
     }
 
+    @Test func anyGestureCanOpenTheMenuAndThenTheMenusGesturesAreDetected() throws {
+        let (config, diagnostics) = Self.validate([
+            Entry(table: "buttons", key: "play_pause_double", value: .string("menu"), line: 3),
+            Entry(table: "encoder", key: "switch_long", value: .string("none"), line: 4),
+        ])
+        #expect(diagnostics.isEmpty)
+        let map = ControlMap(config: try #require(config))
+        #expect(map.buttons["play_pause"]?[.double] == .menu)
+        #expect(map.buttons["switch"]?[.long] == nil)
+        // The open menu's press, back and play-next gestures are detected even though unmapped.
+        #expect(map.profiles["switch"] == GestureDetector.Profile([.short, .long]))
+        #expect(map.profiles["next"]?.gestures.contains(.short) == true)
+        var without = JukeboxConfig(musicDir: "/m")
+        without.encoder.gestures["switch_long"] = nil
+        #expect(ControlMap(config: without).profiles["switch"] == GestureDetector.Profile([.short]))
+    }
+
     @Test func badControlKeysAreReportedWithTheirLines() {
         let (config, diagnostics) = Self.validate([
             Entry(table: "buttons", key: "next_short", value: .string("skip"), line: 3),
@@ -115,7 +137,7 @@ import Testing
                 "j.toml:7: encoder.step: must be between 1 and 30, found 0",
                 "j.toml:8: encoder.direction: must be one of normal or reversed, found 'backwards'",
                 "j.toml:3: buttons.next_short: not a command (unknown command 'skip' (type 'help')); use a console "
-                    + "command like 'toggle' or 'seek +10', 'shutdown' or 'none'",
+                    + "command like 'toggle' or 'seek +10', 'favourite', 'shutdown', 'menu' or 'none'",
                 "j.toml:6: buttons.very_long_press_ms: must be longer than long_press_ms (2000), found 1500",
             ])
     }

@@ -20,6 +20,9 @@ import Testing
         ("button previous very-long", .gesture(button: "previous", .veryLong)),
         ("button switch double", .gesture(button: "switch", .double)),
         ("button next repeat", .gesture(button: "next", .repeated)),
+        ("button next+previous chord", .gesture(button: "next+previous", .chord)),
+        ("button previous+next chord", .gesture(button: "next+previous", .chord)),
+        ("button switch+play_pause chord", .gesture(button: "play_pause+switch", .chord)),
     ])
     func parses(_ line: String, _ expected: InjectedInput) {
         #expect(Self.parse(line) == .success(expected))
@@ -34,6 +37,9 @@ import Testing
         ("button stop short", "button: unknown button 'stop' (play_pause, next, previous, switch)"),
         ("button next chord", "button: unknown gesture 'chord' (short, double, long, repeat, very_long)"),
         ("button next hold", "button: unknown gesture 'hold' (short, double, long, repeat, very_long)"),
+        ("button next+next chord", "button: unknown chord 'next+next' (two of play_pause, next, previous, switch)"),
+        ("button next+stop chord", "button: unknown chord 'next+stop' (two of play_pause, next, previous, switch)"),
+        ("button next+previous long", "button: two buttons make a chord: button next+previous chord"),
     ])
     func refuses(_ line: String, _ message: String) {
         guard case .failure(let error)? = Self.parse(line) else {
@@ -61,6 +67,13 @@ import Testing
         #expect(
             InjectedInput.gesture(button: "next", .long).outputs(map: map, at: at)
                 == [.gesture(long), .action(.command(.cycleMode), at: at)])
+        // A chord by either order of its buttons: the default favourite chord.
+        let chord = GestureEvent(control: "next+previous", gesture: .chord, at: at)
+        guard case .success(let injected)? = Self.parse("button previous+next chord") else {
+            Issue.record("no chord")
+            return
+        }
+        #expect(injected.outputs(map: map, at: at) == [.gesture(chord), .action(.favourite(.toggle), at: at)])
         // Nothing mapped: the gesture alone (a menu or the log may still use it).
         let double = GestureEvent(control: "next", gesture: .double, at: at)
         #expect(InjectedInput.gesture(button: "next", .double).outputs(map: map, at: at) == [.gesture(double)])

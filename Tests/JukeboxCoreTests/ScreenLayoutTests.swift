@@ -160,6 +160,22 @@ import Testing
         #expect(layout.frame(long, lyrics: nil, now: .zero).rows[0] == "ry Long Title – ")
     }
 
+    @Test func aFavouriteKeepsItsMarkInTheLastCell() {
+        let layout = ScreenLayout(columns: 16, rows: 2)
+        #expect(
+            layout.frame(NowPlaying(title: "Song", artist: "Band", favourite: true), lyrics: nil, now: .zero).rows[0]
+                == "Song – Band    ♥")
+        // A long heading scrolls in the cells before it; the mark stays.
+        var long = NowPlaying(title: "A Very Long Title", artist: "Someone", favourite: true)
+        #expect(layout.frame(long, lyrics: nil, now: .zero).rows[0] == "A Very Long Ti ♥")
+        long.positionMs = 3000
+        #expect(layout.frame(long, lyrics: nil, now: .zero).rows[0] == "ry Long Title  ♥")
+        let lcd = ScreenLayout(columns: 20, rows: 4)
+        let rows = lcd.frame(NowPlaying(title: "Song", favourite: true), lyrics: nil, now: .zero).rows
+        #expect(LCDCharset.encode(rows[0], columns: 20).last == LCDCharset.favouriteSlot)
+        #expect(LCDCharset.customCharacters.count == Int(LCDCharset.favouriteSlot) + 1)
+    }
+
     @Test func overlaysAreBrief() {
         var layout = ScreenLayout(columns: 16, rows: 2)
         let playing = NowPlaying(title: "Song", positionMs: 2000)

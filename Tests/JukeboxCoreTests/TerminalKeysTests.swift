@@ -20,15 +20,35 @@ import Testing
         #expect(decoder.feed([0x1B]) == [.escape])
     }
 
+    /// What the keys' outputs do: actions, and the mapped actions of their gestures and turns.
+    private func actions(_ outputs: [TerminalKeyControls.Output], _ map: ControlMap) -> [ControlAction] {
+        outputs.flatMap { output -> [ControlAction] in
+            switch output {
+            case .action(let action): return [action]
+            case .input(let input):
+                return input.outputs(map: map, at: .zero).compactMap {
+                    if case .action(let action, _) = $0 { return action }
+                    return nil
+                }
+            case .line, .show: return []
+            }
+        }
+    }
+
     @Test func keysDoWhatTheShortPressesAndTheKnobDo() {
-        var keys = TerminalKeyControls(map: ControlMap(config: JukeboxConfig(musicDir: "/m")))
+        let map = ControlMap(config: JukeboxConfig(musicDir: "/m"))
+        var keys = TerminalKeyControls(map: map)
         #expect(keys.handle(.character(" ")) == [.action(.command(.toggle))])
-        #expect(keys.handle(.right) == [.action(.command(.next))])
+        #expect(keys.handle(.right) == [.input(.gesture(button: "next", .short))])
+        #expect(actions(keys.handle(.right), map) == [.command(.next)])
         #expect(keys.handle(.character("p")) == [.action(.command(.previous))])
-        #expect(keys.handle(.up) == [.action(.command(.changeVolume(2)))])
-        #expect(keys.handle(.character("-")) == [.action(.command(.changeVolume(-2)))])
-        #expect(keys.handle(.enter) == [.action(.command(.toggle))])
+        #expect(keys.handle(.up) == [.input(.turn(1))])
+        #expect(actions(keys.handle(.character("-")), map) == [.command(.changeVolume(-2))])
+        #expect(actions(keys.handle(.enter), map) == [.command(.toggle)])
+        // Escape holds the knob's switch: the menu.
+        #expect(actions(keys.handle(.escape), map) == [.menu])
         #expect(keys.handle(.character("]")) == [.action(.lyricsOffset(LyricNudge(relative: true, ms: 100)))])
+        #expect(keys.handle(.character("f")) == [.action(.favourite(.toggle))])
         #expect(keys.handle(.character("x")) == [])
         guard case .show(let help) = keys.handle(.character("?")).first else {
             Issue.record("no help")
@@ -42,9 +62,10 @@ import Testing
         config.buttons.gestures["next_short"] = "mode"
         config.encoder.turn = .seek
         config.encoder.step = 5
-        var keys = TerminalKeyControls(map: ControlMap(config: config))
-        #expect(keys.handle(.character("n")) == [.action(.command(.cycleMode))])
-        #expect(keys.handle(.down) == [.action(.command(.seek(.relative(ms: -5000))))])
+        let map = ControlMap(config: config)
+        var keys = TerminalKeyControls(map: map)
+        #expect(actions(keys.handle(.character("n")), map) == [.command(.cycleMode)])
+        #expect(actions(keys.handle(.down), map) == [.command(.seek(.relative(ms: -5000)))])
     }
 
     @Test func colonOpensACommandLineWithEditing() {
@@ -63,6 +84,6 @@ import Testing
         #expect(keys.handle(.escape) == [.show(" (cancelled)\n")])
         _ = keys.handle(.character(":"))
         #expect(keys.handle(.backspace) == [.show("\r\u{1B}[K")])
-        #expect(keys.handle(.character("n")) == [.action(.command(.next))])
+        #expect(keys.handle(.character("n")) == [.input(.gesture(button: "next", .short))])
     }
 }

@@ -86,7 +86,7 @@ final class EdgeWriter {
         writer.press(17, ms: 90)
         #expect(harness.waitForStatus { $0.state == "pause" } != nil, "\(harness.log)")
 
-        // The encoder's switch is short-only: it toggles on the press edge.
+        // The encoder's switch: a 40 ms press toggles (on the release: its long press opens the menu).
         writer.press(13, ms: 40)
         #expect(harness.waitForStatus { $0.state == "play" } != nil, "\(harness.log)")
 

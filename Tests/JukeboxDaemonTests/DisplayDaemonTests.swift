@@ -52,4 +52,42 @@ import Testing
         again.kill(SIGTERM)
         #expect(again.waitForExit(timeout: .seconds(3)) == 0)
     }
+
+    /// The menu on the terminal display (on a pseudo-terminal: it draws the LCD box and
+    /// sends each changed row), driven by typed gestures; its Settings set the play mode.
+    @Test func theMenuIsShownAndItsSettingsSetTheMode() throws {
+        let pty = try PseudoTerminal()
+        let harness = try DaemonHarness(
+            tracks: DaemonTests.demoTracks, configExtra: Self.display + "\ndevice = \"\(pty.slavePath)\"")
+        let process = try harness.start()
+        #expect(process.waitForLine(matching: "display: terminal", on: .stderr) != nil, "\(harness.log)")
+        #expect(process.waitForLine(matching: "playing", on: .stderr) != nil, "\(harness.log)")
+        // Each step waits for the row it changes; a row is sent as `ESC[<row>;2H` + colours + text.
+        func expectRow(_ row: Int, _ text: String, sourceLocation: SourceLocation = #_sourceLocation) {
+            let found = pty.waitFor(text)
+            #expect(found != nil, "row \(row): \(text)", sourceLocation: sourceLocation)
+            #expect(found.map { $0.contains("\u{1B}[\(row + 1);2H") } == true, sourceLocation: sourceLocation)
+        }
+        harness.send("knob long")
+        expectRow(1, "Menu         1/7")
+        expectRow(2, "▶Folders")
+        harness.send("knob +6")
+        expectRow(2, "▶Settings")
+        harness.send("knob press")
+        expectRow(2, "▶Play mode: rep…")
+        harness.send("knob press")
+        // The modes, with the current one (repeat-all, the harness's) highlighted and ticked.
+        expectRow(1, "Play mode    2/4")
+        expectRow(2, "▶✓ repeat-all")
+        harness.send("knob +2")
+        harness.send("knob press")
+        #expect(harness.waitForStatus { $0.mode == "shuffle" } != nil, "\(harness.log)")
+        expectRow(2, "▶Play mode: shu…")
+        // Back twice: closed, what plays is shown again.
+        harness.send("knob long")
+        harness.send("knob long")
+        expectRow(1, "Morning Light")
+        process.kill(SIGTERM)
+        #expect(process.waitForExit(timeout: .seconds(3)) == 0)
+    }
 }

@@ -30,8 +30,8 @@ import Testing
                    2.406  -> seek +10
                    3.365  previous short
                    3.365  -> previous
-                   3.805  switch short
-                   3.805  -> toggle
+                   3.846  switch short
+                   3.846  -> toggle
                    5.606  play_pause long
                    5.606  -> stop
                 # 72 edges: 7 gestures, 0 detents, 7 commands

@@ -65,6 +65,16 @@ import Testing
             waitUntil(timeout: .seconds(3), pollingEvery: .milliseconds(20)) {
                 (Double(client.fields("status")["elapsed"] ?? "") ?? 0) >= 5
             })
+        // The menu: Escape holds the knob's switch (open), ↑ is a click (Artists), Enter
+        // presses it: the artist, its album, "Play all". The queue becomes the album from its
+        // first track; the click moved the menu, not the volume.
+        pty.write("\u{1B}\u{1B}[A\r\r\r\r")
+        #expect(
+            waitUntil(timeout: .seconds(3), pollingEvery: .milliseconds(20)) {
+                let status = client.fields("status")
+                return status["song"] == "0" && (Double(status["elapsed"] ?? "") ?? 99) < 5
+            }, "\(harness.log)")
+        #expect(Int(client.fields("status")["volume"] ?? "") == volume - 2)
         pty.write("?")
         #expect(process.waitForLine(matching: "= knob switch", on: .stdout) != nil)
 

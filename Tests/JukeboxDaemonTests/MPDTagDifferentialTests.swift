@@ -57,33 +57,52 @@ import Testing
         "clear",
     ]
 
-    @Test(.enabled(if: hasMPD), .timeLimit(.minutes(2)))
-    func tagCommandsAnswerAsMPD() throws {
-        let harness = try DaemonHarness(tracks: [], configExtra: "", onStart: "off", mode: "in-order")
-        try Fixtures.makeTagLibrary(in: harness.musicDir)
-        let jukeboxPort = freeLoopbackPort()
-        try "\n[network]\nport = \(jukeboxPort)\n".appendLine(to: harness.configPath)
-        let daemon = try harness.start()
-        #expect(daemon.waitForLine(matching: "library scan of", on: .stderr) != nil, "\(harness.log)")
-        defer {
+    /// jukeboxd and MPD 0.23 (with a sticker database when `mpdStickers`) on one generated tag
+    /// library (make-tag-library.sh), both done scanning, with a client connected to each.
+    final class TagLibraryServers {
+        let harness: DaemonHarness
+        let daemon: DaemonProcess
+        let server: ReferenceMPD
+        let jukeboxPort: Int
+        let jukebox: MPDTestClient
+        let reference: MPDTestClient
+
+        init(mpdStickers: Bool = false) throws {
+            harness = try DaemonHarness(tracks: [], configExtra: "", onStart: "off", mode: "in-order")
+            try Fixtures.makeTagLibrary(in: harness.musicDir)
+            jukeboxPort = freeLoopbackPort()
+            try "\n[network]\nport = \(jukeboxPort)\n".appendLine(to: harness.configPath)
+            daemon = try harness.start()
+            #expect(daemon.waitForLine(matching: "library scan of", on: .stderr) != nil, "\(harness.log)")
+            // The mad decoder would read ID3 tags its own way; MPD's mpg123 plugin is the peer.
+            let directory = harness.directory.file("mpd")
+            let stickers = mpdStickers ? "sticker_file \"\(directory)/sticker.sql\"\n" : ""
+            server = try ReferenceMPD(
+                musicDir: harness.musicDir, directory: directory,
+                extra: stickers + "decoder {\n  plugin \"mad\"\n  enabled \"no\"\n}")
+            reference = try MPDTestClient(port: server.port)
+            jukebox = try MPDTestClient(port: jukeboxPort)
+            #expect(reference.greeting.hasPrefix("OK MPD 0.23"))
+            _ = reference.command("update")
+            let updated = waitUntil(timeout: .seconds(30), pollingEvery: .milliseconds(10)) { [reference] in
+                reference.fields("status")["updating_db"] == nil && reference.fields("stats")["songs"] == "9"
+            }
+            try #require(updated, "MPD did not finish its update")
+            #expect(jukebox.fields("stats")["songs"] == "9")
+        }
+
+        deinit {
+            server.stop()
             daemon.closeStdin()
             _ = daemon.kill(SIGTERM)
             _ = daemon.waitForExit(timeout: .seconds(5))
         }
+    }
 
-        let server = try ReferenceMPD(
-            musicDir: harness.musicDir, directory: harness.directory.file("mpd"),
-            extra: "decoder {\n  plugin \"mad\"\n  enabled \"no\"\n}")
-        defer { server.stop() }
-        let reference = try MPDTestClient(port: server.port)
-        let jukebox = try MPDTestClient(port: jukeboxPort)
-        #expect(reference.greeting.hasPrefix("OK MPD 0.23"))
-        _ = reference.command("update")
-        let updated = waitUntil(timeout: .seconds(30), pollingEvery: .milliseconds(10)) {
-            reference.fields("status")["updating_db"] == nil && reference.fields("stats")["songs"] == "9"
-        }
-        try #require(updated, "MPD did not finish its update")
-        #expect(jukebox.fields("stats")["songs"] == "9")
+    @Test(.enabled(if: hasMPD), .timeLimit(.minutes(2)))
+    func tagCommandsAnswerAsMPD() throws {
+        let servers = try TagLibraryServers()
+        let (jukebox, reference) = (servers.jukebox, servers.reference)
 
         var same = 0
         var differ: [String] = []

@@ -47,22 +47,27 @@ final class MPDTestClient {
 
     /// One line, or nil on timeout or end of stream.
     func readLine(timeout: Duration = .seconds(5)) -> String? {
+        guard fill(until: { $0.contains(0x0A) }, timeout: timeout), let newline = buffer.firstIndex(of: 0x0A) else {
+            return nil
+        }
+        defer { buffer.removeFirst(newline + 1) }
+        return String(decoding: buffer[..<newline], as: UTF8.self)
+    }
+
+    /// Receives until `enough` holds for what was received; false on timeout or end of stream.
+    private func fill(until enough: ([UInt8]) -> Bool, timeout: Duration) -> Bool {
         let end = deadline(after: timeout)
-        while true {
-            if let newline = buffer.firstIndex(of: 0x0A) {
-                let line = String(decoding: buffer[..<newline], as: UTF8.self)
-                buffer.removeFirst(newline + 1)
-                return line
-            }
+        while !enough(buffer) {
             let now = MonotonicClock.nanoseconds()
-            guard now < end else { return nil }
+            guard now < end else { return false }
             var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             if poll(&pfd, 1, Int32((end - now) / 1_000_000) + 1) <= 0 { continue }
             var chunk = [UInt8](repeating: 0, count: 65536)
             let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if n <= 0 { return nil }
+            if n <= 0 { return false }
             buffer += chunk[0..<n]
         }
+        return true
     }
 
     /// Lines up to and including the final `OK` or `ACK ...` line.
@@ -73,6 +78,30 @@ final class MPDTestClient {
             if line == "OK" || line.hasPrefix("ACK [") { break }
         }
         return lines
+    }
+
+    /// Sends a command whose answer may hold binary chunks (`albumart`, `readpicture`): the
+    /// text lines (a chunk as its `binary: N` line) and the chunks' bytes, read by their length.
+    func binaryCommand(_ line: String, timeout: Duration = .seconds(5)) -> (lines: [String], binary: [UInt8]) {
+        send(line)
+        var lines: [String] = []
+        var binary: [UInt8] = []
+        while let line = readLine(timeout: timeout) {
+            lines.append(line)
+            if line == "OK" || line.hasPrefix("ACK [") { break }
+            if line.hasPrefix("binary: "), let count = Int(line.dropFirst(8)) {
+                guard let bytes = readBytes(count + 1, timeout: timeout), bytes.last == 0x0A else { break }
+                binary += bytes.dropLast()
+            }
+        }
+        return (lines, binary)
+    }
+
+    /// Exactly `count` bytes, or nil on timeout or end of stream.
+    private func readBytes(_ count: Int, timeout: Duration) -> [UInt8]? {
+        guard fill(until: { $0.count >= count }, timeout: timeout) else { return nil }
+        defer { buffer.removeFirst(count) }
+        return Array(buffer.prefix(count))
     }
 
     /// Sends a command and returns its response lines.

@@ -43,7 +43,8 @@ final class ScriptedEdgeSource: EdgeEventSource {
 
     @Test func readingsBecomeCommandsAndTimersFire() throws {
         let source = try ScriptedEdgeSource()
-        let config = JukeboxConfig(musicDir: "/m")
+        var config = JukeboxConfig(musicDir: "/m")
+        config.encoder.gestures["switch_long"] = nil  // a short-only switch, which acts on the press
         let inputs = ControlInputs(
             sources: [source],
             controller: InputController(map: ControlMap(config: config), settings: .init(config: config)),

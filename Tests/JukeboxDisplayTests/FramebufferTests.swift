@@ -99,6 +99,27 @@ let unifontInstalled = access(BitmapFont.unifontPath, R_OK) == 0
             ScreenPicture.characterLCD(frame, columns: 16, rows: 2, font: BitmapFont.builtin()), named: "lcd-16x2")
     }
 
+    /// The favourite's mark: the heart in row 1's last cell, on the framebuffer (in its own
+    /// colour) and on a 20x4 LCD (custom character 5 on the device; the picture draws the font).
+    @Test func aFavouriteIsMarked() throws {
+        let file = temporaryFile("fav")
+        defer { unlink(file) }
+        let playing = NowPlaying(
+            title: "Morning Light", artist: "Jukebox Demo", positionMs: 9_800, durationMs: 21_000, favourite: true)
+        let canvas = try ScreenPicture.framebuffer(
+            playing, lyrics: demoLyrics, now: .zero, geometry: .rgb565(width: 320, height: 240),
+            font: BitmapFont.builtin(), file: file)
+        // Through RGB565 the heart's red comes back rounded: a red pixel is the mark.
+        let marked = canvas.pixels.contains { $0 >> 16 & 0xFF > 0xC0 && $0 >> 8 & 0xFF < 0x60 }
+        #expect(marked, "no heart-coloured pixel")
+        try expectSnapshot(canvas, named: "fb-320x240-favourite")
+        let frame = ScreenLayout(columns: 20, rows: 4).frame(playing, lyrics: demoLyrics, now: .zero)
+        #expect(frame.rows[0].hasSuffix(" ♥"))
+        try expectSnapshot(
+            ScreenPicture.characterLCD(frame, columns: 20, rows: 4, font: BitmapFont.builtin()),
+            named: "lcd-20x4-favourite")
+    }
+
     @Test func pixelFormats() throws {
         let file = temporaryFile("c")
         defer { unlink(file) }

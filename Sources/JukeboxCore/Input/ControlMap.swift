@@ -28,13 +28,23 @@ public enum EncoderDirection: String, Sendable, Equatable, CaseIterable {
     case reversed
 }
 
-/// What a gesture does: a command of the one command model, a lyric offset nudge, or
-/// running the shutdown command.
+/// What a gesture does: a command of the one command model, a lyric offset nudge, a
+/// favourite mark, or running the shutdown command.
 public enum ControlAction: Sendable, Equatable, CustomStringConvertible {
     case command(Command)
     /// `lyrics offset +200`: the playing track's lyrics sooner (or later), saved per track.
     case lyricsOffset(LyricNudge)
+    /// `favourite` (`favourite add`, `favourite remove`): the playing track in or out of the
+    /// `Favourites` playlist.
+    case favourite(Favourites.Edit)
     case shutdown
+    /// Opens the menu (or, while it is open, closes it).
+    case menu
+
+    /// The `favourite` words, as `help` lists them.
+    public static let favouriteHelpText = """
+        favourite    mark the playing track as a favourite, or unmark it (favourite add, favourite remove)
+        """
 
     /// Parses a mapping value: a console command line (`toggle`, `seek +10`), `shutdown`, or
     /// `none`/empty (nil: not mapped).
@@ -42,7 +52,9 @@ public enum ControlAction: Sendable, Equatable, CustomStringConvertible {
         let lowered = text.lowercased()
         if lowered.allSatisfy({ $0 == " " }) || lowered == "none" { return .success(nil) }
         if lowered == "shutdown" || lowered == "poweroff" { return .success(.shutdown) }
+        if lowered == "menu" { return .success(.menu) }
         let words = lowered.split(separator: " ")
+        if let edit = parseFavourite(words.map(String.init)) { return edit.map { .favourite($0) } }
         if words.first == "lyrics" {
             guard words.count == 3, words[1] == "offset", let nudge = LyricNudge.parse(String(words[2])) else {
                 return .failure(.badArgument(command: "lyrics", problem: LyricNudge.usage))
@@ -52,10 +64,24 @@ public enum ControlAction: Sendable, Equatable, CustomStringConvertible {
         return CommandParser.parse(text).map { .command($0) }
     }
 
-    /// `toggle`, `seek +10`, `volume +4`, `shutdown`.
+    /// Parses `favourite [add|remove|toggle]` (also `favorite`); nil when the first word is
+    /// neither.
+    public static func parseFavourite(_ words: [String]) -> Result<Favourites.Edit, CommandError>? {
+        guard let first = words.first?.lowercased(), first == "favourite" || first == "favorite" else { return nil }
+        guard words.count > 1 else { return .success(.toggle) }
+        guard words.count == 2, let edit = Favourites.Edit(rawValue: words[1].lowercased()) else {
+            return .failure(.badArgument(command: first, problem: "expected add, remove, toggle or nothing (toggle)"))
+        }
+        return .success(edit)
+    }
+
+    /// `toggle`, `seek +10`, `volume +4`, `favourite`, `shutdown`.
     public var description: String {
         switch self {
         case .shutdown: "shutdown"
+        case .favourite(.toggle): "favourite"
+        case .favourite(let edit): "favourite \(edit.rawValue)"
+        case .menu: "menu"
         case .lyricsOffset(let nudge): "lyrics offset \(nudge.text)"
         case .command(let command): command.consoleText
         }
@@ -77,11 +103,20 @@ public enum ControlDefaults {
         "previous_short": "previous",
         "previous_long": "seek -10",
         "previous_repeat": "seek -10",
+        // Both skip buttons held together: the knob's switch has toggle (short) and the menu
+        // (long), and a double press would delay every short press; the chord costs no
+        // other gesture anything (next and previous already wait for their release).
+        "next+previous": "favourite",
     ]
 
     public static let encoderGestures: [String: String] = [
-        "switch_short": "toggle"
+        "switch_short": "toggle",
+        "switch_long": "menu",
     ]
+
+    /// The gestures the open menu takes: the switch's press (choose) and long press (back),
+    /// and `next`'s press (play next). They are detected whenever a gesture opens the menu.
+    public static let menuGestures: [String: Set<Gesture>] = ["switch": [.short, .long], "next": [.short]]
 
     /// `play_pause+next`, ... every pair of buttons in `buttonNames` order.
     public static let chordKeys: [String] = {
@@ -141,7 +176,10 @@ public struct ControlMap: Sendable, Equatable {
 
     /// The gesture detector's profiles: which gestures of each button are mapped.
     public var profiles: [String: GestureDetector.Profile] {
-        buttons.mapValues { GestureDetector.Profile(Set($0.keys)) }
+        var gestures = buttons.mapValues { Set($0.keys) }
+        let opensMenu = buttons.values.contains { $0.values.contains(.menu) } || chords.contains { $0.action == .menu }
+        if opensMenu { gestures.merge(ControlDefaults.menuGestures) { $0.union($1) } }
+        return gestures.mapValues { GestureDetector.Profile($0) }
     }
 
     /// The action of a detected gesture, if mapped.

@@ -15,7 +15,7 @@ public enum InjectedInput: Sendable, Equatable, CustomStringConvertible {
         knob +N      turn the knob N clicks clockwise (knob -N: back)
         knob press   press the knob's switch (knob long: hold it)
         button B G   gesture G of button B (button next long); B: play_pause, next, previous, switch; \
-        G: short, long, double, repeat, very_long
+        G: short, long, double, repeat, very_long; two buttons held together: button next+previous chord
         """
 
     /// The gestures a button can be given, as the config names them.
@@ -50,6 +50,7 @@ public enum InjectedInput: Sendable, Equatable, CustomStringConvertible {
         guard arguments.count == 2 else {
             return .failure(.badArgument(command: "button", problem: "expected a button and a gesture, like next long"))
         }
+        if arguments[0].contains("+") { return parseChord(arguments) }
         guard ControlDefaults.buttonNames.contains(arguments[0]) else {
             let names = ControlDefaults.buttonNames.joined(separator: ", ")
             return .failure(.badArgument(command: "button", problem: "unknown button '\(arguments[0])' (\(names))"))
@@ -60,6 +61,23 @@ public enum InjectedInput: Sendable, Equatable, CustomStringConvertible {
             return .failure(.badArgument(command: "button", problem: "unknown gesture '\(arguments[1])' (\(names))"))
         }
         return .success(.gesture(button: arguments[0], gesture))
+    }
+
+    /// `button next+previous chord` (either order): the chord by its config name.
+    private static func parseChord(_ arguments: [String]) -> Result<InjectedInput, CommandError> {
+        let names = arguments[0].split(separator: "+").map(String.init)
+        let order = names.compactMap { ControlDefaults.buttonNames.firstIndex(of: $0) }.sorted()
+        guard names.count == 2, order.count == 2, order[0] != order[1] else {
+            let buttons = ControlDefaults.buttonNames.joined(separator: ", ")
+            return .failure(
+                .badArgument(command: "button", problem: "unknown chord '\(arguments[0])' (two of \(buttons))"))
+        }
+        guard arguments[1] == Gesture.chord.rawValue else {
+            return .failure(
+                .badArgument(command: "button", problem: "two buttons make a chord: button \(arguments[0]) chord"))
+        }
+        let name = order.map { ControlDefaults.buttonNames[$0] }.joined(separator: "+")
+        return .success(.gesture(button: name, .chord))
     }
 
     /// `knob +3`, `button next long`.

@@ -86,6 +86,9 @@ public struct TerminalKeyControls: Sendable {
     /// What a key did.
     public enum Output: Sendable, Equatable {
         case action(ControlAction)
+        /// A knob turn or a gesture, as a typed `knob`/`button` line makes it: the daemon
+        /// carries out its mapping, or gives it to the menu while that is open.
+        case input(InjectedInput)
         /// A command line typed after `:`, complete.
         case line(String)
         /// Text to show: the command line being typed (the whole line, to redraw), or help.
@@ -101,7 +104,8 @@ public struct TerminalKeyControls: Sendable {
     /// The keys and what they do, for `?`.
     public static let help = """
         keys: space = play/pause button, n or → = next, p or ← = previous, ↑ ↓ or + - = knob,
-              enter = knob switch, m = mode, [ ] = lyrics 100 ms later/sooner, ? = this help,
+              enter = knob switch, esc = hold it (the menu), m = mode, f = favourite,
+              [ ] = lyrics 100 ms later/sooner, ? = this help,
               : = type a command (help lists them), Ctrl-C = stop the jukebox
         """
 
@@ -132,12 +136,14 @@ public struct TerminalKeyControls: Sendable {
         }
         switch key {
         case .character(" "): return button("play_pause")
-        case .character("n"), .character("N"), .right: return button("next")
+        case .character("n"), .character("N"), .right: return [.input(.gesture(button: "next", .short))]
         case .character("p"), .character("P"), .left: return button("previous")
-        case .enter: return button("switch")
+        case .enter: return [.input(.gesture(button: "switch", .short))]
+        case .escape: return [.input(.gesture(button: "switch", .long))]
         case .up, .character("+"), .character("="): return turn(1)
         case .down, .character("-"), .character("_"): return turn(-1)
         case .character("m"), .character("M"): return [.action(.command(.cycleMode))]
+        case .character("f"), .character("F"): return [.action(.favourite(.toggle))]
         case .character("]"): return [.action(.lyricsOffset(LyricNudge(relative: true, ms: ControlMap.lyricsStepMs)))]
         case .character("["): return [.action(.lyricsOffset(LyricNudge(relative: true, ms: -ControlMap.lyricsStepMs)))]
         case .character("?"), .character("h"), .character("H"): return [.show(Self.help + "\n")]
@@ -154,7 +160,7 @@ public struct TerminalKeyControls: Sendable {
 
     private func turn(_ units: Int) -> [Output] {
         // A keyboard knob: volume by default; an encoder mapped to nothing still moves volume.
-        if let action = map.turnAction(units: units) { return [.action(action)] }
+        if map.turnAction(units: units) != nil { return [.input(.turn(units))] }
         return [.action(.command(.changeVolume(units * map.step)))]
     }
 }

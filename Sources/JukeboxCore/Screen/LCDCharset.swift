@@ -10,14 +10,17 @@ public enum LCDCharset {
     public static let noteSlot: UInt8 = 2
     public static let stopSlot: UInt8 = 3
     public static let barSlot: UInt8 = 4
+    /// The ROM has no heart.
+    public static let favouriteSlot: UInt8 = 5
 
-    /// 5x8 bitmaps (one byte per row, low 5 bits) for slots 0...4.
+    /// 5x8 bitmaps (one byte per row, low 5 bits) for slots 0...5.
     public static let customCharacters: [[UInt8]] = [
         [0x08, 0x0C, 0x0E, 0x0F, 0x0E, 0x0C, 0x08, 0x00],  // ▶
         [0x1B, 0x1B, 0x1B, 0x1B, 0x1B, 0x1B, 0x1B, 0x00],  // ‖
         [0x02, 0x03, 0x02, 0x02, 0x0E, 0x1E, 0x0C, 0x00],  // ♪
         [0x00, 0x1F, 0x1F, 0x1F, 0x1F, 0x1F, 0x00, 0x00],  // ■
         [0x00, 0x00, 0x1F, 0x1F, 0x1F, 0x00, 0x00, 0x00],  // ━
+        [0x00, 0x0A, 0x1F, 0x1F, 0x0E, 0x04, 0x00, 0x00],  // ♥
     ]
 
     /// Base letters for U+00C0...U+00FF (× and ÷ become x and /).
@@ -77,6 +80,7 @@ public enum LCDCharset {
         case 0x266A: return [noteSlot]
         case 0x25A0: return [stopSlot]
         case 0x2501: return [barSlot]
+        case 0x2665: return [favouriteSlot]
         case 0x2500: return [0x2D]
         case 0x2588: return [0xFF]
         default: return [0x3F]

@@ -10,16 +10,20 @@ public struct NowPlaying: Sendable, Equatable {
     /// Position from the audio clock, ms.
     public var positionMs: Int64
     public var durationMs: Int64?
+    /// The track is in the `Favourites` playlist: row 1 ends in `ScreenLayout.favouriteGlyph`.
+    public var favourite: Bool
 
     /// What is playing.
     public init(
-        title: String, artist: String = "", state: State = .playing, positionMs: Int64 = 0, durationMs: Int64? = nil
+        title: String, artist: String = "", state: State = .playing, positionMs: Int64 = 0, durationMs: Int64? = nil,
+        favourite: Bool = false
     ) {
         self.title = title
         self.artist = artist
         self.state = state
         self.positionMs = positionMs
         self.durationMs = durationMs
+        self.favourite = favourite
     }
 
     /// Row 1's text: `title – artist`.
@@ -78,6 +82,8 @@ public struct ScreenLayout: Sendable, Equatable {
     public static let stopGlyph: Character = "■"
     /// Shown in instrumental gaps.
     public static let noteGlyph: Character = "♪"
+    /// The last cell of row 1 while the playing track is a favourite.
+    public static let favouriteGlyph: Character = "♥"
 
     /// A layout for `columns` × `rows` cells (at least 1×1).
     public init(columns: Int, rows: Int) {
@@ -125,7 +131,7 @@ public struct ScreenLayout: Sendable, Equatable {
             return ScreenFrame(rows: out)
         }
         let position = playing.positionMs
-        out.append(headingRow(playing.heading, positionMs: position))
+        out.append(headingRow(playing.heading, positionMs: position, favourite: playing.favourite))
         if rows == 1 { return ScreenFrame(rows: out) }
 
         let moment = lyrics?.moment(at: position)
@@ -170,8 +176,13 @@ public struct ScreenLayout: Sendable, Equatable {
         return text
     }
 
-    /// Row 1: still when it fits; else holds 2 s, then loops at 4 cells/s.
-    public func headingRow(_ heading: String, positionMs: Int64) -> String {
+    /// Row 1: still when it fits; else holds 2 s, then loops at 4 cells/s. A favourite keeps
+    /// its last cell for the mark (and a space before it), so the mark never scrolls away.
+    public func headingRow(_ heading: String, positionMs: Int64, favourite: Bool = false) -> String {
+        if favourite, columns >= 3 {
+            let text = ScreenLayout(columns: columns - 2, rows: 1).headingRow(heading, positionMs: positionMs)
+            return text + " " + String(Self.favouriteGlyph)
+        }
         let width = TextCells.width(of: heading)
         if width <= columns { return TextCells.window(heading, offset: 0, columns: columns) }
         let gap = "   "

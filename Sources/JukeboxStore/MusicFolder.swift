@@ -1,0 +1,188 @@
+import Glibc
+import JukeboxCore
+import LinuxSupport
+
+/// The files of music_dir that MPD clients read besides the songs' tags: folder listings,
+/// cover files beside the songs and pictures embedded in them, and the songs' user text tags.
+/// Pictures are read a chunk at a time with pread: a phone fetching a 5 MB cover in 8 KiB
+/// chunks makes the box read 8 KiB per request, plus the frame headers once per file (the
+/// located picture is remembered while the file is unchanged; a picture that had to be
+/// decoded, from an unsynchronised frame, until its last chunk was read). Control thread only (it keeps
+/// that one-entry cache); never used on the audio threads. Paths are relative to music_dir and
+/// checked by the caller.
+public final class MusicFolder {
+    /// music_dir.
+    public let root: String
+    /// The picture located last: the file's path, size and mtime, and what was found.
+    private var located: (path: String, size: Int64, mtimeNs: Int64, picture: EmbeddedPicture?)?
+
+    public init(root: String) {
+        self.root = root
+    }
+
+    /// One entry of a folder listing: a regular file (with its size) or a folder (nil size).
+    public struct Entry: Sendable, Equatable {
+        public var name: String
+        public var size: Int64?
+        /// Unix seconds.
+        public var modified: Int64
+    }
+
+    /// The regular files and folders in folder `relative` ("" is music_dir), in the order
+    /// readdir gives them; symbolic links and other kinds are left out (MPD's `listfiles`
+    /// does not follow links), and so are names that are not UTF-8.
+    public func entries(in relative: String) throws(Errno) -> [Entry] {
+        let folder = absolute(relative)
+        guard let dir = opendir(folder) else { throw Errno.current("opendir", path: folder) }
+        defer { closedir(dir) }
+        var result: [Entry] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafePointer(to: &entry.pointee.d_name) { tuple in
+                tuple.withMemoryRebound(to: CChar.self, capacity: MemoryLayout.size(ofValue: tuple.pointee)) {
+                    String(validatingCString: $0)
+                }
+            }
+            guard let name, name != ".", name != ".." else { continue }
+            var info = stat()
+            guard fstatat(dirfd(dir), name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { continue }
+            switch info.st_mode & S_IFMT {
+            case S_IFREG:
+                result.append(Entry(name: name, size: Int64(info.st_size), modified: Int64(info.st_mtim.tv_sec)))
+            case S_IFDIR: result.append(Entry(name: name, size: nil, modified: Int64(info.st_mtim.tv_sec)))
+            default: continue
+            }
+        }
+        return result
+    }
+
+    /// A chunk of a picture: its whole size and the bytes from the offset asked for.
+    public struct PictureChunk: Sendable, Equatable {
+        public var size: Int
+        public var mimeType: String?
+        public var bytes: [UInt8]
+    }
+
+    /// Up to `limit` bytes from `offset` of the first of `names` that exists in folder
+    /// `relative`, or nil when none does. No bytes when `offset` is at or past the end.
+    public func coverFile(in relative: String, names: [String], offset: Int, limit: Int) throws(Errno)
+        -> PictureChunk?
+    {
+        for name in names {
+            let path = absolute(relative.isEmpty ? name : relative + "/" + name)
+            let file: FileDescriptor
+            do {
+                file = try FileDescriptor(path: path, flags: O_RDONLY)
+            } catch {
+                if error.code == ENOENT || error.code == ENOTDIR || error.code == EISDIR { continue }
+                throw error
+            }
+            var info = stat()
+            _ = try file.call("fstat") { fstat($0, &info) }
+            guard info.st_mode & S_IFMT == S_IFREG else { continue }
+            let size = Int(info.st_size)
+            return PictureChunk(
+                size: size, mimeType: nil,
+                bytes: try Self.read(file, at: Int64(offset), count: min(limit, size - offset)))
+        }
+        return nil
+    }
+
+    /// Up to `limit` bytes from `offset` of the first picture embedded in file `relative`,
+    /// or nil when it has none.
+    public func embeddedPicture(of relative: String, offset: Int, limit: Int) throws(Errno) -> PictureChunk? {
+        let path = absolute(relative)
+        let file = try FileDescriptor(path: path, flags: O_RDONLY)
+        var info = stat()
+        _ = try file.call("fstat") { fstat($0, &info) }
+        let mtimeNs = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+        let picture: EmbeddedPicture?
+        if let located, located.path == path, located.size == Int64(info.st_size), located.mtimeNs == mtimeNs {
+            picture = located.picture
+        } else {
+            picture = try Self.locatePicture(file)
+            located = (path, Int64(info.st_size), mtimeNs, picture)
+        }
+        guard let picture else { return nil }
+        let count = min(limit, picture.size - offset)
+        switch picture.location {
+        case .inFile(let start, _):
+            return PictureChunk(
+                size: picture.size, mimeType: picture.mimeType,
+                bytes: try Self.read(file, at: start + Int64(offset), count: count))
+        case .decoded(let bytes):
+            let chunk = count > 0 ? Array(bytes[offset..<offset + count]) : []
+            // A decoded picture is held only while a client fetches it: not after its last chunk.
+            if offset + count >= picture.size { located = nil }
+            return PictureChunk(size: picture.size, mimeType: picture.mimeType, bytes: chunk)
+        }
+    }
+
+    /// The user text tags of file `relative` (ID3 TXXX in an MP3), as MPD's readcomments lists them.
+    public func userTexts(of relative: String) throws(Errno) -> [(name: String, value: String)] {
+        let file = try FileDescriptor(path: absolute(relative), flags: O_RDONLY)
+        guard let (tag, read) = try Self.id3Tag(file) else { return [] }
+        return tag.userTexts(read)
+    }
+
+    /// Where a file keeps its first picture. The containers with pictures go here: an ID3v2
+    /// tag at the start (MP3) now; FLAC's PICTURE blocks and MP4's `covr` atom join as
+    /// `EmbeddedPicture` sources when those formats are read.
+    static func locatePicture(_ file: FileDescriptor) throws(Errno) -> EmbeddedPicture? {
+        guard let (tag, read) = try id3Tag(file) else { return nil }
+        return tag.firstPicture(read)
+    }
+
+    /// The file's ID3v2 tag and a reader of its bytes: the file itself, or, for a tag that is
+    /// unsynchronised as a whole, the decoded tag (read once, at most 16 MiB).
+    static func id3Tag(_ file: FileDescriptor) throws(Errno) -> (ID3Tag, (Int64, Int) -> [UInt8])? {
+        let header = try read(file, at: 0, count: 10)
+        if let size = ID3Tag.wholeTagUnsynchronisedSize(header) {
+            guard size <= 16 << 20 else { return nil }
+            let raw = try read(file, at: 0, count: size)
+            let decoded = Array(raw.prefix(10)) + ID3Tag.resynchronised(Array(raw.dropFirst(10)))
+            let reader: (Int64, Int) -> [UInt8] = { offset, count in
+                let start = min(Int(offset), decoded.count)
+                return Array(decoded[start..<min(start + count, decoded.count)])
+            }
+            return ID3Tag.read(reader).map { ($0, reader) }
+        }
+        var failure: Errno?
+        let reader: (Int64, Int) -> [UInt8] = { offset, count in
+            do throws(Errno) {
+                return try read(file, at: offset, count: count)
+            } catch {
+                failure = error
+                return []
+            }
+        }
+        let tag = ID3Tag.read(reader)
+        if let failure { throw failure }
+        return tag.map { ($0, reader) }
+    }
+
+    /// Up to `count` bytes at `offset` (fewer at the end of the file).
+    static func read(_ file: FileDescriptor, at offset: Int64, count: Int) throws(Errno) -> [UInt8] {
+        guard count > 0 else { return [] }
+        var bytes = [UInt8](repeating: 0, count: count)
+        var filled = 0
+        while filled < count {
+            let start = filled
+            var failure: Errno?
+            let n = bytes.withUnsafeMutableBytes { buffer -> Int in
+                do throws(Errno) {
+                    return try file.read(
+                        into: buffer.baseAddress! + start, count: count - start, at: offset + Int64(start))
+                } catch {
+                    failure = error
+                    return 0
+                }
+            }
+            if let failure { throw failure }
+            if n == 0 { break }
+            filled += n
+        }
+        return Array(bytes.prefix(filled))
+    }
+
+    private func absolute(_ relative: String) -> String { relative.isEmpty ? root : root + "/" + relative }
+}

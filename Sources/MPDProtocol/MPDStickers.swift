@@ -1,0 +1,93 @@
+import JukeboxCore
+
+/// MPD's sticker database as the commands see it: name/value pairs attached to an object of a
+/// type (`song`, by its path relative to music_dir). The daemon's keeps them in SQLite; tests
+/// keep them in memory. Errors other than `MPDError` are reported as ACK 52 (system).
+public protocol MPDStickerDatabase {
+    /// The value of sticker `name`, or nil.
+    func value(type: String, uri: String, name: String) throws -> String?
+    /// Every sticker of one object.
+    func values(type: String, uri: String) throws -> [(name: String, value: String)]
+    /// Creates or replaces sticker `name`.
+    func set(type: String, uri: String, name: String, value: String) throws
+    /// Removes sticker `name`, or every sticker of the object when nil; false when none was there.
+    func delete(type: String, uri: String, name: String?) throws -> Bool
+    /// The objects whose uri starts with `prefix` (a folder with its slash, "" for all;
+    /// bytewise) that have sticker `name` with a value matching `match`, by uri, with their values.
+    func find(type: String, prefix: String, name: String, match: MPDStickerMatch) throws -> [(
+        uri: String, value: String
+    )]
+}
+
+/// How `sticker find` compares values (MPD 0.23: none, `=`, `<`, `>`; as text).
+public enum MPDStickerMatch: Sendable, Equatable {
+    case exists
+    case equals(String)
+    case lessThan(String)
+    case greaterThan(String)
+}
+
+/// `sticker get|set|delete|list|find song ...`, answered as MPD 0.23 answers them
+/// (src/command/StickerCommands.cxx): the song must be in the library, an empty name is
+/// ignored by `set` and missing for `get`, every change wakes `idle sticker`.
+extension MPDCommands {
+    static func sticker(_ w: inout MPDWorld, _ c: inout Call) throws {
+        guard let stickers = w.stickers else { throw MPDError(.unknown, "sticker database is disabled") }
+        let arguments = c.arguments
+        guard arguments[1] == "song" else { throw MPDError(.argument, "unknown sticker domain") }
+        let type = arguments[1]
+        func song() throws -> String {
+            guard let track = w.library.track(path: arguments[2]) else { throw MPDError(.noExist, "No such song") }
+            return track.path
+        }
+        switch (arguments[0], arguments.count) {
+        case ("get", 4):
+            let uri = try song()
+            let name = arguments[3]
+            guard !name.isEmpty, let value = try io({ try stickers.value(type: type, uri: uri, name: name) }),
+                !value.isEmpty
+            else { throw MPDError(.noExist, "no such sticker") }
+            c.response.add("sticker", "\(name)=\(value)")
+        case ("list", 3):
+            let uri = try song()
+            let values = try io { try stickers.values(type: type, uri: uri) }
+            // MPD keeps them in a std::map: by name, bytewise.
+            for entry in values.sorted(by: { Array($0.name.utf8).lexicographicallyPrecedes($1.name.utf8) }) {
+                c.response.add("sticker", "\(entry.name)=\(entry.value)")
+            }
+        case ("set", 5):
+            let uri = try song()
+            guard !arguments[3].isEmpty else { return }
+            try io { try stickers.set(type: type, uri: uri, name: arguments[3], value: arguments[4]) }
+            w.observer.mark(.stickers)
+        case ("delete", 3), ("delete", 4):
+            let uri = try song()
+            let name = arguments.count == 4 ? arguments[3] : nil
+            guard try io({ try stickers.delete(type: type, uri: uri, name: name) }) else {
+                throw MPDError(.noExist, "no such sticker")
+            }
+            w.observer.mark(.stickers)
+        case ("find", 4), ("find", 6):
+            var match = MPDStickerMatch.exists
+            if arguments.count == 6 {
+                switch arguments[4] {
+                case "=": match = .equals(arguments[5])
+                case "<": match = .lessThan(arguments[5])
+                case ">": match = .greaterThan(arguments[5])
+                default: throw MPDError(.argument, "bad operator")
+                }
+            }
+            let base = arguments[2]
+            let prefix = base.isEmpty ? "" : base + "/"
+            let name = arguments[3]
+            let found = try io { try stickers.find(type: type, prefix: prefix, name: name, match: match) }
+            // Stickers of songs no longer in the library stay, unlisted, as in MPD.
+            for entry in found where w.library.track(path: entry.uri) != nil {
+                c.response.add("file", entry.uri)
+                c.response.add("sticker", "\(name)=\(entry.value)")
+            }
+        default:
+            throw MPDError(.argument, "bad request")
+        }
+    }
+}
