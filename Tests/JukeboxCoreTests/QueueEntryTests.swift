@@ -192,8 +192,10 @@ import Testing
     }
 
     /// The gapless follow-up in random mode is the entry with the highest priority.
-    @Test func theFollowUpHonoursPriorities() {
-        var machine = Self.machine(PlayOptions(random: true))
+    @Test(arguments: [UInt64(1), 2, 3, 4, 5])
+    func theFollowUpHonoursPriorities(seed: UInt64) {
+        var machine = PlayerMachine(
+            queue: PlayQueue(entries: [10, 20, 10, 30], options: PlayOptions(random: true), seed: seed))
         _ = machine.handle(.command(.play(index: 0)), now: Instant(nanoseconds: 0))
         let actions = machine.handle(
             .command(.editQueue(.prioritize(3..<4, priority: 200))), now: Instant(nanoseconds: 0))
