@@ -36,7 +36,6 @@ let package = Package(
         .target(name: "MPG123", dependencies: ["CMPG123", "LinuxSupport"]),
         .target(name: "SQLite", dependencies: ["CSQLite", "LinuxSupport"]),
         .target(name: "GPIO", dependencies: ["CGPIOD", "LinuxSupport"]),
-        // Not linked into jukeboxd yet (issue 16): see docs/ARCHITECTURE.md, "Decoders for more formats".
         .target(name: "FLAC", dependencies: ["CFLAC", "LinuxSupport"]),
         .target(name: "Ogg", dependencies: ["COggHeaders", "LinuxSupport"]),
         .target(name: "Vorbis", dependencies: ["CVorbis", "COggHeaders", "Ogg"]),
@@ -51,7 +50,7 @@ let package = Package(
         .target(
             name: "JukeboxAudio",
             dependencies: [
-                "JukeboxCore", "LinuxSupport", "ALSA", "MPG123",
+                "JukeboxCore", "LinuxSupport", "ALSA", "MPG123", "FLAC", "Vorbis", "Opus",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .target(
@@ -116,7 +115,7 @@ let package = Package(
         .testTarget(
             name: "JukeboxDevicesTests",
             dependencies: [
-                "JukeboxDevices", "JukeboxCore", "LinuxSupport", "JukeboxTestSupport",
+                "JukeboxDevices", "JukeboxCore", "LinuxSupport", "JukeboxTestSupport", "MPDProtocol",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(

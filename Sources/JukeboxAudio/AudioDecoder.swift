@@ -66,13 +66,6 @@ extension AudioDecoder {
     }
 }
 
-/// Opens the right decoder for a file: RIFF/WAVE content goes to `WAVDecoder`, anything else
-/// to `MP3Decoder` (libmpg123 also resyncs past leading junk).
-public func openDecoder(path: String) throws -> any AudioDecoder {
-    if try WAVDecoder.looksLikeWAV(path: path) { return try WAVDecoder(path: path) }
-    return try MP3Decoder(path: path)
-}
-
 /// MP3 (and MPEG 1/2/2.5 layer I-III) through libmpg123, gapless.
 public final class MP3Decoder: AudioDecoder {
     let decoder: MPG123Decoder

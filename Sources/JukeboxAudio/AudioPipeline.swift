@@ -193,7 +193,20 @@ public final class AudioPipeline: @unchecked Sendable {
             return
         }
         shared.withLock { s in
-            s.gainTarget = max(0, gain)
+            s.volumeGain = max(0, gain)
+            s.gainTarget = s.muted ? 0 : s.volumeGain
+            s.send(.gain)
+        }
+        outputWork.broadcast()
+    }
+
+    /// Silences the device (an MPD client disabled the output) or lets it sound again, through
+    /// the software gain stage with its ramp, also when a hardware mixer sets the volume. The
+    /// device keeps playing zeros, so the audio clock, positions and track changes go on.
+    public func setMuted(_ muted: Bool) {
+        shared.withLock { s in
+            s.muted = muted
+            s.gainTarget = muted ? 0 : s.volumeGain
             s.send(.gain)
         }
         outputWork.broadcast()

@@ -15,7 +15,7 @@ extension AudioPipeline {
 
     private static func open(_ item: PlaybackItem, at start: StartPosition) -> Opened {
         do {
-            let decoder = try openDecoder(path: item.path)
+            let decoder = try item.openDecoder()
             let frame = start.frames(rate: decoder.format.rate)
             var usedHint = false
             if frame > 0 { usedHint = try decoder.seek(toFrame: frame, hint: item.seekHint) }

@@ -1,7 +1,9 @@
+import FLAC
 import Glibc
 import JukeboxCore
 import LinuxSupport
 import MPG123
+import Opus
 
 /// What the library scanner stores about a file.
 public struct ProbedMedia: Sendable, Equatable {
@@ -11,32 +13,72 @@ public struct ProbedMedia: Sendable, Equatable {
     public var trackNumber: Int?
     public var durationMs: Int64?
     public var sampleRate: Int
-    /// Bits per sample of the file's audio (what MPD reports; MPEG decodes to 16).
-    public var bits = 16
+    /// The file's sample format as MPD reports it: bits per sample ("16", "24"; MPEG decodes
+    /// to 16), or "f" for what MPD decodes to float (Vorbis).
+    public var sampleFormat = "16"
     public var channels: Int
-    /// The other tags (AlbumArtist, Genre, Date, ...), from the ID3 frames.
+    /// The other tags (AlbumArtist, Genre, Date, ...), from the ID3 frames or Vorbis comments.
     public var tags: [TrackTag] = []
+    /// Lyrics kept as tag text (a Vorbis comment's LYRICS), LRC or plain; not stored by the
+    /// scanner, read again when the track plays. MP3's ID3 lyrics are read by the daemon.
+    public var lyrics: String?
+    /// A CUE sheet inside the file (a FLAC's CUESHEET comment or block), as sheet text.
+    public var cueSheet: String?
 
     /// `44100:16:2`, as MPD's `Format:` line.
-    public var format: String { "\(sampleRate):\(bits):\(channels)" }
+    public var format: String { "\(sampleRate):\(sampleFormat):\(channels)" }
+
+    init(
+        _ comments: [(key: String, value: String)], frames: Int64, rate: Int, sampleFormat: String = "16", channels: Int
+    ) {
+        let mapped = VorbisCommentMapping.map(comments)
+        self.init(
+            title: mapped.title, artist: mapped.artist, album: mapped.album, trackNumber: mapped.trackNumber,
+            durationMs: frames * 1000 / Int64(rate), sampleRate: rate, sampleFormat: sampleFormat,
+            channels: channels, tags: mapped.tags, lyrics: mapped.lyrics)
+    }
+
+    init(
+        title: String? = nil, artist: String? = nil, album: String? = nil, trackNumber: Int? = nil,
+        durationMs: Int64?, sampleRate: Int, sampleFormat: String = "16", channels: Int, tags: [TrackTag] = [],
+        lyrics: String? = nil
+    ) {
+        self.title = title
+        self.artist = artist
+        self.album = album
+        self.trackNumber = trackNumber
+        self.durationMs = durationMs
+        self.sampleRate = sampleRate
+        self.sampleFormat = sampleFormat
+        self.channels = channels
+        self.tags = tags
+        self.lyrics = lyrics
+    }
 }
 
-/// Reads format, duration and tags without decoding the whole file: libmpg123 reads the tags
-/// and the first frame (the Xing/LAME header gives the exact length); WAV reads the RIFF header.
-/// Runs on the caller's thread (jb-scan); never touches the pipeline.
+/// Reads format, duration and tags without decoding the whole file, for the scanner (on
+/// jb-scan) and the daemon. Never touches the pipeline.
 public enum MediaProbe {
     /// Throws `AudioFileError` (or the library's error) for files that are not playable audio:
-    /// empty, text, random bytes, truncated (a length header that promises more than the file holds).
+    /// empty, text, random bytes, truncated (a length header that promises more than the file
+    /// holds), no audio.
     public static func probe(path: String) throws -> ProbedMedia {
-        if try WAVDecoder.looksLikeWAV(path: path) {
-            let wav = try WAVDecoder(path: path)
-            guard let frames = wav.lengthFrames, frames > 0 else {
-                throw AudioFileError(path: path, reason: "WAV file holds no audio")
-            }
-            return ProbedMedia(
-                durationMs: frames * 1000 / Int64(wav.format.rate), sampleRate: wav.format.rate,
-                bits: wav.bitsPerSample, channels: wav.format.channels)
+        try AudioFileKind.of(path: path).probe(path)
+    }
+
+    /// The RIFF header.
+    static func wav(path: String) throws -> ProbedMedia {
+        let wav = try WAVDecoder(path: path)
+        guard let frames = wav.lengthFrames, frames > 0 else {
+            throw AudioFileError(path: path, reason: "WAV file holds no audio")
         }
+        return ProbedMedia(
+            durationMs: frames * 1000 / Int64(wav.format.rate), sampleRate: wav.format.rate,
+            sampleFormat: "\(wav.bitsPerSample)", channels: wav.format.channels)
+    }
+
+    /// libmpg123 reads the tags and the first frame (the Xing/LAME header gives the exact length).
+    static func mp3(path: String) throws -> ProbedMedia {
         let decoder: MPG123Decoder
         // 16 KiB reads: the probe reads the tags and first frames, then a few frames at the end.
         do { decoder = try MPG123Decoder(path: path, readSize: 16384) } catch {
@@ -68,6 +110,54 @@ public enum MediaProbe {
             tags: ID3TagMapping.tags(decoder.textFrames().map { ($0.id, $0.description, $0.text) }))
     }
 
+    /// STREAMINFO and the Vorbis comments (libFLAC's metadata iterator seeks past pictures);
+    /// a file cut short of STREAMINFO's length fails the seek to its last frame.
+    static func flac(path: String) throws -> ProbedMedia {
+        let decoder = try FLACFileDecoder(path: path)
+        let info = decoder.decoder.format
+        guard let total = info.totalFrames, total > 0 else {
+            throw AudioFileError(path: path, reason: "FLAC file holds no audio (STREAMINFO gives no length)")
+        }
+        do {
+            try decoder.seek(toFrame: total - 1)
+            var last: (Int16, Int16) = (0, 0)
+            let got = try withUnsafeMutableBytes(of: &last) {
+                try decoder.read(into: $0.baseAddress!.assumingMemoryBound(to: Int16.self), capacityFrames: 1)
+            }
+            guard got.frames == 1 else { throw AudioFileError(path: path, reason: "no audio at the end") }
+        } catch {
+            throw AudioFileError(path: path, reason: "truncated: STREAMINFO promises \(total) frames (\(error))")
+        }
+        var media = ProbedMedia(
+            decoder.decoder.comments, frames: total, rate: info.rate, sampleFormat: "\(info.bitsPerSample)",
+            channels: info.channels)
+        media.cueSheet = embeddedCueSheet(decoder.decoder, rate: info.rate)
+        return media
+    }
+
+    /// libvorbisfile reads the headers and the last granule position (the exact length).
+    static func vorbis(path: String) throws -> ProbedMedia {
+        let decoder = try VorbisFileDecoder(path: path)
+        guard decoder.decoder.totalFrames > 0 else {
+            throw AudioFileError(path: path, reason: "Ogg Vorbis file holds no audio")
+        }
+        // MPD decodes Vorbis to float.
+        return ProbedMedia(
+            decoder.decoder.comments, frames: decoder.decoder.totalFrames, rate: decoder.format.rate,
+            sampleFormat: "f", channels: decoder.format.channels)
+    }
+
+    /// libopusfile reads the headers and the last granule position (the exact length at 48 kHz).
+    static func opus(path: String) throws -> ProbedMedia {
+        let decoder = try OpusFileDecoder(path: path)
+        guard decoder.decoder.totalFrames > 0 else {
+            throw AudioFileError(path: path, reason: "Opus file holds no audio")
+        }
+        return ProbedMedia(
+            decoder.decoder.comments, frames: decoder.decoder.totalFrames, rate: OpusDecoder.rate,
+            channels: decoder.format.channels)
+    }
+
     /// Whether `decoder` yields any audio after seeking to `frame`.
     private static func hasAudio(_ decoder: MPG123Decoder, at frame: Int64, channels: Int) -> Bool {
         guard (try? decoder.seek(toFrame: frame)) != nil else { return false }
@@ -80,5 +170,31 @@ public enum MediaProbe {
             if case .done(let n) = r { return n > 0 }
         }
         return false
+    }
+}
+
+extension MediaProbe {
+    /// The CUE sheet inside a FLAC file: its CUESHEET comment (sheet text with titles, which
+    /// MPD's embcue plugin reads), else its CUESHEET block as sheet text (track numbers and
+    /// INDEX 01 times; exact for a CD's, whose offsets are whole CD frames). Its FILE lines
+    /// are not used: the tracks are the file's own.
+    static func embeddedCueSheet(_ decoder: FLACDecoder, rate: Int) -> String? {
+        if let text = decoder.comments.first(where: { $0.key.uppercased() == "CUESHEET" })?.value {
+            return text
+        }
+        guard let block = decoder.cueSheet, rate > 0 else { return nil }
+        var text = "FILE \"\" WAVE\n"
+        var any = false
+        // Lead-out tracks (170 on a CD, 255 otherwise) only mark the end.
+        for track in block.tracks where track.isAudio && (1...99).contains(track.number) {
+            // The wrapper's index offsets are absolute (the track's offset included).
+            let index = track.indices.first { $0.number == 1 } ?? track.indices.first
+            let frames = (index?.offset ?? track.offset) * CueSheet.framesPerSecond / Int64(rate)
+            let (minutes, seconds, rest) = (frames / 4500, frames / 75 % 60, frames % 75)
+            func two(_ n: Int64) -> String { n < 10 ? "0\(n)" : "\(n)" }
+            text += "TRACK \(two(Int64(track.number))) AUDIO\nINDEX 01 \(two(minutes)):\(two(seconds)):\(two(rest))\n"
+            any = true
+        }
+        return any ? text : nil
     }
 }

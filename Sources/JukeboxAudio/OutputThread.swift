@@ -483,10 +483,17 @@ extension AudioPipeline {
     /// A new software gain: start a ~5 ms ramp and re-render what ALSA still holds.
     private func handleGain<Sink>(_ s: inout SharedState, _ o: inout OutputLocals<Sink>) {
         o.gainTarget = s.gainTarget
+        guard o.isOpen, s.state == .playing else {
+            // Nothing sounds: the next audio starts at the new gain, with no ramp to hear (a
+            // start with the output muted must not begin with 5 ms at full volume).
+            o.gain = o.gainTarget
+            o.rampLeft = 0
+            return
+        }
         let ramp = max(1, o.rate / 200)
         o.rampStep = (o.gainTarget - o.gain) / Float(ramp)
         o.rampLeft = ramp
-        guard o.isOpen, s.state == .playing, !o.reanchor else { return }
+        guard !o.reanchor else { return }
         let oldest = max(o.historyStart, o.itemFirstWritten, o.written - Int64(o.historyFrames - o.period))
         let available = Int(max(0, o.written - oldest))
         let rewound: Int

@@ -165,6 +165,10 @@ struct SharedState {
     var startPending = false
     var pendingSeekMs: Int64?
     var gainTarget: Float = 1.0
+    /// The software volume's gain (1.0 with a hardware mixer) and the output's mute: the
+    /// gain target is 0 while muted, else the volume's.
+    var volumeGain: Float = 1.0
+    var muted = false
 
     // MARK: reported by jb-output
     var events: [PipelineEvent] = []

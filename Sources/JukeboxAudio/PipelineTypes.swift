@@ -1,17 +1,21 @@
 import JukeboxCore
 
-/// One thing to play: the caller's token (echoed in events) and the file, with where to
-/// start reading it when it starts past its beginning (see `SeekHint`; ignored when it does
-/// not fit the file).
+/// One thing to play: the caller's token (echoed in events) and the file (or a span of it),
+/// with where to start reading it when it starts past its beginning (see `SeekHint`; ignored
+/// when it does not fit the file).
 public struct PlaybackItem: Sendable, Equatable {
     public var token: UInt64
     public var path: String
     public var seekHint: SeekHint?
+    /// The frames of the file to play (a CUE sheet's track; `.max` as the end: to the file's
+    /// end), nil for the whole file. Positions and seeks are then the span's, frame 0 its first.
+    public var span: Range<Int64>?
 
-    public init(token: UInt64, path: String, seekHint: SeekHint? = nil) {
+    public init(token: UInt64, path: String, seekHint: SeekHint? = nil, span: Range<Int64>? = nil) {
         self.token = token
         self.path = path
         self.seekHint = seekHint
+        self.span = span
     }
 }
 

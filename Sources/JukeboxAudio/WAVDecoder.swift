@@ -16,17 +16,6 @@ public final class WAVDecoder: AudioDecoder {
     private var position: Int64 = 0
     private var scratch: [UInt8] = []
 
-    /// Whether the file starts with "RIFF....WAVE".
-    public static func looksLikeWAV(path: String) throws(AudioFileError) -> Bool {
-        let fd: FileDescriptor
-        do { fd = try FileDescriptor(path: path, flags: O_RDONLY) } catch {
-            throw AudioFileError(path: path, reason: "\(error.call) failed: \(error.message)")
-        }
-        var head = [UInt8](repeating: 0, count: 12)
-        let n = (try? head.withUnsafeMutableBytes { try fd.read(into: $0.baseAddress!, count: 12, at: 0) }) ?? 0
-        return n == 12 && head[0..<4].elementsEqual("RIFF".utf8) && head[8..<12].elementsEqual("WAVE".utf8)
-    }
-
     public init(path: String) throws(AudioFileError) {
         self.path = path
         let file: FileDescriptor

@@ -19,12 +19,14 @@ public struct TrackInfo: Sendable, Equatable, Hashable {
     public var format: String?
     /// The file's modification time, seconds since the epoch.
     public var modifiedSeconds: Int64?
+    /// For a CUE sheet's track: the part of the audio file it is (nil for a whole file).
+    public var cue: CueSpan?
 
     /// A track; only the id and path are required.
     public init(
         id: TrackID, path: String, title: String? = nil, artist: String? = nil, album: String? = nil,
         trackNumber: Int? = nil, durationMs: Int64? = nil, lyricPath: String? = nil, tags: [TrackTag] = [],
-        format: String? = nil, modifiedSeconds: Int64? = nil
+        format: String? = nil, modifiedSeconds: Int64? = nil, cue: CueSpan? = nil
     ) {
         self.id = id
         self.path = path
@@ -37,6 +39,7 @@ public struct TrackInfo: Sendable, Equatable, Hashable {
         self.tags = tags
         self.format = format
         self.modifiedSeconds = modifiedSeconds
+        self.cue = cue
     }
 
     /// The values of tag `name`, in file order.

@@ -128,7 +128,9 @@ extension Daemon: MPDPlayerHost {
         world.lyrics = lyrics.atPosition(machine.positionMs)
         let result = body(&world)
         machine = world.machine
+        let outputSwitched = world.host.outputEnabled != mpd.host.outputEnabled
         mpd.absorb(world)
+        if outputSwitched { switchOutput(enabled: world.host.outputEnabled) }
         // A client's queue is no longer the source the box chose.
         if machine.queue.entries != queueBefore { recordHistory(.queueTakenOver(at: placeBefore)) }
         if world.observer.isMarked(.storedPlaylist) { refreshMenuLists() }

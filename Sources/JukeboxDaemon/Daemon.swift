@@ -132,6 +132,7 @@ final class Daemon {
     private func restore() {
         loadHistory()
         reloadLibrary()
+        if !mpd.host.outputEnabled { pipeline.setMuted(true) }
         var saved: PlaybackRecord?
         var start = ResumeStart(saved: nil, savedSequence: 0, journal: nil, journalSurvivedRestart: false)
         do {
@@ -372,7 +373,15 @@ final class Daemon {
         }
         requests[request.token] = request
         return PlaybackItem(
-            token: request.token, path: "\(config.musicDir)/\(track.path)", seekHint: keeper.seekHints[request.trackID])
+            token: request.token, path: "\(config.musicDir)/\(track.cue?.file ?? track.path)",
+            seekHint: keeper.seekHints[request.trackID],
+            span: track.cue.map { $0.startFrame..<max($0.startFrame, $0.endFrame ?? .max) })
+    }
+
+    /// An MPD client switched the ALSA output (the front end keeps the choice): silence it or not.
+    func switchOutput(enabled: Bool) {
+        logger.info("output 0 (\(config.audio.device)) \(enabled ? "enabled" : "disabled")")
+        pipeline.setMuted(!enabled)
     }
 
     // MARK: - persistence

@@ -1,4 +1,5 @@
 import Glibc
+import JukeboxAudio
 import JukeboxCore
 import JukeboxStore
 import LinuxSupport
@@ -169,7 +170,7 @@ struct ScanCommand {
             _ = try LibraryStore.open(path: config.database, logger: logger)
             let scanner = LibraryScanner(
                 databasePath: config.database, musicDirectory: config.musicDir, lyricsDirectory: config.lyricsDir,
-                probe: ScanRunner.probe, logger: logger)
+                audioExtensions: AudioFileKind.extensions, probe: ScanRunner.probe, logger: logger)
             let report = try scanner.scan()
             for skipped in report.skipped { writeStdout("not playable: \(skipped.path): \(skipped.reason)\n") }
             let files = report.added + report.updated + report.unchanged + report.skipped.count

@@ -1,3 +1,4 @@
+import JukeboxAudio
 import JukeboxCore
 import LinuxSupport
 
@@ -24,9 +25,10 @@ struct LyricsCommand {
 
     func run() throws {
         let lyrics: Lyrics
-        if file.lowercased().hasSuffix(".mp3") {
-            guard let embedded = EmbeddedLyrics.read(path: file) else {
-                writeStderr("\(file): no ID3 lyrics (SYLT or USLT)\n")
+        let ext = file.lastIndex(of: ".").map { file[file.index(after: $0)...].lowercased() }
+        if let ext, AudioFileKind.extensions.contains(ext) {
+            guard let (embedded, _) = EmbeddedLyrics.read(path: file) else {
+                writeStderr("\(file): no embedded lyrics (ID3 SYLT or USLT, or a LYRICS comment)\n")
                 throw CommandExit(1)
             }
             lyrics = embedded

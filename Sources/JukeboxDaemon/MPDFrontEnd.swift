@@ -45,6 +45,8 @@ final class MPDFrontEnd {
                     logger.warning("settings: unknown replay_gain_mode '\(saved)'; using off")
                 }
             }
+            // Output 0 stays as a client switched it, as MPD's state file keeps it.
+            host.outputEnabled = try store.setting(Self.outputSetting) != "0"
         } catch {
             logger.error("cannot read the settings: \(error)")
         }
@@ -95,7 +97,7 @@ final class MPDFrontEnd {
         if machine.state == .playing { playedNanoseconds += now - lastTurn }
         lastTurn = now
         let changes = observer.changes(machine)
-        network?.notify(changes)
+        network?.notify(changes, now: now)
         serial?.notify(changes)
         network?.dropTimedOut(now: now)
         serial?.reopenIfDue(now: now)
@@ -129,6 +131,7 @@ final class MPDFrontEnd {
     }
 
     static let replayGainSetting = "replay_gain_mode"
+    static let outputSetting = "output_0_enabled"
 
     /// Takes back what a request changed in the front end's state.
     func absorb(_ world: MPDWorld) {
@@ -141,6 +144,14 @@ final class MPDFrontEnd {
                 try stickers.store.setSetting(Self.replayGainSetting, to: replayGainMode.rawValue)
             } catch {
                 logger.error("cannot save replay_gain_mode: \(error)")
+            }
+        }
+        if world.host.outputEnabled != host.outputEnabled {
+            host.outputEnabled = world.host.outputEnabled
+            do {
+                try stickers.store.setSetting(Self.outputSetting, to: host.outputEnabled ? "1" : "0")
+            } catch {
+                logger.error("cannot save the output's state: \(error)")
             }
         }
         for notice in world.notices { logger.info("\(notice)") }

@@ -81,7 +81,7 @@ struct RenderCommand {
                 let stem = track.lastIndex(of: ".").map { String(track[..<$0]) } ?? track
                 lyricFile = [".lrc", ".LRC", ".ksc", ".KSC"].map { stem + $0 }.first { access($0, R_OK) == 0 }
             }
-            if lyricFile == nil, let embedded = EmbeddedLyrics.read(path: track) {
+            if lyricFile == nil, let (embedded, _) = EmbeddedLyrics.read(path: track) {
                 timeline = LyricTimeline(lyrics: embedded)
             }
         }

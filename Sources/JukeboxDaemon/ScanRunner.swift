@@ -23,7 +23,7 @@ final class ScanRunner: @unchecked Sendable {
         let media = try MediaProbe.probe(path: path)
         return ProbedTags(
             title: media.title, artist: media.artist, album: media.album, trackNumber: media.trackNumber,
-            durationMs: media.durationMs, tags: media.tags, format: media.format)
+            durationMs: media.durationMs, tags: media.tags, format: media.format, cueSheet: media.cueSheet)
     }
 
     init(databasePath: String, musicDirectory: String, lyricsDirectory: String?, logger: Logger, wakeup: WakeupEvent) {
@@ -49,7 +49,7 @@ final class ScanRunner: @unchecked Sendable {
             do {
                 let scanner = LibraryScanner(
                     databasePath: databasePath, musicDirectory: musicDirectory, lyricsDirectory: lyricsDirectory,
-                    probe: Self.probe, logger: logger)
+                    audioExtensions: AudioFileKind.extensions, probe: Self.probe, logger: logger)
                 outcome = .success(try scanner.scan())
             } catch {
                 outcome = .failure(error)

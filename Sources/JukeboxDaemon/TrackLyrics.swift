@@ -3,6 +3,7 @@
 // Kept apart from the display so that a box without a screen still answers `lyrics`.
 
 import Glibc
+import JukeboxAudio
 import JukeboxCore
 import LinuxSupport
 import Logging
@@ -98,9 +99,11 @@ final class TrackLyrics {
                 logger.info("lyrics \(path): \(error)")
             }
         }
-        if let embedded = EmbeddedLyrics.read(path: musicDirectory + "/" + track.path), !embedded.lines.isEmpty {
+        if let (embedded, tag) = EmbeddedLyrics.read(path: musicDirectory + "/" + track.path),
+            !embedded.lines.isEmpty
+        {
             timeline = LyricTimeline(lyrics: embedded, nudgeMs: nudge)
-            source = "ID3 \(embedded.format == .unsynced ? "USLT" : "SYLT") in \(track.path)"
+            source = "\(tag) in \(track.path)"
         }
     }
 }
@@ -141,18 +144,24 @@ final class LyricOffsetStore {
     }
 }
 
-/// Reads the ID3v2 tag at the start of an MP3 for embedded lyrics (`ID3Lyrics`).
+/// Lyrics kept in the audio file: an MP3's ID3v2 tag (`ID3Lyrics`), or the LYRICS /
+/// UNSYNCEDLYRICS Vorbis comment of the other formats (LRC text in it is synced).
 enum EmbeddedLyrics {
-    static func read(path: String) -> Lyrics? {
-        guard path.lowercased().hasSuffix(".mp3"),
-            let fd = try? FileDescriptor(path: path, flags: O_RDONLY | O_CLOEXEC)
-        else { return nil }
+    /// The lyrics and the tag they came from.
+    static func read(path: String) -> (Lyrics, String)? {
+        guard path.lowercased().hasSuffix(".mp3") else {
+            guard let text = (try? MediaProbe.probe(path: path))?.lyrics, let lyrics = Lyrics.embedded(text) else {
+                return nil
+            }
+            return (lyrics, "LYRICS comment")
+        }
+        guard let fd = try? FileDescriptor(path: path, flags: O_RDONLY | O_CLOEXEC) else { return nil }
         var header = [UInt8](repeating: 0, count: 10)
         guard (try? header.withUnsafeMutableBytes({ try fd.read(into: $0.baseAddress!, count: 10) })) == 10,
             let size = ID3Lyrics.tagSize(header), size <= 16 << 20
         else { return nil }
         var tag = [UInt8](repeating: 0, count: size)
         let n = (try? tag.withUnsafeMutableBytes { try fd.read(into: $0.baseAddress!, count: size, at: 0) }) ?? 0
-        return ID3Lyrics.parse(Array(tag.prefix(n)))
+        return ID3Lyrics.parse(Array(tag.prefix(n))).map { ($0, "ID3 \($0.format == .unsynced ? "USLT" : "SYLT")") }
     }
 }

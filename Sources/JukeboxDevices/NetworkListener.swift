@@ -100,11 +100,13 @@ public final class NetworkListener {
         finishIfDone(client)
     }
 
-    /// Idle notifications for every client.
-    public func notify(_ changes: Set<MPDSubsystem>) {
+    /// Idle notifications for every client. A client woken from `idle` has its 60 s from
+    /// `now` on, as MPD re-arms its timeout when idle ends: a long wait is no silence.
+    public func notify(_ changes: Set<MPDSubsystem>, now: UInt64) {
         guard !changes.isEmpty else { return }
         for client in clients.values {
             if let text = client.session.notify(changes) {
+                client.lastActivity = now
                 send(text, to: client)
                 flush(client)
                 finishIfDone(client)

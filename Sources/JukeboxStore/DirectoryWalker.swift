@@ -21,16 +21,18 @@ struct DirectoryWalker {
         var audioFiles: [File] = []
         /// Lyric sidecars: key "relative/base.ext" with the extension lowercased -> actual relative path.
         var lyricFiles: [String: String] = [:]
+        /// CUE sheets (`.cue`), collected with the audio files.
+        var cueSheets: [File] = []
         /// Directories (relative paths) that could not be read: their old rows must be kept.
         var unreadableDirectories: [String] = []
         var skipped: [ScanReport.Skipped] = []
     }
 
-    static let audioExtensions: Set<String> = ["mp3", "wav"]
     static let lyricExtensions: [String] = ["lrc", "ksc"]
     static let maximumDepth = 64
 
-    var collectAudio = true
+    /// Lowercased extensions of the audio files to collect (none: lyric files only).
+    var audioExtensions: Set<String>
 
     /// Walks `root`; throws only if `root` itself cannot be read.
     func walk(root: String, isCancelled: () -> Bool = { false }) throws(Errno) -> Result {
@@ -58,8 +60,9 @@ struct DirectoryWalker {
                 if name.hasPrefix(".") { continue }
                 let relative = directory.relative.isEmpty ? name : directory.relative + "/" + name
                 let ext = Self.lowercasedExtension(of: name)
-                let isAudio = collectAudio && ext.map { Self.audioExtensions.contains($0) } == true
+                let isAudio = ext.map(audioExtensions.contains) == true
                 let isLyric = ext.map { Self.lyricExtensions.contains($0) } == true
+                let isCue = !audioExtensions.isEmpty && ext == "cue"
                 guard validName else {
                     // The lossy name cannot be passed back to the kernel; report what matters.
                     if isAudio {
@@ -70,7 +73,7 @@ struct DirectoryWalker {
                     continue
                 }
                 // Regular files that are neither audio nor lyrics need no stat at all.
-                if type == UInt8(DT_REG) && !isAudio && !isLyric { continue }
+                if type == UInt8(DT_REG) && !isAudio && !isLyric && !isCue { continue }
                 if type == UInt8(DT_REG) && isLyric {
                     result.lyricFiles[Self.lyricKey(relative, ext!)] = relative
                     continue
@@ -86,9 +89,10 @@ struct DirectoryWalker {
                 } else if mode == S_IFREG {
                     if isLyric {
                         result.lyricFiles[Self.lyricKey(relative, ext!)] = relative
-                    } else if isAudio {
+                    } else if isAudio || isCue {
                         let mtime = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
-                        result.audioFiles.append(File(path: relative, size: Int64(info.st_size), mtimeNs: mtime))
+                        let file = File(path: relative, size: Int64(info.st_size), mtimeNs: mtime)
+                        if isCue { result.cueSheets.append(file) } else { result.audioFiles.append(file) }
                     }
                 }
             }

@@ -71,21 +71,24 @@ public final class LibraryScanner: @unchecked Sendable {
     public let databasePath: String
     public let musicDirectory: String
     public let lyricsDirectory: String?
+    private let audioExtensions: Set<String>
     private let probe: @Sendable (String) throws -> ProbedTags
-    private let logger: Logger
+    let logger: Logger
     private let batchSize: Int
     private let cancelled = Atomic<Bool>(false)
     /// Used only by the thread that calls `scan()`.
     private var connection: Connection?
 
     /// - Parameters:
+    ///   - audioExtensions: the lowercased extensions of the files to probe ("mp3", "flac", ...).
     ///   - probe: reads the tags of the file at an absolute path; throwing marks the file
     ///     unplayable, with the error's description as the reason.
     ///   - batchSize: rows written per transaction.
     public init(
-        databasePath: String, musicDirectory: String, lyricsDirectory: String?,
+        databasePath: String, musicDirectory: String, lyricsDirectory: String?, audioExtensions: Set<String>,
         probe: @escaping @Sendable (String) throws -> ProbedTags, logger: Logger, batchSize: Int = 500
     ) {
+        self.audioExtensions = audioExtensions
         self.databasePath = databasePath
         self.musicDirectory = Self.trimmingTrailingSlashes(musicDirectory)
         self.lyricsDirectory = lyricsDirectory.map(Self.trimmingTrailingSlashes)
@@ -97,10 +100,10 @@ public final class LibraryScanner: @unchecked Sendable {
     /// Asks a running (or the next) scan to stop after the current file. Any thread.
     public func cancel() { cancelled.store(true, ordering: .relaxed) }
 
-    private var isCancelled: Bool { cancelled.load(ordering: .relaxed) }
+    var isCancelled: Bool { cancelled.load(ordering: .relaxed) }
 
     /// A row as the scanner needs it.
-    private struct Existing {
+    struct Existing {
         var id: Int64
         var size: Int64
         var mtimeNs: Int64
@@ -138,11 +141,11 @@ public final class LibraryScanner: @unchecked Sendable {
         }
 
         let walkStart = MonotonicClock.nanoseconds()
-        let tree = try DirectoryWalker().walk(root: musicDirectory) { isCancelled }
+        let tree = try DirectoryWalker(audioExtensions: audioExtensions).walk(root: musicDirectory) { isCancelled }
         var lyricsElsewhere: [String: String] = [:]
         if let lyricsDirectory {
             do {
-                lyricsElsewhere = try DirectoryWalker(collectAudio: false).walk(root: lyricsDirectory).lyricFiles
+                lyricsElsewhere = try DirectoryWalker(audioExtensions: []).walk(root: lyricsDirectory).lyricFiles
             } catch {
                 logger.info("lyrics directory not read: \(error)")
             }
@@ -218,6 +221,10 @@ public final class LibraryScanner: @unchecked Sendable {
             if pending.count >= batchSize { try flush() }
         }
 
+        try flush()
+        try updateCueTracks(
+            tree.cueSheets, audioFiles: seen, connection: connection, existing: &existing, report: &report)
+
         // What is left in `existing` has vanished, unless it lies in a directory we could not read.
         for (path, old) in existing where !tree.unreadableDirectories.contains(where: { Self.path(path, isInside: $0) })
         {
@@ -284,20 +291,20 @@ public final class LibraryScanner: @unchecked Sendable {
             insert = try connection.prepare(
                 """
                 INSERT INTO tracks(path, size, mtime_ns, title, artist, album, track_no, duration_ms, lyric_path,
-                    problem, tags, format)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    problem, tags, format, embedded_cue)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """)
             update = try connection.prepare(
                 """
                 UPDATE tracks SET size = ?2, mtime_ns = ?3, title = ?4, artist = ?5, album = ?6, track_no = ?7,
-                    duration_ms = ?8, lyric_path = ?9, problem = ?10, tags = ?11, format = ?12,
+                    duration_ms = ?8, lyric_path = ?9, problem = ?10, tags = ?11, format = ?12, embedded_cue = ?13,
                     last_position_ms = NULL, last_position_hint = NULL
                 WHERE id = ?1
                 """)
             retag = try connection.prepare(
                 """
                 UPDATE tracks SET title = ?2, artist = ?3, album = ?4, track_no = ?5, duration_ms = ?6, tags = ?7,
-                    format = ?8
+                    format = ?8, embedded_cue = ?9
                 WHERE id = ?1
                 """)
             lyric = try connection.prepare("UPDATE tracks SET lyric_path = ? WHERE id = ?")
@@ -325,6 +332,7 @@ public final class LibraryScanner: @unchecked Sendable {
                         try retag.bind(tags.durationMs, at: 6)
                         try retag.bind(TagText.encode(tags.tags), at: 7)
                         try retag.bind(tags.format, at: 8)
+                        try retag.bind(tags.cueSheet, at: 9)
                         try retag.run()
                     case .lyric(let id, let path):
                         try lyric.bind(path, at: 1)
@@ -338,7 +346,7 @@ public final class LibraryScanner: @unchecked Sendable {
             }
         }
 
-        /// Binds parameters 2...12 (everything but the path or id).
+        /// Binds parameters 2...13 (everything but the path or id).
         private func bindTrack(
             _ statement: Statement, _ file: DirectoryWalker.File, _ tags: ProbedTags?, _ problem: String?,
             _ lyricPath: String?
@@ -354,6 +362,7 @@ public final class LibraryScanner: @unchecked Sendable {
             try statement.bind(problem, at: 10)
             try statement.bind(TagText.encode(tags?.tags ?? []), at: 11)
             try statement.bind(tags?.format, at: 12)
+            try statement.bind(tags?.cueSheet, at: 13)
         }
     }
 

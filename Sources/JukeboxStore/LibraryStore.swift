@@ -92,7 +92,7 @@ public final class LibraryStore {
 
     static let trackColumns =
         "id, path, size, mtime_ns, title, artist, album, track_no, duration_ms, lyric_path, problem, last_position_ms,"
-        + " tags, format"
+        + " tags, format, cue_file, cue_start, cue_end, cue_start_ms, cue_end_ms"
 
     static func track(from row: Statement) -> TrackRecord {
         TrackRecord(
@@ -100,7 +100,12 @@ public final class LibraryStore {
             title: row.string(at: 4) ?? "", artist: row.string(at: 5), album: row.string(at: 6),
             trackNumber: row.optionalInt(at: 7), durationMs: row.optionalInt64(at: 8), lyricPath: row.string(at: 9),
             problem: row.string(at: 10), lastPositionMs: row.optionalInt64(at: 11),
-            tags: TagText.decode(row.string(at: 12)), format: row.string(at: 13))
+            tags: TagText.decode(row.string(at: 12)), format: row.string(at: 13),
+            cue: row.string(at: 14).map {
+                CueSpan(
+                    file: $0, startFrame: row.int64(at: 15), endFrame: row.optionalInt64(at: 16),
+                    startMs: row.int64(at: 17), endMs: row.optionalInt64(at: 18))
+            })
     }
 
     private func fetchTracks(_ sql: String, bind: (Statement) throws -> Void = { _ in }) throws -> [TrackRecord] {
@@ -112,9 +117,14 @@ public final class LibraryStore {
         return result
     }
 
-    /// Every playable track (no `problem`), ordered by path.
+    /// Every playable track (no `problem`), ordered by path; an audio file that CUE sheets
+    /// split into tracks is left out, as MPD hides it (`hide_playlist_targets`).
     public func playableTracks() throws -> [TrackRecord] {
-        try fetchTracks("SELECT \(Self.trackColumns) FROM tracks WHERE problem IS NULL ORDER BY path")
+        try fetchTracks(
+            """
+            SELECT \(Self.trackColumns) FROM tracks WHERE problem IS NULL
+                AND path NOT IN (SELECT cue_file FROM tracks WHERE cue_file IS NOT NULL) ORDER BY path
+            """)
     }
 
     /// Every file the scanner could not use, with its reason, ordered by path.

@@ -25,11 +25,15 @@ public struct TrackRecord: Equatable, Sendable {
     public var tags: [TrackTag]
     /// `44100:16:2`: the audio format, as MPD's `Format:`.
     public var format: String?
+    /// For a CUE sheet's track: the part of the audio file it is (`size` and `mtimeNs` are
+    /// that file's).
+    public var cue: CueSpan?
 
     public init(
         id: Int64, path: String, size: Int64 = 0, mtimeNs: Int64 = 0, title: String, artist: String? = nil,
         album: String? = nil, trackNumber: Int? = nil, durationMs: Int64? = nil, lyricPath: String? = nil,
-        problem: String? = nil, lastPositionMs: Int64? = nil, tags: [TrackTag] = [], format: String? = nil
+        problem: String? = nil, lastPositionMs: Int64? = nil, tags: [TrackTag] = [], format: String? = nil,
+        cue: CueSpan? = nil
     ) {
         self.id = id
         self.path = path
@@ -45,6 +49,7 @@ public struct TrackRecord: Equatable, Sendable {
         self.lastPositionMs = lastPositionMs
         self.tags = tags
         self.format = format
+        self.cue = cue
     }
 
     /// True when the track can be queued (its probe succeeded).
@@ -125,10 +130,12 @@ public struct ProbedTags: Equatable, Sendable {
     public var tags: [TrackTag]
     /// `44100:16:2`.
     public var format: String?
+    /// A CUE sheet inside the file (a FLAC's CUESHEET): the scanner lists its tracks.
+    public var cueSheet: String?
 
     public init(
         title: String? = nil, artist: String? = nil, album: String? = nil, trackNumber: Int? = nil,
-        durationMs: Int64? = nil, tags: [TrackTag] = [], format: String? = nil
+        durationMs: Int64? = nil, tags: [TrackTag] = [], format: String? = nil, cueSheet: String? = nil
     ) {
         self.title = title
         self.artist = artist
@@ -137,6 +144,7 @@ public struct ProbedTags: Equatable, Sendable {
         self.durationMs = durationMs
         self.tags = tags
         self.format = format
+        self.cueSheet = cueSheet
     }
 }
 

@@ -81,7 +81,19 @@ enum Schema {
             UNIQUE (kind, artist, name)
         );
         """,
-        // 5 -> 6: MPD's per-entry facts of the queue (the entry's id, NULL in rows from before,
+        // 5 -> 6: the tracks of CUE sheets (`Album/album.cue/track0001`): the audio file they
+        // are part of (relative to music_dir), their first frame and the frame after their last
+        // (NULL: to the file's end), and the same in ms as the sheet gives them (MPD's Range);
+        // for an audio file, the CUE sheet inside it (a FLAC's CUESHEET), as sheet text
+        """
+        ALTER TABLE tracks ADD COLUMN cue_file TEXT;
+        ALTER TABLE tracks ADD COLUMN cue_start INTEGER;
+        ALTER TABLE tracks ADD COLUMN cue_end INTEGER;
+        ALTER TABLE tracks ADD COLUMN cue_start_ms INTEGER;
+        ALTER TABLE tracks ADD COLUMN cue_end_ms INTEGER;
+        ALTER TABLE tracks ADD COLUMN embedded_cue TEXT;
+        """,
+        // 6 -> 7: MPD's per-entry facts of the queue (the entry's id, NULL in rows from before,
         // which get new ids on load; its priority; the queue version of its last change, 0 =
         // unknown) and the id the next added entry gets; `playback.queue_version` is MPD's
         // queue version from now on.

@@ -123,12 +123,12 @@ public enum MPDCommands {
         // No client-to-client messages: no channels.
         "channels": Spec(permission: .read, min: 0, max: 0) { _, _ in },
         "listpartitions": Spec(permission: .read, min: 0, max: 0) { _, c in c.response.add("partition", "default") },
-        "outputs": Spec(permission: .read, min: 0, max: 0) { w, c in
-            c.response.add("outputid", 0)
-            c.response.add("outputname", w.host.outputName)
-            c.response.add("plugin", "alsa")
-            c.response.add("outputenabled", 1)
-        },
+        // the audio output (MPDOutputs.swift)
+        "outputs": Spec(permission: .read, min: 0, max: 0) { w, c in outputs(&w, &c) },
+        "enableoutput": Spec(permission: .admin, min: 1, max: 1) { w, c in try switchOutput(&w, &c) { _ in true } },
+        "disableoutput": Spec(permission: .admin, min: 1, max: 1) { w, c in try switchOutput(&w, &c) { _ in false } },
+        "toggleoutput": Spec(permission: .admin, min: 1, max: 1) { w, c in try switchOutput(&w, &c) { !$0 } },
+        "outputset": Spec(permission: .admin, min: 3, max: 3) { w, c in try outputSet(&w, &c) },
         "decoders": Spec(permission: .read, min: 0, max: 0) { _, c in
             c.response.add("plugin", "mpg123")
             c.response.add("suffix", "mp3")
@@ -383,8 +383,9 @@ public enum MPDCommands {
                 return
             }
             guard w.library.isFolder(uri) else { throw MPDError(.noExist, "No such directory") }
-            for folder in w.library.subfolders(of: uri) { c.response.add("directory", folder) }
+            // MPD's order: the folder's songs, then its subfolders.
             for track in w.library.files(in: uri) { song(track, into: &c.response) }
+            for folder in w.library.subfolders(of: uri) { c.response.add("directory", folder) }
             if uri.isEmpty { rootPlaylists(&w, &c) }
         },
         "listall": Spec(permission: .read, min: 0, max: 1) { w, c in
@@ -545,6 +546,7 @@ public enum MPDCommands {
     /// The song block of lsinfo, find and the queue's commands.
     static func song(_ track: TrackInfo, into r: inout MPDResponse) {
         r.add("file", track.path)
+        if let cue = track.cue { r.add("Range", cue.range) }
         if let seconds = track.modifiedSeconds { r.add("Last-Modified", ISO8601.utc(seconds)) }
         if let format = track.format { r.add("Format", format) }
         // MPD's ID3 scanner's order: the tags the library keeps are in it already.
@@ -570,13 +572,14 @@ public enum MPDCommands {
             return
         }
         guard w.library.isFolder(uri) else { throw MPDError(.noExist, "No such directory") }
+        // MPD's walk: a folder's songs, then each subfolder and what it holds.
         func walk(_ folder: String, _ r: inout MPDResponse) {
+            for track in w.library.files(in: folder) {
+                if info { song(track, into: &r) } else { r.add("file", track.path) }
+            }
             for sub in w.library.subfolders(of: folder) {
                 r.add("directory", sub)
                 walk(sub, &r)
-            }
-            for track in w.library.files(in: folder) {
-                if info { song(track, into: &r) } else { r.add("file", track.path) }
             }
         }
         walk(uri, &c.response)
@@ -774,8 +777,9 @@ public enum MPDCommands {
     }
 
     static func unsigned(_ text: String) throws -> Int {
-        guard let value = parseInteger(text), value >= 0 else { throw MPDError(.argument, "Integer expected: \(text)") }
-        guard value <= Int(UInt32.max) else { throw MPDError(.argument, "Number too large: \(text)") }
+        guard let value = parseInteger(text) else { throw MPDError(.argument, "Integer expected: \(text)") }
+        // strtoul takes "-1" as ULONG_MAX: MPD calls a negative number too large.
+        guard value >= 0, value <= Int(UInt32.max) else { throw MPDError(.argument, "Number too large: \(text)") }
         return value
     }
 

@@ -3,23 +3,29 @@ import JukeboxCore
 /// The music library as the MPD protocol sees it: tracks by path, folders derived from the
 /// paths, and tag lookups for find/search/list. Built once per scan by the daemon; a value.
 public struct MPDLibrary: Sendable, Equatable {
-    /// Every playable track, sorted by path.
+    /// Every playable track in MPD's database order: a folder's songs (see `mpdOrder`), then
+    /// each subfolder by name, walked the same way. `add`, `listall` and `find` answer in it.
     public private(set) var tracks: [TrackInfo]
     private var byPath: [String: Int]
     private var byID: [TrackID: Int]
     /// Every folder (relative, no trailing slash; "" is the root) with its direct subfolders.
     private var folders: [String: [String]]
+    /// Per folder: its tracks and everything below, a range of `tracks`, and how many of them
+    /// are its own (they come first).
+    private var spans: [String: Span]
+
+    struct Span: Sendable, Equatable {
+        var range: Range<Int>
+        var own: Int
+    }
 
     /// An index over `tracks` (any order).
     public init(tracks: [TrackInfo] = []) {
-        self.tracks = tracks.sorted { $0.path < $1.path }
-        var byPath: [String: Int] = [:]
-        var byID: [TrackID: Int] = [:]
         var folders: [String: Set<String>] = ["": []]
-        for (index, track) in self.tracks.enumerated() {
-            byPath[track.path] = index
-            byID[track.id] = index
+        var songs: [String: [TrackInfo]] = [:]
+        for track in tracks {
             var child = MPDLibrary.parent(of: track.path)
+            songs[child, default: []].append(track)
             while !child.isEmpty {
                 let parent = MPDLibrary.parent(of: child)
                 let (inserted, _) = folders[parent, default: []].insert(child)
@@ -28,9 +34,42 @@ public struct MPDLibrary: Sendable, Equatable {
                 child = parent
             }
         }
-        self.byPath = byPath
-        self.byID = byID
-        self.folders = folders.mapValues { $0.sorted() }
+        let sortedFolders = folders.mapValues { $0.sorted() }
+        var ordered: [TrackInfo] = []
+        var spans: [String: Span] = [:]
+        func walk(_ folder: String) {
+            let start = ordered.count
+            let own = (songs[folder] ?? []).sorted(by: MPDLibrary.mpdOrder)
+            ordered += own
+            for sub in sortedFolders[folder] ?? [] { walk(sub) }
+            spans[folder] = Span(range: start..<ordered.count, own: own.count)
+        }
+        walk("")
+        self.folders = sortedFolders
+        self.tracks = ordered
+        self.spans = spans
+        byPath = [:]
+        byID = [:]
+        for (index, track) in ordered.enumerated() {
+            byPath[track.path] = index
+            byID[track.id] = index
+        }
+    }
+
+    /// MPD's order of the songs in one folder (`song_cmp`, SongSort.cxx): by album (none
+    /// first), disc, track number (missing or 0 first), then file name.
+    static func mpdOrder(_ a: TrackInfo, _ b: TrackInfo) -> Bool {
+        if a.album != b.album {
+            guard let left = a.album else { return true }
+            guard let right = b.album else { return false }
+            if left != right { return left < right }
+        }
+        func number(_ text: String?) -> Int { text.map { Int($0.prefix { $0.isASCII && $0.isNumber }) ?? 0 } ?? 0 }
+        let discs = (number(a.values(.disc).first), number(b.values(.disc).first))
+        if discs.0 != discs.1 { return discs.0 < discs.1 }
+        let numbers = (max(0, a.trackNumber ?? 0), max(0, b.trackNumber ?? 0))
+        if numbers.0 != numbers.1 { return numbers.0 < numbers.1 }
+        return a.path < b.path
     }
 
     /// The track at `path` (relative to music_dir).
@@ -45,23 +84,16 @@ public struct MPDLibrary: Sendable, Equatable {
     /// The direct subfolders of `folder`.
     public func subfolders(of folder: String) -> [String] { folders[folder] ?? [] }
 
-    /// The tracks directly in `folder`.
+    /// The tracks directly in `folder`, in MPD's order.
     public func files(in folder: String) -> [TrackInfo] {
-        tracks(under: folder).filter { MPDLibrary.parent(of: $0.path) == folder }
+        guard let span = spans[folder] else { return [] }
+        return Array(tracks[span.range.prefix(span.own)])
     }
 
-    /// Every track in `folder` and below, by path.
+    /// Every track in `folder` and below, in MPD's database order.
     public func tracks(under folder: String) -> [TrackInfo] {
-        if folder.isEmpty { return tracks }
-        let prefix = folder + "/"
-        let start = lowerBound(prefix)
-        var result: [TrackInfo] = []
-        var index = start
-        while index < tracks.count, tracks[index].path.hasPrefix(prefix) {
-            result.append(tracks[index])
-            index += 1
-        }
-        return result
+        guard let span = spans[folder] else { return [] }
+        return Array(tracks[span.range])
     }
 
     /// The number of distinct non-empty values of `tag`.
@@ -99,15 +131,6 @@ public struct MPDLibrary: Sendable, Equatable {
         return String(path)
     }
 
-    private func lowerBound(_ prefix: String) -> Int {
-        var low = 0
-        var high = tracks.count
-        while low < high {
-            let middle = (low + high) / 2
-            if tracks[middle].path < prefix { low = middle + 1 } else { high = middle }
-        }
-        return low
-    }
 }
 
 /// The tags the jukebox knows, with MPD's names: the four the library keeps as fields, and

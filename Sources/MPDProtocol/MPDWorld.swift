@@ -91,6 +91,9 @@ public struct MPDHostInfo: Sendable, Equatable {
     public var bitrate: Int?
     /// The ALSA device name, for `outputs`.
     public var outputName = "default"
+    /// Whether output 0 (the ALSA device) sounds: `disableoutput 0` silences it while the
+    /// clock runs on.
+    public var outputEnabled = true
 
     /// Defaults.
     public init() {}

@@ -200,6 +200,41 @@ import Testing
         print("MPD differential, song ends, seeks and updates: \(servers.summary)")
     }
 
+    /// The output commands: `outputs` after each (without the name and plugin lines: MPD's is
+    /// the test's null output, ours the ALSA device), the ACKs for other ids and bad numbers,
+    /// and idle `output`, which fires only when the switch changed.
+    @Test(.enabled(if: hasMPD)) func outputs() throws {
+        let servers = try Servers()
+        func compareOutputs(_ label: String) {
+            let answers = [servers.jukebox, servers.reference].map {
+                $0.command("outputs").filter { !$0.hasPrefix("outputname: ") && !$0.hasPrefix("plugin: ") }
+            }
+            servers.record("\(label): outputs", answers[0] == answers[1], "\(answers[0]) / MPD \(answers[1])")
+        }
+        let lines = [
+            "disableoutput 0", "disableoutput 0", "toggleoutput 0", "toggleoutput 0", "enableoutput 0",
+            "enableoutput 0", "enableoutput 1", "disableoutput 2", "toggleoutput 7", "disableoutput x",
+            "enableoutput -1", "toggleoutput", "outputset 0 dop 1", "outputset 1 dop 1", "outputset 0",
+        ]
+        for line in lines {
+            servers.both(line)
+            compareOutputs(line)
+        }
+        let idlers = try [servers.port, servers.mpd.port].map { try MPDTestClient(port: $0) }
+        for (line, wakes) in [("disableoutput 0", true), ("disableoutput 0", false), ("toggleoutput 0", true)] {
+            for idler in idlers { idler.send("idle output") }
+            servers.both(line)
+            let answers = idlers.map { idler in
+                wakes ? idler.response() : idler.command("noidle")
+            }
+            servers.record(
+                "idle output, then \(line)",
+                answers[0] == answers[1] && answers[1] == (wakes ? ["changed: output", "OK"] : ["OK"]),
+                "\(answers[0]) / MPD \(answers[1])")
+        }
+        print("MPD differential, outputs: \(servers.summary)")
+    }
+
     /// `update` on both, then waits until both finished and hold `songs` songs.
     static func update(_ servers: Servers, songs: Int) throws {
         _ = (servers.jukebox.command("update"), servers.reference.command("update"))

@@ -14,10 +14,10 @@ import Testing
 /// (readdir, hash order on ext4), jukeboxd by name; the editor sorts them itself, but
 /// ncmpcpp's browser shows the server's order.
 @Suite(.serialized) struct PlaylistEditorTests {
-    static let tmux = "/usr/bin/tmux"
     static let ncmpcpp = "/usr/bin/ncmpcpp"
     static var canRun: Bool {
-        ReferenceMPD.isInstalled && [tmux, ncmpcpp].allSatisfy { FileManager.default.isExecutableFile(atPath: $0) }
+        ReferenceMPD.isInstalled
+            && [TmuxTerminals.tmux, ncmpcpp].allSatisfy { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
     /// The two servers, a client on each, and ncmpcpp on each in tmux sessions `j` and `m`.
@@ -27,7 +27,7 @@ import Testing
         /// [jukeboxd, MPD].
         let clients: [MPDTestClient]
         let folders: [String]
-        let socket: String
+        let terminals: TmuxTerminals
 
         init() throws {
             let port = freeLoopbackPort()
@@ -51,21 +51,13 @@ import Testing
             for client in clients { _ = (client.command("clear"), client.command("add \"\"")) }
             self.clients = clients
             folders = [harness.directory.file("state/playlists"), mpd.playlists]
-            socket = harness.directory.file("tmux.socket")
-            let home = harness.directory.file("home")
-            try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
-            for (session, port) in zip(["j", "m"], [port, mpd.port]) {
-                let result = try run([
-                    PlaylistEditorTests.tmux, "-S", socket, "-f", "/dev/null", "new-session", "-d", "-s", session,
-                    "-x", "120", "-y", "30", "env", "HOME=\(home)", "TERM=xterm-256color", "LANG=C.UTF-8",
-                    "MPD_HOST=127.0.0.1", "MPD_PORT=\(port)", PlaylistEditorTests.ncmpcpp,
-                ])
-                guard result.status == 0 else { throw MPDDifferentialTests.TestFailure(result.stderrText) }
-            }
+            terminals = try TmuxTerminals(
+                client: PlaylistEditorTests.ncmpcpp, ports: [port, mpd.port], folder: harness.directory.path,
+                rows: 30)
         }
 
         deinit {
-            _ = try? run([PlaylistEditorTests.tmux, "-S", socket, "kill-server"])
+            terminals.stop()
             mpd.stop()
             harness.process?.closeStdin()
             harness.process?.kill(SIGTERM)
@@ -73,18 +65,12 @@ import Testing
         }
 
         /// tmux key names (`Enter`, `Down`) or text, to both terminals.
-        func keys(_ keys: [String]) throws {
-            for session in ["j", "m"] {
-                _ = try run([PlaylistEditorTests.tmux, "-S", socket, "send-keys", "-t", session] + keys)
-            }
-        }
+        func keys(_ keys: [String]) throws { try terminals.keys(keys) }
 
         /// The terminal's text, without the volume (MPD's null output has no mixer) and
         /// trailing spaces.
         func screen(_ session: String) -> String {
-            let text =
-                (try? run([PlaylistEditorTests.tmux, "-S", socket, "capture-pane", "-p", "-t", session]))?
-                .stdoutText ?? ""
+            let text = terminals.capture(session)
             return text.replacingOccurrences(of: #"Volume: (n/a|\d+%)"#, with: "", options: .regularExpression)
                 .replacingOccurrences(of: #" +\n"#, with: "\n", options: .regularExpression)
         }

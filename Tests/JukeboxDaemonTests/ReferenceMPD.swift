@@ -14,8 +14,9 @@ final class ReferenceMPD {
     /// Its `playlist_directory`.
     let playlists: String
 
-    /// `output` adds lines to the null `audio_output` block, `extra` to the config's top level.
-    init(musicDir: String, directory: String, output: String = "", extra: String = "") throws {
+    /// `output` adds lines to the null `audio_output` block, `extra` to the config's top level;
+    /// `mixer` is its `mixer_type` (`software` gives it a volume, as jukeboxd has).
+    init(musicDir: String, directory: String, output: String = "", extra: String = "", mixer: String = "none") throws {
         port = freeLoopbackPort()
         playlists = directory + "/playlists"
         try FileManager.default.createDirectory(atPath: playlists, withIntermediateDirectories: true)
@@ -32,7 +33,7 @@ final class ReferenceMPD {
         audio_output {
           type       "null"
           name       "null"
-          mixer_type "none"
+          mixer_type "\(mixer)"
           \(output)
         }
 

@@ -47,6 +47,7 @@ import Testing
                 let counter = ProbeCounter()
                 let scanner = LibraryScanner(
                     databasePath: path, musicDirectory: dir.file("music"), lyricsDirectory: nil,
+                    audioExtensions: ["mp3", "wav"],
                     probe: { _ in
                         if counter.increment() == 450 { raise(SIGKILL) }
                         return ProbedTags()

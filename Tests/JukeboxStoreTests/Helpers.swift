@@ -99,7 +99,8 @@ func makeScanner(
     logger: Logger = quietLogger
 ) -> LibraryScanner {
     LibraryScanner(
-        databasePath: database, musicDirectory: music, lyricsDirectory: lyrics, probe: fakeProbe(counter: counter),
+        databasePath: database, musicDirectory: music, lyricsDirectory: lyrics, audioExtensions: ["mp3", "wav"],
+        probe: fakeProbe(counter: counter),
         logger: logger, batchSize: batchSize)
 }
 

@@ -63,7 +63,7 @@ import Testing
                     VALUES ('bad.mp3', 10, 1000000000000, 'bad', 'broken');
                 """)
         let store = try LibraryStore.open(path: database, logger: quietLogger).store
-        #expect(try Connection(path: database).scalarInt("PRAGMA user_version") == 6)
+        #expect(try Connection(path: database).scalarInt("PRAGMA user_version") == 7)
         #expect(try store.track(id: 1)?.tags == [])
         let counter = ProbeCounter()
         let scanner = makeScanner(database: database, music: music, counter: counter)
@@ -269,6 +269,7 @@ import Testing
         let box = ScannerBox()
         let scanner = LibraryScanner(
             databasePath: store.path, musicDirectory: dir.file("music"), lyricsDirectory: nil,
+            audioExtensions: ["mp3", "wav"],
             probe: { path in
                 if counter.increment() == 250 { box.scanner?.cancel() }
                 return ProbedTags()
@@ -291,6 +292,7 @@ import Testing
         let store = try LibraryStore.open(path: dir.file("db.sqlite"), logger: quietLogger).store
         let scanner = LibraryScanner(
             databasePath: store.path, musicDirectory: dir.file("music"), lyricsDirectory: nil,
+            audioExtensions: ["mp3", "wav"],
             probe: { _ in ProbedTags(artist: "A", album: "B", trackNumber: 1, durationMs: 180_000) },
             logger: quietLogger)
         let first = try scanner.scan()

@@ -75,7 +75,7 @@ final class MemoryPlaylists: MPDPlaylistFolder {
         var world = Self.world(folder)
         #expect(
             Self.run("lsinfo", &world).hasSuffix(
-                "file: loose.wav\nTime: 5\nduration: 5.000\nplaylist: a\nLast-Modified: 1970-01-02T00:00:00Z\n"
+                "directory: Bob\nplaylist: a\nLast-Modified: 1970-01-02T00:00:00Z\n"
                     + "playlist: b\nLast-Modified: 1970-01-01T00:00:00Z\nOK\n"))
         #expect(!Self.run("lsinfo Ann", &world).contains("playlist:"))
     }

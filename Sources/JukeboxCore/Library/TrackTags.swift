@@ -148,3 +148,49 @@ public enum ID3TagMapping {
         "Synthpop",
     ]
 }
+
+/// Maps Vorbis comments (FLAC, Ogg Vorbis, Opus) to tags as MPD 0.23's scanner does: field
+/// names compare case-insensitively with MPD's tag names (ALBUMARTIST, GENRE, DATE, ...,
+/// MUSICBRAINZ_TRACKID), plus the Xiph names TRACKNUMBER, DISCNUMBER and DESCRIPTION (Comment);
+/// values in the file's order. Disc keeps its number only, as for ID3's TPOS.
+public enum VorbisCommentMapping {
+    public struct Mapped: Sendable, Equatable {
+        public var title: String?
+        public var artist: String?
+        public var album: String?
+        public var trackNumber: Int?
+        /// The other tags, in the file's order.
+        public var tags: [TrackTag] = []
+        /// LYRICS or UNSYNCEDLYRICS (the first present), LRC or plain text.
+        public var lyrics: String?
+    }
+
+    public static func map(_ comments: [(key: String, value: String)]) -> Mapped {
+        var mapped = Mapped()
+        var lyrics: [String: String] = [:]
+        for (key, raw) in comments {
+            let value = raw.trimmedSpaces
+            guard !value.isEmpty else { continue }
+            switch key.uppercased() {
+            case "TITLE": mapped.title = mapped.title ?? value
+            case "ARTIST": mapped.artist = mapped.artist ?? value
+            case "ALBUM": mapped.album = mapped.album ?? value
+            case "TRACKNUMBER", "TRACK":
+                mapped.trackNumber = mapped.trackNumber ?? Int(value.prefix { $0.isASCII && $0.isNumber })
+            case "DISCNUMBER", "DISC":
+                let number = value.drop { $0 == "0" }.prefix { $0.isASCII && $0.isNumber }
+                if !number.isEmpty { mapped.tags.append(TrackTag(.disc, String(number))) }
+            case "DESCRIPTION": mapped.tags.append(TrackTag(.comment, value))
+            case "LYRICS", "UNSYNCEDLYRICS": lyrics[key.uppercased()] = lyrics[key.uppercased()] ?? raw
+            case let name:
+                if let tag = byName[name] { mapped.tags.append(TrackTag(tag, value)) }
+            }
+        }
+        mapped.lyrics = lyrics["LYRICS"] ?? lyrics["UNSYNCEDLYRICS"]
+        return mapped
+    }
+
+    /// MPD's tag names (uppercased) that Vorbis comments carry under the same name.
+    static let byName: [String: TagName] = Dictionary(
+        uniqueKeysWithValues: TagName.allCases.filter { $0 != .disc }.map { ($0.rawValue.uppercased(), $0) })
+}

@@ -101,6 +101,15 @@ public struct Lyrics: Sendable, Equatable {
             format: .unsynced, lines: lines.isEmpty ? [] : [LyricLine(timeMs: 0, text: lines.joined(separator: " / "))])
     }
 
+    /// Lyrics embedded as text in a tag (a Vorbis comment's LYRICS): LRC with timed lines is
+    /// synced, any other text unsynced; nil for blank text.
+    public static func embedded(_ text: String) -> Lyrics? {
+        let synced = LRCParser.parse(text)
+        if !synced.lines.isEmpty { return synced }
+        let plain = unsynced(text)
+        return plain.lines.isEmpty ? nil : plain
+    }
+
     /// Sorts lines by time, keeping the file order among equal times.
     mutating func sortLines() {
         lines = lines.enumerated().sorted { a, b in

@@ -1,0 +1,63 @@
+import JukeboxCore
+
+extension PlaybackItem {
+    /// The decoder for the item's file, limited to its span when it has one.
+    func openDecoder() throws -> any AudioDecoder {
+        let decoder = try JukeboxAudio.openDecoder(path: path)
+        guard let span else { return decoder }
+        return try SpanDecoder(decoder, frames: span, path: path)
+    }
+}
+
+/// A CUE sheet's track: the frames `span` of another decoder's file as a stream of its own
+/// (its frame 0 is the span's first), so positions, seeks and lengths are the track's, and
+/// consecutive tracks of one file join sample-exactly (every decoder seeks to the exact frame).
+/// Wraps any decoder, so each format's decoder knows nothing of CUE sheets.
+final class SpanDecoder: AudioDecoder {
+    private let inner: any AudioDecoder
+    /// The span in the file's frames; `upperBound` `.max` is the file's end.
+    private let span: Range<Int64>
+    /// The file frame the next read returns.
+    private var position: Int64
+
+    init(_ inner: any AudioDecoder, frames span: Range<Int64>, path: String) throws {
+        if let length = inner.lengthFrames, span.lowerBound >= length {
+            throw AudioFileError(
+                path: path,
+                reason: "the track starts at frame \(span.lowerBound), past the file's end (\(length) frames)")
+        }
+        self.inner = inner
+        self.span = span
+        position = span.lowerBound
+        if span.lowerBound > 0 { try inner.seek(toFrame: span.lowerBound) }
+    }
+
+    var format: AudioFormat { inner.format }
+
+    var lengthFrames: Int64? {
+        let end = span.upperBound == .max ? inner.lengthFrames : span.upperBound
+        return end.map { max(0, $0 - span.lowerBound) }
+    }
+
+    func read(into buffer: UnsafeMutablePointer<Int16>, capacityFrames: Int) throws -> DecodeResult {
+        let left = span.upperBound - position
+        if left <= 0 { return DecodeResult(frames: 0, isEnd: true, formatChanged: false) }
+        var result = try inner.read(into: buffer, capacityFrames: Int(min(Int64(capacityFrames), left)))
+        position += Int64(result.frames)
+        if position >= span.upperBound { result.isEnd = true }
+        return result
+    }
+
+    func seek(toFrame frame: Int64) throws {
+        try inner.seek(toFrame: span.lowerBound + frame)
+        position = span.lowerBound + frame
+    }
+
+    var seekHint: SeekHint? { inner.seekHint }
+
+    func seek(toFrame frame: Int64, hint: SeekHint?) throws -> Bool {
+        let used = try inner.seek(toFrame: span.lowerBound + frame, hint: hint)
+        position = span.lowerBound + frame
+        return used
+    }
+}

@@ -1,0 +1,152 @@
+import FLAC
+import Opus
+import Vorbis
+
+// The pipeline's decoders for FLAC, Ogg Vorbis and Opus, over the wrappers. Each gives S16
+// interleaved PCM in mono or stereo (the ring and the output hold at most two channels) and
+// the exact length: FLAC from STREAMINFO, Vorbis and Opus from the last granule position
+// (libopusfile drops the pre-skip and trims the end). Seeks are sample-exact and fast
+// (SEEKTABLE or bisection), so these formats need no `SeekHint` to resume.
+
+/// Refuses more than two channels (the ring and the output carry at most two).
+private func checkChannels(_ channels: Int, _ path: String) throws(AudioFileError) {
+    guard (1...AudioPipeline.maxChannels).contains(channels) else {
+        throw AudioFileError(path: path, reason: "\(channels) channels: only mono and stereo are played")
+    }
+}
+
+/// FLAC through libFLAC: bit-exact; sources wider than 16 bits keep their top 16 bits.
+public final class FLACFileDecoder: AudioDecoder {
+    let decoder: FLACDecoder
+    public let format: AudioFormat
+    /// libFLAC's samples (Int32, right-justified) before they are narrowed to S16.
+    private var wide: [Int32] = []
+
+    public init(path: String) throws {
+        decoder = try FLACDecoder(path: path)
+        try checkChannels(decoder.format.channels, path)
+        format = AudioFormat(rate: decoder.format.rate, channels: decoder.format.channels)
+    }
+
+    public var lengthFrames: Int64? { decoder.format.totalFrames }
+
+    /// Ends with 0 frames: a stream cut short of STREAMINFO's length throws only then, after
+    /// everything that decoded.
+    public func read(into buffer: UnsafeMutablePointer<Int16>, capacityFrames: Int) throws -> DecodeResult {
+        let samples = capacityFrames * format.channels
+        if wide.count < samples { wide = [Int32](repeating: 0, count: samples) }
+        let decoder = self.decoder
+        let frames = try wide.withUnsafeMutableBufferPointer { wide throws(FLACError) in
+            try decoder.read(into: wide.baseAddress!, capacityFrames: capacityFrames)
+        }
+        let bits = decoder.format.bitsPerSample
+        for i in 0..<frames * format.channels {
+            buffer[i] = bits >= 16 ? Int16(truncatingIfNeeded: wide[i] >> (bits - 16)) : Int16(wide[i] << (16 - bits))
+        }
+        return DecodeResult(frames: frames, isEnd: frames == 0, formatChanged: false)
+    }
+
+    public func seek(toFrame frame: Int64) throws { try decoder.seek(toFrame: frame) }
+}
+
+/// Frames a chained Ogg stream's read returned in a new link's format: they go out with the
+/// next read, after the caller has seen the format change (a read's frames are in the format
+/// that was current before it).
+private struct LinkCarry {
+    private var samples: [Int16] = []
+    private var taken = 0
+
+    var isEmpty: Bool { taken == samples.count }
+
+    mutating func keep(_ buffer: UnsafeMutablePointer<Int16>, count: Int) {
+        samples = Array(UnsafeBufferPointer(start: buffer, count: count))
+        taken = 0
+    }
+
+    /// Copies up to `capacityFrames` kept frames into `buffer`; returns the frames copied.
+    mutating func take(into buffer: UnsafeMutablePointer<Int16>, capacityFrames: Int, channels: Int) -> Int {
+        let count = min(capacityFrames * channels, samples.count - taken)
+        samples.withUnsafeBufferPointer { buffer.update(from: $0.baseAddress! + taken, count: count) }
+        taken += count
+        return count / channels
+    }
+
+    mutating func clear() {
+        samples = []
+        taken = 0
+    }
+}
+
+/// Ogg Vorbis through libvorbisfile: `ov_read`'s S16, what oggdec writes.
+public final class VorbisFileDecoder: AudioDecoder {
+    let decoder: VorbisDecoder
+    public private(set) var format: AudioFormat
+    private var carry = LinkCarry()
+
+    public init(path: String) throws {
+        decoder = try VorbisDecoder(path: path)
+        try checkChannels(decoder.maxChannels, path)
+        format = AudioFormat(rate: decoder.format.rate, channels: decoder.format.channels)
+    }
+
+    public var lengthFrames: Int64? { decoder.totalFrames }
+
+    public func read(into buffer: UnsafeMutablePointer<Int16>, capacityFrames: Int) throws -> DecodeResult {
+        if !carry.isEmpty {
+            let frames = carry.take(into: buffer, capacityFrames: capacityFrames, channels: format.channels)
+            return DecodeResult(frames: frames, isEnd: false, formatChanged: false)
+        }
+        let frames = try decoder.read(
+            into: UnsafeMutableBufferPointer(start: buffer, count: capacityFrames * format.channels))
+        let link = AudioFormat(rate: decoder.format.rate, channels: decoder.format.channels)
+        guard link == format || frames == 0 else {
+            carry.keep(buffer, count: frames * link.channels)
+            format = link
+            return DecodeResult(frames: 0, isEnd: false, formatChanged: true)
+        }
+        return DecodeResult(frames: frames, isEnd: frames == 0, formatChanged: false)
+    }
+
+    public func seek(toFrame frame: Int64) throws {
+        carry.clear()
+        try decoder.seek(toFrame: frame)
+    }
+}
+
+/// Opus through libopusfile, at 48 kHz, S16 without libopusfile's dither (what
+/// `opusdec --no-dither` writes; its dithered S16 costs 45 % more instructions).
+public final class OpusFileDecoder: AudioDecoder {
+    let decoder: OpusDecoder
+    public private(set) var format: AudioFormat
+    private var carry = LinkCarry()
+
+    public init(path: String) throws {
+        decoder = try OpusDecoder(path: path)
+        try checkChannels(decoder.channels, path)
+        decoder.setDither(false)
+        format = AudioFormat(rate: OpusDecoder.rate, channels: decoder.channels)
+    }
+
+    public var lengthFrames: Int64? { decoder.totalFrames }
+
+    public func read(into buffer: UnsafeMutablePointer<Int16>, capacityFrames: Int) throws -> DecodeResult {
+        if !carry.isEmpty {
+            let frames = carry.take(into: buffer, capacityFrames: capacityFrames, channels: format.channels)
+            return DecodeResult(frames: frames, isEnd: false, formatChanged: false)
+        }
+        let frames = try decoder.read(
+            into: UnsafeMutableBufferPointer(start: buffer, count: capacityFrames * format.channels))
+        guard decoder.channels == format.channels || frames == 0 else {
+            try checkChannels(decoder.channels, decoder.path)
+            carry.keep(buffer, count: frames * decoder.channels)
+            format.channels = decoder.channels
+            return DecodeResult(frames: 0, isEnd: false, formatChanged: true)
+        }
+        return DecodeResult(frames: frames, isEnd: frames == 0, formatChanged: false)
+    }
+
+    public func seek(toFrame frame: Int64) throws {
+        carry.clear()
+        try decoder.seek(toFrame: frame)
+    }
+}
