@@ -2,7 +2,7 @@
 import PackageDescription
 
 // Layers (dependencies point inward only; each target lists every module it imports):
-//   C* system libraries  <-  wrappers (LinuxSupport, ALSA, MPG123, SQLite, GPIO)
+//   C* system libraries  <-  wrappers (LinuxSupport, ALSA, MPG123, SQLite, GPIO, FLAC, Vorbis, Opus, FFmpeg)
 //   pure Swift, the standard library only:  TOML  <-  JukeboxCore  <-  MPDProtocol
 //     (JukeboxCore has a folder per subsystem: Player, Resume, Config, Input, Lyrics, Screen, Playlists)
 //   adapters (JukeboxAudio, JukeboxStore, JukeboxDisplay, JukeboxDevices)  ->  wrappers + the pure core
@@ -24,11 +24,20 @@ let package = Package(
         .systemLibrary(name: "CMPG123", pkgConfig: "libmpg123", providers: [.apt(["libmpg123-dev"])]),
         .systemLibrary(name: "CGPIOD", pkgConfig: "libgpiod", providers: [.apt(["libgpiod-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
-        .systemLibrary(name: "CFLAC", pkgConfig: "flac", providers: [.apt(["libflac-dev"])]),
-        .systemLibrary(name: "CVorbis", pkgConfig: "vorbisfile", providers: [.apt(["libvorbis-dev"])]),
-        .systemLibrary(name: "COpus", pkgConfig: "opusfile", providers: [.apt(["libopusfile-dev"])]),
         .target(name: "CLinuxShims"),
-        .target(name: "COggHeaders", linkerSettings: [.linkedLibrary("ogg")]),
+        // The decoder libraries are not linked but opened on first use (dlopen), so a box that
+        // plays only MP3 maps none of them: their headers only (no pkgConfig, which would link
+        // them), and CLazyLibraries defines the functions the wrappers call. opusfile.h
+        // includes <opus_multistream.h> from Debian's /usr/include/opus. See docs/ARCHITECTURE.md.
+        .systemLibrary(name: "CFLAC", providers: [.apt(["libflac-dev"])]),
+        .systemLibrary(name: "CVorbis", providers: [.apt(["libvorbis-dev"])]),
+        .systemLibrary(name: "COpus", providers: [.apt(["libopusfile-dev"])]),
+        .systemLibrary(name: "CSoxr", providers: [.apt(["libsoxr-dev"])]),
+        .target(name: "CLazyLibraries", cSettings: [.unsafeFlags(["-I/usr/include/opus"])]),
+        .target(name: "COggHeaders", dependencies: ["CLazyLibraries"]),
+        // FFmpeg's headers only (libavformat-dev, libavcodec-dev, libavutil-dev): the libraries
+        // are opened with dlopen on first use, never linked (see include/mp4_audio.h).
+        .target(name: "CFFmpeg", linkerSettings: [.linkedLibrary("m")]),
 
         // MARK: thin wrappers, one per C library
         .target(name: "LinuxSupport", dependencies: ["CLinuxShims"]),
@@ -36,10 +45,14 @@ let package = Package(
         .target(name: "MPG123", dependencies: ["CMPG123", "LinuxSupport"]),
         .target(name: "SQLite", dependencies: ["CSQLite", "LinuxSupport"]),
         .target(name: "GPIO", dependencies: ["CGPIOD", "LinuxSupport"]),
-        .target(name: "FLAC", dependencies: ["CFLAC", "LinuxSupport"]),
+        .target(name: "Soxr", dependencies: ["CSoxr", "CLazyLibraries"]),
+        .target(name: "FLAC", dependencies: ["CFLAC", "CLazyLibraries", "LinuxSupport"]),
         .target(name: "Ogg", dependencies: ["COggHeaders", "LinuxSupport"]),
-        .target(name: "Vorbis", dependencies: ["CVorbis", "COggHeaders", "Ogg"]),
-        .target(name: "Opus", dependencies: ["COpus", "COggHeaders", "Ogg"]),
+        .target(name: "Vorbis", dependencies: ["CVorbis", "CLazyLibraries", "COggHeaders", "Ogg"]),
+        .target(
+            name: "Opus", dependencies: ["COpus", "CLazyLibraries", "COggHeaders", "Ogg"],
+            swiftSettings: [.unsafeFlags(["-Xcc", "-I/usr/include/opus"])]),
+        .target(name: "FFmpeg", dependencies: ["CFFmpeg"]),
 
         // MARK: the pure core
         .target(name: "TOML"),
@@ -50,7 +63,7 @@ let package = Package(
         .target(
             name: "JukeboxAudio",
             dependencies: [
-                "JukeboxCore", "LinuxSupport", "ALSA", "MPG123", "FLAC", "Vorbis", "Opus",
+                "JukeboxCore", "LinuxSupport", "ALSA", "MPG123", "Soxr", "FLAC", "Vorbis", "Opus", "FFmpeg",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .target(
@@ -101,7 +114,8 @@ let package = Package(
             name: "JukeboxAudioTests",
             dependencies: ["JukeboxAudio", "JukeboxCore", "ALSA", "MPG123", "LinuxSupport", "JukeboxTestSupport"]),
         .testTarget(
-            name: "FormatWrapperTests", dependencies: ["FLAC", "Vorbis", "Opus", "JukeboxTestSupport"]),
+            name: "FormatWrapperTests",
+            dependencies: ["FLAC", "Vorbis", "Opus", "FFmpeg", "CLazyLibraries", "JukeboxTestSupport"]),
         .testTarget(
             name: "JukeboxStoreTests",
             dependencies: [

@@ -19,10 +19,8 @@
    the first frame, so they stay right.
    Decoded frames are interleaved into `out` (Int32, the source's bit depth right-justified),
    from which Swift copies; libFLAC's own buffers are valid only inside the write callback. */
-/* libFLAC's status texts are arrays of unknown size, which Swift cannot import. */
-static inline const char *jb_flac_error_status_string(int status) { return FLAC__StreamDecoderErrorStatusString[status]; }
-static inline const char *jb_flac_init_status_string(int status) { return FLAC__StreamDecoderInitStatusString[status]; }
-static inline const char *jb_flac_iterator_status_string(int status) { return FLAC__Metadata_SimpleIteratorStatusString[status]; }
+/* libFLAC's status texts (arrays of unknown size, which Swift cannot import, and data, which
+   the lazy loader looks up) are jb_flac_*_status_string in CLazyLibraries. */
 
 typedef struct {
     FLAC__StreamDecoder *decoder;

@@ -1,4 +1,5 @@
 import CFLAC
+import CLazyLibraries
 import Glibc
 import LinuxSupport
 
@@ -57,6 +58,8 @@ public final class FLACDecoder {
     private let state: UnsafeMutablePointer<jb_flac>
     public let path: String
     public let format: FLACFormat
+    /// STREAMINFO's largest block (frame) size, in frames.
+    public let maxBlockSize: Int
     /// The Vorbis comment block's entries, split at the first "=", in the file's order (the
     /// field names as written; they are case-insensitive). Empty without the block.
     public let comments: [(key: String, value: String)]
@@ -74,6 +77,10 @@ public final class FLACDecoder {
     /// the stream decoder at the first audio frame. Throws for a file that is not FLAC,
     /// has no STREAMINFO or cannot be read.
     public init(path: String) throws(FLACError) {
+        // libFLAC is opened on first use (CLazyLibraries).
+        if let failure = jb_lazy_load(Int32(JB_LIB_FLAC)) {
+            throw FLACError(call: "dlopen", path: path, message: String(cString: failure))
+        }
         let metadata = try Metadata(path: path)
         var initStatus: Int32 = -1
         let opened = metadata.keptBlocks.map(\.offset).withUnsafeBufferPointer { offsets in
@@ -94,6 +101,7 @@ public final class FLACDecoder {
         state = opened
         self.path = path
         format = metadata.format
+        maxBlockSize = metadata.maxBlockSize
         comments = metadata.comments
         vendor = metadata.vendor
         cueSheet = metadata.cueSheet
@@ -270,5 +278,60 @@ private struct Metadata {
     /// A fixed-size C char array (a tuple in Swift) up to its first NUL.
     private static func cString<T>(_ field: T) -> String {
         withUnsafeBytes(of: field) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+    }
+}
+
+/// FLAC frame headers found in raw bytes, for telling cheaply whether a file holds its whole
+/// stream: the last frame header in its final bytes must start at most one block before
+/// STREAMINFO's length. (libFLAC's seek to the last frame reads megabytes.)
+public enum FLACFrameHeaders {
+    /// The first sample of the last frame whose header (sync code, valid CRC-8) is in `bytes`;
+    /// `blockSize` turns a fixed-blocksize stream's frame number into a sample number.
+    public static func lastFrameStart(in bytes: [UInt8], blockSize: Int) -> Int64? {
+        var i = bytes.count - 6
+        while i >= 0 {
+            defer { i -= 1 }
+            guard bytes[i] == 0xFF, bytes[i + 1] & 0xFE == 0xF8 else { continue }
+            guard let (number, length) = codedNumber(bytes, at: i + 4) else { continue }
+            var end = i + 4 + length
+            switch bytes[i + 2] >> 4 {  // block size: 8 or 16 more bits
+            case 6: end += 1
+            case 7: end += 2
+            default: break
+            }
+            switch bytes[i + 2] & 0x0F {  // sample rate: 8 or 16 more bits
+            case 12: end += 1
+            case 13, 14: end += 2
+            default: break
+            }
+            guard end < bytes.count, crc8(bytes[i..<end]) == bytes[end] else { continue }
+            return bytes[i + 1] & 1 == 0 ? number * Int64(blockSize) : number
+        }
+        return nil
+    }
+
+    /// The frame or sample number in FLAC's UTF-8-like coding, and its length in bytes.
+    static func codedNumber(_ bytes: [UInt8], at start: Int) -> (Int64, Int)? {
+        guard start < bytes.count else { return nil }
+        let first = bytes[start]
+        let length = first < 0x80 ? 1 : (first.leadingZeroBitCount == 0 ? (~first).leadingZeroBitCount : 0)
+        guard length >= 1, length <= 7, first & 0xC0 != 0x80, start + length <= bytes.count else { return nil }
+        var value = length == 1 ? Int64(first) : Int64(first & (0xFF >> (length + 1)))
+        for k in 1..<max(1, length) {
+            let b = bytes[start + k]
+            guard b & 0xC0 == 0x80 else { return nil }
+            value = value << 6 | Int64(b & 0x3F)
+        }
+        return (value, length)
+    }
+
+    /// CRC-8, polynomial x^8 + x^2 + x + 1, as FLAC's frame header uses.
+    static func crc8(_ bytes: ArraySlice<UInt8>) -> UInt8 {
+        var crc: UInt8 = 0
+        for byte in bytes {
+            crc ^= byte
+            for _ in 0..<8 { crc = crc & 0x80 != 0 ? (crc << 1) ^ 0x07 : crc << 1 }
+        }
+        return crc
     }
 }

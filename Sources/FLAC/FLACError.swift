@@ -1,4 +1,4 @@
-import CFLAC
+import CLazyLibraries
 
 /// A failed libFLAC call (or a system call made for it): the call, the file, and the text
 /// libFLAC gives for its status (its `…StatusString` tables), or the system's for errno.

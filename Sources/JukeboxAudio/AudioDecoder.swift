@@ -4,7 +4,7 @@ import LinuxSupport
 import MPG123
 
 /// Sample rate and channel count of S16 interleaved PCM.
-public struct AudioFormat: Sendable, Equatable, CustomStringConvertible {
+public struct AudioFormat: Sendable, Hashable, CustomStringConvertible {
     public var rate: Int
     public var channels: Int
 
@@ -55,10 +55,13 @@ public protocol AudioDecoder: AnyObject {
     var seekHint: SeekHint? { get }
     /// `seek(toFrame:)`, reading from `hint` on when it fits this file. Returns whether it did.
     func seek(toFrame frame: Int64, hint: SeekHint?) throws -> Bool
+    /// The file's ReplayGain tags; nil when it has none.
+    var replayGain: ReplayGainInfo? { get }
 }
 
 extension AudioDecoder {
     public var seekHint: SeekHint? { nil }
+    public var replayGain: ReplayGainInfo? { nil }
 
     public func seek(toFrame frame: Int64, hint: SeekHint?) throws -> Bool {
         try seek(toFrame: frame)
@@ -80,10 +83,14 @@ public final class MP3Decoder: AudioDecoder {
     /// seek): libmpg123's own index stops growing once a seek hint was installed.
     private var marks = FrameMarks()
     public static let hintLagSeconds: Int64 = 5
+    /// From the ID3v2 `TXXX` frames (read with the tag when the file was opened).
+    public let replayGain: ReplayGainInfo?
 
     public init(path: String) throws(MPG123Error) {
         decoder = try MPG123Decoder(path: path)
         format = AudioFormat(rate: decoder.format.rate, channels: decoder.format.channels)
+        replayGain = ReplayGainInfo(
+            tags: decoder.textFrames().filter { $0.id == "TXXX" }.map { ($0.description, $0.text) })
     }
 
     public var lengthFrames: Int64? { decoder.lengthFrames }

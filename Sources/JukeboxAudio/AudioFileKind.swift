@@ -30,7 +30,7 @@ public struct AudioFileKind: Sendable {
     /// Every kind, in the order their signatures are tried. MP3 is last: its signatures are
     /// the weakest, and libmpg123 resyncs past junk, so it also takes what no kind claims by
     /// content or name.
-    public static let all: [AudioFileKind] = [.wav, .flac, .oggVorbis, .opus, .mp3]
+    public static let all: [AudioFileKind] = [.wav, .flac, .oggVorbis, .opus, .mp4, .mp3]
 
     /// Every extension the scanner collects.
     public static var extensions: Set<String> { all.reduce(into: []) { $0.formUnion($1.extensions) } }

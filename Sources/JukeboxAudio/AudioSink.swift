@@ -3,11 +3,14 @@ import ALSA
 /// What an opened sink granted: the period and buffer in frames, and whether it swallows
 /// data at once (ALSA's `null` PCM), so that the output thread paces it by the clock.
 public struct SinkGrant: Sendable, Equatable {
+    /// The rate the device runs at (another than the one asked for when it does not take that).
+    public var rate: Int
     public var periodFrames: Int
     public var bufferFrames: Int
     public var swallowsData: Bool
 
-    public init(periodFrames: Int, bufferFrames: Int, swallowsData: Bool) {
+    public init(rate: Int, periodFrames: Int, bufferFrames: Int, swallowsData: Bool) {
+        self.rate = rate
         self.periodFrames = periodFrames
         self.bufferFrames = bufferFrames
         self.swallowsData = swallowsData
@@ -52,7 +55,8 @@ public struct ALSASink: AudioSink {
         let opened = try PCM(request)
         pcm = opened
         return SinkGrant(
-            periodFrames: opened.granted.periodFrames, bufferFrames: opened.granted.bufferFrames,
+            rate: Int(opened.granted.rate), periodFrames: opened.granted.periodFrames,
+            bufferFrames: opened.granted.bufferFrames,
             swallowsData: opened.type == .null)
     }
 

@@ -1,4 +1,6 @@
+import JukeboxCore
 import LinuxSupport
+import Soxr
 
 // jb-decode: owns the decoder of the current (and then the follow-up) item and fills the PCM
 // ring. It never touches ALSA. It decodes into a slot without holding the lock and publishes
@@ -13,9 +15,19 @@ extension AudioPipeline {
         case failed(String)
     }
 
-    private static func open(_ item: PlaybackItem, at start: StartPosition) -> Opened {
+    /// Opens `item`'s decoder, resampled to `deviceRate` when the device takes only that
+    /// rate and the file has another, going on with `carried` (the previous item's resampler
+    /// and the tail it holds) when the rates are the same.
+    private static func open(
+        _ item: PlaybackItem, at start: StartPosition, deviceRate: Int?, carried: Resampler? = nil
+    ) -> Opened {
         do {
-            let decoder = try item.openDecoder()
+            var decoder = try item.openDecoder()
+            if let deviceRate, decoder.format.rate != deviceRate {
+                do { decoder = try ResampledDecoder(decoder, outputRate: deviceRate, continuing: carried) } catch {
+                    throw AudioFileError(path: item.path, reason: "resampling to \(deviceRate) Hz: \(error)")
+                }
+            }
             let frame = start.frames(rate: decoder.format.rate)
             var usedHint = false
             if frame > 0 { usedHint = try decoder.seek(toFrame: frame, hint: item.seekHint) }
@@ -39,6 +51,10 @@ extension AudioPipeline {
         }
     }
 
+    private func replayGainScale(_ decoder: any AudioDecoder, _ item: PlaybackItem) -> Float {
+        Float(ReplayGain.scale(decoder.replayGain, mode: item.replayGainMode, settings: config.replayGain))
+    }
+
     /// What jb-decode does next, decided under the lock and done without it.
     private enum DecodeStep {
         case again
@@ -48,12 +64,15 @@ extension AudioPipeline {
         /// Go on gaplessly with the follow-up.
         case openNext(PlaybackItem)
         /// Decode into ring slot `slot`.
-        case decode(slot: Int)
+        case decode(slot: Int, followUp: Bool)
         case exit
     }
 
     func decodeMain() {
         var decoder: (any AudioDecoder)?
+        /// The resampler of an item that ended with a follow-up coming: the follow-up goes on
+        /// with it, so the resampled stream has no edge at the join.
+        var carried: Resampler?
         var item = PlaybackItem(token: 0, path: "")
         /// `item`'s serial in the item table.
         var serial: UInt32 = 0
@@ -61,6 +80,10 @@ extension AudioPipeline {
         var parked: (decoder: any AudioDecoder, item: PlaybackItem)?
         var nextFrame: Int64 = 0
         var gen: UInt64 = 0
+        /// The only rate the device takes, when it refused a file's (read with each request).
+        var deviceRate: Int?
+        /// The current item's ReplayGain factor.
+        var gain: Float = 1
         var atEnd = false
         var announce = false
         // A marker waiting for room in the ring: at most one, as decoding stops at an end or failure.
@@ -88,6 +111,7 @@ extension AudioPipeline {
         while true {
             let step = shared.withLock { s -> DecodeStep in
                 if s.shutdown { return .exit }
+                deviceRate = s.deviceRate
                 if s.decodeGen != gen {
                     gen = s.decodeGen
                     s.awaitingNext = false
@@ -110,6 +134,9 @@ extension AudioPipeline {
                         s.nextItem = nil
                         s.awaitingNext = false
                         s.followUpSeq = s.publishedSeq
+                        // Already, so that jb-output restarting the decode meanwhile (a device
+                        // that refused the rate) keeps it as the follow-up.
+                        s.decodingItem = next
                         return .openNext(next)
                     }
                     if atEnd { s.awaitingNext = true }
@@ -120,7 +147,7 @@ extension AudioPipeline {
                     shared.wait(decodeWork, &s)
                     return .again
                 }
-                return .decode(slot: (s.ringHead + s.ringCount) % slots)
+                return .decode(slot: (s.ringHead + s.ringCount) % slots, followUp: s.nextItem != nil)
             }
             switch step {
             case .exit:
@@ -129,20 +156,26 @@ extension AudioPipeline {
                 continue
             case .restart(let request, let restartAtEnd):
                 if let d = decoder { parked = (d, item) }
+                carried = nil
                 decoder = nil
                 pending = nil
                 atEnd = restartAtEnd
                 guard let request else { continue }
-                let reusable = parked.flatMap { $0.item.token == request.item.token ? $0.decoder : nil }
+                let reusable = parked.flatMap {
+                    $0.item.token == request.item.token
+                        && (deviceRate ?? $0.decoder.format.rate) == $0.decoder.format.rate
+                        ? $0.decoder : nil
+                }
                 parked = nil
                 let opened =
                     reusable.map { Self.reposition($0, request.item, at: request.start) }
-                    ?? Self.open(request.item, at: request.start)
+                    ?? Self.open(request.item, at: request.start, deviceRate: deviceRate)
                 switch opened {
                 case .ok(let d, let frame, let usedHint):
                     guard register(request.item, failure: nil, usedHint: usedHint) else { continue }
                     decoder = d
                     item = request.item
+                    gain = replayGainScale(d, item)
                     nextFrame = frame
                     announce = request.announce
                 case .failed(let message):
@@ -151,11 +184,14 @@ extension AudioPipeline {
                     atEnd = true
                 }
             case .openNext(let next):
-                switch Self.open(next, at: .frame(0)) {
+                let continuing = carried
+                carried = nil
+                switch Self.open(next, at: .frame(0), deviceRate: deviceRate, carried: continuing) {
                 case .ok(let d, _, _):
                     guard register(next, failure: nil, usedHint: nil) else { continue }
                     decoder = d
                     item = next
+                    gain = replayGainScale(d, item)
                     nextFrame = 0
                     atEnd = false
                     announce = true
@@ -163,8 +199,10 @@ extension AudioPipeline {
                     guard register(next, failure: message, usedHint: nil) else { continue }
                     pending = ChunkInfo(kind: .failed, serial: serial, token: next.token)
                 }
-            case .decode(let slot):
+            case .decode(let slot, let followUp):
                 guard let d = decoder else { continue }
+                let resampled = d as? ResampledDecoder
+                resampled?.keepsTail = followUp
                 let format = d.format
                 var result = DecodeResult(frames: 0, isEnd: true, formatChanged: false)
                 var failure: String?
@@ -177,7 +215,7 @@ extension AudioPipeline {
                 let hint = d.seekHint
                 let chunk = ChunkInfo(
                     kind: .audio, serial: serial, token: item.token, frameOffset: nextFrame, frames: result.frames,
-                    read: 0, format: format, announce: announce)
+                    read: 0, format: format, gain: gain, announce: announce)
                 let published = shared.withLock { s -> Bool in
                     guard gen == s.decodeGen else { return false }
                     if let hint, s.seekHint?.token != chunk.token || s.seekHint?.hint != hint {
@@ -195,6 +233,7 @@ extension AudioPipeline {
                     announce = false
                     nextFrame += Int64(chunk.frames)
                 }
+                if failure == nil, result.isEnd, let resampled, resampled.keepsTail { carried = resampled.resampler }
                 if failure != nil || result.isEnd {
                     pending = ChunkInfo(kind: failure != nil ? .failed : .finished, serial: serial, token: item.token)
                     decoder = nil

@@ -111,22 +111,33 @@ public enum MediaProbe {
     }
 
     /// STREAMINFO and the Vorbis comments (libFLAC's metadata iterator seeks past pictures);
-    /// a file cut short of STREAMINFO's length fails the seek to its last frame.
+    /// a file whose last 64 KiB hold no frame header within a block of STREAMINFO's length
+    /// was cut short.
     static func flac(path: String) throws -> ProbedMedia {
         let decoder = try FLACFileDecoder(path: path)
         let info = decoder.decoder.format
         guard let total = info.totalFrames, total > 0 else {
             throw AudioFileError(path: path, reason: "FLAC file holds no audio (STREAMINFO gives no length)")
         }
+        let tail: [UInt8]
         do {
-            try decoder.seek(toFrame: total - 1)
-            var last: (Int16, Int16) = (0, 0)
-            let got = try withUnsafeMutableBytes(of: &last) {
-                try decoder.read(into: $0.baseAddress!.assumingMemoryBound(to: Int16.self), capacityFrames: 1)
+            let size = Int64(try FileSystem.status(path).st_size)
+            let fd = try FileDescriptor(path: path, flags: O_RDONLY | O_CLOEXEC)
+            let count = Int(min(size, 65536))
+            var bytes = [UInt8](repeating: 0, count: count)
+            let got = try bytes.withUnsafeMutableBytes {
+                try fd.read(into: $0.baseAddress!, count: count, at: size - Int64(count))
             }
-            guard got.frames == 1 else { throw AudioFileError(path: path, reason: "no audio at the end") }
+            tail = Array(bytes.prefix(got))
         } catch {
-            throw AudioFileError(path: path, reason: "truncated: STREAMINFO promises \(total) frames (\(error))")
+            throw AudioFileError(path: path, reason: "\(error)")
+        }
+        let blockSize = decoder.decoder.maxBlockSize
+        guard let start = FLACFrameHeaders.lastFrameStart(in: tail, blockSize: blockSize),
+            start + Int64(blockSize) >= total
+        else {
+            throw AudioFileError(
+                path: path, reason: "truncated: STREAMINFO promises \(total) frames, the file ends before")
         }
         var media = ProbedMedia(
             decoder.decoder.comments, frames: total, rate: info.rate, sampleFormat: "\(info.bitsPerSample)",

@@ -76,6 +76,9 @@ struct OutputLocals<Sink: AudioSink>: ~Copyable {
 
     var gainTarget: Float = 1
     var gain: Float = 1
+    /// The ReplayGain factor of the item being written (every frame of a period comes from
+    /// one chunk, and a re-render never reaches back past the item's first frame).
+    var itemGain: Float = 1
     var rampStep: Float = 0
     var rampLeft = 0
 
@@ -159,7 +162,7 @@ struct OutputLocals<Sink: AudioSink>: ~Copyable {
     /// else copied into the period buffer with the gain applied.
     mutating func renderPeriod(frames: Int) -> UnsafePointer<Int16> {
         let index = Int(written % Int64(historyFrames))
-        if rampLeft == 0 && gain == 1.0 && index + frames <= historyFrames {
+        if rampLeft == 0 && gain == 1.0 && itemGain == 1.0 && index + frames <= historyFrames {
             return UnsafePointer(history.base + index * channels)
         }
         loadHistory(frames: frames)
@@ -167,10 +170,10 @@ struct OutputLocals<Sink: AudioSink>: ~Copyable {
         return UnsafePointer(periodBuffer.base)
     }
 
-    /// Applies the gain (with its ramp) to the period buffer in place. A steady gain of exactly
-    /// 1.0 leaves the samples untouched.
+    /// Applies the gain (with its ramp) times the item's ReplayGain to the period buffer in
+    /// place. A steady product of exactly 1.0 leaves the samples untouched.
     mutating func applyGain(frames: Int) {
-        if rampLeft == 0 && gain == 1.0 { return }
+        if rampLeft == 0 && gain == 1.0 && itemGain == 1.0 { return }
         let ch = channels
         let samples = periodBuffer.base
         var i = 0
@@ -181,7 +184,7 @@ struct OutputLocals<Sink: AudioSink>: ~Copyable {
                 if rampLeft == 0 { gain = gainTarget }
             }
             for _ in 0..<ch {
-                let v = (Float(samples[i]) * gain).rounded()
+                let v = (Float(samples[i]) * gain * itemGain).rounded()
                 samples[i] = Int16(max(-32768, min(32767, v)))
                 i += 1
             }
@@ -303,6 +306,7 @@ extension AudioPipeline {
             if c.announce && c.read == 0 { started = c.token }
         }
         let frames = min(o.block, c.frames - c.read)
+        o.itemGain = c.gain
         let source = samples.base + head * Self.chunkFrames * Self.maxChannels + c.read * c.format.channels
         o.saveHistory(source, frames: frames)
         s.chunks[head].read += frames
@@ -528,32 +532,16 @@ extension AudioPipeline {
         return shared.withLock { s in
             if o.reopening { s.reopenAttempts += 1 }
             switch opened {
+            case .success(let grant) where grant.rate != format.rate:
+                // The device does not take this rate: it stays open at its own, and decoding
+                // starts again where the ring's head is, resampled to it (MPD's way too).
+                o.format = AudioFormat(rate: grant.rate, channels: format.channels)
+                accept(grant, &s, &o)
+                s.deviceRate = grant.rate
+                decodeResampled(&s, &o, from: format)
             case .success(let grant):
-                o.isOpen = true
-                o.reopening = false
-                o.backoffNs = firstBackoffNs
                 o.format = format
-                o.period = min(grant.periodFrames, o.periodCapacity)
-                o.buffer = grant.bufferFrames
-                o.clock = config.pacing == .clock || (config.pacing == .auto && grant.swallowsData)
-                o.block =
-                    grant.swallowsData && !o.clock ? min(max(o.buffer, o.period), o.periodCapacity) : o.period
-                o.fitHistory(toCover: o.buffer + o.block + o.period)
-                let shift = o.written
-                o.written = 0
-                o.lastDelay = 0
-                o.itemOrigin -= shift
-                o.itemFirstWritten -= shift
-                o.prevOrigin -= shift
-                o.historyStart = 0
-                o.replayEnd = 0
-                o.rebaseClock(MonotonicClock.nanoseconds())
-                s.format = format
-                s.periodFrames = grant.periodFrames
-                s.bufferFrames = grant.bufferFrames
-                s.pacing = o.clock ? .clock : .device
-                s.deviceError = nil
-                s.deviceOpens += 1
+                accept(grant, &s, &o)
             case .failure(let error):
                 s.deviceError = error.description
                 o.reopening = true
@@ -562,6 +550,51 @@ extension AudioPipeline {
             }
             return nextStep(&s, &o)
         }
+    }
+
+    /// Takes over what the device granted, at `o.format`.
+    private func accept<Sink>(_ grant: SinkGrant, _ s: inout SharedState, _ o: inout OutputLocals<Sink>) {
+        o.isOpen = true
+        o.reopening = false
+        o.backoffNs = firstBackoffNs
+        o.period = min(grant.periodFrames, o.periodCapacity)
+        o.buffer = grant.bufferFrames
+        o.clock = config.pacing == .clock || (config.pacing == .auto && grant.swallowsData)
+        o.block =
+            grant.swallowsData && !o.clock ? min(max(o.buffer, o.period), o.periodCapacity) : o.period
+        o.fitHistory(toCover: o.buffer + o.block + o.period)
+        let shift = o.written
+        o.written = 0
+        o.lastDelay = 0
+        o.itemOrigin -= shift
+        o.itemFirstWritten -= shift
+        o.prevOrigin -= shift
+        o.historyStart = 0
+        o.replayEnd = 0
+        o.rebaseClock(MonotonicClock.nanoseconds())
+        s.format = o.format
+        s.periodFrames = grant.periodFrames
+        s.bufferFrames = grant.bufferFrames
+        s.pacing = o.clock ? .clock : .device
+        s.deviceError = nil
+        s.deviceOpens += 1
+    }
+
+    /// The ring holds audio at `format`, which the device refused: it is dropped and decoding
+    /// starts again at the head chunk's position (with its announcement, when nothing of it was
+    /// written), now at the device's rate. A follow-up jb-decode had moved on to stays the follow-up.
+    private func decodeResampled<Sink>(_ s: inout SharedState, _ o: inout OutputLocals<Sink>, from format: AudioFormat)
+    {
+        let c = s.chunks[s.ringHead]
+        guard s.ringCount > 0, c.kind == .audio, let item = s.items.item(c.serial) else { return }
+        if let decoding = s.decodingItem, decoding.token != item.token, s.nextItem == nil { s.nextItem = decoding }
+        let start = StartPosition.ms((c.frameOffset + Int64(c.read)) * 1000 / Int64(format.rate))
+        o.restartStream(MonotonicClock.nanoseconds())
+        s.clearRing()
+        s.anchor = (item, start)
+        s.restartDecoding((item, start, c.announce && c.read == 0))
+        s.anchorDecoding = true
+        decodeWork.broadcast()
     }
 
     /// Nothing is left and no follow-up came: on a clock-paced device wait until it played

@@ -35,6 +35,8 @@ struct ChunkInfo {
     /// Frames the output thread has taken.
     var read = 0
     var format = AudioFormat(rate: 44100, channels: 2)
+    /// The item's ReplayGain factor, applied by jb-output with the volume.
+    var gain: Float = 1
     /// The first chunk of an item that `play` or a gapless transition started: jb-output
     /// sends `.started` when it has written it (not after resume or seek).
     var announce = false
@@ -165,6 +167,9 @@ struct SharedState {
     var startPending = false
     var pendingSeekMs: Int64?
     var gainTarget: Float = 1.0
+    /// The rate the device gave when asked for another: jb-decode resamples every file at
+    /// another rate to it (set by jb-output when it opens the device).
+    var deviceRate: Int?
     /// The software volume's gain (1.0 with a hardware mixer) and the output's mute: the
     /// gain target is 0 while muted, else the volume's.
     var volumeGain: Float = 1.0

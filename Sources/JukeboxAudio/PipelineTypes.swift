@@ -7,15 +7,22 @@ public struct PlaybackItem: Sendable, Equatable {
     public var token: UInt64
     public var path: String
     public var seekHint: SeekHint?
+    /// The ReplayGain mode in effect for it (`ReplayGainMode.effective`): which of the file's
+    /// gains jb-decode applies.
+    public var replayGainMode: ReplayGainMode
     /// The frames of the file to play (a CUE sheet's track; `.max` as the end: to the file's
     /// end), nil for the whole file. Positions and seeks are then the span's, frame 0 its first.
     public var span: Range<Int64>?
 
-    public init(token: UInt64, path: String, seekHint: SeekHint? = nil, span: Range<Int64>? = nil) {
+    public init(
+        token: UInt64, path: String, seekHint: SeekHint? = nil, span: Range<Int64>? = nil,
+        replayGainMode: ReplayGainMode = .off
+    ) {
         self.token = token
         self.path = path
         self.seekHint = seekHint
         self.span = span
+        self.replayGainMode = replayGainMode
     }
 }
 
@@ -39,11 +46,14 @@ public struct AudioOutputConfig: Sendable, Equatable {
     /// The mixer's card ("hw:0"); derived from `device` when nil.
     public var mixerCard: String?
     public var pacing: OutputPacing
+    /// The ReplayGain preamps.
+    public var replayGain: ReplayGainSettings
 
     public init(
         device: String = "default", periodMs: Int = 10, bufferMs: Int = 40, mixer: String? = nil,
-        mixerCard: String? = nil, pacing: OutputPacing = .auto
+        mixerCard: String? = nil, pacing: OutputPacing = .auto, replayGain: ReplayGainSettings = ReplayGainSettings()
     ) {
+        self.replayGain = replayGain
         self.device = device
         self.periodMs = periodMs
         self.bufferMs = bufferMs

@@ -1,4 +1,5 @@
 import FLAC
+import JukeboxCore
 import Opus
 import Vorbis
 
@@ -9,7 +10,7 @@ import Vorbis
 // (SEEKTABLE or bisection), so these formats need no `SeekHint` to resume.
 
 /// Refuses more than two channels (the ring and the output carry at most two).
-private func checkChannels(_ channels: Int, _ path: String) throws(AudioFileError) {
+func checkChannels(_ channels: Int, _ path: String) throws(AudioFileError) {
     guard (1...AudioPipeline.maxChannels).contains(channels) else {
         throw AudioFileError(path: path, reason: "\(channels) channels: only mono and stereo are played")
     }
@@ -29,6 +30,8 @@ public final class FLACFileDecoder: AudioDecoder {
     }
 
     public var lengthFrames: Int64? { decoder.format.totalFrames }
+    /// From the Vorbis comments (REPLAYGAIN_TRACK_GAIN, ...).
+    public var replayGain: ReplayGainInfo? { ReplayGainInfo(tags: decoder.comments) }
 
     /// Ends with 0 frames: a stream cut short of STREAMINFO's length throws only then, after
     /// everything that decoded.
@@ -55,16 +58,19 @@ public final class FLACFileDecoder: AudioDecoder {
 private struct LinkCarry {
     private var samples: [Int16] = []
     private var taken = 0
+    /// The kept frames' format, until a read has announced it.
+    private var announce: AudioFormat?
 
-    var isEmpty: Bool { taken == samples.count }
+    private var isEmpty: Bool { taken == samples.count }
 
-    mutating func keep(_ buffer: UnsafeMutablePointer<Int16>, count: Int) {
+    private mutating func keep(_ buffer: UnsafeMutablePointer<Int16>, count: Int, format: AudioFormat) {
         samples = Array(UnsafeBufferPointer(start: buffer, count: count))
         taken = 0
+        announce = format
     }
 
     /// Copies up to `capacityFrames` kept frames into `buffer`; returns the frames copied.
-    mutating func take(into buffer: UnsafeMutablePointer<Int16>, capacityFrames: Int, channels: Int) -> Int {
+    private mutating func take(into buffer: UnsafeMutablePointer<Int16>, capacityFrames: Int, channels: Int) -> Int {
         let count = min(capacityFrames * channels, samples.count - taken)
         samples.withUnsafeBufferPointer { buffer.update(from: $0.baseAddress! + taken, count: count) }
         taken += count
@@ -74,6 +80,45 @@ private struct LinkCarry {
     mutating func clear() {
         samples = []
         taken = 0
+        announce = nil
+    }
+
+    /// One read of a chained stream: `decode` (frames written into the buffer it is given,
+    /// and the format of their link) is called until the buffer is full, the stream ends or a
+    /// link in another format begins: those frames are kept, the next read changes `format`
+    /// and returns 0 frames and `formatChanged`, and the reads after it hand them out. (The
+    /// libraries return one packet per call, 20 ms for Opus: filling the slot makes fewer and
+    /// fuller ring chunks.)
+    mutating func read(
+        into buffer: UnsafeMutablePointer<Int16>, capacityFrames: Int, format: inout AudioFormat,
+        _ decode: (UnsafeMutableBufferPointer<Int16>) throws -> (frames: Int, link: AudioFormat)
+    ) rethrows -> DecodeResult {
+        if let announce {
+            format = announce
+            self.announce = nil
+            return DecodeResult(frames: 0, isEnd: false, formatChanged: true)
+        }
+        if !isEmpty {
+            let frames = take(into: buffer, capacityFrames: capacityFrames, channels: format.channels)
+            return DecodeResult(frames: frames, isEnd: false, formatChanged: false)
+        }
+        var filled = 0
+        // Room for a frame of the widest link: the libraries want whole frames of it.
+        while (capacityFrames - filled) * format.channels >= AudioPipeline.maxChannels {
+            let start = buffer + filled * format.channels
+            let (frames, link) = try decode(
+                UnsafeMutableBufferPointer(start: start, count: (capacityFrames - filled) * format.channels))
+            if frames == 0 { return DecodeResult(frames: filled, isEnd: filled == 0, formatChanged: false) }
+            if link != format {
+                keep(start, count: frames * link.channels, format: link)
+                guard filled == 0 else { return DecodeResult(frames: filled, isEnd: false, formatChanged: false) }
+                format = link
+                announce = nil
+                return DecodeResult(frames: 0, isEnd: false, formatChanged: true)
+            }
+            filled += frames
+        }
+        return DecodeResult(frames: filled, isEnd: false, formatChanged: false)
     }
 }
 
@@ -90,21 +135,15 @@ public final class VorbisFileDecoder: AudioDecoder {
     }
 
     public var lengthFrames: Int64? { decoder.totalFrames }
+    /// From the Vorbis comments (REPLAYGAIN_TRACK_GAIN, ...; not Opus's R128_TRACK_GAIN yet).
+    public var replayGain: ReplayGainInfo? { ReplayGainInfo(tags: decoder.comments) }
 
     public func read(into buffer: UnsafeMutablePointer<Int16>, capacityFrames: Int) throws -> DecodeResult {
-        if !carry.isEmpty {
-            let frames = carry.take(into: buffer, capacityFrames: capacityFrames, channels: format.channels)
-            return DecodeResult(frames: frames, isEnd: false, formatChanged: false)
+        let decoder = self.decoder
+        return try carry.read(into: buffer, capacityFrames: capacityFrames, format: &format) { samples in
+            let frames = try decoder.read(into: samples)
+            return (frames, AudioFormat(rate: decoder.format.rate, channels: decoder.format.channels))
         }
-        let frames = try decoder.read(
-            into: UnsafeMutableBufferPointer(start: buffer, count: capacityFrames * format.channels))
-        let link = AudioFormat(rate: decoder.format.rate, channels: decoder.format.channels)
-        guard link == format || frames == 0 else {
-            carry.keep(buffer, count: frames * link.channels)
-            format = link
-            return DecodeResult(frames: 0, isEnd: false, formatChanged: true)
-        }
-        return DecodeResult(frames: frames, isEnd: frames == 0, formatChanged: false)
     }
 
     public func seek(toFrame frame: Int64) throws {
@@ -128,21 +167,16 @@ public final class OpusFileDecoder: AudioDecoder {
     }
 
     public var lengthFrames: Int64? { decoder.totalFrames }
+    /// From the Vorbis comments (REPLAYGAIN_TRACK_GAIN, ...; not Opus's R128_TRACK_GAIN yet).
+    public var replayGain: ReplayGainInfo? { ReplayGainInfo(tags: decoder.comments) }
 
     public func read(into buffer: UnsafeMutablePointer<Int16>, capacityFrames: Int) throws -> DecodeResult {
-        if !carry.isEmpty {
-            let frames = carry.take(into: buffer, capacityFrames: capacityFrames, channels: format.channels)
-            return DecodeResult(frames: frames, isEnd: false, formatChanged: false)
-        }
-        let frames = try decoder.read(
-            into: UnsafeMutableBufferPointer(start: buffer, count: capacityFrames * format.channels))
-        guard decoder.channels == format.channels || frames == 0 else {
+        let decoder = self.decoder
+        return try carry.read(into: buffer, capacityFrames: capacityFrames, format: &format) { samples in
+            let frames = try decoder.read(into: samples)
             try checkChannels(decoder.channels, decoder.path)
-            carry.keep(buffer, count: frames * decoder.channels)
-            format.channels = decoder.channels
-            return DecodeResult(frames: 0, isEnd: false, formatChanged: true)
+            return (frames, AudioFormat(rate: OpusDecoder.rate, channels: decoder.channels))
         }
-        return DecodeResult(frames: frames, isEnd: frames == 0, formatChanged: false)
     }
 
     public func seek(toFrame frame: Int64) throws {

@@ -105,7 +105,8 @@ final class Daemon {
             config: AudioOutputConfig(
                 device: config.audio.device, periodMs: config.audio.periodMs, bufferMs: config.audio.bufferMs,
                 mixer: config.audio.mixer.isEmpty ? nil : config.audio.mixer,
-                pacing: OutputPacing(rawValue: config.audio.pacing.rawValue) ?? .auto),
+                pacing: OutputPacing(rawValue: config.audio.pacing.rawValue) ?? .auto,
+                replayGain: config.audio.replayGain),
             logger: logger,
             wakeup: { wakeup.signal() })
 
@@ -375,7 +376,8 @@ final class Daemon {
         return PlaybackItem(
             token: request.token, path: "\(config.musicDir)/\(track.cue?.file ?? track.path)",
             seekHint: keeper.seekHints[request.trackID],
-            span: track.cue.map { $0.startFrame..<max($0.startFrame, $0.endFrame ?? .max) })
+            span: track.cue.map { $0.startFrame..<max($0.startFrame, $0.endFrame ?? .max) },
+            replayGainMode: mpd.replayGainMode.effective(random: machine.options.random))
     }
 
     /// An MPD client switched the ALSA output (the front end keeps the choice): silence it or not.

@@ -27,7 +27,7 @@ final class MPDFrontEnd {
     private let files: MusicFiles
     private let stickers: Stickers
     /// `replay_gain_mode`, kept in the database's settings.
-    private var replayGainMode = ReplayGainMode.off
+    private(set) var replayGainMode = ReplayGainMode.off
     private let startedAt = MonotonicClock.nanoseconds()
     private var lastTurn = MonotonicClock.nanoseconds()
     private var playedNanoseconds: UInt64 = 0

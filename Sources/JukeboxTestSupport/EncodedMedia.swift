@@ -50,20 +50,51 @@ public struct EncodedMedia {
     }
 
     /// `wav` encoded as `format` beside it (same name, the format's extension), with `tags`
-    /// as Vorbis comments.
-    public func encode(_ wav: String, as format: XiphFormat, tags: [(String, String)] = []) throws -> String {
+    /// as Vorbis comments and, with `cover`, that file as an embedded front cover (a FLAC
+    /// PICTURE block; METADATA_BLOCK_PICTURE in Ogg).
+    public func encode(_ wav: String, as format: XiphFormat, tags: [(String, String)] = [], cover: String? = nil)
+        throws -> String
+    {
         let out = String(wav.dropLast(4)) + "." + format.ext
         let comments = tags.map { "\($0.0)=\($0.1)" }
+        let picture = cover.map { "3|image/jpeg||600x600x24|\($0)" }
         switch format {
         case .flac:
-            try Self.tool(["flac", "--silent", "-f"] + comments.flatMap { ["-T", $0] } + ["-o", out, wav])
+            try Self.tool(
+                ["flac", "--silent", "-f"] + comments.flatMap { ["-T", $0] }
+                    + (picture.map { ["--picture=\($0)"] } ?? [])
+                    + ["-o", out, wav])
         case .vorbis:
             try Self.tool(["oggenc", "-Q", "-q", "4"] + comments.flatMap { ["-c", $0] } + ["-o", out, wav])
+            if let cover {
+                // oggenc takes no picture: vorbiscomment adds the base64 FLAC picture block (read
+                // from a file: it is longer than an argument may be).
+                let jpeg = [UInt8](try Data(contentsOf: URL(fileURLWithPath: cover)))
+                func be32(_ v: Int) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: v >> (24 - 8 * $0)) } }
+                let mime = Array("image/jpeg".utf8)
+                let block =
+                    be32(3) + be32(mime.count) + mime + be32(0) + be32(600) + be32(600) + be32(24) + be32(0)
+                    + be32(jpeg.count) + jpeg
+                let list = out + ".comments"
+                try Data(("METADATA_BLOCK_PICTURE=" + Data(block).base64EncodedString() + "\n").utf8).write(
+                    to: URL(fileURLWithPath: list))
+                try Self.tool(["vorbiscomment", "-a", "-c", list, out])
+            }
         case .opus:
             try Self.tool(
-                ["opusenc", "--quiet", "--bitrate", "96"] + comments.flatMap { ["--comment", $0] } + [wav, out])
+                ["opusenc", "--quiet", "--bitrate", "96"] + comments.flatMap { ["--comment", $0] }
+                    + (picture.map { ["--picture", $0] } ?? []) + [wav, out])
         }
         return out
+    }
+
+    /// A `bytes`-long "JPEG" (the magic bytes, then a fixed pseudo-random pattern): a cover as
+    /// large as they come.
+    public func cover(bytes: Int = 5 << 20) throws -> String {
+        let path = file("cover.jpg")
+        let pattern = (0..<bytes).map { UInt8(truncatingIfNeeded: ($0 &* 2_654_435_761) >> 13) }
+        try Data([0xFF, 0xD8, 0xFF, 0xE0] + pattern.dropFirst(4)).write(to: URL(fileURLWithPath: path))
+        return path
     }
 
     /// A file of `format` with its headers and no audio (`name` plus the format's extension).

@@ -136,6 +136,17 @@ public enum MPDCommands {
             c.response.add("plugin", "wave")
             c.response.add("suffix", "wav")
             c.response.add("mime_type", "audio/wav")
+            // The Xiph formats, under MPD's plugin names and suffixes.
+            c.response.add("plugin", "flac")
+            c.response.add("suffix", "flac")
+            c.response.add("mime_type", "audio/flac")
+            c.response.add("plugin", "vorbis")
+            c.response.add("suffix", "ogg")
+            c.response.add("suffix", "oga")
+            c.response.add("mime_type", "audio/ogg")
+            c.response.add("plugin", "opus")
+            c.response.add("suffix", "opus")
+            c.response.add("mime_type", "audio/opus")
         },
         "urlhandlers": Spec(permission: .read, min: 0, max: 0) { _, _ in },
         "tagtypes": Spec(permission: [], min: 0, max: -1) { _, c in

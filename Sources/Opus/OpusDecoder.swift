@@ -1,5 +1,6 @@
+import CLazyLibraries
 import COggHeaders
-import COpus
+internal import COpus
 import Ogg
 
 /// Gains of an Opus stream, in dB (Q7.8 fixed point in the file: 1/256 dB steps).
@@ -52,6 +53,12 @@ public final class OpusDecoder {
     /// the last granule position. Comment entries longer than `longestComment` bytes in the
     /// first link (embedded pictures) are skipped unread (`skippedComments`).
     public init(path: String, longestComment: Int = 65536) throws(OpusError) {
+        // libopusfile and libogg are opened on first use (CLazyLibraries).
+        for library in [JB_LIB_OGG, JB_LIB_OPUSFILE] {
+            if let failure = jb_lazy_load(Int32(library)) {
+                throw OpusError(code: OP_EREAD, call: "dlopen", path: path, message: String(cString: failure))
+            }
+        }
         let stream: OggStream
         do {
             stream = try OggStream(path: path, codec: .opus, longestComment: longestComment)

@@ -1,4 +1,4 @@
-import COpus
+internal import COpus
 
 /// A failed libopusfile call: its return code, the call, the file, and the text for the
 /// code. libopusfile has no strerror; the texts are those of its header's list of error

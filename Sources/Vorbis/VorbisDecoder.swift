@@ -1,3 +1,4 @@
+import CLazyLibraries
 import COggHeaders
 import CVorbis
 import Ogg
@@ -47,6 +48,12 @@ public final class VorbisDecoder {
     /// longer than `longestComment` bytes in the first link (embedded pictures) are skipped
     /// unread (`skippedComments`).
     public init(path: String, longestComment: Int = 65536) throws(VorbisError) {
+        // libvorbisfile and libogg are opened on first use (CLazyLibraries).
+        for library in [JB_LIB_OGG, JB_LIB_VORBISFILE] {
+            if let failure = jb_lazy_load(Int32(library)) {
+                throw VorbisError(code: OV_EREAD, call: "dlopen", path: path, message: String(cString: failure))
+            }
+        }
         let stream: OggStream
         do {
             stream = try OggStream(path: path, codec: .vorbis, longestComment: longestComment)

@@ -1,5 +1,5 @@
 // jukebox-bench: jukeboxd side by side with mpg123 and MPD 0.23 on the same files, in one run.
-// See docs/BENCHMARK.md. Sections: material cpu memory disk startup scan instructions.
+// See docs/BENCHMARK.md. Sections: material cpu memory disk startup scan instructions mp4.
 import ArgumentParser
 import Foundation
 import Glibc
@@ -14,13 +14,14 @@ struct JukeboxBench: ParsableCommand {
             Sections: material (generate/reuse test files), cpu (CPU per minute of audio, unpaced), \
             memory (RSS while playing in real time), disk (writes and fsyncs per hour), \
             startup (exec -> first sample on auto-resume), scan (2,000-file library scan), \
-            instructions (callgrind instruction counts of the cpu case). \
+            instructions (callgrind instruction counts of the cpu case), \
+            mp4 (AAC in MP4 against ffmpeg: CPU per minute, and RSS while playing beside MP3). \
             Prints a table (metric | jukeboxd | peer | ratio | target | verdict) and writes it to <work>/results.md.
             """)
 
     static let sectionNames = [
         "material", "cpu", "memory", "disk", "startup", "scan", "instructions", "input", "control", "display",
-        "menu",
+        "menu", "mp4",
     ]
     static let aliases = [
         "rss": "memory", "mem": "memory", "ttfb": "startup", "resume": "startup", "io": "disk",
@@ -122,6 +123,7 @@ struct JukeboxBench: ParsableCommand {
             case "control": bench.sectionControl()
             case "display": bench.sectionDisplay()
             case "menu": bench.sectionMenu()
+            case "mp4": bench.sectionMP4()
             default: break
             }
             try? writeText("\(workDir)/results.md", report.markdown())  // partial results survive a crash

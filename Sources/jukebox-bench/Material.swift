@@ -5,20 +5,27 @@ import Glibc
 import JukeboxTestSupport
 
 struct Material {
-    static let version = 2
+    static let version = 3
     let work: String
     var music: String { "\(work)/music" }
     var src: String { "\(work)/src" }
     var cbr320: String { "\(music)/single-cbr320/music_cbr320.mp3" }
     var v2: String { "\(music)/single-v2/music_v2.mp3" }
     var library: String { "\(music)/library" }
+    /// The 180 s signal as FLAC, Ogg Vorbis (oggenc -q 5) and Opus (128 kbit/s, from 48 kHz).
+    func single(_ format: XiphFormat) -> String { "\(music)/single-\(format.ext)/music.\(format.ext)" }
+    /// 2,000 1-s files, a quarter each MP3, FLAC, Ogg Vorbis and Opus, tagged like `library`.
+    var mixedLibrary: String { "\(music)/mixed-library" }
     var short: String { "\(music)/short" }
     static let libraryFiles = 2000
     static let shortTracks = 20
     static let shortSeconds = 5
     var stamp: String { "\(work)/.material-v\(Self.version)" }
 
-    var present: Bool { fileExists(stamp) && fileExists(cbr320) && fileExists(v2) }
+    var present: Bool {
+        fileExists(stamp) && fileExists(cbr320) && fileExists(v2)
+            && XiphFormat.allCases.allSatisfy { fileExists(single($0)) }
+    }
 
     /// Generates whatever is missing; returns a one-line description.
     func ensure(log: (String) -> Void) throws -> String {
@@ -26,8 +33,9 @@ struct Material {
             log("material v\(Self.version) present in \(music), reused (rm \(stamp) to rebuild)")
             return describe()
         }
-        for t in ["sox", "lame"] where which(t) == nil {
-            throw BenchError("missing tool \(t): apt-get install -y mpg123 lame sox mpd mpc strace")
+        for t in ["sox", "lame", "flac", "oggenc", "opusenc"] where which(t) == nil {
+            throw BenchError(
+                "missing tool \(t): apt-get install -y mpg123 lame sox flac vorbis-tools opus-tools mpd mpc strace")
         }
         let t0 = Clock.seconds()
         for f in try fm.contentsOfDirectory(atPath: work) where f.hasPrefix(".material-v") {
@@ -75,6 +83,14 @@ struct Material {
         }
         jobs.append(["lame", "--quiet", "-b", "128", "\(src)/five.wav", "\(src)/five.mp3"])
         try runParallel(jobs)
+        log("encoding the 180 s signal as FLAC, Ogg Vorbis and Opus ...")
+        for format in XiphFormat.allCases { try mkdirs((single(format) as NSString).deletingLastPathComponent) }
+        try check(["sox", "\(src)/music.wav", "-r", "48000", "\(src)/music48.wav"])
+        try runParallel([
+            ["flac", "--silent", "-f", "-o", single(.flac), "\(src)/music.wav"],
+            ["oggenc", "-Q", "-q", "5", "-o", single(.vorbis), "\(src)/music.wav"],
+            ["opusenc", "--quiet", "--bitrate", "128", "\(src)/music48.wav", single(.opus)],
+        ])
 
         // (b) 2,000-file library: the audio is encoded once per source; the distinct ID3v2 tags
         // are written here (much faster than 2,000 lame runs). Layout as perf-baseline.sh.
@@ -99,6 +115,37 @@ struct Material {
                 throw BenchError("cannot write \(path)")
             }
         }
+        // (b') the mixed library: the same layout and tags, every fourth file MP3 (as above),
+        // the others encoded with their tags as Vorbis comments.
+        log("encoding the mixed library (1,500 FLAC, Ogg Vorbis and Opus files) ...")
+        jobs = []
+        for i in 0..<Self.libraryFiles {
+            let a = i / 40 + 1, al = (i / 10) % 4 + 1, t = i % 10 + 1
+            let artist = String(format: "Artist %03d", a)
+            let album = String(format: "Album %02d of Artist %03d", al, a)
+            let dir = "\(mixedLibrary)/\(artist)/" + String(format: "Album %02d", al)
+            if t == 1 { try mkdirs(dir) }
+            let base = dir + "/" + String(format: "%02d - Song %04d", t, i)
+            let comments = [
+                "TITLE=Song \(i)", "ARTIST=\(artist)", "ALBUM=\(album)", "DATE=\(1970 + a % 50)", "TRACKNUMBER=\(t)/10",
+                "GENRE=\(genres[i % 5])",
+            ]
+            let wav = "\(src)/short\(i % 10).wav"
+            switch i % 4 {
+            case 0:
+                try fm.linkItem(
+                    atPath: "\(library)/\(artist)/" + String(format: "Album %02d/%02d - Song %04d.mp3", al, t, i),
+                    toPath: base + ".mp3")
+            case 1:
+                jobs.append(
+                    ["flac", "--silent", "-f"] + comments.flatMap { ["-T", $0] } + ["-o", base + ".flac", wav])
+            case 2: jobs.append(["oggenc", "-Q"] + comments.flatMap { ["-c", $0] } + ["-o", base + ".ogg", wav])
+            default:
+                jobs.append(["opusenc", "--quiet"] + comments.flatMap { ["--comment", $0] } + [wav, base + ".opus"])
+            }
+        }
+        try runParallel(jobs)
+
         // (c) short tracks for the disk-write test (track changes every 5 s)
         let five = try Data(contentsOf: URL(fileURLWithPath: "\(src)/five.mp3"))
         for n in 1...Self.shortTracks {
@@ -117,7 +164,8 @@ struct Material {
     func describe() -> String {
         func size(_ p: String) -> Int { ((try? fm.attributesOfItem(atPath: p))?[.size] as? Int) ?? 0 }
         return "music_cbr320.mp3 \(size(cbr320)) B, music_v2.mp3 \(size(v2)) B (180 s each); "
-            + "library: \(Self.libraryFiles) x 1 s 128 kbps in 200 album folders; "
+            + "library: \(Self.libraryFiles) x 1 s 128 kbps in 200 album folders (and mixed: MP3, FLAC, Ogg, Opus); "
+            + "music.flac/.ogg/.opus (180 s); "
             + "short: \(Self.shortTracks) x \(Self.shortSeconds) s"
     }
 

@@ -93,17 +93,19 @@ final class Bench: @unchecked Sendable {
 
     /// The same for a queue: mpg123 gets every file on one command line (one process, as
     /// the daemon is one process for the whole queue).
-    func cpuRuns(_ label: String, files: [String], musicDir: String, runs: Int, dirName: String) -> (
-        peer: Side, jb: Side, exits: [String]
-    ) {
-        let peer = Side("cpu", "mpg123", report, enabled: which("mpg123") != nil)
-        let jb = Side("cpu", "jukeboxd", report, enabled: jukeboxd != nil)
+    /// `peer` is the reference decoder's command, the files appended (mpg123 by default).
+    func cpuRuns(
+        _ label: String, files: [String], musicDir: String, runs: Int, dirName: String, section: String = "cpu",
+        peer command: [String] = ["mpg123", "-q", "-o", "alsa", "-a", "null"]
+    ) -> (peer: Side, jb: Side, exits: [String]) {
+        let peer = Side(section, command[0], report, enabled: which(command[0]) != nil)
+        let jb = Side(section, "jukeboxd", report, enabled: jukeboxd != nil)
         var exits: [String] = []
         let dir = "\(work)/\(dirName)"
         for r in 0..<runs {
             peer.attempt {
-                let (e, _) = try runTimed(["mpg123", "-q", "-o", "alsa", "-a", "null"] + files)
-                guard e.exited && e.exitCode == 0 else { throw BenchError("mpg123 failed: \(e.text)") }
+                let (e, _) = try runTimed(command + files)
+                guard e.exited && e.exitCode == 0 else { throw BenchError("\(command[0]) failed: \(e.text)") }
                 peer.values.append(e.cpuS)
             }
             jb.attempt {
@@ -176,6 +178,28 @@ final class Bench: @unchecked Sendable {
                     jukeboxd: jDec.map { f($0, 3) } ?? "—", peer: pDec.map { "\(f($0, 3)) (mpg123)" } ?? "—",
                     ratio: Report.ratio(jDec, pDec), target: "context", verdict: "info"))
         }
+        // FLAC, Ogg Vorbis and Opus against their reference decoders (raw output to
+        // /dev/null; one process per file in a shell loop, as the tools take one file each).
+        let references: [XiphFormat: String] = [
+            .flac: "flac -d -s -f --force-raw-format --endian=little --sign=signed -c \"$f\"",
+            .vorbis: "oggdec -Q -R -o - \"$f\"", .opus: "opusdec --quiet --no-dither --rate 48000 \"$f\" -",
+        ]
+        for format in XiphFormat.allCases {
+            let queueDir = "\(material.music)/queue-\(format.ext)"
+            let queue = (1...5).map { "\(queueDir)/\(String(format: "%02d", $0)) - music.\(format.ext)" }
+            try? mkdirs(queueDir)
+            for path in queue where !fileExists(path) {
+                try? fm.linkItem(atPath: material.single(format), toPath: path)
+            }
+            let reference = references[format]!
+            cpuComparison(
+                name: format.ext, label: "a queue of 5 × 3 min", minutes: 15, verdict: true,
+                peerName: String(reference.prefix { $0 != " " }),
+                target: 1.1,
+                runs: cpuRuns(
+                    format.ext, files: queue, musicDir: queueDir, runs: runs, dirName: "cpu-queue-\(format.ext)",
+                    peer: ["sh", "-c", "for f; do \(reference) > /dev/null || exit 1; done", "sh"]))
+        }
         if let j = fixed.jb.stat, let p = fixed.peer.stat {
             report.add(
                 Row(
@@ -187,13 +211,13 @@ final class Bench: @unchecked Sendable {
 
     /// Notes and a report row for one interleaved CPU comparison.
     func cpuComparison(
-        name: String, label: String, minutes: Double, verdict: Bool,
-        runs: (peer: Side, jb: Side, exits: [String])
+        name: String, label: String, minutes: Double, verdict: Bool, peerName: String = "mpg123",
+        target: Double = 1.05, runs: (peer: Side, jb: Side, exits: [String])
     ) {
         let (peer, jb, exits) = runs
         let pm = peer.stat.map { Stat($0.values.map { $0 / minutes }) }
         let jm = jb.stat.map { Stat($0.values.map { $0 / minutes }) }
-        if let pm { note("mpg123 \(name), \(label): \(pm.fmt(3, " s/min"))") }
+        if let pm { note("\(peerName) \(name), \(label): \(pm.fmt(3, " s/min"))") }
         if let jm {
             note(
                 "jukeboxd \(name), \(label): \(jm.fmt(3, " s/min")) [wait4 rusage of the whole process: fresh db, scan, play to end of queue, SIGTERM]"
@@ -205,17 +229,17 @@ final class Bench: @unchecked Sendable {
         if jb.values.count == peer.values.count, !jb.values.isEmpty {
             // run i of each side ran back to back, so their ratio cancels slow drifts in load
             let paired = Stat(zip(jb.values, peer.values).map { $0 / $1 })
-            note("   paired ratios jukeboxd/mpg123 (run i against run i): \(paired.fmt(3, "×"))")
+            note("   paired ratios jukeboxd/\(peerName) (run i against run i): \(paired.fmt(3, "×"))")
         }
         let ratio = (jm != nil && pm != nil) ? jm!.median / pm!.median : nil
         report.add(
             Row(
                 section: "cpu", metric: "\(verdict ? "" : "  ")CPU s per min of audio, unpaced, \(name), \(label)",
                 jukeboxd: jm.map { f($0.median, 3) } ?? "error",
-                peer: pm.map { "\(f($0.median, 3)) (mpg123)" } ?? "error",
+                peer: pm.map { "\(f($0.median, 3)) (\(peerName))" } ?? "error",
                 ratio: Report.ratio(jm?.median, pm?.median),
-                target: verdict ? "≤ 1.05×" : "context",
-                verdict: verdict ? (ratio.map { $0 <= 1.05 ? "PASS" : "FAIL" } ?? "ERROR") : "info"))
+                target: verdict ? "≤ \(f(target, 2))×" : "context",
+                verdict: verdict ? (ratio.map { $0 <= target ? "PASS" : "FAIL" } ?? "ERROR") : "info"))
     }
 
     // MARK: 3. memory while playing in real time
@@ -301,6 +325,33 @@ final class Bench: @unchecked Sendable {
                 peer: mpd.flatMap { $0.2 }.map { "\(f($0, 3)) (MPD live; baseline 0.27)" } ?? "0.27 (MPD baseline)",
                 ratio: Report.ratio(jb?.2, mpd?.2 ?? 0.27),
                 target: "context (10 ms ticks)", verdict: jb == nil ? "ERROR" : "info"))
+        // The other formats, each alone in its folder (so the scan opens only its library).
+        for format in XiphFormat.allCases {
+            let peak: MemSample? = jbSide("memory") { jb in
+                let dir = "\(work)/rss-\(format.ext)"
+                let cfg = DaemonConfig.bench(
+                    musicDir: dirOf(material.single(format)), database: "\(dir)/state/jukebox.sqlite", pacing: "clock",
+                    onStart: "play")
+                removeDatabase(cfg.database)
+                let d = try startDaemon(jb, cfg, dir: dir, label: "paced-\(format.ext)")
+                guard d.waitPlaying(timeout: 30) != nil else {
+                    throw failure(d, "no track started playing within 30 s")
+                }
+                Clock.sleep(1)
+                let (peak, _, _) = sampleMemory(pid: d.pid, seconds: window)
+                guard d.isRunning else { throw failure(d, "exited during the window") }
+                _ = d.stop()
+                note("jukeboxd while playing \(format.ext): peak \(describe(peak)), VmHWM \(mib(peak.hwm))")
+                return peak
+            }
+            report.add(
+                Row(
+                    section: "memory", metric: "peak RSS (VmHWM) while playing \(format.ext), paced",
+                    jukeboxd: peak.map { mib($0.hwm) } ?? "error",
+                    peer: jb.map { "\(mib($0.0.hwm)) (jukeboxd, MP3)" } ?? "—",
+                    ratio: Report.ratio(peak.map { Double($0.hwm) }, jb.map { Double($0.0.hwm) }),
+                    target: "≤ 16 MB", verdict: peak.map { $0.hwm * 1024 <= 16_000_000 ? "PASS" : "FAIL" } ?? "ERROR"))
+        }
         if let jb {
             let ok = (jb.3?.exited ?? false) && jb.3?.exitCode == 0 && jb.4 <= 1.0
             report.add(
@@ -664,18 +715,25 @@ final class Bench: @unchecked Sendable {
     }
 
     func sectionScan() {
+        scanComparison(library: material.library, name: "MP3", dirName: "scan")
+        scanComparison(library: material.mixedLibrary, name: "mixed MP3/FLAC/Ogg/Opus", dirName: "scan-mixed")
+        scanReadBytes()
+    }
+
+    /// First scans and unchanged rescans of `library` by jukeboxd and MPD 0.23, interleaved.
+    func scanComparison(library: String, name: String, dirName: String) {
         let runs = quick ? 3 : 5
         let n = Material.libraryFiles
         note(
-            "\n== 6. library scan of \(n) files: first (empty db) and unchanged rescan, \(runs) runs each, interleaved =="
+            "\n== 6. library scan of \(n) files (\(name)): first (empty db) and unchanged rescan, \(runs) runs each, interleaved =="
         )
         let jbFirst = Side("scan", "jukeboxd scan", report, enabled: jbEnabled("scan"))
         let jbAgain = Side("scan", "jukeboxd rescan", report)
         let mpdFirst = Side("scan", "MPD", report, enabled: which("mpd") != nil && which("mpc") != nil)
         let mpdAgain = Side("scan", "MPD update", report)
         if mpdFirst.failed { report.error("scan", "mpd/mpc not installed") }
-        let dir = "\(work)/scan"
-        let cfg = DaemonConfig.bench(musicDir: material.library, database: "\(dir)/state/jukebox.sqlite")
+        let dir = "\(work)/\(dirName)"
+        let cfg = DaemonConfig.bench(musicDir: library, database: "\(dir)/state/jukebox.sqlite")
         var cfgPath = ""
         jbFirst.attempt {
             try mkdirs(dir)
@@ -707,7 +765,7 @@ final class Bench: @unchecked Sendable {
             mpdFirst.attempt {
                 srv?.stop()
                 srv = nil
-                let s = try MPDServer(dir: "\(work)/mpd-scan", musicDir: material.library, keepDb: false)
+                let s = try MPDServer(dir: "\(work)/mpd-\(dirName)", musicDir: library, keepDb: false)
                 srv = s
                 let c = try s.connect()
                 let done = try s.waitUpdate(c, songs: n)
@@ -761,7 +819,7 @@ final class Bench: @unchecked Sendable {
             let r = (jv != nil && mv != nil) ? jv!.median / mv!.median : nil
             report.add(
                 Row(
-                    section: "scan", metric: "library scan \(n) files: \(label)",
+                    section: "scan", metric: "library scan \(n) files, \(name): \(label)",
                     jukeboxd: jv.map { "\(f($0.median, d)) ms" } ?? "error",
                     peer: mv.map { "\(f($0.median, d)) ms (MPD)" } ?? "error",
                     ratio: Report.ratio(jv?.median, mv?.median), target: "< 1.00× (faster than MPD)",
@@ -771,11 +829,10 @@ final class Bench: @unchecked Sendable {
             let j = jbFirst.stat("cpu").median, m = mpdFirst.stat("cpu").median
             report.add(
                 Row(
-                    section: "scan", metric: "CPU of the first scan", jukeboxd: "\(f(j, 2)) s",
+                    section: "scan", metric: "CPU of the first scan, \(name)", jukeboxd: "\(f(j, 2)) s",
                     peer: "\(f(m, 2)) s (MPD, whole process)", ratio: Report.ratio(j, m),
                     target: "context", verdict: "info"))
         }
-        scanReadBytes()
     }
 
     /// Bytes read per song by a first scan of full-length songs (the queue folder: 5 × 3 min

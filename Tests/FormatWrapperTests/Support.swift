@@ -1,3 +1,4 @@
+import FFmpeg
 import FLAC
 import Foundation
 import Glibc
@@ -153,6 +154,7 @@ protocol WrapperError: Error, CustomStringConvertible {
 extension FLACError: WrapperError {}
 extension VorbisError: WrapperError {}
 extension OpusError: WrapperError {}
+extension FFmpegError: WrapperError {}
 
 /// Expects `body` to throw an `E` that names `path` and carries the library's (or the
 /// system's) text: "<path>: <call> failed: <message>".

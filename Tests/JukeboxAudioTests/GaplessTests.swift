@@ -9,29 +9,16 @@ import Testing
         let parts = (1...3).map { Fixtures.media("gapless/part\($0).mp3") }
         let reference = try referenceDecode(parts)
         #expect(reference.count == 264_600 * 2)
-        let sink = try PacedFifoSink(bytesPerSecond: 176_400, speed: 8)
-        let h = Harness(device: sink.alsaDevice, periodMs: 10, bufferMs: 40)
-        h.pipeline.play(PlaybackItem(token: 1, path: parts[0]), fromMs: 0)
-        h.pipeline.setNext(PlaybackItem(token: 2, path: parts[1]))
-        let ended = h.pump(
-            timeoutSeconds: 10,
-            onEvent: { event in
-                if event == .started(2) { h.pipeline.setNext(PlaybackItem(token: 3, path: parts[2])) }
-            },
-            until: { $0.contains(.endOfStream) })
-        #expect(ended)
-        #expect(
-            h.events == [.started(1), .finished(1), .started(2), .finished(2), .started(3), .finished(3), .endOfStream])
-        sink.waitForBytes(reference.count * 2, timeoutSeconds: 3)
-        h.pipeline.shutdown()
-        sink.stop()
-        let got = sink.samples
+        let played = try playAsQueue(parts, rate: 44100, expectedFrames: reference.count / 2)
+        #expect(played.ended)
+        #expect(played.events == QueuePlayback.expectedEvents(parts: 3))
+        let got = played.samples
         #expect(got.count == reference.count)
         #expect(
             got == reference,
             "first difference at sample \((0..<min(got.count, reference.count)).first { got[$0] != reference[$0] } ?? -1)"
         )
-        #expect(sink.segmentOffsets == [0], "the PCM must stay open across gapless joins")
+        #expect(played.segmentOffsets == [0], "the PCM must stay open across gapless joins")
     }
 
     @Test func aFollowUpAlreadyDecodedCanBeReplacedOrWithdrawn() throws {

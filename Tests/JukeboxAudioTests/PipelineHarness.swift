@@ -1,5 +1,6 @@
 import Foundation
 import JukeboxAudio
+import JukeboxTestSupport
 import LinuxSupport
 import Testing
 
@@ -68,6 +69,41 @@ final class Harness {
     func waitForEnd(timeoutSeconds: Double = 10) -> Bool {
         pump(timeoutSeconds: timeoutSeconds) { $0.contains(.endOfStream) }
     }
+}
+
+/// What a paced virtual DAC got from a queue played to its end.
+struct QueuePlayback {
+    var ended: Bool
+    var events: [PipelineEvent]
+    var samples: [Int16]
+    /// Where the PCM was (re)opened in the sample stream: [0] when it stayed open throughout.
+    var segmentOffsets: [Int]
+
+    /// The events of every part started and finished in order, then the end of the queue.
+    static func expectedEvents(parts: Int) -> [PipelineEvent] {
+        (1...UInt64(parts)).flatMap { [PipelineEvent.started($0), .finished($0)] } + [PipelineEvent.endOfStream]
+    }
+}
+
+/// Plays `parts` (stereo S16 at `rate`) as a queue on a paced virtual DAC at 8x real time:
+/// each part's successor is set when the part before it starts, as the daemon does.
+func playAsQueue(_ parts: [String], rate: Int, expectedFrames: Int) throws -> QueuePlayback {
+    let sink = try PacedFifoSink(bytesPerSecond: rate * 4, speed: 8)
+    let h = Harness(device: sink.alsaDevice, periodMs: 10, bufferMs: 40)
+    h.pipeline.setVolume(percent: 100, gain: 1.0)
+    h.pipeline.play(PlaybackItem(token: 1, path: parts[0]), fromMs: 0, next: PlaybackItem(token: 2, path: parts[1]))
+    let ended = h.pump(
+        timeoutSeconds: 10,
+        onEvent: { event in
+            if case .started(let token) = event, token >= 2, Int(token) < parts.count {
+                h.pipeline.setNext(PlaybackItem(token: token + 1, path: parts[Int(token)]))
+            }
+        },
+        until: { $0.contains(.endOfStream) })
+    sink.waitForBytes(expectedFrames * 4, timeoutSeconds: 3)
+    h.pipeline.shutdown()
+    sink.stop()
+    return QueuePlayback(ended: ended, events: h.events, samples: sink.samples, segmentOffsets: sink.segmentOffsets)
 }
 
 /// Writes a 16-bit PCM WAV file (interleaved samples).

@@ -1,5 +1,6 @@
 import Foundation
 import JukeboxAudio
+import JukeboxCore
 import JukeboxTestSupport
 import LinuxSupport
 import Testing
@@ -58,25 +59,56 @@ import Testing
         let parts = try Self.parts(media, formats, rate: rate)
         let reference = try media.referenceDecode(parts)
         #expect(reference.count == rate * 33 / 10 * 2)
-        let sink = try PacedFifoSink(bytesPerSecond: rate * 4, speed: 8)
+        let played = try playAsQueue(parts, rate: rate, expectedFrames: reference.count / 2)
+        #expect(played.ended)
+        #expect(played.events == QueuePlayback.expectedEvents(parts: 3))
+        #expect(played.segmentOffsets == [0], "the PCM must stay open across gapless joins")
+        let got = played.samples
+        #expect(got.count == reference.count, "\(formats)")
+        #expect(maxDifference(got, reference) == 0, "\(formats)")
+    }
+
+    /// A chained Ogg Vorbis file whose second link changes rate and channels (22.05 kHz
+    /// stereo, then 44.1 kHz mono): each link's samples as oggdec gives them, the device
+    /// reopened once, for the second link.
+    @Test func aChainedOggChangesFormatAtTheLink() throws {
+        let dir = try TemporaryDirectory()
+        let media = EncodedMedia(directory: dir.path)
+        let first = try media.encode(try media.wav("a.wav", rate: 22050, seconds: 1.5), as: .vorbis)
+        let second = try media.encode(try media.wav("b.wav", rate: 44100, seconds: 1, channels: 1), as: .vorbis)
+        let chain = dir.file("chain.ogg")
+        try (try Data(contentsOf: URL(fileURLWithPath: first)) + (try Data(contentsOf: URL(fileURLWithPath: second))))
+            .write(to: URL(fileURLWithPath: chain))
+        let reference = try media.referenceDecode([first, second])
+        #expect(reference.count == 22050 * 3 + 44100)
+        let sink = try PacedFifoSink(bytesPerSecond: 176_400, speed: 8)
         let h = Harness(device: sink.alsaDevice, periodMs: 10, bufferMs: 40)
-        h.pipeline.play(PlaybackItem(token: 1, path: parts[0]), fromMs: 0, next: PlaybackItem(token: 2, path: parts[1]))
-        let ended = h.pump(
-            timeoutSeconds: 10,
-            onEvent: { event in
-                if event == .started(2) { h.pipeline.setNext(PlaybackItem(token: 3, path: parts[2])) }
-            },
-            until: { $0.contains(.endOfStream) })
-        #expect(ended)
-        #expect(
-            h.events == [.started(1), .finished(1), .started(2), .finished(2), .started(3), .finished(3), .endOfStream])
+        h.pipeline.play(PlaybackItem(token: 1, path: chain), fromMs: 0)
+        #expect(h.waitForEnd())
+        #expect(h.events == [.started(1), .finished(1), .endOfStream])
+        let status = h.pipeline.status()
+        #expect(status.deviceOpens == 2, "opened for the first link, reopened for the second")
+        #expect(status.format == AudioFormat(rate: 44100, channels: 1))
         sink.waitForBytes(reference.count * 2, timeoutSeconds: 3)
         h.pipeline.shutdown()
         sink.stop()
-        let got = sink.samples
-        #expect(got.count == reference.count, "\(formats)")
-        #expect(maxDifference(got, reference) == 0, "\(formats)")
-        #expect(sink.segmentOffsets == [0], "the PCM must stay open across gapless joins")
+        #expect(sink.samples == reference)
+
+        // Each read's frames are in the format that was current before it (what the ring
+        // labels them with): every sample of a link arrives under that link's format.
+        let decoder = try VorbisFileDecoder(path: chain)
+        var byFormat: [AudioFormat: [Int16]] = [:]
+        var buffer = [Int16](repeating: 0, count: 4096)
+        while true {
+            let before = decoder.format
+            let result = try buffer.withUnsafeMutableBufferPointer {
+                try decoder.read(into: $0.baseAddress!, capacityFrames: 4096 / before.channels)
+            }
+            byFormat[before, default: []] += buffer[0..<result.frames * before.channels]
+            if result.isEnd { break }
+        }
+        #expect(byFormat[AudioFormat(rate: 22050, channels: 2)] == Array(reference.prefix(22050 * 3)))
+        #expect(byFormat[AudioFormat(rate: 44100, channels: 1)] == Array(reference.dropFirst(22050 * 3)))
     }
 
     /// Playing from a position starts at that exact frame: FLAC and Vorbis give the samples a
@@ -167,5 +199,45 @@ import Testing
         #expect(events == [.started(1), .finished(1), .endOfStream])
         #expect(got == (try referenceDecode([Fixtures.media("mp3/cbr128.mp3")])))
         #expect(try MediaProbe.probe(path: mp3).format == "44100:16:2")
+    }
+
+    /// The scanner's probe: exact duration, MPD's `Format:`, the Vorbis comments mapped as MPD
+    /// maps them (CJK and accents kept, several values of a tag in file order) and the lyrics,
+    /// reading neither the 5 MB cover nor the audio: a few blocks at each end.
+    @Test(arguments: XiphFormat.allCases)
+    func probeReadsTagsAndLengthWithoutTheCover(_ format: XiphFormat) throws {
+        let dir = try TemporaryDirectory()
+        let media = EncodedMedia(directory: dir.path)
+        let tags = [
+            ("TITLE", "日本語のうた"), ("Artist", "Ärtist Öne"), ("ALBUMARTIST", "Various"), ("ALBUM", "Xiph Älbum"),
+            ("TRACKNUMBER", "03/12"), ("DISCNUMBER", "2/2"), ("DATE", "2001-05-03"), ("GENRE", "Rock"),
+            ("GENRE", "Pop"), ("COMPOSER", "Compo"), ("PERFORMER", "Pé Former"), ("DESCRIPTION", "コメント"),
+            ("MUSICBRAINZ_TRACKID", "55555555-5555-5555-5555-555555555555"),
+            ("LYRICS", "[00:01.00]一行目\n[00:02.50]second line"), ("REPLAYGAIN_TRACK_GAIN", "-3.2 dB"),
+        ]
+        let wav = try media.wav("tagged.wav", rate: Self.rate(format), seconds: 30)
+        let file = try media.encode(wav, as: format, tags: tags, cover: try media.cover())
+        let before = bytesReadByThisThread()
+        let probed = try MediaProbe.probe(path: file)
+        let read = bytesReadByThisThread() - before
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: file)[.size] as? Int)
+        print("\(format): probe read \(read) B of \(size)")
+        #expect(size > 5 << 20)
+        #expect(read < 256 << 10, "\(format): the probe read \(read) B")
+        #expect(probed.durationMs == 30_000)
+        #expect(probed.format == [.flac: "44100:16:2", .vorbis: "44100:f:2", .opus: "48000:16:2"][format])
+        #expect(probed.title == "日本語のうた" && probed.artist == "Ärtist Öne" && probed.album == "Xiph Älbum")
+        #expect(probed.trackNumber == 3)
+        #expect(
+            probed.tags == [
+                TrackTag(.albumArtist, "Various"), TrackTag(.disc, "2"), TrackTag(.date, "2001-05-03"),
+                TrackTag(.genre, "Rock"), TrackTag(.genre, "Pop"), TrackTag(.composer, "Compo"),
+                TrackTag(.performer, "Pé Former"),
+                TrackTag(.musicBrainzTrackID, "55555555-5555-5555-5555-555555555555"),
+            ])
+        let lyrics = try #require(probed.lyrics.flatMap(Lyrics.embedded))
+        #expect(lyrics.format == .lrc)
+        #expect(lyrics.lines.map(\.timeMs) == [1000, 2500])
+        #expect(lyrics.lines.first?.text == "一行目")
     }
 }

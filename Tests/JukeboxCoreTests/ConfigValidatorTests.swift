@@ -77,6 +77,8 @@ import Testing
             .init(table: "audio", key: "start_volume", value: .integer(40), line: 9),
             .init(table: "audio", key: "max_volume", value: .integer(85), line: 10),
             .init(table: "audio", key: "pacing", value: .string("clock"), line: 11),
+            .init(table: "audio", key: "replaygain_preamp", value: .float(-2.5), line: 12),
+            .init(table: "audio", key: "replaygain_missing_preamp", value: .integer(-6), line: 12),
             .init(table: "queue", key: "mode", value: .string("shuffle"), line: 13),
             .init(table: "resume", key: "on_start", value: .string("paused"), line: 15),
             .init(table: "resume", key: "long_track_minutes", value: .float(7.5), line: 16),
@@ -104,6 +106,7 @@ import Testing
         let value = try #require(config)
         #expect(value.audio.device == "hw:1,0")
         #expect(value.audio.pacing == .clock)
+        #expect(value.audio.replayGain == ReplayGainSettings(preampDb: -2.5, missingPreampDb: -6))
         #expect(value.resume.checkpointDevice == "/dev/mmcblk0p3")
         #expect(value.queue.mode == .shuffle)
         #expect(value.resume.onStart == .paused)
@@ -175,6 +178,11 @@ import Testing
         Case(
             "long track range", "resume", "long_track_minutes", .float(1441.5),
             "must be between 0 and 1440, found 1441.5"),
+        Case(
+            "preamp range", "audio", "replaygain_preamp", .float(15.5), "must be between -15 and 15, found 15.5"),
+        Case(
+            "missing preamp type", "audio", "replaygain_missing_preamp", .string("-3 dB"),
+            "expected a number, found a string"),
         Case("sync too short", "resume", "sync_interval_s", .integer(1), "must be between 2 and 600, found 1"),
         Case(
             "checkpoint device number", "resume", "checkpoint_device", .integer(3),

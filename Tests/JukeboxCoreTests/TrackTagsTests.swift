@@ -29,3 +29,32 @@ import Testing
             ])
     }
 }
+
+@Suite struct VorbisCommentMappingTests {
+    @Test func namesAreCaseInsensitiveAndValuesKeepTheFilesOrder() {
+        let mapped = VorbisCommentMapping.map([
+            ("title", " Tïtle "), ("TITLE", "second title"), ("Artist", "日本"), ("ALBUM", "A"),
+            ("TRACKNUMBER", "03/12"), ("genre", "Rock"), ("DISCNUMBER", "02/3"), ("GENRE", "Pop"),
+            ("AlbumArtist", "Various"), ("COMMENT", "not shown by MPD 0.23"), ("DESCRIPTION", "nor this"),
+            ("musicbrainz_albumid", "22"), ("EMPTY", ""), ("DATE", ""), ("UNSYNCEDLYRICS", "plain"),
+            ("LYRICS", "[00:01.00]timed"),
+        ])
+        #expect(mapped.title == "Tïtle" && mapped.artist == "日本" && mapped.album == "A")
+        #expect(mapped.trackNumber == 3)
+        #expect(
+            mapped.tags == [
+                TrackTag(.genre, "Rock"), TrackTag(.disc, "2"), TrackTag(.genre, "Pop"),
+                TrackTag(.albumArtist, "Various"),
+                TrackTag(.musicBrainzAlbumID, "22"),
+            ])
+        #expect(mapped.lyrics == "[00:01.00]timed")
+        #expect(VorbisCommentMapping.map([("UNSYNCEDLYRICS", "plain")]).lyrics == "plain")
+    }
+
+    @Test func embeddedLyricsAreSyncedWhenTheTextIsLRC() {
+        #expect(Lyrics.embedded("[00:01.00]one\n[00:02.50]two")?.lines.map(\.timeMs) == [1000, 2500])
+        #expect(Lyrics.embedded("[00:01.00]one")?.format == .lrc)
+        #expect(Lyrics.embedded("just words\nmore")?.format == .unsynced)
+        #expect(Lyrics.embedded(" \n ") == nil)
+    }
+}

@@ -26,7 +26,7 @@ final class DaemonHarness {
     /// `state-durable/`, that loses unsynced writes in `cutPower()`.
     init(
         tracks: [String], configExtra: String = "", onStart: String = "play", mode: String = "repeat-all",
-        resumeExtra: String = "", lazyState: Bool = false
+        resumeExtra: String = "", lazyState: Bool = false, device: String = "null", pacing: String = "clock"
     ) throws {
         directory = try TemporaryDirectory(prefix: "jukeboxd-test")
         if lazyState {
@@ -40,7 +40,8 @@ final class DaemonHarness {
         }
         configPath = directory.file("jukebox.toml")
         try DaemonConfig(
-            musicDir: "music", mode: mode, onStart: onStart, resumeExtra: resumeExtra, extra: configExtra
+            musicDir: "music", device: device, pacing: pacing, mode: mode, onStart: onStart, resumeExtra: resumeExtra,
+            extra: configExtra
         ).write(to: configPath)
     }
 
@@ -77,6 +78,7 @@ final class DaemonHarness {
         var duration: Double?
         var volume: Int
         var mode: String
+        var playlistLength: Int
         /// When the reply's first line arrived (MonotonicClock).
         var at: UInt64
     }
@@ -100,7 +102,8 @@ final class DaemonHarness {
         return Status(
             state: fields["state"] ?? "?", songID: fields["songid"].flatMap { Int64($0) },
             elapsed: fields["elapsed"].flatMap { Double($0) } ?? 0, duration: fields["duration"].flatMap { Double($0) },
-            volume: fields["volume"].flatMap { Int($0) } ?? -1, mode: fields["mode"] ?? "?", at: first.nanoseconds)
+            volume: fields["volume"].flatMap { Int($0) } ?? -1, mode: fields["mode"] ?? "?",
+            playlistLength: fields["playlistlength"].flatMap { Int($0) } ?? 0, at: first.nanoseconds)
     }
 
     /// Asks `status` (every 20 ms) until `condition` holds; returns that status, or nil when

@@ -196,6 +196,13 @@ public enum ConfigValidator {
             integer("start_volume", 0...100) { $0.audio.startVolume = $1 },
             integer("max_volume", 1...100) { $0.audio.maxVolume = $1 },
             choice("pacing", JukeboxConfig.Pacing.self) { $0.audio.pacing = $1 },
+            // MPD's range for both.
+            KeySpec(name: "replaygain_preamp", kind: .number(-15...15)) {
+                $0.audio.replayGain.preampDb = $1.number ?? 0
+            },
+            KeySpec(name: "replaygain_missing_preamp", kind: .number(-15...15)) {
+                $0.audio.replayGain.missingPreampDb = $1.number ?? 0
+            },
         ],
         "queue": [
             choice("mode", PlayMode.self) { $0.queue.mode = $1 }

@@ -40,6 +40,8 @@ public struct JukeboxConfig: Sendable, Equatable {
         public var startVolume = 40
         public var maxVolume = 85
         public var pacing = Pacing.auto
+        /// `replaygain_preamp` and `replaygain_missing_preamp`, in dB.
+        public var replayGain = ReplayGainSettings()
 
         /// The defaults.
         public init() {}

@@ -149,10 +149,11 @@ public enum ID3TagMapping {
     ]
 }
 
-/// Maps Vorbis comments (FLAC, Ogg Vorbis, Opus) to tags as MPD 0.23's scanner does: field
-/// names compare case-insensitively with MPD's tag names (ALBUMARTIST, GENRE, DATE, ...,
-/// MUSICBRAINZ_TRACKID), plus the Xiph names TRACKNUMBER, DISCNUMBER and DESCRIPTION (Comment);
-/// values in the file's order. Disc keeps its number only, as for ID3's TPOS.
+/// Maps Vorbis comments (FLAC, Ogg Vorbis, Opus) to tags as MPD 0.23's scanner does (checked
+/// against it by XiphDaemonTests): field names compare case-insensitively with MPD's tag names
+/// (ALBUMARTIST, GENRE, DATE, ..., MUSICBRAINZ_TRACKID), plus TRACKNUMBER and DISCNUMBER;
+/// values in the file's order. Disc keeps its number only, as for ID3's TPOS. MPD 0.23 shows
+/// no Comment from COMMENT or DESCRIPTION, so neither does this.
 public enum VorbisCommentMapping {
     public struct Mapped: Sendable, Equatable {
         public var title: String?
@@ -180,7 +181,6 @@ public enum VorbisCommentMapping {
             case "DISCNUMBER", "DISC":
                 let number = value.drop { $0 == "0" }.prefix { $0.isASCII && $0.isNumber }
                 if !number.isEmpty { mapped.tags.append(TrackTag(.disc, String(number))) }
-            case "DESCRIPTION": mapped.tags.append(TrackTag(.comment, value))
             case "LYRICS", "UNSYNCEDLYRICS": lyrics[key.uppercased()] = lyrics[key.uppercased()] ?? raw
             case let name:
                 if let tag = byName[name] { mapped.tags.append(TrackTag(tag, value)) }
@@ -192,5 +192,7 @@ public enum VorbisCommentMapping {
 
     /// MPD's tag names (uppercased) that Vorbis comments carry under the same name.
     static let byName: [String: TagName] = Dictionary(
-        uniqueKeysWithValues: TagName.allCases.filter { $0 != .disc }.map { ($0.rawValue.uppercased(), $0) })
+        uniqueKeysWithValues: TagName.allCases.filter { $0 != .disc && $0 != .comment }.map {
+            ($0.rawValue.uppercased(), $0)
+        })
 }

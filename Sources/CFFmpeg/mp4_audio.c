@@ -1,0 +1,648 @@
+#include "mp4_audio.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <libavcodec/avcodec.h>
+#include <libavformat/avformat.h>
+#include <libavutil/avutil.h>
+
+/* MARK: loading FFmpeg */
+
+#define SONAME(lib, major) "lib" lib ".so." AV_STRINGIFY(major)
+
+/* Every FFmpeg function used, filled by dlsym from the libraries of the headers' majors. */
+static struct {
+    AVFormatContext *(*avformat_alloc_context)(void);
+    int (*avformat_open_input)(AVFormatContext **, const char *, const AVInputFormat *, AVDictionary **);
+    void (*avformat_close_input)(AVFormatContext **);
+    const AVInputFormat *(*av_find_input_format)(const char *);
+    int (*av_read_frame)(AVFormatContext *, AVPacket *);
+    int (*avformat_seek_file)(AVFormatContext *, int, int64_t, int64_t, int64_t, int);
+    int (*avformat_index_get_entries_count)(const AVStream *);
+    const AVIndexEntry *(*avformat_index_get_entry)(AVStream *, int);
+    AVIOContext *(*avio_alloc_context)(unsigned char *, int, int, void *, int (*)(void *, uint8_t *, int),
+                                       int (*)(void *, uint8_t *, int), int64_t (*)(void *, int64_t, int));
+    void (*avio_context_free)(AVIOContext **);
+
+    const AVCodec *(*avcodec_find_decoder)(enum AVCodecID);
+    const char *(*avcodec_get_name)(enum AVCodecID);
+    AVCodecContext *(*avcodec_alloc_context3)(const AVCodec *);
+    void (*avcodec_free_context)(AVCodecContext **);
+    int (*avcodec_parameters_to_context)(AVCodecContext *, const AVCodecParameters *);
+    int (*avcodec_open2)(AVCodecContext *, const AVCodec *, AVDictionary **);
+    int (*avcodec_send_packet)(AVCodecContext *, const AVPacket *);
+    int (*avcodec_receive_frame)(AVCodecContext *, AVFrame *);
+    void (*avcodec_flush_buffers)(AVCodecContext *);
+    AVPacket *(*av_packet_alloc)(void);
+    void (*av_packet_free)(AVPacket **);
+    void (*av_packet_unref)(AVPacket *);
+
+    AVFrame *(*av_frame_alloc)(void);
+    void (*av_frame_free)(AVFrame **);
+    void (*av_frame_unref)(AVFrame *);
+    AVDictionaryEntry *(*av_dict_get)(const AVDictionary *, const char *, const AVDictionaryEntry *, int);
+    int (*av_dict_count)(const AVDictionary *);
+    int (*av_strerror)(int, char *, size_t);
+    void (*av_log_set_callback)(void (*)(void *, int, const char *, va_list));
+    void *(*av_malloc)(size_t);
+    void (*av_free)(void *);
+    int64_t (*av_rescale_q)(int64_t, AVRational, AVRational);
+} av;
+
+static pthread_once_t load_once = PTHREAD_ONCE_INIT;
+static char load_error[512];
+
+/* The last error FFmpeg logged on this thread, added to the error's text (av_strerror alone
+   says "Invalid data found when processing input"; the log says "moov atom not found"). */
+static __thread char last_log[256];
+
+static void log_callback(void *avcl, int level, const char *format, va_list args) {
+    (void)avcl;
+    if (level > AV_LOG_ERROR) return;
+    vsnprintf(last_log, sizeof last_log, format, args);
+    size_t n = strlen(last_log);
+    while (n > 0 && (last_log[n - 1] == '\n' || last_log[n - 1] == ' ')) last_log[--n] = 0;
+}
+
+static void load(void) {
+    /* RTLD_LOCAL: nothing else in the process sees FFmpeg's symbols. Never closed: FFmpeg
+       keeps global state (codec tables, the log callback) for the process's life. */
+    void *util = dlopen(SONAME("avutil", LIBAVUTIL_VERSION_MAJOR), RTLD_LAZY | RTLD_LOCAL);
+    void *codec = util ? dlopen(SONAME("avcodec", LIBAVCODEC_VERSION_MAJOR), RTLD_LAZY | RTLD_LOCAL) : NULL;
+    void *format = codec ? dlopen(SONAME("avformat", LIBAVFORMAT_VERSION_MAJOR), RTLD_LAZY | RTLD_LOCAL) : NULL;
+    if (!format) {
+        snprintf(load_error, sizeof load_error, "%s", dlerror());
+        return;
+    }
+#define SYM(lib, name)                                                                   \
+    if (!(*(void **)&av.name = dlsym(lib, #name))) {                                     \
+        snprintf(load_error, sizeof load_error, "%s: no symbol %s", dlerror(), #name); \
+        return;                                                                          \
+    }
+    SYM(format, avformat_alloc_context)
+    SYM(format, avformat_open_input)
+    SYM(format, avformat_close_input)
+    SYM(format, av_find_input_format)
+    SYM(format, av_read_frame)
+    SYM(format, avformat_seek_file)
+    SYM(format, avformat_index_get_entries_count)
+    SYM(format, avformat_index_get_entry)
+    SYM(format, avio_alloc_context)
+    SYM(format, avio_context_free)
+    SYM(codec, avcodec_find_decoder)
+    SYM(codec, avcodec_get_name)
+    SYM(codec, avcodec_alloc_context3)
+    SYM(codec, avcodec_free_context)
+    SYM(codec, avcodec_parameters_to_context)
+    SYM(codec, avcodec_open2)
+    SYM(codec, avcodec_send_packet)
+    SYM(codec, avcodec_receive_frame)
+    SYM(codec, avcodec_flush_buffers)
+    SYM(codec, av_packet_alloc)
+    SYM(codec, av_packet_free)
+    SYM(codec, av_packet_unref)
+    SYM(util, av_frame_alloc)
+    SYM(util, av_frame_free)
+    SYM(util, av_frame_unref)
+    SYM(util, av_dict_get)
+    SYM(util, av_dict_count)
+    SYM(util, av_strerror)
+    SYM(util, av_log_set_callback)
+    SYM(util, av_malloc)
+    SYM(util, av_free)
+    SYM(util, av_rescale_q)
+#undef SYM
+    av.av_log_set_callback(log_callback);
+}
+
+const char *jb_mp4_load(void) {
+    pthread_once(&load_once, load);
+    return load_error[0] ? load_error : NULL;
+}
+
+/* MARK: the file, with the covers hidden */
+
+enum { MAX_PATCHES = 8 };
+
+struct jb_mp4 {
+    int fd;
+    int64_t size;
+    int64_t pos;
+    /* File offsets of the type field of 'covr' atoms: reads see another type there, so the
+       demuxer skips the atom by offset instead of reading the picture into memory (it keeps
+       it as an attached picture for as long as the file is open). */
+    int64_t patches[MAX_PATCHES];
+    int patch_count;
+    int64_t smpb_delay, smpb_padding, smpb_frames;
+
+    AVIOContext *io;
+    AVFormatContext *format;
+    AVStream *stream;
+    AVCodecContext *codec;
+    AVPacket *packet;
+    AVFrame *frame;
+    int codec_kind;
+    int rate, channels, bits;
+    int64_t frames;      /* the exact length */
+    int64_t first_pts;   /* pts of the first output sample, in samples */
+    int64_t position;    /* output frame the next read returns */
+    int64_t frame_start; /* output frame of `frame`'s first sample */
+    int frame_offset;    /* samples of `frame` already used */
+    int have_frame;
+    int seeking;         /* after a seek: drop samples before `position` by their pts */
+    int draining;        /* the demuxer is at its end; the decoder is being drained */
+};
+
+static int64_t be(const unsigned char *p, int n) {
+    int64_t v = 0;
+    for (int i = 0; i < n; i++) v = (v << 8) | p[i];
+    return v;
+}
+
+/* An atom's header at `at` within [at, end): its type, payload start and end. */
+static int atom_at(jb_mp4 *m, int64_t at, int64_t end, uint32_t *type, int64_t *body, int64_t *next) {
+    unsigned char h[16];
+    if (end - at < 8 || pread(m->fd, h, 16, at) < 8) return 0;
+    int64_t size = be(h, 4);
+    *type = (uint32_t)be(h + 4, 4);
+    *body = at + 8;
+    if (size == 1) {
+        size = be(h + 8, 8);
+        *body = at + 16;
+    } else if (size == 0) {
+        size = end - at;
+    }
+    if (size < *body - at || at + size > end) return 0;
+    *next = at + size;
+    return 1;
+}
+
+#define FOURCC(a, b, c, d) (((uint32_t)(a) << 24) | ((uint32_t)(b) << 16) | ((uint32_t)(c) << 8) | (uint32_t)(d))
+
+/* iTunSMPB: " 00000000 00000840 000001CA 00000000003F31F6": delay, padding, length. */
+static void read_smpb(jb_mp4 *m, int64_t at, int64_t end) {
+    uint32_t type;
+    int64_t body, next;
+    char name[16] = {0};
+    for (; atom_at(m, at, end, &type, &body, &next); at = next) {
+        if (type == FOURCC('n', 'a', 'm', 'e') && next - body - 4 < (int64_t)sizeof name)
+            (void)!pread(m->fd, name, (size_t)(next - body - 4), body + 4);
+        if (type == FOURCC('d', 'a', 't', 'a') && !strcmp(name, "iTunSMPB") && next - body - 8 < 256) {
+            char text[256] = {0};
+            if (pread(m->fd, text, (size_t)(next - body - 8), body + 8) < 0) return;
+            unsigned long long delay, padding, frames;
+            if (sscanf(text, "%*x %llx %llx %llx", &delay, &padding, &frames) == 3 && delay < 1 << 20) {
+                m->smpb_delay = (int64_t)delay;
+                m->smpb_padding = (int64_t)padding;
+                m->smpb_frames = (int64_t)frames;
+            }
+        }
+    }
+}
+
+/* Walks moov/udta/meta/ilst (and moov/meta/ilst), reading atom headers only. */
+static void walk(jb_mp4 *m, int64_t at, int64_t end, int depth) {
+    uint32_t type;
+    int64_t body, next;
+    for (int count = 0; count < 4096 && atom_at(m, at, end, &type, &body, &next); count++, at = next) {
+        switch (type) {
+        case FOURCC('m', 'o', 'o', 'v'):
+        case FOURCC('u', 'd', 't', 'a'):
+        case FOURCC('i', 'l', 's', 't'):
+            if (depth < 4) walk(m, body, next, depth + 1);
+            break;
+        case FOURCC('m', 'e', 't', 'a'): {
+            /* ISO's meta is a full box (4 bytes of version and flags); QuickTime's is not. */
+            unsigned char v[4];
+            int full = pread(m->fd, v, 4, body) == 4 && be(v, 4) == 0;
+            if (depth < 4) walk(m, body + (full ? 4 : 0), next, depth + 1);
+            break;
+        }
+        case FOURCC('c', 'o', 'v', 'r'):
+            if (m->patch_count < MAX_PATCHES) m->patches[m->patch_count++] = at + 4;
+            break;
+        case FOURCC('-', '-', '-', '-'):
+            read_smpb(m, body, next);
+            break;
+        }
+        if (depth == 0 && type == FOURCC('m', 'o', 'o', 'v')) return;
+    }
+}
+
+static int io_read(void *opaque, uint8_t *buffer, int size) {
+    jb_mp4 *m = opaque;
+    ssize_t n;
+    do n = pread(m->fd, buffer, (size_t)size, m->pos);
+    while (n < 0 && errno == EINTR);
+    if (n < 0) return AVERROR(errno);
+    if (n == 0) return AVERROR_EOF;
+    static const char hidden[4] = {'j', 'b', 'c', 'v'};
+    for (int i = 0; i < m->patch_count; i++) {
+        for (int k = 0; k < 4; k++) {
+            int64_t at = m->patches[i] + k - m->pos;
+            if (at >= 0 && at < n) buffer[at] = (uint8_t)hidden[k];
+        }
+    }
+    m->pos += n;
+    return (int)n;
+}
+
+static int64_t io_seek(void *opaque, int64_t offset, int whence) {
+    jb_mp4 *m = opaque;
+    switch (whence & ~AVSEEK_FORCE) {
+    case AVSEEK_SIZE: return m->size;
+    case SEEK_SET: break;
+    case SEEK_CUR: offset += m->pos; break;
+    case SEEK_END: offset += m->size; break;
+    default: return AVERROR(EINVAL);
+    }
+    if (offset < 0) return AVERROR(EINVAL);
+    m->pos = offset;
+    return offset;
+}
+
+/* MARK: errors */
+
+static int fail(int code, const char *what, const char **call, char *message, size_t message_len) {
+    *call = what;
+    char text[AV_ERROR_MAX_STRING_SIZE] = {0};
+    if (av.av_strerror == NULL || av.av_strerror(code, text, sizeof text) < 0)
+        snprintf(text, sizeof text, "error %d", code);
+    if (last_log[0])
+        snprintf(message, message_len, "%s (%s)", last_log, text);
+    else
+        snprintf(message, message_len, "%s", text);
+    return code;
+}
+
+/* MARK: decoding */
+
+/* The next decoded frame into m->frame: 1, 0 at the end, or an AVERROR code. A packet the
+   decoder rejects is skipped (as ffmpeg does), up to a run of 64. */
+static int next_frame(jb_mp4 *m, const char **call) {
+    int rejected = 0;
+    for (;;) {
+        int r = av.avcodec_receive_frame(m->codec, m->frame);
+        if (r == 0) return 1;
+        if (r == AVERROR_EOF) return 0;
+        if (r != AVERROR(EAGAIN)) {
+            *call = "avcodec_receive_frame";
+            return r;
+        }
+        if (m->draining) return 0;
+        r = av.av_read_frame(m->format, m->packet);
+        if (r == AVERROR_EOF) {
+            m->draining = 1;
+            r = av.avcodec_send_packet(m->codec, NULL);
+            if (r < 0) {
+                *call = "avcodec_send_packet";
+                return r;
+            }
+            continue;
+        }
+        if (r < 0) {
+            *call = "av_read_frame";
+            return r;
+        }
+        if (m->packet->stream_index != m->stream->index) {
+            av.av_packet_unref(m->packet);
+            continue;
+        }
+        r = av.avcodec_send_packet(m->codec, m->packet);
+        av.av_packet_unref(m->packet);
+        if (r < 0 && r != AVERROR(EAGAIN)) {
+            if (++rejected < 64) continue;
+            *call = "avcodec_send_packet";
+            return r;
+        }
+    }
+}
+
+static int64_t pts_samples(jb_mp4 *m, int64_t pts) {
+    return av.av_rescale_q(pts, m->stream->time_base, (AVRational){1, m->rate});
+}
+
+/* Where the frame just decoded starts, in output frames. */
+static void place_frame(jb_mp4 *m) {
+    int64_t pts = m->frame->pts != AV_NOPTS_VALUE ? m->frame->pts : m->frame->best_effort_timestamp;
+    if (m->seeking && pts != AV_NOPTS_VALUE)
+        m->frame_start = pts_samples(m, pts) - m->first_pts;
+    else
+        m->frame_start = m->position;
+    m->frame_offset = 0;
+    m->have_frame = 1;
+}
+
+static int codec_kind(enum AVCodecID id) {
+    return id == AV_CODEC_ID_AAC ? JB_MP4_AAC : id == AV_CODEC_ID_ALAC ? JB_MP4_ALAC : 0;
+}
+
+int jb_mp4_open(const char *path, jb_mp4 **out, const char **call, char *message, size_t message_len) {
+    *out = NULL;
+    last_log[0] = 0;
+    const char *load_failure = jb_mp4_load();
+    if (load_failure) {
+        *call = "dlopen";
+        snprintf(message, message_len, "%s", load_failure);
+        return AVERROR(ENOSYS);
+    }
+    jb_mp4 *m = calloc(1, sizeof *m);
+    if (!m) return fail(AVERROR(ENOMEM), "calloc", call, message, message_len);
+    m->smpb_delay = m->smpb_padding = m->smpb_frames = -1;
+    m->fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (m->fd < 0 || fstat(m->fd, &st) < 0) {
+        int code = AVERROR(errno);
+        jb_mp4_close(m);
+        return fail(code, "open", call, message, message_len);
+    }
+    m->size = st.st_size;
+    walk(m, 0, m->size, 0);
+
+    int r;
+    const char *step = "avformat_open_input";
+    unsigned char *buffer = av.av_malloc(32768);
+    m->io = buffer ? av.avio_alloc_context(buffer, 32768, 0, m, io_read, NULL, io_seek) : NULL;
+    m->format = m->io ? av.avformat_alloc_context() : NULL;
+    if (!m->io) av.av_free(buffer);
+    if (!m->format) {
+        r = AVERROR(ENOMEM);
+        goto failed;
+    }
+    m->format->pb = m->io;
+    m->format->flags |= AVFMT_FLAG_CUSTOM_IO;
+    /* "On failure, ... a user-supplied AVFormatContext will be freed" (avformat.h). */
+    r = av.avformat_open_input(&m->format, path, av.av_find_input_format("mp4"), NULL);
+    if (r < 0) goto failed;
+
+    /* The first AAC or ALAC stream; the others (video, chapter text) are never read. */
+    const char *other = NULL;
+    for (unsigned i = 0; i < m->format->nb_streams; i++) {
+        AVStream *s = m->format->streams[i];
+        s->discard = AVDISCARD_ALL;
+        if (s->codecpar->codec_type != AVMEDIA_TYPE_AUDIO) continue;
+        if (!m->stream && codec_kind(s->codecpar->codec_id)) {
+            m->stream = s;
+            s->discard = AVDISCARD_DEFAULT;
+        } else if (!other) {
+            other = av.avcodec_get_name(s->codecpar->codec_id);
+        }
+    }
+    if (!m->stream) {
+        step = "choosing the audio stream";
+        r = other ? AVERROR_DECODER_NOT_FOUND : AVERROR_STREAM_NOT_FOUND;
+        if (other) snprintf(last_log, sizeof last_log, "the audio is %s, not AAC or ALAC", other);
+        else snprintf(last_log, sizeof last_log, "no audio stream");
+        goto failed;
+    }
+    m->codec_kind = codec_kind(m->stream->codecpar->codec_id);
+    const AVCodec *decoder = av.avcodec_find_decoder(m->stream->codecpar->codec_id);
+    m->codec = decoder ? av.avcodec_alloc_context3(decoder) : NULL;
+    m->packet = av.av_packet_alloc();
+    m->frame = av.av_frame_alloc();
+    step = "avcodec_open2";
+    if (!m->codec || !m->packet || !m->frame) {
+        r = decoder ? AVERROR(ENOMEM) : AVERROR_DECODER_NOT_FOUND;
+        goto failed;
+    }
+    if ((r = av.avcodec_parameters_to_context(m->codec, m->stream->codecpar)) < 0) goto failed;
+    /* pkt_timebase lets the decoder move a frame's pts past the samples it skips (priming). */
+    m->codec->pkt_timebase = m->stream->time_base;
+    m->codec->thread_count = 1;
+    if ((r = av.avcodec_open2(m->codec, decoder, NULL)) < 0) goto failed;
+
+    /* The first frame: the real rate and channels (HE-AAC doubles the rate), and a file
+       with no decodable audio fails here rather than in the middle of a queue. */
+    r = next_frame(m, &step);
+    if (r <= 0) {
+        if (r == 0) {
+            r = AVERROR_INVALIDDATA;
+            snprintf(last_log, sizeof last_log, "no audio frame decodes");
+        }
+        goto failed;
+    }
+    m->rate = m->frame->sample_rate;
+    m->channels = m->frame->ch_layout.nb_channels;
+    if (m->rate <= 0 || m->channels <= 0) {
+        r = AVERROR_INVALIDDATA;
+        goto failed;
+    }
+    m->bits = m->codec_kind == JB_MP4_ALAC ? m->codec->bits_per_raw_sample : 0;
+    if (m->bits == 0 && m->codec_kind == JB_MP4_ALAC)
+        m->bits = m->frame->format == AV_SAMPLE_FMT_S16P || m->frame->format == AV_SAMPLE_FMT_S16 ? 16 : 32;
+    int64_t pts = m->frame->pts != AV_NOPTS_VALUE ? m->frame->pts : m->frame->best_effort_timestamp;
+    m->first_pts = pts != AV_NOPTS_VALUE ? pts_samples(m, pts) : 0;
+
+    /* The length: iTunSMPB's when the file has one (FFmpeg takes its delay as the start
+       padding, but not its length); else the stream's duration, which the demuxer takes from
+       the edit list (both ends) when there is one. */
+    if (m->smpb_frames > 0)
+        m->frames = m->smpb_frames;
+    else if (m->stream->duration > 0)
+        m->frames = pts_samples(m, m->stream->duration);
+    else
+        m->frames = INT64_MAX;
+    /* A truncated file: only the samples wholly in the file are there. */
+    int entries = av.avformat_index_get_entries_count(m->stream);
+    for (int i = entries - 1; i >= 0; i--) {
+        const AVIndexEntry *e = av.avformat_index_get_entry(m->stream, i);
+        if (e && e->pos + e->size <= m->size) {
+            if (i + 1 < entries) {
+                const AVIndexEntry *cut = av.avformat_index_get_entry(m->stream, i + 1);
+                int64_t end = pts_samples(m, cut->timestamp) - m->first_pts;
+                if (end < m->frames) m->frames = end > 0 ? end : 0;
+            }
+            break;
+        }
+    }
+    place_frame(m);
+    *out = m;
+    return 0;
+
+failed:
+    jb_mp4_close(m);
+    return fail(r, step, call, message, message_len);
+}
+
+void jb_mp4_close(jb_mp4 *m) {
+    if (!m) return;
+    if (m->frame) av.av_frame_free(&m->frame);
+    if (m->packet) av.av_packet_free(&m->packet);
+    if (m->codec) av.avcodec_free_context(&m->codec);
+    if (m->format) av.avformat_close_input(&m->format);
+    if (m->io) {
+        /* The buffer may have been replaced by libavformat; free the current one. */
+        av.av_free(m->io->buffer);
+        av.avio_context_free(&m->io);
+    }
+    if (m->fd >= 0) close(m->fd);
+    free(m);
+}
+
+void jb_mp4_get_info(const jb_mp4 *m, jb_mp4_info *info) {
+    info->codec = m->codec_kind;
+    info->rate = m->rate;
+    info->channels = m->channels;
+    info->bits = m->bits;
+    info->frames = m->frames;
+    info->delay = m->smpb_delay;
+    info->padding = m->smpb_padding;
+    info->covers_skipped = m->patch_count;
+}
+
+int64_t jb_mp4_position(const jb_mp4 *m) { return m->position; }
+
+/* Rounds to the nearest integer, ties to even, as lrintf and llrintf do in the default rounding
+   mode, without a call into libm per sample: adding 1.5 * 2^52 leaves no fraction bits in a
+   double, so the addition itself rounds (exact for |x| < 2^51). */
+static inline int64_t round_even(double x) { return (int64_t)((x + 6755399441055744.0) - 6755399441055744.0); }
+
+static inline int16_t float_to_s16(float x) {
+    int64_t v = round_even((double)(x * 32768.0f));
+    return v > INT16_MAX ? INT16_MAX : v < INT16_MIN ? INT16_MIN : (int16_t)v;
+}
+
+static inline int32_t float_to_s32(float x) {
+    int64_t v = round_even((double)x * 2147483648.0);
+    return v > INT32_MAX ? INT32_MAX : v < INT32_MIN ? INT32_MIN : (int32_t)v;
+}
+
+/* Converts `n` samples per channel from `m->frame` at `from` into `out` (interleaved), as
+   libswresample converts (so the output equals `ffmpeg -f s16le` / `s32le`): float is
+   scaled by 2^15 or 2^31, rounded and clipped; wider integers keep their top bits. */
+static void convert(jb_mp4 *m, int from, int n, void *out, int s32) {
+    const AVFrame *f = m->frame;
+    int ch = m->channels;
+    int planar = f->format == AV_SAMPLE_FMT_FLTP || f->format == AV_SAMPLE_FMT_S16P || f->format == AV_SAMPLE_FMT_S32P;
+    int stride = planar ? 1 : ch;
+    int16_t *o16 = out;
+    int32_t *o32 = out;
+    for (int c = 0; c < ch; c++) {
+        const uint8_t *plane = planar ? f->extended_data[c] : f->extended_data[0];
+        int first = planar ? from : from * ch + c;
+        switch (f->format) {
+        case AV_SAMPLE_FMT_FLTP:
+        case AV_SAMPLE_FMT_FLT: {
+            const float *in = (const float *)plane + first;
+            if (s32) for (int i = 0; i < n; i++) o32[i * ch + c] = float_to_s32(in[i * stride]);
+            else for (int i = 0; i < n; i++) o16[i * ch + c] = float_to_s16(in[i * stride]);
+            break;
+        }
+        case AV_SAMPLE_FMT_S16P:
+        case AV_SAMPLE_FMT_S16: {
+            const int16_t *in = (const int16_t *)plane + first;
+            if (s32) for (int i = 0; i < n; i++) o32[i * ch + c] = (int32_t)((uint32_t)(uint16_t)in[i * stride] << 16);
+            else for (int i = 0; i < n; i++) o16[i * ch + c] = in[i * stride];
+            break;
+        }
+        default: {
+            const int32_t *in = (const int32_t *)plane + first;
+            if (s32) for (int i = 0; i < n; i++) o32[i * ch + c] = in[i * stride];
+            else for (int i = 0; i < n; i++) o16[i * ch + c] = (int16_t)(in[i * stride] >> 16);
+            break;
+        }
+        }
+    }
+}
+
+static int supported_format(int format) {
+    switch (format) {
+    case AV_SAMPLE_FMT_FLTP: case AV_SAMPLE_FMT_FLT: case AV_SAMPLE_FMT_S16P:
+    case AV_SAMPLE_FMT_S16: case AV_SAMPLE_FMT_S32P: case AV_SAMPLE_FMT_S32: return 1;
+    default: return 0;
+    }
+}
+
+int jb_mp4_read(jb_mp4 *m, void *out, int capacity, int s32, const char **call, char *message, size_t message_len) {
+    last_log[0] = 0;
+    int done = 0;
+    size_t width = s32 ? 4 : 2;
+    while (done < capacity && m->position < m->frames) {
+        if (!m->have_frame) {
+            const char *step = "avcodec_receive_frame";
+            int r = next_frame(m, &step);
+            if (r < 0) {
+                if (done > 0) return done; /* this much first; the error comes again next time */
+                return fail(r, step, call, message, message_len);
+            }
+            if (r == 0) {
+                m->frames = m->position; /* shorter than the container said */
+                break;
+            }
+            if (m->frame->ch_layout.nb_channels != m->channels || m->frame->sample_rate != m->rate ||
+                !supported_format(m->frame->format)) {
+                av.av_frame_unref(m->frame);
+                snprintf(last_log, sizeof last_log, "the stream changes format midway");
+                return fail(AVERROR_PATCHWELCOME, "avcodec_receive_frame", call, message, message_len);
+            }
+            place_frame(m);
+        }
+        int left = m->frame->nb_samples - m->frame_offset;
+        int64_t at = m->frame_start + m->frame_offset;
+        if (m->seeking && at < m->position) {
+            int64_t drop = m->position - at;
+            m->frame_offset += drop < left ? (int)drop : left;
+        } else {
+            m->seeking = 0;
+            int64_t n = left;
+            if (n > capacity - done) n = capacity - done;
+            if (n > m->frames - m->position) n = m->frames - m->position;
+            convert(m, m->frame_offset, (int)n, (char *)out + (size_t)done * m->channels * width, s32);
+            m->frame_offset += (int)n;
+            m->position += n;
+            done += (int)n;
+        }
+        if (m->frame_offset >= m->frame->nb_samples) {
+            av.av_frame_unref(m->frame);
+            m->have_frame = 0;
+        }
+    }
+    return done;
+}
+
+int jb_mp4_seek(jb_mp4 *m, int64_t frame, const char **call, char *message, size_t message_len) {
+    last_log[0] = 0;
+    if (frame < 0) frame = 0;
+    if (frame > m->frames) frame = m->frames;
+    /* AAC overlaps each frame with the one before (MDCT): start two frames early. */
+    int64_t preroll = m->codec_kind == JB_MP4_AAC ? 2048 : 0;
+    int64_t start = frame + m->first_pts - preroll;
+    int64_t ts = av.av_rescale_q(start, (AVRational){1, m->rate}, m->stream->time_base);
+    int r = av.avformat_seek_file(m->format, m->stream->index, INT64_MIN, ts, ts, 0);
+    if (r < 0) return fail(r, "avformat_seek_file", call, message, message_len);
+    av.avcodec_flush_buffers(m->codec);
+    av.av_frame_unref(m->frame);
+    m->have_frame = 0;
+    m->draining = 0;
+    m->seeking = 1;
+    m->position = frame;
+    return 0;
+}
+
+int jb_mp4_tag_count(const jb_mp4 *m) { return av.av_dict_count(m->format->metadata); }
+
+void jb_mp4_tag(const jb_mp4 *m, int index, const char **key, const char **value) {
+    const AVDictionaryEntry *e = NULL;
+    for (int i = 0; i <= index; i++) e = av.av_dict_get(m->format->metadata, "", e, AV_DICT_IGNORE_SUFFIX);
+    *key = e ? e->key : "";
+    *value = e ? e->value : "";
+}
+
+int jb_mp4_chapter_count(const jb_mp4 *m) { return (int)m->format->nb_chapters; }
+
+void jb_mp4_chapter(const jb_mp4 *m, int index, const char **title, int64_t *start) {
+    const AVChapter *c = m->format->chapters[index];
+    const AVDictionaryEntry *e = av.av_dict_get(c->metadata, "title", NULL, 0);
+    *title = e ? e->value : "";
+    *start = av.av_rescale_q(c->start, c->time_base, (AVRational){1, m->rate});
+}

@@ -1,0 +1,143 @@
+import CFFmpeg
+
+/// The codec of an MP4 file's audio.
+public enum MP4Codec: Sendable, Equatable {
+    case aac
+    case alac
+}
+
+/// A chapter of an MP4 file (an audiobook's, usually): its title and where it starts, in
+/// output frames.
+public struct MP4Chapter: Sendable, Equatable {
+    public var title: String
+    public var startFrame: Int64
+
+    public init(title: String, startFrame: Int64) {
+        self.title = title
+        self.startFrame = startFrame
+    }
+}
+
+/// One MP4 file's AAC or ALAC audio through FFmpeg (libavformat's MP4 demuxer, libavcodec's
+/// decoder): the single owner of the `jb_mp4` handle of the CFFmpeg shim (closed in `deinit`),
+/// which owns the file descriptor and FFmpeg's contexts. FFmpeg itself is loaded with dlopen
+/// when the first file is opened (see mp4_audio.h). Not thread-safe: one thread at a time.
+///
+/// Gapless: the encoder delay is dropped (the edit list's media time, or iTunSMPB's delay,
+/// as FFmpeg applies them) and the output ends at the exact length (iTunSMPB's, else the edit
+/// list's duration), so `totalFrames` is what a read to the end gives. Buffers are counted
+/// in samples.
+public final class MP4AudioDecoder {
+    private let handle: OpaquePointer
+    /// Where the shim writes an error's text: allocated once, so that reads allocate nothing.
+    private let errorText: UnsafeMutableBufferPointer<CChar>
+    public let path: String
+    public let codec: MP4Codec
+    public let rate: Int
+    public let channels: Int
+    /// ALAC: the source's bit depth (16, 20, 24 or 32); AAC: nil (it decodes to float).
+    public let bitsPerSample: Int?
+    /// The exact length in frames, encoder delay and padding removed; for a truncated file,
+    /// the frames of the packets wholly in it.
+    public let totalFrames: Int64
+    /// iTunSMPB's encoder delay and end padding, when the file has that tag.
+    public let iTunesGapless: (delay: Int64, padding: Int64)?
+    /// The container's tags under FFmpeg's names ("title", "artist", "album_artist", "album",
+    /// "track" as "3/12", "disc", "date", "genre", "composer", "lyrics", and freeform ones such
+    /// as "MusicBrainz Track Id"), in the file's order.
+    public let tags: [(key: String, value: String)]
+    public let chapters: [MP4Chapter]
+    /// Cover atoms hidden from the demuxer: it skips them by offset and never reads them.
+    public let skippedCovers: Int
+
+    /// Opens `path`: loads FFmpeg on first use, reads the MP4 headers (a cover is never read)
+    /// and decodes the first frame, so that a file that does not decode fails here.
+    public init(path: String) throws(FFmpegError) {
+        var handle: OpaquePointer?
+        let errorText = UnsafeMutableBufferPointer<CChar>.allocate(capacity: 512)
+        do {
+            try Self.check(path, errorText) { call, message, length in
+                jb_mp4_open(path, &handle, call, message, length)
+            }
+        } catch {
+            errorText.deallocate()
+            throw error
+        }
+        guard let handle else { preconditionFailure("jb_mp4_open succeeded without a handle") }
+        self.handle = handle
+        self.errorText = errorText
+        self.path = path
+        var info = jb_mp4_info()
+        jb_mp4_get_info(handle, &info)
+        codec = Int(info.codec) == JB_MP4_ALAC ? .alac : .aac
+        rate = Int(info.rate)
+        channels = Int(info.channels)
+        bitsPerSample = info.bits > 0 ? Int(info.bits) : nil
+        totalFrames = info.frames
+        iTunesGapless = info.delay >= 0 ? (info.delay, info.padding) : nil
+        skippedCovers = Int(info.covers_skipped)
+        tags = (0..<jb_mp4_tag_count(handle)).map { index in
+            var key: UnsafePointer<CChar>?
+            var value: UnsafePointer<CChar>?
+            jb_mp4_tag(handle, index, &key, &value)
+            return (key.map { String(cString: $0) } ?? "", value.map { String(cString: $0) } ?? "")
+        }
+        chapters = (0..<jb_mp4_chapter_count(handle)).map { index in
+            var title: UnsafePointer<CChar>?
+            var start: Int64 = 0
+            jb_mp4_chapter(handle, index, &title, &start)
+            return MP4Chapter(title: title.map { String(cString: $0) } ?? "", startFrame: start)
+        }
+    }
+
+    deinit {
+        jb_mp4_close(handle)
+        errorText.deallocate()
+    }
+
+    /// Decodes signed 16-bit interleaved samples into `buffer`. Returns the frames written;
+    /// 0 only at the end.
+    public func read(into buffer: UnsafeMutableBufferPointer<Int16>) throws(FFmpegError) -> Int {
+        try read(buffer.baseAddress, frames: buffer.count / channels, s32: false)
+    }
+
+    /// Decodes signed 32-bit interleaved samples (full scale: 24-bit ALAC in the top 24 bits,
+    /// the low 8 zero) into `buffer`. Returns the frames written; 0 only at the end.
+    public func read(into buffer: UnsafeMutableBufferPointer<Int32>) throws(FFmpegError) -> Int {
+        try read(buffer.baseAddress, frames: buffer.count / channels, s32: true)
+    }
+
+    private func read(_ base: UnsafeMutableRawPointer?, frames: Int, s32: Bool) throws(FFmpegError) -> Int {
+        guard let base, frames > 0 else { return 0 }
+        var got: Int32 = 0
+        try Self.check(path, errorText) { call, message, length in
+            got = jb_mp4_read(handle, base, Int32(clamping: frames), s32 ? 1 : 0, call, message, length)
+            return got
+        }
+        return Int(got)
+    }
+
+    /// Seeks so that the next read starts with frame `frame` exactly. ALAC's output then
+    /// equals a decode from the start bit for bit, and so does AAC's, except in bands coded
+    /// as noise (PNS), whose generator state a seek cannot restore.
+    public func seek(toFrame frame: Int64) throws(FFmpegError) {
+        try Self.check(path, errorText) { call, message, length in jb_mp4_seek(handle, frame, call, message, length) }
+    }
+
+    /// The frame the next read returns first.
+    public var positionFrames: Int64 { jb_mp4_position(handle) }
+
+    /// Runs one shim call that reports failure as a negative AVERROR code with the call's
+    /// name and FFmpeg's text.
+    private static func check(
+        _ path: String, _ text: UnsafeMutableBufferPointer<CChar>,
+        _ body: (UnsafeMutablePointer<UnsafePointer<CChar>?>, UnsafeMutablePointer<CChar>, Int) -> Int32
+    ) throws(FFmpegError) {
+        var call: UnsafePointer<CChar>?
+        let code = body(&call, text.baseAddress!, text.count)
+        guard code < 0 else { return }
+        throw FFmpegError(
+            code: code, call: call.map { String(cString: $0) } ?? "", path: path,
+            message: String(cString: text.baseAddress!))
+    }
+}

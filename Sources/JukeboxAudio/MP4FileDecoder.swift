@@ -1,0 +1,50 @@
+import FFmpeg
+import JukeboxCore
+
+/// AAC and ALAC in MP4 (.m4a, .m4b, .mp4) through FFmpeg, as S16 interleaved PCM: the
+/// conversion `ffmpeg -f s16le` makes (AAC's float rounded, ALAC's 24 bits keep the top 16),
+/// gapless (encoder delay and padding removed) with the exact length, and sample-exact seeks,
+/// so these files need no `SeekHint` to resume. FFmpeg is loaded by the first file opened.
+public final class MP4FileDecoder: AudioDecoder {
+    let decoder: MP4AudioDecoder
+    public let format: AudioFormat
+
+    public init(path: String) throws {
+        decoder = try MP4AudioDecoder(path: path)
+        try checkChannels(decoder.channels, path)
+        format = AudioFormat(rate: decoder.rate, channels: decoder.channels)
+    }
+
+    public var lengthFrames: Int64? { decoder.totalFrames }
+
+    public func read(into buffer: UnsafeMutablePointer<Int16>, capacityFrames: Int) throws -> DecodeResult {
+        let frames = try decoder.read(
+            into: UnsafeMutableBufferPointer(start: buffer, count: capacityFrames * format.channels))
+        return DecodeResult(frames: frames, isEnd: frames == 0, formatChanged: false)
+    }
+
+    public func seek(toFrame frame: Int64) throws { try decoder.seek(toFrame: frame) }
+}
+
+extension AudioFileKind {
+    /// An ISO base media file: its first box is `ftyp`.
+    public static let mp4 = AudioFileKind(
+        name: "MP4", extensions: ["m4a", "m4b", "mp4"], recognises: { $0.has("ftyp", at: 4) },
+        open: { try MP4FileDecoder(path: $0) }, probe: MediaProbe.mp4)
+}
+
+extension MediaProbe {
+    /// The MP4 headers through FFmpeg (a cover is never read) and the first frame: the exact
+    /// length, what is wholly in the file when it was cut. Format as MPD reports it through
+    /// FFmpeg: AAC decodes to float, ALAC to 16 or 32 bits.
+    static func mp4(path: String) throws -> ProbedMedia {
+        let decoder = try MP4AudioDecoder(path: path)
+        guard decoder.totalFrames > 0, decoder.totalFrames < Int64.max / 1000 else {
+            throw AudioFileError(path: path, reason: "MP4 file holds no audio of a known length")
+        }
+        let sampleFormat = decoder.bitsPerSample.map { $0 > 16 ? "32" : "16" } ?? "f"
+        return ProbedMedia(
+            MP4TagMapping.vorbisComments(decoder.tags), frames: decoder.totalFrames, rate: decoder.rate,
+            sampleFormat: sampleFormat, channels: decoder.channels)
+    }
+}

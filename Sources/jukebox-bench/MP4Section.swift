@@ -1,0 +1,103 @@
+import Foundation
+import Glibc
+import JukeboxTestSupport
+
+// Section "mp4": AAC in MP4, decoded through FFmpeg (loaded by the first MP4 file), against
+// `ffmpeg` decoding the same file to raw PCM; and what playing it costs in memory, beside MP3
+// in the same run (FFmpeg's 130 libraries are loaded only then).
+
+extension Bench {
+    /// The 180 s material signal as AAC (ffmpeg's native encoder, 128 kbit/s), and its first
+    /// second, each alone in a folder.
+    private func aacMaterial() throws -> (long: String, short: String) {
+        let long = "\(material.music)/mp4-aac/music_aac.m4a"
+        let short = "\(material.music)/mp4-1s/one-second.m4a"
+        for (path, duration) in [(long, "180"), (short, "1")] where !fileExists(path) {
+            try mkdirs(dirOf(path))
+            let (e, _) = try runTimed(
+                [
+                    "ffmpeg", "-nostdin", "-v", "error", "-y", "-i", "\(material.src)/music.wav", "-t", duration,
+                    "-c:a", "aac", "-b:a", "128k", path,
+                ], stderr: .inherit)
+            guard e.exited && e.exitCode == 0 else { throw BenchError("ffmpeg could not encode \(path): \(e.text)") }
+        }
+        return (long, short)
+    }
+
+    func sectionMP4() {
+        let runs = quick ? 3 : 9
+        note("\n== 10. AAC in MP4: CPU per minute, unpaced, jukeboxd vs ffmpeg -f s16le, \(runs) runs, interleaved ==")
+        guard which("ffmpeg") != nil else {
+            report.error("mp4", "ffmpeg not installed")
+            return
+        }
+        let files: (long: String, short: String)
+        do { files = try aacMaterial() } catch {
+            report.error("mp4", "\(error)")
+            return
+        }
+        // Options apply to the next file named, and ffmpeg opens every input before any output,
+        // so the output can come first and the input last.
+        let ffmpeg = ["ffmpeg", "-nostdin", "-v", "error", "-f", "s16le", "-y", "/dev/null", "-i"]
+        let whole = cpuRuns(
+            "AAC", files: [files.long], musicDir: dirOf(files.long), runs: runs, dirName: "mp4-cpu", section: "mp4",
+            peer: ffmpeg)
+        let fixed = cpuRuns(
+            "AAC 1 s", files: [files.short], musicDir: dirOf(files.short), runs: runs, dirName: "mp4-cpu-1s",
+            section: "mp4", peer: ffmpeg)
+        for (name, side) in [("whole 3 min run", whole), ("1 s run (fixed cost)", fixed)] {
+            if let p = side.peer.stat { note("ffmpeg, \(name): \(p.fmt(3, " s CPU"))") }
+            if let j = side.jb.stat { note("jukeboxd, \(name): \(j.fmt(3, " s CPU")) (fresh db, scan, play, SIGTERM)") }
+        }
+        let span = (180.0 - 1.0) / 60
+        func perMinute(_ long: Stat?, _ short: Stat?) -> Double? {
+            guard let long, let short else { return nil }
+            return (long.median - short.median) / span
+        }
+        let jb = perMinute(whole.jb.stat, fixed.jb.stat)
+        let peer = perMinute(whole.peer.stat, fixed.peer.stat)
+        let ratio = (jb != nil && peer != nil) ? jb! / peer! : nil
+        report.add(
+            Row(
+                section: "mp4", metric: "CPU s per min of AAC, unpaced, fixed start/exit cost subtracted",
+                jukeboxd: jb.map { f($0, 3) } ?? "error", peer: peer.map { "\(f($0, 3)) (ffmpeg -f s16le)" } ?? "error",
+                ratio: Report.ratio(jb, peer), target: "≤ 1.1×",
+                verdict: ratio.map { $0 <= 1.1 ? "PASS" : "FAIL" } ?? "ERROR"))
+        if let j = fixed.jb.stat, let p = fixed.peer.stat {
+            report.add(
+                Row(
+                    section: "mp4", metric: "CPU of a whole run of a 1 s AAC file (fixed cost)",
+                    jukeboxd: "\(f(j.median * 1000, 1)) ms", peer: "\(f(p.median * 1000, 1)) ms (ffmpeg)",
+                    ratio: Report.ratio(j.median, p.median), target: "context", verdict: "info"))
+        }
+
+        let window = quick ? 10 : 20
+        note("\n   peak RSS while playing in real time (\(window) s window): MP3 (music_v2), then AAC")
+        var peaks: [String: MemSample] = [:]
+        for (kind, file) in [("MP3", material.v2), ("AAC", files.long)] {
+            peaks[kind] = jbSide("mp4") { jb in
+                let dir = "\(work)/mp4-rss-\(kind)"
+                let cfg = DaemonConfig.bench(
+                    musicDir: dirOf(file), database: "\(dir)/state/jukebox.sqlite", pacing: "clock", onStart: "play")
+                removeDatabase(cfg.database)
+                let d = try startDaemon(jb, cfg, dir: dir, label: "paced")
+                guard d.waitPlaying(timeout: 30) != nil else {
+                    throw failure(d, "no track started playing within 30 s")
+                }
+                Clock.sleep(1)
+                let (peak, _, _) = sampleMemory(pid: d.pid, seconds: window)
+                guard d.isRunning else { throw failure(d, "exited during the window") }
+                _ = d.stop()
+                note("   jukeboxd playing \(kind): peak \(describe(peak)), VmHWM \(mib(peak.hwm))")
+                return peak
+            }
+        }
+        report.add(
+            Row(
+                section: "mp4", metric: "peak RSS (VmHWM) while playing AAC, beside MP3 in the same run",
+                jukeboxd: peaks["AAC"].map { mib($0.hwm) } ?? "error",
+                peer: peaks["MP3"].map { "\(mib($0.hwm)) (jukeboxd playing MP3)" } ?? "error",
+                ratio: Report.ratio(peaks["AAC"].map { Double($0.hwm) }, peaks["MP3"].map { Double($0.hwm) }),
+                target: "≤ 16 MiB", verdict: peaks["AAC"].map { $0.hwm <= 16 * 1024 ? "PASS" : "FAIL" } ?? "ERROR"))
+    }
+}

@@ -1,0 +1,268 @@
+import FFmpeg
+import Foundation
+import JukeboxTestSupport
+import Testing
+
+/// MP4 files that ffmpeg makes from sox's tone and noise (its native AAC encoder, which writes
+/// an edit list, and its ALAC encoder), and ffmpeg's decodes of them.
+extension Media {
+    func ffmpeg(_ arguments: [String]) throws { try tool(["ffmpeg", "-nostdin", "-v", "error", "-y"] + arguments) }
+
+    /// `wav` encoded to `name` with the codec options given (e.g. ["-c:a", "alac"]).
+    func mp4(_ name: String, from wav: String, _ codec: [String], extra: [String] = []) throws -> String {
+        let path = dir.file(name)
+        try ffmpeg(["-i", wav] + extra + codec + [path])
+        return path
+    }
+
+    /// ffmpeg's decode of `file` as raw little-endian `format` (s16le, s32le).
+    func ffmpegDecode(_ file: String, format: String) throws -> [UInt8] {
+        let raw = file + "." + format
+        try ffmpeg(["-i", file, "-f", format, raw])
+        return try Raw.bytes(raw)
+    }
+
+    /// Adds iTunes freeform atoms (NAME=VALUE) and a cover with python3-mutagen.
+    func freeform(_ file: String, cover: String? = nil, _ pairs: [String]) throws {
+        try tool(
+            ["/usr/bin/python3", Fixtures.path("Tests/Tools/mp4-freeform.py"), file]
+                + (cover.map { ["--cover", $0] } ?? []) + pairs)
+    }
+}
+
+extension Raw {
+    static func int16(_ bytes: [UInt8]) -> [Int16] {
+        bytes.withUnsafeBytes { raw in
+            (0..<raw.count / 2).map { raw.loadUnaligned(fromByteOffset: $0 * 2, as: Int16.self) }
+        }
+    }
+
+    static func int32(_ bytes: [UInt8]) -> [Int32] {
+        bytes.withUnsafeBytes { raw in
+            (0..<raw.count / 4).map { raw.loadUnaligned(fromByteOffset: $0 * 4, as: Int32.self) }
+        }
+    }
+}
+
+@Suite struct MP4DecoderTests {
+    static let aac = ["-c:a", "aac", "-b:a", "128k"]
+    /// Without perceptual noise substitution: a seek cannot restore the noise generator's
+    /// state, so only without it does AAC after a seek equal a decode from the start.
+    static let aacWithoutNoise = ["-c:a", "aac", "-b:a", "128k", "-aac_pns", "0"]
+
+    static func decode16(_ decoder: MP4AudioDecoder) throws -> [Int16] {
+        try readAll(chunkSamples: 4000, channels: decoder.channels) { try decoder.read(into: $0) }
+    }
+
+    static func decode32(_ decoder: MP4AudioDecoder) throws -> [Int32] {
+        try readAll(chunkSamples: 4000, channels: decoder.channels) { try decoder.read(into: $0) }
+    }
+
+    /// ALAC is lossless: the output is the source, bit for bit, 24-bit in the top 24 bits of
+    /// S32, and equals ffmpeg's; the length is the source's.
+    @Test(arguments: [(44100, 16), (48000, 24)])
+    func alacIsTheSourceBitForBit(rate: Int, bits: Int) throws {
+        let media = try Media()
+        let wav = try media.wav("source.wav", rate: rate, bits: bits, seconds: 2.5)
+        let source32 = media.dir.file("source.s32")
+        try media.tool(["sox", wav, "-t", "raw", "-e", "signed", "-b", "32", source32])
+        let m4a = try media.mp4("alac.m4a", from: wav, ["-c:a", "alac"])
+
+        let decoder = try MP4AudioDecoder(path: m4a)
+        #expect(decoder.codec == .alac)
+        #expect(decoder.bitsPerSample == bits)
+        #expect(decoder.rate == rate && decoder.channels == 2)
+        #expect(decoder.totalFrames == Int64(rate * 5 / 2))
+        let decoded = try Self.decode32(decoder)
+        #expect(decoded == Raw.int32(try Raw.bytes(source32)))
+        #expect(decoded == Raw.int32(try media.ffmpegDecode(m4a, format: "s32le")))
+
+        let again = try MP4AudioDecoder(path: m4a)
+        #expect(try Self.decode16(again) == Raw.int16(try media.ffmpegDecode(m4a, format: "s16le")))
+    }
+
+    /// ffmpeg's AAC encoder writes an edit list: 1024 frames of priming, and the source's
+    /// length. The decoder drops the priming and ends at the edit's end; `ffmpeg -f s16le`
+    /// drops the priming too but plays the last packet's padding, so it is longer, and
+    /// equal sample for sample up to the end of ours.
+    @Test func aacEndsAtTheEditListsLength() throws {
+        let media = try Media()
+        let wav = try media.wav("source.wav", rate: 44100, bits: 16, seconds: 3)
+        let m4a = try media.mp4("aac.m4a", from: wav, Self.aac)
+        let decoder = try MP4AudioDecoder(path: m4a)
+        #expect(decoder.codec == .aac && decoder.bitsPerSample == nil)
+        #expect(decoder.totalFrames == 132_300)
+        #expect(decoder.iTunesGapless == nil)
+
+        let decoded = try Self.decode16(decoder)
+        let reference = Raw.int16(try media.ffmpegDecode(m4a, format: "s16le"))
+        #expect(decoded.count == 132_300 * 2)
+        #expect(reference.count > decoded.count)
+        #expect(largestDifference(decoded, Array(reference.prefix(decoded.count))).difference <= 1)
+
+        let wide = try Self.decode32(try MP4AudioDecoder(path: m4a))
+        let reference32 = Raw.int32(try media.ffmpegDecode(m4a, format: "s32le"))
+        #expect(wide.count == 132_300 * 2)
+        let worst = zip(wide, reference32).map { abs(Int64($0) - Int64($1)) }.max() ?? 0
+        #expect(worst <= 1 << 8, "S32 differs from ffmpeg's by \(worst)")
+    }
+
+    /// Without an edit list, iTunSMPB says it all: FFmpeg drops its delay, the wrapper ends at
+    /// its length; the output equals the edit-list file's.
+    @Test func iTunSMPBGivesTheDelayAndLengthWithoutAnEditList() throws {
+        let media = try Media()
+        let wav = try media.wav("source.wav", rate: 44100, bits: 16, seconds: 3)
+        let edited = try media.mp4("edited.m4a", from: wav, Self.aac)
+        let bare = media.dir.file("bare.m4a")
+        try media.ffmpeg(["-i", edited, "-c", "copy", "-use_editlist", "0", bare])
+        #expect(try MP4AudioDecoder(path: bare).totalFrames > 132_300, "without a length the padding plays")
+
+        let packets = 131 * 1024  // 1024 priming + 132,300 + 780 padding, in whole packets
+        let padding = packets - 1024 - 132_300
+        let smpb = " 00000000 00000400 " + String(padding, radix: 16, uppercase: true) + " 00000000000204CC"
+        try media.freeform(bare, ["iTunSMPB=" + smpb])
+        let decoder = try MP4AudioDecoder(path: bare)
+        #expect(decoder.iTunesGapless?.delay == 1024)
+        #expect(decoder.iTunesGapless?.padding == Int64(padding))
+        #expect(decoder.totalFrames == 132_300)
+        #expect(try Self.decode16(decoder) == Self.decode16(try MP4AudioDecoder(path: edited)))
+    }
+
+    /// A seek lands on the exact frame, and the rest equals a decode from the start bit for
+    /// bit (ALAC; AAC without noise substitution). With it, the position and the length are
+    /// still exact: only the noise differs.
+    @Test(arguments: [0, 1, 1023, 1024, 2047, 44_100, 100_001, 132_299])
+    func seekLandsOnTheExactFrame(frame: Int) throws {
+        let media = try Media()
+        let wav = try media.wav("source.wav", rate: 44100, bits: 16, seconds: 3)
+        for (name, codec) in [("alac.m4a", ["-c:a", "alac"]), ("aac.m4a", Self.aacWithoutNoise)] {
+            let m4a = try media.mp4(name, from: wav, codec)
+            let whole = try Self.decode16(try MP4AudioDecoder(path: m4a))
+            let decoder = try MP4AudioDecoder(path: m4a)
+            var start = [Int16](repeating: 0, count: 8192)
+            _ = try start.withUnsafeMutableBufferPointer { try decoder.read(into: $0) }
+            try decoder.seek(toFrame: Int64(frame))
+            #expect(decoder.positionFrames == Int64(frame))
+            let rest = try Self.decode16(decoder)
+            let reference = Array(whole[(frame * 2)...])
+            #expect(rest.count == reference.count, "\(name) after a seek to \(frame)")
+            #expect(largestDifference(rest, reference).difference == 0, "\(name) after a seek to \(frame)")
+        }
+        let noisy = try media.mp4("noisy.m4a", from: wav, Self.aac)
+        let decoder = try MP4AudioDecoder(path: noisy)
+        try decoder.seek(toFrame: Int64(frame))
+        #expect(try Self.decode16(decoder).count == (132_300 - frame) * 2)
+    }
+
+    /// MP4 atoms as FFmpeg names them, non-ASCII text intact; Nero chapters (ffmpeg writes
+    /// them from an ffmetadata file) with titles and exact starts.
+    @Test func tagsAndChapters() throws {
+        let media = try Media()
+        let wav = try media.wav("source.wav", rate: 44100, bits: 16, seconds: 3)
+        let metadata = media.dir.file("meta.txt")
+        try """
+        ;FFMETADATA1
+        title=\(Tags.title)
+        artist=\(Tags.artist)
+        album_artist=Various Ärtists
+        album=\(Tags.album)
+        track=3/12
+        disc=2/3
+        date=2019-12-15
+        genre=J-Pop
+        composer=Ayase
+        lyrics=[00:01.00]一行目\\
+        [00:02.00]second
+
+        [CHAPTER]
+        TIMEBASE=1/1000
+        START=0
+        END=1500
+        title=Chapter One
+
+        [CHAPTER]
+        TIMEBASE=1/1000
+        START=1500
+        END=3000
+        title=第二章
+
+        """.write(toFile: metadata, atomically: true, encoding: .utf8)
+        let m4b = try media.mp4(
+            "book.m4b", from: wav, Self.aac, extra: ["-i", metadata, "-map_metadata", "1", "-map_chapters", "1"])
+        let trackID = "1b2c3d4e-0000-4000-8000-000000000001"
+        try media.freeform(m4b, ["MusicBrainz Track Id=" + trackID])
+
+        let decoder = try MP4AudioDecoder(path: m4b)
+        let tags = Dictionary(decoder.tags.map { ($0.key, $0.value) }, uniquingKeysWith: { a, _ in a })
+        #expect(tags["title"] == Tags.title)
+        #expect(tags["artist"] == Tags.artist)
+        #expect(tags["album_artist"] == "Various Ärtists")
+        #expect(tags["album"] == Tags.album)
+        #expect(tags["track"] == "3/12")
+        #expect(tags["disc"] == "2/3")
+        #expect(tags["date"] == "2019-12-15")
+        #expect(tags["genre"] == "J-Pop")
+        #expect(tags["composer"] == "Ayase")
+        #expect(tags["lyrics"] == "[00:01.00]一行目\n[00:02.00]second")
+        #expect(tags["MusicBrainz Track Id"] == trackID)
+        #expect(
+            decoder.chapters == [
+                MP4Chapter(title: "Chapter One", startFrame: 0), MP4Chapter(title: "第二章", startFrame: 66_150),
+            ])
+        #expect(decoder.totalFrames == 132_300)
+    }
+
+    /// A 5 MB cover: the demuxer is shown another atom type where 'covr' is, so it skips the
+    /// picture by offset; opening reads no more than without it.
+    @Test func aLargeCoverIsNeverRead() throws {
+        let media = try Media()
+        let wav = try media.wav("source.wav", rate: 44100, bits: 16, seconds: 3)
+        let plain = try media.mp4("plain.m4a", from: wav, ["-c:a", "alac"])
+        let covered = try media.mp4("covered.m4a", from: wav, ["-c:a", "alac"])
+        try media.freeform(plain, ["MusicBrainz Album Id=x"])
+        try media.freeform(covered, cover: try media.cover(), ["MusicBrainz Album Id=x"])
+
+        let (plainBytes, _) = try bytesRead { try MP4AudioDecoder(path: plain) }
+        let (coveredBytes, decoder) = try bytesRead { try MP4AudioDecoder(path: covered) }
+        print("opening read \(plainBytes) B without the cover, \(coveredBytes) B with it")
+        #expect(coveredBytes < plainBytes + 65536, "opening reads the 5 MB cover")
+        #expect(decoder.skippedCovers == 1)
+        #expect(decoder.tags.contains { $0.key == "MusicBrainz Album Id" && $0.value == "x" })
+        #expect(try Self.decode16(decoder) == Self.decode16(try MP4AudioDecoder(path: plain)))
+    }
+
+    /// Not MP4, no audio, or audio that is not AAC or ALAC: an error naming the file, with
+    /// FFmpeg's text. A file cut in its audio opens and decodes what it holds, exactly the
+    /// length it reports.
+    @Test func badInputThrowsWithThePathAndFFmpegsText() throws {
+        let media = try Media()
+        let wav = try media.wav("source.wav", rate: 44100, bits: 16, seconds: 3)
+        let video = media.dir.file("video.mp4")
+        try media.ffmpeg(["-f", "lavfi", "-i", "testsrc=duration=1:size=64x48:rate=10", "-c:v", "mpeg4", video])
+        let eac3 = try media.mp4("eac3.mp4", from: wav, ["-c:a", "eac3"])
+        let mp3 = try media.mp4("mp3.mp4", from: wav, ["-c:a", "libmp3lame"])
+        let tailMoov = try media.mp4("tail-moov.m4a", from: wav, Self.aac)
+        let cutBeforeMoov = try media.truncated(tailMoov, to: 0.5, name: "cut-before-moov.m4a")
+        let expected = [
+            video: "no audio stream", eac3: "the audio is eac3", mp3: "the audio is mp3",
+            cutBeforeMoov: "moov atom not found",
+        ]
+        for path in try media.impostors(ext: "m4a") + [video, eac3, mp3, cutBeforeMoov] {
+            expectError(FFmpegError.self, for: path) { _ = try MP4AudioDecoder(path: path) }
+            if let text = expected[path] {
+                #expect {
+                    _ = try MP4AudioDecoder(path: path)
+                } throws: { error in
+                    (error as? FFmpegError)?.message.contains(text) == true
+                }
+            }
+        }
+
+        // With the index first (faststart), a cut in the audio leaves whole packets to play.
+        let faststart = try media.mp4("fast.m4a", from: wav, Self.aac, extra: ["-movflags", "+faststart"])
+        let cut = try media.truncated(faststart, to: 0.6, name: "cut.m4a")
+        let decoder = try MP4AudioDecoder(path: cut)
+        #expect(decoder.totalFrames > 40_000 && decoder.totalFrames < 132_300)
+        #expect(Int64(try Self.decode16(decoder).count / 2) == decoder.totalFrames)
+    }
+}

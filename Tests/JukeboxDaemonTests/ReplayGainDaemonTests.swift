@@ -1,0 +1,56 @@
+import Foundation
+import Glibc
+import JukeboxTestSupport
+import Testing
+
+/// ReplayGain end to end: a tagged MP3 played by the daemon into ALSA's `file` PCM, compared
+/// sample by sample with mpg123's decode of the same file times the expected factor.
+@Suite(.serialized) struct ReplayGainDaemonTests {
+    /// Track gain -6.02 dB (half amplitude); album gain +6 dB, limited by the album peak 0.7
+    /// to 1/0.7 (the fixture peaks at 0.675 of full scale, so nothing clips then; without
+    /// the guard the album gain would clip it).
+    static let tags = [
+        "TXXX:REPLAYGAIN_TRACK_GAIN=-6.02 dB", "TXXX:REPLAYGAIN_TRACK_PEAK=0.675",
+        "TXXX:REPLAYGAIN_ALBUM_GAIN=+6.00 dB", "TXXX:REPLAYGAIN_ALBUM_PEAK=0.700000",
+    ]
+
+    @Test(arguments: [("track", 0.50003), ("album", 1 / 0.7), ("auto", 1 / 0.7), ("off", 1.0)])
+    func theModesGainComesOut(mode: String, scale: Double) throws {
+        let source = try TemporaryDirectory(prefix: "jb-replaygain")
+        defer { source.remove() }
+        let tagged = source.file("gain.mp3")
+        let wrote = try run(
+            [
+                "python3", Fixtures.path("Tests/Fixtures/write_id3.py"), "frames", "4", "3",
+                Fixtures.media("mp3/cbr128.mp3"), tagged,
+            ]
+                + Self.tags)
+        #expect(wrote.status == 0, "\(wrote.stderrText)")
+        let output = source.file("out.raw")
+        let harness = try DaemonHarness(
+            tracks: [tagged], onStart: "off", mode: "in-order", device: "file:'\(output)',raw", pacing: "device")
+        let process = try harness.start()
+        #expect(harness.waitForStatus { $0.playlistLength == 1 } != nil, "\(harness.log)")
+        harness.send("replay_gain_mode \(mode)")
+        harness.send("play")
+        #expect(process.waitForLine(matching: "playing", on: .stderr) != nil, "\(harness.log)")
+        #expect(harness.waitForStatus { $0.state == "stop" } != nil, "\(harness.log)")
+        process.kill(SIGTERM)
+        #expect(process.waitForExit(timeout: .seconds(3)) == 0)
+
+        let reference = Self.samples(try run(["/usr/bin/mpg123", "-q", "--gapless", "-s", tagged]).stdout)
+        let got = Self.samples(FileManager.default.contents(atPath: output) ?? Data())
+        #expect(got.count == reference.count)
+        var worst = 0
+        for (g, r) in zip(got, reference) {
+            let want = Int(max(-32768, min(32767, (Double(r) * scale).rounded())))
+            worst = max(worst, abs(Int(g) - want))
+        }
+        #expect(worst <= 1, "largest difference from \(scale) × the reference: \(worst)")
+        #expect(Int(got.map { abs(Int($0)) }.max() ?? 0) < 32767, "clipped")
+    }
+
+    static func samples(_ bytes: some ContiguousBytes) -> [Int16] {
+        bytes.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
+    }
+}
