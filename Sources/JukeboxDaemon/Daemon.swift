@@ -562,7 +562,7 @@ final class Daemon {
                 switch action {
                 case .writeRAM(let record): sequence = journal.record(record)
                 case .writeCheckpoint(let record): sequence = journal.recordDurably(record)
-                case .saveQueue(let entries): try store.saveQueue(entries, durable: false)
+                case .saveQueue(let entries): try store.saveQueue(entries.map(QueueRecord.init), durable: false)
                 case .rememberPosition(let track, let positionMs, let hint):
                     try store.setPosition(positionMs, hint: hint, ofTrack: track)
                 case .forgetPosition(let track): try store.setPosition(nil, ofTrack: track)

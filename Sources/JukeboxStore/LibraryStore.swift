@@ -157,26 +157,35 @@ public final class LibraryStore {
     // MARK: queue
 
     /// Replaces the saved queue (one transaction).
-    public func saveQueue(_ trackIDs: [Int64], durable: Bool = true) throws {
-        let insert = try cached("INSERT INTO queue(pos, track_id) VALUES (?, ?)")
+    public func saveQueue(_ rows: [QueueRecord], durable: Bool = true) throws {
+        let insert = try cached("INSERT INTO queue(pos, track_id, entry_id, priority, version) VALUES (?, ?, ?, ?, ?)")
         try connection.transaction(durable: durable) {
             try connection.execute("DELETE FROM queue")
-            for (pos, id) in trackIDs.enumerated() {
+            for (pos, row) in rows.enumerated() {
                 try insert.bind(pos, at: 1)
-                try insert.bind(id, at: 2)
+                try insert.bind(row.trackID, at: 2)
+                try insert.bind(row.entryID.map(Int64.init), at: 3)
+                try insert.bind(row.priority, at: 4)
+                try insert.bind(Int64(row.version), at: 5)
                 try insert.run()
             }
         }
     }
 
-    /// The saved queue in order. Ids may name tracks a later scan removed: look them up
+    /// The saved queue in order. Track ids may name tracks a later scan removed: look them up
     /// with `tracks(ids:)`.
-    public func loadQueue() throws -> [Int64] {
-        let statement = try cached("SELECT track_id FROM queue ORDER BY pos")
+    public func loadQueue() throws -> [QueueRecord] {
+        let statement = try cached("SELECT track_id, entry_id, priority, version FROM queue ORDER BY pos")
         defer { statement.reset() }
-        var ids: [Int64] = []
-        while try statement.step() { ids.append(statement.int64(at: 0)) }
-        return ids
+        var rows: [QueueRecord] = []
+        while try statement.step() {
+            rows.append(
+                QueueRecord(
+                    trackID: statement.int64(at: 0),
+                    entryID: statement.optionalInt64(at: 1).map { UInt32(truncatingIfNeeded: $0) },
+                    priority: statement.int(at: 2), version: UInt32(truncatingIfNeeded: statement.int64(at: 3))))
+        }
+        return rows
     }
 
     // MARK: playback
@@ -188,8 +197,8 @@ public final class LibraryStore {
         let upsert = try cached(
             """
             INSERT OR REPLACE INTO playback(id, queue_index, track_id, position_ms, state, mode, volume,
-                shuffle_order, shuffle_history, rng_state, queue_version, journal_seq)
-            VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                shuffle_order, shuffle_history, rng_state, queue_version, journal_seq, next_entry_id)
+            VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
         let position = try cached("UPDATE tracks SET last_position_ms = ? WHERE id = ?")
         try connection.transaction(durable: durable) {
@@ -204,6 +213,7 @@ public final class LibraryStore {
             try upsert.bind(IntegerBlob.encode(record.rngState), at: 9)
             try upsert.bind(record.queueVersion, at: 10)
             try upsert.bind(Int64(bitPattern: record.journalSequence), at: 11)
+            try upsert.bind(Int64(record.nextEntryID), at: 12)
             try upsert.run()
             if rememberTrackPosition, let trackID = record.trackID {
                 try position.bind(record.positionMs, at: 1)
@@ -218,7 +228,7 @@ public final class LibraryStore {
         let row = try cached(
             """
             SELECT queue_index, track_id, position_ms, state, mode, volume, shuffle_order, shuffle_history,
-                rng_state, queue_version, journal_seq FROM playback WHERE id = 1
+                rng_state, queue_version, journal_seq, next_entry_id FROM playback WHERE id = 1
             """)
         defer { row.reset() }
         guard try row.step() else { return nil }
@@ -227,7 +237,8 @@ public final class LibraryStore {
             state: row.string(at: 3) ?? "", mode: row.string(at: 4) ?? "", volume: row.int(at: 5),
             shuffleOrder: IntegerBlob.decodeSigned(row.blob(at: 6)),
             shuffleHistory: IntegerBlob.decodeSigned(row.blob(at: 7)), rngState: IntegerBlob.decode(row.blob(at: 8)),
-            queueVersion: row.int64(at: 9), journalSequence: UInt64(bitPattern: row.int64(at: 10)))
+            queueVersion: row.int64(at: 9), journalSequence: UInt64(bitPattern: row.int64(at: 10)),
+            nextEntryID: UInt32(truncatingIfNeeded: row.int64(at: 11)))
     }
 
     // MARK: per-track positions

@@ -74,16 +74,18 @@ public struct PlaybackRecord: Equatable, Sendable {
     public var shuffleHistory: [Int64]
     /// The deterministic RNG's state words.
     public var rngState: [UInt64]
-    /// `PlayQueue.version` when the record was written.
+    /// The queue version (MPD's `playlist:`) when the record was written.
     public var queueVersion: Int64
     /// The `PositionJournal` sequence number written together with this record: on
     /// resume, a journal entry with a higher sequence is newer than `positionMs`.
     public var journalSequence: UInt64
+    /// The id the next added queue entry gets.
+    public var nextEntryID: UInt32
 
     public init(
         queueIndex: Int?, trackID: Int64?, positionMs: Int64, state: String, mode: String, volume: Int,
         shuffleOrder: [Int64] = [], shuffleHistory: [Int64] = [], rngState: [UInt64] = [], queueVersion: Int64 = 0,
-        journalSequence: UInt64 = 0
+        journalSequence: UInt64 = 0, nextEntryID: UInt32 = 1
     ) {
         self.queueIndex = queueIndex
         self.trackID = trackID
@@ -96,6 +98,24 @@ public struct PlaybackRecord: Equatable, Sendable {
         self.rngState = rngState
         self.queueVersion = queueVersion
         self.journalSequence = journalSequence
+        self.nextEntryID = nextEntryID
+    }
+}
+
+/// One row of `queue`: a track and what MPD keeps per queue entry.
+public struct QueueRecord: Equatable, Sendable {
+    public var trackID: Int64
+    /// The entry's id (nil in rows saved before ids were kept).
+    public var entryID: UInt32?
+    public var priority: Int
+    /// The queue version of the entry's last change (0: unknown).
+    public var version: UInt32
+
+    public init(trackID: Int64, entryID: UInt32? = nil, priority: Int = 0, version: UInt32 = 0) {
+        self.trackID = trackID
+        self.entryID = entryID
+        self.priority = priority
+        self.version = version
     }
 }
 

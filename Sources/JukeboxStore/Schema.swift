@@ -107,6 +107,16 @@ enum Schema {
             position_ms INTEGER
         ) WITHOUT ROWID;
         """,
+        // 7 -> 8: MPD's per-entry facts of the queue (the entry's id, NULL in rows from before,
+        // which get new ids on load; its priority; the queue version of its last change, 0 =
+        // unknown) and the id the next added entry gets; `playback.queue_version` is MPD's
+        // queue version from now on.
+        """
+        ALTER TABLE queue ADD COLUMN entry_id INTEGER;
+        ALTER TABLE queue ADD COLUMN priority INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE queue ADD COLUMN version INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE playback ADD COLUMN next_entry_id INTEGER NOT NULL DEFAULT 1;
+        """,
     ]
 
     /// The version this code writes.

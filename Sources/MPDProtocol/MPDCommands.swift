@@ -95,9 +95,7 @@ public enum MPDCommands {
         // status and the current song
         "status": Spec(permission: .read, min: 0, max: 0) { w, c in status(&w, &c) },
         "currentsong": Spec(permission: .read, min: 0, max: 0) { w, c in
-            if let index = w.machine.queue.currentIndex, let id = w.machine.queue.currentTrack {
-                song(w.info(id), into: &c.response, position: index)
-            }
+            if let index = w.machine.queue.currentIndex { queueSong(index, w, into: &c.response) }
         },
         "stats": Spec(permission: .read, min: 0, max: 0) { w, c in
             c.response.add("uptime", w.host.uptimeSeconds)
@@ -329,18 +327,13 @@ public enum MPDCommands {
         // the queue
         "playlistinfo": Spec(permission: .read, min: 0, max: 1) { w, c in
             let range = try c.arguments.first.map { try parseRange($0, count: w.machine.queue.count) }
-            let entries = w.machine.queue.entries
-            for index in range ?? 0..<entries.count {
-                song(w.info(entries[index]), into: &c.response, position: index)
-            }
+            for index in range ?? 0..<w.machine.queue.count { queueSong(index, w, into: &c.response) }
         },
         "playlistid": Spec(permission: .read, min: 0, max: 1) { w, c in
-            let entries = w.machine.queue.entries
             if let argument = c.arguments.first {
-                let index = try position(ofID: try unsigned(argument), in: w)
-                song(w.info(entries[index]), into: &c.response, position: index)
+                queueSong(try position(ofID: try unsigned(argument), in: w), w, into: &c.response)
             } else {
-                for (index, id) in entries.enumerated() { song(w.info(id), into: &c.response, position: index) }
+                for index in 0..<w.machine.queue.count { queueSong(index, w, into: &c.response) }
             }
         },
         "playlist": Spec(permission: .read, min: 0, max: 0) { w, c in
@@ -349,20 +342,12 @@ public enum MPDCommands {
             }
         },
         "plchanges": Spec(permission: .read, min: 1, max: 2) { w, c in
-            let version = try unsigned(c.arguments[0])
-            w.observer.refreshPlaylist(w.machine.queue)
-            guard UInt32(truncatingIfNeeded: version) != w.observer.playlistVersion else { return }
-            let entries = w.machine.queue.entries
-            let range = try c.arguments.count > 1 ? parseRange(c.arguments[1], count: entries.count) : 0..<entries.count
-            for index in range { song(w.info(entries[index]), into: &c.response, position: index) }
+            for index in try changedPositions(c.arguments, w) { queueSong(index, w, into: &c.response) }
         },
         "plchangesposid": Spec(permission: .read, min: 1, max: 2) { w, c in
-            let version = try unsigned(c.arguments[0])
-            w.observer.refreshPlaylist(w.machine.queue)
-            guard UInt32(truncatingIfNeeded: version) != w.observer.playlistVersion else { return }
-            for (index, id) in w.machine.queue.entries.enumerated() {
+            for index in try changedPositions(c.arguments, w) {
                 c.response.add("cpos", index)
-                c.response.add("Id", id)
+                c.response.add("Id", w.machine.queue.items[index].id)
             }
         },
         "add": Spec(permission: .add, min: 1, max: 2) { w, c in
@@ -375,8 +360,9 @@ public enum MPDCommands {
             if let problem = pathProblem(uri, in: w) { throw MPDError(.noExist, problem) }
             guard let track = w.library.track(path: uri) else { throw MPDError(.noExist, "No such song") }
             let at = try c.arguments.count > 1 ? insertPosition(c.arguments[1], in: w) : nil
+            let added = at ?? w.machine.queue.count
             w.run(.editQueue(.add([track.id], at: at)))
-            c.response.add("Id", track.id)
+            c.response.add("Id", w.machine.queue.items[added].id)
         },
         "findadd": Spec(permission: .add, min: 1, max: -1) { w, c in try addFound(exact: true, &w, &c) },
         "searchadd": Spec(permission: .add, min: 1, max: -1) { w, c in try addFound(exact: false, &w, &c) },
@@ -403,6 +389,14 @@ public enum MPDCommands {
             let to = try unsigned(c.arguments[1])
             guard to < w.machine.queue.count else { throw MPDError(.argument, "Bad song index") }
             w.run(.editQueue(.move(from..<from + 1, to: to)))
+        },
+        "swap": Spec(permission: .control, min: 2, max: 2) { w, c in try swap(&w, &c) },
+        "swapid": Spec(permission: .control, min: 2, max: 2) { w, c in try swapid(&w, &c) },
+        "prio": Spec(permission: .control, min: 2, max: -1) { w, c in try prio(&w, &c) },
+        "prioid": Spec(permission: .control, min: 2, max: -1) { w, c in try prioid(&w, &c) },
+        "playlistfind": Spec(permission: .read, min: 1, max: -1) { w, c in try playlistFind(exact: true, &w, &c) },
+        "playlistsearch": Spec(permission: .read, min: 1, max: -1) { w, c in
+            try playlistFind(exact: false, &w, &c)
         },
         "shuffle": Spec(permission: .control, min: 0, max: 1) { w, c in
             let count = w.machine.queue.count
@@ -502,7 +496,9 @@ public enum MPDCommands {
           mode [in-order|repeat-all|repeat-one|shuffle]   a preset of the flags
           playlistinfo        the queue
           add "folder/song.mp3"   add to the queue (a folder adds everything in it)
-          delete POS  move FROM TO  clear  shuffle
+          delete POS  move FROM TO  swap POS1 POS2  clear  shuffle   (deleteid, moveid, swapid: by Id)
+          prio 255 POS        play entry POS first in random mode (0-255; prioid by Id)
+          playlistfind artist "Name"  playlistsearch any "word"   search the queue
           lsinfo ["folder"]   browse the music folder
           save NAME  load NAME  listplaylists  listplaylist NAME  rm NAME   stored playlists
           search any "word"   find "artist" "Name"   list artist
@@ -532,7 +528,6 @@ public enum MPDCommands {
     static func status(_ w: inout MPDWorld, _ c: inout Call) {
         let machine = w.machine
         let options = machine.options
-        w.observer.refreshPlaylist(machine.queue)
         var r = MPDResponse()
         r.add("volume", machine.volume)
         r.add("repeat", options.repeat ? 1 : 0)
@@ -540,14 +535,14 @@ public enum MPDCommands {
         r.add("single", options.single.rawValue)
         r.add("consume", options.consume ? 1 : 0)
         r.add("partition", "default")
-        r.add("playlist", w.observer.playlistVersion)
+        r.add("playlist", machine.queue.version)
         r.add("playlistlength", machine.queue.count)
         r.add("mixrampdb", "0")
         r.add("state", machine.state.statusWord)
-        if let index = machine.queue.currentIndex, let id = machine.queue.currentTrack {
+        if let index = machine.queue.currentIndex, let entry = machine.queue.currentEntry {
             r.add("song", index)
-            r.add("songid", id)
-            let duration = w.info(id).durationMs
+            r.add("songid", entry.id)
+            let duration = w.info(entry.track).durationMs
             if machine.state != .stopped {
                 let elapsed = machine.positionMs
                 r.add("time", "\((elapsed + 500) / 1000):\(((duration ?? 0) + 500) / 1000)")
@@ -562,15 +557,25 @@ public enum MPDCommands {
             reported.consume = false
             if let next = machine.queue.following(with: reported), next < machine.queue.count {
                 r.add("nextsong", next)
-                r.add("nextsongid", machine.queue.entries[next])
+                r.add("nextsongid", machine.queue.items[next].id)
             }
         }
         if let job = w.host.updatingJob { r.add("updating_db", job) }
         c.response.append(r)
     }
 
-    /// The song block of currentsong, playlistinfo, lsinfo, find.
-    static func song(_ track: TrackInfo, into r: inout MPDResponse, position: Int? = nil) {
+    /// The song block of a queue entry (currentsong, playlistinfo, plchanges, playlistfind):
+    /// the song, then its position, id and priority (when not 0), as MPD prints them.
+    static func queueSong(_ position: Int, _ w: MPDWorld, into r: inout MPDResponse) {
+        let entry = w.machine.queue.items[position]
+        song(w.info(entry.track), into: &r)
+        r.add("Pos", position)
+        r.add("Id", entry.id)
+        if entry.priority != 0 { r.add("Prio", entry.priority) }
+    }
+
+    /// The song block of lsinfo, find and the queue's commands.
+    static func song(_ track: TrackInfo, into r: inout MPDResponse) {
         r.add("file", track.path)
         if let cue = track.cue { r.add("Range", cue.range) }
         if let seconds = track.modifiedSeconds { r.add("Last-Modified", ISO8601.utc(seconds)) }
@@ -587,10 +592,6 @@ public enum MPDCommands {
         if let duration = track.durationMs {
             r.add("Time", (duration + 500) / 1000)
             r.add("duration", ReplyLine.seconds(duration))
-        }
-        if let position {
-            r.add("Pos", position)
-            r.add("Id", track.id)
         }
     }
 
@@ -770,7 +771,7 @@ public enum MPDCommands {
     }
 
     static func position(ofID id: Int, in w: MPDWorld) throws -> Int {
-        guard let index = w.machine.queue.entries.firstIndex(of: TrackID(id)) else {
+        guard id <= Int(UInt32.max), let index = w.machine.queue.position(ofID: UInt32(id)) else {
             throw MPDError(.noExist, "No such song")
         }
         return index

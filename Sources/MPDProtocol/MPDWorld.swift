@@ -121,12 +121,9 @@ public struct MPDLyrics: Sendable, Equatable {
 }
 
 /// Tells which idle subsystems changed since the last look, by comparing what clients can
-/// see of the player with what it was; the playlist version counts entry changes.
+/// see of the player with what it was; the queue's own version tells a queue edit.
 public struct MPDObserver: Sendable, Equatable {
-    /// The queue version MPD clients see (`playlist:` in status, `plchanges`).
-    public private(set) var playlistVersion: UInt32 = 1
-    private var entries: [TrackID] = []
-    private var queueVersion: UInt64 = .max
+    private var queueVersion: UInt32?
     private var player: PlayerFingerprint?
     private var volume: Int?
     private var options: PlayOptions?
@@ -148,21 +145,11 @@ public struct MPDObserver: Sendable, Equatable {
     /// Whether `subsystem` was marked since the last `changes`.
     public func isMarked(_ subsystem: MPDSubsystem) -> Bool { marked.contains(subsystem) }
 
-    /// Brings the playlist version up to date with `queue`.
-    public mutating func refreshPlaylist(_ queue: PlayQueue) {
-        guard queue.version != queueVersion else { return }
-        queueVersion = queue.version
-        if queue.entries != entries {
-            entries = queue.entries
-            playlistVersion &+= 1
-            marked.insert(.playlist)
-        }
-    }
-
     /// What changed since the last call.
     public mutating func changes(_ machine: PlayerMachine) -> Set<MPDSubsystem> {
         let first = player == nil
-        refreshPlaylist(machine.queue)
+        if machine.queue.version != queueVersion { marked.insert(.playlist) }
+        queueVersion = machine.queue.version
         let fingerprint = PlayerFingerprint(
             state: machine.state, index: machine.queue.currentIndex, track: machine.queue.currentTrack,
             token: machine.currentRequest?.token)

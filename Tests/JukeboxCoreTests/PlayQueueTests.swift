@@ -138,25 +138,31 @@ import Testing
         #expect(queue.previous() == 2)
     }
 
-    @Test func versionBumpsOnEveryChange() {
+    /// MPD's queue version: one step per edit; playing through the queue, the flags and a
+    /// look ahead change nothing.
+    @Test func versionRisesOncePerEdit() {
         var queue = PlayQueue(entries: [1, 2, 3], seed: 1)
         var last = queue.version
-        func bumped(_ change: (inout PlayQueue) -> Void) -> Bool {
+        func raised(_ change: (inout PlayQueue) -> Void) -> UInt32 {
             change(&queue)
             defer { last = queue.version }
-            return queue.version > last
+            return queue.version - last
         }
-        #expect(bumped { $0.append(4) })
-        #expect(bumped { $0.jump(to: 1) })
-        #expect(bumped { $0.next(userInitiated: true) })
-        #expect(bumped { $0.previous() })
-        #expect(bumped { $0.move(from: 0, to: 3) })
-        #expect(bumped { $0.remove(at: 0) })
-        #expect(bumped { $0.setOptions(PlayOptions(.shuffle)) })
-        #expect(bumped { $0.replaceAll([9, 8]) })
-        #expect(bumped { $0.clear() })
-        #expect(!bumped { $0.jump(to: 5) })
-        #expect(!bumped { _ = $0.following() })
+        #expect(raised { $0.append([4, 4]) } == 1)
+        #expect(raised { $0.jump(to: 1) } == 0)
+        #expect(raised { $0.next(userInitiated: true) } == 0)
+        #expect(raised { $0.previous() } == 0)
+        #expect(raised { $0.setOptions(PlayOptions(.shuffle)) } == 0)
+        #expect(raised { _ = $0.following() } == 0)
+        #expect(raised { $0.move(0..<2, to: 3) } == 1)
+        #expect(raised { $0.swap(0, 4) } == 1)
+        #expect(raised { $0.setPriority(7, of: 0..<2) } == 1)
+        #expect(raised { $0.setPriority(7, of: 0..<2) } == 1)
+        #expect(raised { $0.remove(0..<2) } == 1)
+        #expect(raised { $0.replaceAll([9, 8]) } == 1)
+        #expect(raised { $0.clear() } == 1)
+        #expect(raised { $0.jump(to: 5) } == 0)
+        #expect(raised { $0.move(0..<1, to: 0) } == 0)
     }
 
     struct Edit: Sendable, CustomTestStringConvertible {

@@ -16,9 +16,6 @@ import Testing
     /// The steps that answer differently, each with why. Reviewed: a step that answers the
     /// same again must leave this list (the test says so).
     static let exceptions: [String: String] = [
-        // Queue priorities: the queueids helper's part.
-        "prio 5 2": "pending on queueids (prio)",
-        "searchplay Two": "pending on queueids (playlistsearch)",
         // Untagged files have the file name as Title (see MPDTagDifferentialTests).
         "search title t": "untagged files' Title: tone.wav and untagged.mp3 match",
         // Client-to-client messages and neighbors are MPD features the box does not have.

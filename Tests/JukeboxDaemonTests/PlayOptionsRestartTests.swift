@@ -14,16 +14,20 @@ import Testing
     }
 
     @Test func theRecordsModeTextHoldsTheFlags() {
-        let older = PlayerMachine.Snapshot(record: Self.record(mode: "shuffle"), queue: [1], fallbackMode: .inOrder)
+        let older = PlayerMachine.Snapshot(
+            record: Self.record(mode: "shuffle"), queue: [QueueRecord(trackID: 1)], fallbackMode: .inOrder)
         #expect(older.queue.options == PlayOptions(.shuffle))
-        let unknown = PlayerMachine.Snapshot(record: Self.record(mode: "loop"), queue: [1], fallbackMode: .repeatOne)
+        let unknown = PlayerMachine.Snapshot(
+            record: Self.record(mode: "loop"), queue: [QueueRecord(trackID: 1)], fallbackMode: .repeatOne)
         #expect(unknown.queue.options == PlayOptions(.repeatOne))
         let flags = PlayOptions(random: true, single: .oneshot, consume: true)
         var snapshot = older
         snapshot.queue.options = flags
         let written = snapshot.record(sequence: 0)
         #expect(written.mode == "random single-oneshot consume")
-        #expect(PlayerMachine.Snapshot(record: written, queue: [1], fallbackMode: .inOrder).queue.options == flags)
+        #expect(
+            PlayerMachine.Snapshot(record: written, queue: [QueueRecord(trackID: 1)], fallbackMode: .inOrder).queue
+                .options == flags)
     }
 
     @Test func flagsSetOverMPDSurviveARestart() throws {

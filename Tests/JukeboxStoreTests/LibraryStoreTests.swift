@@ -26,7 +26,7 @@ import Testing
         #expect(try store.loadPlayback() == nil)
         #expect(try store.loadQueue() == [])
         let raw = try Connection(path: store.path)
-        #expect(try raw.scalarInt("PRAGMA user_version") == 7)
+        #expect(try raw.scalarInt("PRAGMA user_version") == 8)
         #expect(try raw.scalarInt("PRAGMA page_size") == 1024)
         #expect(try raw.strings("PRAGMA journal_mode") == ["wal"])
     }
@@ -42,9 +42,33 @@ import Testing
         )
         let (store, message) = try LibraryStore.open(path: path, logger: quietLogger)
         #expect(message == nil)
-        #expect(try Connection(path: path).scalarInt("PRAGMA user_version") == 7)
+        #expect(try Connection(path: path).scalarInt("PRAGMA user_version") == 8)
         #expect(try store.savedTrackPositions().values.sorted() == [3_600_000])
         #expect(try store.savedSeekHints().isEmpty)
+    }
+
+    /// Track 3 queued twice, each entry with its own id, priority and version.
+    static let queueRows = [
+        QueueRecord(trackID: 3, entryID: 7, priority: 0, version: 12), QueueRecord(trackID: 1, entryID: 65535),
+        QueueRecord(trackID: 3, entryID: 2, priority: 255, version: 2_147_483_646),
+    ]
+
+    /// A version 3 database (before queue ids): its entries come back without ids, and the
+    /// playback row's next id is the first.
+    @Test func aVersion3QueueIsMigrated() throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.file("jukebox.sqlite")
+        try makeOldDatabase(
+            at: path, version: 3,
+            rows: """
+                INSERT INTO queue(pos, track_id) VALUES (0, 5), (1, 5);
+                INSERT INTO playback(id, position_ms, state, mode, volume, queue_version) VALUES (1, 0, 'stopped', 'in-order', 40, 9);
+                """)
+        let (store, message) = try LibraryStore.open(path: path, logger: quietLogger)
+        #expect(message == nil)
+        #expect(try store.loadQueue() == [QueueRecord(trackID: 5), QueueRecord(trackID: 5)])
+        #expect(try store.loadPlayback()?.nextEntryID == 1)
+        #expect(try store.loadPlayback()?.queueVersion == 9)
     }
 
     @Test func reopeningKeepsData() throws {
@@ -52,11 +76,11 @@ import Testing
         let path = dir.file("jukebox.sqlite")
         do {
             let (store, _) = try LibraryStore.open(path: path, logger: quietLogger)
-            try store.saveQueue([3, 1, 2])
+            try store.saveQueue(Self.queueRows)
         }
         let (store, message) = try LibraryStore.open(path: path, logger: quietLogger)
         #expect(message == nil)
-        #expect(try store.loadQueue() == [3, 1, 2])
+        #expect(try store.loadQueue() == Self.queueRows)
     }
 
     @Test func tracksQueueAndPlaybackRoundTrip() throws {
@@ -86,15 +110,16 @@ import Testing
         let ids = playable.map(\.id)
         #expect(try store.tracks(ids: [ids[1], 9999, ids[0], ids[1]]).map(\.path) == ["b.mp3", "a.mp3", "b.mp3"])
 
-        try store.saveQueue([ids[1], ids[0]])
-        #expect(try store.loadQueue() == [ids[1], ids[0]])
+        let rows = [QueueRecord(trackID: ids[1], entryID: 1), QueueRecord(trackID: ids[0], entryID: 2)]
+        try store.saveQueue(rows)
+        #expect(try store.loadQueue() == rows)
         try store.saveQueue([])
         #expect(try store.loadQueue() == [])
 
         let record = PlaybackRecord(
             queueIndex: 1, trackID: ids[0], positionMs: 123_456, state: "playing", mode: "shuffle", volume: 40,
             shuffleOrder: [1, 0, 2], shuffleHistory: [2], rngState: [UInt64.max, 0, 42, 1 << 63], queueVersion: 17,
-            journalSequence: 99)
+            journalSequence: 99, nextEntryID: 40000)
         try store.savePlayback(record, durable: true, rememberTrackPosition: true)
         #expect(try store.loadPlayback() == record)
         #expect(try store.position(ofTrack: ids[0]) == 123_456)
@@ -143,8 +168,8 @@ import Testing
         #expect(handler.messages == [text])
         #expect(fileExists(path + ".damaged-1"))
         #expect(try store.trackCount() == 0)
-        try store.saveQueue([1])
-        #expect(try store.loadQueue() == [1])
+        try store.saveQueue([QueueRecord(trackID: 1)])
+        #expect(try store.loadQueue() == [QueueRecord(trackID: 1)])
         #expect(try store.integrityCheck() == ["ok"])
     }
 
@@ -175,7 +200,7 @@ import Testing
         try expectRecovery(dir) { path in
             do {
                 let (store, _) = try! LibraryStore.open(path: path, logger: quietLogger)
-                try! store.saveQueue(Array(0..<3000))
+                try! store.saveQueue((0..<3000).map { QueueRecord(trackID: $0) })
             }
             foldWALIntoFile(path)
             var info = stat()
@@ -190,7 +215,7 @@ import Testing
         try expectRecovery(dir) { path in
             do {
                 let (store, _) = try! LibraryStore.open(path: path, logger: quietLogger)
-                try! store.saveQueue(Array(0..<3000))
+                try! store.saveQueue((0..<3000).map { QueueRecord(trackID: $0) })
             }
             foldWALIntoFile(path)
             // Overwrite a few pages in the middle (a b-tree page) with garbage, header intact.

@@ -79,7 +79,7 @@ import Testing
         try makeOldDatabase(at: path, version: 3, rows: "INSERT INTO queue(pos, track_id) VALUES (0, 7);")
         let (store, message) = try LibraryStore.open(path: path, logger: quietLogger)
         #expect(message == nil)
-        #expect(try store.loadQueue() == [7])
+        #expect(try store.loadQueue() == [QueueRecord(trackID: 7)])
         #expect(try store.recentlyPlayed().entries.isEmpty)
     }
 }

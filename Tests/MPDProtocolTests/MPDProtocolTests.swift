@@ -200,10 +200,10 @@ import Testing
         #expect(world.observer.changes(world.machine) == [.player])
         _ = Self.run("setvol 50", "random 1", world: &world)
         #expect(world.observer.changes(world.machine) == [.mixer, .options])
-        let before = world.observer.playlistVersion
+        let before = world.machine.queue.version
         _ = Self.run("delete 3", world: &world)
         #expect(world.observer.changes(world.machine) == [.playlist])
-        #expect(world.observer.playlistVersion == before + 1)
+        #expect(world.machine.queue.version == before + 1)
         _ = Self.run("seekcur 10", world: &world)
         #expect(world.observer.changes(world.machine) == [.player])
         #expect(world.observer.changes(world.machine) == [])

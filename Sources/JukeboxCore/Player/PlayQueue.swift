@@ -2,18 +2,28 @@
 /// repeat, random, single and consume flags) and, in random mode, the shuffled order and the
 /// history of what was actually played.
 ///
-/// Entries are addressed by position (0-based). `version` is bumped on every change so that
-/// observers can tell when to refresh. The shuffle uses a caller-seeded `SplitMix64`, whose
-/// state is part of `Snapshot`, so a restored queue continues with the same order.
+/// Entries are addressed by position (0-based) and by their `QueueEntry.id`, as MPD's queue:
+/// an id stays with its entry while it exists and is handed out again only after the other
+/// 65,534 have been. `version` is MPD's queue version: each edit raises it by one and stamps
+/// the entries it added, moved or changed with the version before, so `plchanges V` is the
+/// entries stamped V or later; playing (jump, next, previous, the flags) changes no version.
+/// The shuffle uses a caller-seeded `SplitMix64`, whose state is part of `Snapshot`, so a
+/// restored queue continues with the same order.
 public struct PlayQueue: Sendable, Equatable {
     /// The most entries the shuffle history keeps for `previous`.
     public static let historyLimit = 1000
+    /// Ids run from 1 below this (MPD's id table: 16,384 entries times 4).
+    public static let idLimit: UInt32 = 65536
+    /// The version wraps to 1 here, as MPD's (every entry then counts as changed).
+    public static let versionLimit: UInt32 = (1 << 31) - 1
 
-    public private(set) var entries: [TrackID] = []
+    public private(set) var items: [QueueEntry] = []
     public private(set) var currentIndex: Int?
     public private(set) var options: PlayOptions
-    /// Bumped on every change.
-    public private(set) var version: UInt64 = 0
+    /// MPD's queue version (`playlist:` in status): raised by one on every edit.
+    public private(set) var version: UInt32 = 1
+    /// The id the next added entry gets, unless an entry still holds it.
+    public private(set) var nextID: UInt32 = 1
 
     /// The current shuffle cycle: a permutation of the entry positions.
     public private(set) var shuffleOrder: [Int] = []
@@ -27,9 +37,9 @@ public struct PlayQueue: Sendable, Equatable {
 
     /// A queue with `entries`, no current entry, with `options`, shuffling with a generator seeded by `seed`.
     public init(entries: [TrackID] = [], options: PlayOptions, seed: UInt64) {
-        self.entries = entries
         self.options = options
         self.random = SplitMix64(seed: seed)
+        items = makeItems(entries)
         reshuffle(avoidingFirst: nil)
     }
 
@@ -38,36 +48,54 @@ public struct PlayQueue: Sendable, Equatable {
         self.init(entries: entries, options: PlayOptions(mode), seed: seed)
     }
 
+    /// The tracks of the entries, in order.
+    public var entries: [TrackID] { items.map(\.track) }
     /// The number of entries.
-    public var count: Int { entries.count }
+    public var count: Int { items.count }
     /// Whether there are no entries.
-    public var isEmpty: Bool { entries.isEmpty }
+    public var isEmpty: Bool { items.isEmpty }
 
     /// The track of the current entry.
-    public var currentTrack: TrackID? { currentIndex.map { entries[$0] } }
+    public var currentTrack: TrackID? { currentIndex.map { items[$0].track } }
+    /// The current entry.
+    public var currentEntry: QueueEntry? { currentIndex.map { items[$0] } }
 
-    // MARK: editing
+    /// The position of the entry with `id`.
+    public func position(ofID id: UInt32) -> Int? {
+        items.firstIndex { $0.id == id }
+    }
 
-    /// Replaces every entry; there is no current entry afterwards.
+    /// Whether the entry at `position` changed since `clientVersion` (MPD's
+    /// `Queue::IsNewerAtPosition`): a version from the future (a client of an older run) or
+    /// an entry stamped 0 (after the version wrapped) counts as changed.
+    public func changed(at position: Int, since clientVersion: UInt32) -> Bool {
+        let stamp = items[position].version
+        return clientVersion > version || stamp >= clientVersion || stamp == 0
+    }
+
+    // MARK: editing (each call is one MPD edit: the version rises by one)
+
+    /// Replaces every entry (new ids); there is no current entry afterwards.
     public mutating func replaceAll(_ newEntries: [TrackID]) {
-        entries = newEntries
+        items = makeItems(newEntries)
         currentIndex = nil
         history = []
         historyCursor = -1
         reshuffle(avoidingFirst: nil)
-        version &+= 1
+        raiseVersion()
     }
 
-    /// Adds tracks at the end. In random mode they are mixed into the part of the cycle not yet played.
+    /// Adds tracks at the end, each a new entry with a new id. In random mode they are mixed
+    /// into the part of the cycle not yet played.
     public mutating func append(_ tracks: [TrackID]) {
         guard !tracks.isEmpty else { return }
-        let first = entries.count
-        entries.append(contentsOf: tracks)
-        for position in first..<entries.count {
+        let first = items.count
+        items.append(contentsOf: makeItems(tracks))
+        for position in first..<items.count {
             let slot = shuffleCursor + random.next(below: shuffleOrder.count - shuffleCursor + 1)
             shuffleOrder.insert(position, at: slot)
         }
-        version &+= 1
+        raiseVersion()
     }
 
     /// Adds one track at the end.
@@ -75,31 +103,98 @@ public struct PlayQueue: Sendable, Equatable {
         append([track])
     }
 
+    /// Removes the entries in `range`; removing the current entry leaves no current entry.
+    /// The entries after them move up, so they count as changed (as in MPD).
+    public mutating func remove(_ range: Range<Int>) {
+        guard range.lowerBound >= 0, range.upperBound <= items.count, !range.isEmpty else { return }
+        items.removeSubrange(range)
+        stamp(range.lowerBound..<items.count)
+        remap { position in
+            if range.contains(position) { return nil }
+            return position >= range.upperBound ? position - range.count : position
+        }
+        raiseVersion()
+    }
+
     /// Removes the entry at `index`. Removing the current entry leaves no current entry.
     @discardableResult
     public mutating func remove(at index: Int) -> TrackID? {
-        guard entries.indices.contains(index) else { return nil }
-        let removed = entries.remove(at: index)
-        remap { position in
-            if position == index { return nil }
-            return position > index ? position - 1 : position
-        }
-        version &+= 1
+        guard items.indices.contains(index) else { return nil }
+        let removed = items[index].track
+        remove(index..<index + 1)
         return removed
+    }
+
+    /// Moves the entries in `range` so that the first lands at `to`; the current entry
+    /// follows its entry. Every entry between the old and new places counts as changed.
+    public mutating func move(_ range: Range<Int>, to: Int) {
+        guard range.lowerBound >= 0, range.upperBound <= items.count, !range.isEmpty, to >= 0,
+            to + range.count <= items.count, to != range.lowerBound
+        else { return }
+        let moved = Array(items[range])
+        items.removeSubrange(range)
+        items.insert(contentsOf: moved, at: to)
+        let span = min(range.lowerBound, to)..<max(range.upperBound, to + range.count)
+        stamp(span)
+        remap { position in
+            if range.contains(position) { return to + position - range.lowerBound }
+            guard span.contains(position) else { return position }
+            return to > range.lowerBound ? position - range.count : position + range.count
+        }
+        raiseVersion()
     }
 
     /// Moves the entry at `from` to position `to`; the current entry follows its track.
     public mutating func move(from: Int, to: Int) {
-        guard entries.indices.contains(from), entries.indices.contains(to), from != to else { return }
-        let track = entries.remove(at: from)
-        entries.insert(track, at: to)
-        remap { position in
-            if position == from { return to }
-            if from < to, position > from, position <= to { return position - 1 }
-            if to < from, position >= to, position < from { return position + 1 }
-            return position
+        move(from..<from + 1, to: to)
+    }
+
+    /// Exchanges the entries at `first` and `second` (MPD's `swap`); both count as changed.
+    public mutating func swap(_ first: Int, _ second: Int) {
+        guard items.indices.contains(first), items.indices.contains(second) else { return }
+        items.swapAt(first, second)
+        stamp(first..<first + 1)
+        stamp(second..<second + 1)
+        remap { position in position == first ? second : position == second ? first : position }
+        raiseVersion()
+    }
+
+    /// Puts the entries of `range` in the order `order` (positions inside `range`, each once),
+    /// keeping their ids; the current entry follows its entry. Every entry of the range counts
+    /// as changed.
+    public mutating func reorder(_ range: Range<Int>, as order: [Int]) {
+        guard range.lowerBound >= 0, range.upperBound <= items.count, order.count == range.count,
+            Set(order) == Set(range)
+        else { return }
+        let reordered = order.map { items[$0] }
+        items.replaceSubrange(range, with: reordered)
+        stamp(range)
+        var target: [Int: Int] = [:]
+        for (offset, source) in order.enumerated() { target[source] = range.lowerBound + offset }
+        remap { position in target[position] ?? position }
+        raiseVersion()
+    }
+
+    /// Sets the priority of the entries in `range` (MPD's `prio`); the changed ones count as
+    /// changed. In random mode the highest priority not yet played comes next; an entry played
+    /// already in this cycle whose priority rises above the current entry's is played again,
+    /// as MPD re-enqueues it.
+    public mutating func setPriority(_ priority: UInt8, of range: Range<Int>) {
+        guard range.lowerBound >= 0, range.upperBound <= items.count, !range.isEmpty else { return }
+        let currentPriority = currentEntry?.priority
+        for position in range where items[position].priority != priority {
+            let old = items[position].priority
+            items[position].priority = priority
+            items[position].version = version
+            guard options.random, position != currentIndex, priority > old,
+                priority > currentPriority ?? 0 || currentIndex == nil,
+                let slot = shuffleOrder.firstIndex(of: position), slot < shuffleCursor
+            else { continue }
+            shuffleOrder.remove(at: slot)
+            shuffleCursor -= 1
+            shuffleOrder.insert(position, at: shuffleCursor)
         }
-        version &+= 1
+        raiseVersion()
     }
 
     /// Removes every entry.
@@ -121,7 +216,6 @@ public struct PlayQueue: Sendable, Equatable {
                 recordPlayed(current)
             }
         }
-        version &+= 1
     }
 
     // MARK: moving
@@ -129,13 +223,12 @@ public struct PlayQueue: Sendable, Equatable {
     /// Makes `index` the current entry. Returns false (and changes nothing) when it is out of range.
     @discardableResult
     public mutating func jump(to index: Int) -> Bool {
-        guard entries.indices.contains(index) else { return false }
+        guard items.indices.contains(index) else { return false }
         currentIndex = index
         if options.random {
             markDrawn(index)
             recordPlayed(index)
         }
-        version &+= 1
         return true
     }
 
@@ -153,7 +246,6 @@ public struct PlayQueue: Sendable, Equatable {
         if options.consume, let left, left != index {
             remove(at: left)
         }
-        version &+= 1
         return currentIndex
     }
 
@@ -161,7 +253,7 @@ public struct PlayQueue: Sendable, Equatable {
     /// nil when there is none, in which case nothing changes.
     @discardableResult
     public mutating func previous() -> Int? {
-        guard !entries.isEmpty else { return nil }
+        guard !items.isEmpty else { return nil }
         let index: Int
         if options.random {
             guard historyCursor > 0 else { return nil }
@@ -169,10 +261,9 @@ public struct PlayQueue: Sendable, Equatable {
             index = history[historyCursor]
         } else {
             guard let current = currentIndex, current > 0 || options.repeat else { return nil }
-            index = current == 0 ? entries.count - 1 : current - 1
+            index = current == 0 ? items.count - 1 : current - 1
         }
         currentIndex = index
-        version &+= 1
         return index
     }
 
@@ -192,9 +283,10 @@ public struct PlayQueue: Sendable, Equatable {
 
     // MARK: persistence
 
-    /// Everything needed to restore the queue exactly, including the shuffle state.
+    /// Everything needed to restore the queue exactly, including the ids, versions and the
+    /// shuffle state.
     public struct Snapshot: Sendable, Equatable {
-        public var entries: [TrackID]
+        public var items: [QueueEntry]
         public var currentIndex: Int?
         public var options: PlayOptions
         public var shuffleOrder: [Int]
@@ -202,15 +294,16 @@ public struct PlayQueue: Sendable, Equatable {
         public var history: [Int]
         public var historyCursor: Int
         public var randomState: UInt64
-        public var version: UInt64
+        public var version: UInt32
+        public var nextID: UInt32
 
         /// A snapshot; the shuffle fields may be left out (they are repaired on restore).
         public init(
-            entries: [TrackID], currentIndex: Int?, options: PlayOptions, shuffleOrder: [Int] = [],
+            items: [QueueEntry], currentIndex: Int?, options: PlayOptions, shuffleOrder: [Int] = [],
             shuffleCursor: Int = 0, history: [Int] = [], historyCursor: Int = -1, randomState: UInt64 = 0,
-            version: UInt64 = 0
+            version: UInt32 = 1, nextID: UInt32 = 1
         ) {
-            self.entries = entries
+            self.items = items
             self.currentIndex = currentIndex
             self.options = options
             self.shuffleOrder = shuffleOrder
@@ -219,25 +312,55 @@ public struct PlayQueue: Sendable, Equatable {
             self.historyCursor = historyCursor
             self.randomState = randomState
             self.version = version
+            self.nextID = nextID
         }
+
+        /// A snapshot of entries without ids (a database from before ids): ids 0, which
+        /// `PlayQueue(snapshot:)` replaces with new ones.
+        public init(
+            entries: [TrackID], currentIndex: Int?, options: PlayOptions, shuffleOrder: [Int] = [],
+            shuffleCursor: Int = 0, history: [Int] = [], historyCursor: Int = -1, randomState: UInt64 = 0,
+            version: UInt32 = 1
+        ) {
+            self.init(
+                items: entries.map { QueueEntry(id: 0, track: $0) }, currentIndex: currentIndex, options: options,
+                shuffleOrder: shuffleOrder, shuffleCursor: shuffleCursor, history: history,
+                historyCursor: historyCursor, randomState: randomState, version: version)
+        }
+
+        /// The tracks of the entries, in order.
+        public var entries: [TrackID] { items.map(\.track) }
     }
 
     /// The state to persist.
     public var snapshot: Snapshot {
         Snapshot(
-            entries: entries, currentIndex: currentIndex, options: options, shuffleOrder: shuffleOrder,
+            items: items, currentIndex: currentIndex, options: options, shuffleOrder: shuffleOrder,
             shuffleCursor: shuffleCursor, history: history, historyCursor: historyCursor, randomState: random.state,
-            version: version)
+            version: version, nextID: nextID)
     }
 
     /// Restores a queue from a snapshot, repairing whatever is inconsistent (out-of-range or
-    /// duplicate positions are dropped, missing ones appended, cursors clamped). Never traps.
+    /// duplicate positions are dropped, missing ones appended, cursors clamped; an entry
+    /// without an id or with another's gets a new one). Never traps.
     public init(snapshot: Snapshot) {
-        entries = snapshot.entries
         options = snapshot.options
-        version = snapshot.version
+        version = min(max(snapshot.version, 1), Self.versionLimit - 1)
+        nextID = (1..<Self.idLimit).contains(snapshot.nextID) ? snapshot.nextID : 1
         random = SplitMix64(seed: snapshot.randomState)
-        let valid = entries.indices
+        var seenIDs = Set<UInt32>()
+        var fixed = snapshot.items
+        var needIDs: [Int] = []
+        for (position, item) in fixed.enumerated() {
+            fixed[position].version = min(item.version, version)
+            if !(1..<Self.idLimit).contains(item.id) || !seenIDs.insert(item.id).inserted { needIDs.append(position) }
+        }
+        for position in needIDs {
+            fixed[position].id = generateID(avoiding: &seenIDs)
+            fixed[position].version = 0
+        }
+        items = fixed
+        let valid = items.indices
         if let current = snapshot.currentIndex, valid.contains(current) {
             currentIndex = current
         }
@@ -272,13 +395,13 @@ public struct PlayQueue: Sendable, Equatable {
 
     /// MPD's `Queue::GetNextOrder` over positions (or, in random mode, the shuffle cycle).
     private mutating func computeNext(userInitiated: Bool) -> Int? {
-        guard !entries.isEmpty else { return nil }
+        guard !items.isEmpty else { return nil }
         if !userInitiated, options.replaysCurrent, let current = currentIndex { return current }
         // After the last entry: again from the first, unless consume would leave nothing to repeat.
-        let wraps = options.repeat && (entries.count > 1 || !options.consume)
+        let wraps = options.repeat && (items.count > 1 || !options.consume)
         guard options.random else {
             guard let current = currentIndex else { return 0 }
-            if current + 1 < entries.count { return current + 1 }
+            if current + 1 < items.count { return current + 1 }
             return wraps ? 0 : nil
         }
         if historyCursor >= 0, historyCursor + 1 < history.count {
@@ -290,7 +413,14 @@ public struct PlayQueue: Sendable, Equatable {
             guard wraps || currentIndex == nil else { return nil }
             reshuffle(avoidingFirst: currentIndex)
         }
-        let index = shuffleOrder[shuffleCursor]
+        // The highest priority not yet drawn comes first; within one priority, the cycle's order.
+        var slot = shuffleCursor
+        for candidate in shuffleCursor..<shuffleOrder.count
+        where items[shuffleOrder[candidate]].priority > items[shuffleOrder[slot]].priority {
+            slot = candidate
+        }
+        let index = shuffleOrder.remove(at: slot)
+        shuffleOrder.insert(index, at: shuffleCursor)
         shuffleCursor += 1
         recordPlayed(index)
         return index
@@ -298,7 +428,7 @@ public struct PlayQueue: Sendable, Equatable {
 
     /// A new shuffle cycle over all entries; `avoidingFirst` is not drawn first (when there is a choice).
     private mutating func reshuffle(avoidingFirst avoided: Int?) {
-        var order = Array(entries.indices)
+        var order = Array(items.indices)
         random.shuffle(&order)
         if let avoided, order.count > 1, order[0] == avoided {
             let swapWith = 1 + random.next(below: order.count - 1)
@@ -353,5 +483,54 @@ public struct PlayQueue: Sendable, Equatable {
         if options.random, currentIndex == nil {
             historyCursor = history.count - 1
         }
+    }
+
+    /// New entries for `tracks`, with new ids, stamped with the current version.
+    private mutating func makeItems(_ tracks: [TrackID]) -> [QueueEntry] {
+        guard !tracks.isEmpty else { return [] }
+        var used = Set(items.map(\.id))
+        return tracks.map { QueueEntry(id: generateID(avoiding: &used), track: $0, version: version) }
+    }
+
+    /// MPD's `IdTable::GenerateId`: the next id in turn that no entry holds (added to `used`).
+    private mutating func generateID(avoiding used: inout Set<UInt32>) -> UInt32 {
+        while true {
+            let id = nextID
+            nextID = nextID + 1 == Self.idLimit ? 1 : nextID + 1
+            if used.insert(id).inserted { return id }
+        }
+    }
+
+    /// Marks the entries at `positions` as changed in this edit.
+    private mutating func stamp(_ positions: Range<Int>) {
+        for position in positions { items[position].version = version }
+    }
+
+    /// The end of an edit (MPD's `Queue::IncrementVersion`).
+    private mutating func raiseVersion() {
+        version += 1
+        if version >= Self.versionLimit {
+            for position in items.indices { items[position].version = 0 }
+            version = 1
+        }
+    }
+}
+
+/// One entry of the queue: a track, with what MPD keeps per entry.
+public struct QueueEntry: Sendable, Equatable {
+    /// MPD's song id: unique among the entries, the same while the entry exists.
+    public var id: UInt32
+    public var track: TrackID
+    /// 0-255: in random mode, higher priorities play first.
+    public var priority: UInt8
+    /// The queue version of the edit that last added, moved or changed it (0: unknown, always
+    /// reported as changed).
+    public var version: UInt32
+
+    public init(id: UInt32, track: TrackID, priority: UInt8 = 0, version: UInt32 = 0) {
+        self.id = id
+        self.track = track
+        self.priority = priority
+        self.version = version
     }
 }

@@ -10,31 +10,38 @@ public enum QueueEdit: Sendable, Equatable {
     case clear
     /// Shuffle the entries in `range` once (the current entry keeps playing).
     case shuffle(Range<Int>)
+    /// Exchange two entries (positions).
+    case swap(Int, Int)
+    /// Set the priority of the entries in `range` (random mode plays higher ones first).
+    case prioritize(Range<Int>, priority: UInt8)
 }
 
 extension PlayerMachine {
     /// Applies a queue edit. Removing the playing entry goes on with the entry that takes its
     /// place (or stops at the end); the gapless follow-up is recomputed after every edit.
     /// Ranges must be valid (the protocol layer checks them); invalid ones change nothing.
+    /// Entries keep their ids through every edit; added tracks get new ones. Each edit raises
+    /// the queue version once, as MPD's; an add at a position is MPD's add then move (twice).
     mutating func editQueue(_ edit: QueueEdit, into actions: inout [PlayerAction]) {
         switch edit {
         case .add(let tracks, let position):
             guard !tracks.isEmpty else { return }
             let first = queue.count
             queue.append(tracks)
-            if let position, position < first {
-                for offset in 0..<tracks.count { queue.move(from: first + offset, to: position + offset) }
-            }
+            if let position, position < first { queue.move(first..<queue.count, to: position) }
         case .remove(let range):
             guard range.lowerBound >= 0, range.upperBound <= queue.count, !range.isEmpty else { return }
             let current = queue.currentIndex
-            for index in range.reversed() { queue.remove(at: index) }
+            queue.remove(range)
             if let current, range.contains(current), state != .stopped {
-                let wasPaused = state == .paused
+                // As MPD: the entry after it becomes current, playing on, or stopped when paused.
                 if range.lowerBound < queue.count {
                     queue.jump(to: range.lowerBound)
-                    startCurrent(from: resumePosition(for: queue.currentTrack), into: &actions)
-                    if wasPaused { pause(into: &actions) }
+                    if state == .paused {
+                        stop(into: &actions)
+                    } else {
+                        startCurrent(from: resumePosition(for: queue.currentTrack), into: &actions)
+                    }
                 } else {
                     stop(into: &actions)
                 }
@@ -45,11 +52,7 @@ extension PlayerMachine {
             guard range.lowerBound >= 0, range.upperBound <= queue.count, !range.isEmpty, to >= 0,
                 to + range.count <= queue.count
             else { return }
-            if to < range.lowerBound {
-                for offset in 0..<range.count { queue.move(from: range.lowerBound + offset, to: to + offset) }
-            } else if to > range.lowerBound {
-                for _ in 0..<range.count { queue.move(from: range.lowerBound, to: to + range.count - 1) }
-            }
+            queue.move(range, to: to)
         case .clear:
             if state != .stopped {
                 leaveCurrentTrack()
@@ -59,17 +62,15 @@ extension PlayerMachine {
             positionMs = 0
         case .shuffle(let range):
             guard range.lowerBound >= 0, range.upperBound <= queue.count, range.count > 1 else { return }
-            var generator = SplitMix64(seed: queue.random.state ^ queue.version)
+            var generator = SplitMix64(seed: queue.random.state ^ UInt64(queue.version))
             var order = Array(range)
             generator.shuffle(&order)
-            var entries = queue.entries
-            let picked = order.map { entries[$0] }
-            entries.replaceSubrange(range, with: picked)
-            let currentSlot = queue.currentIndex.flatMap { index in
-                range.contains(index) ? order.firstIndex(of: index).map { range.lowerBound + $0 } : index
-            }
-            queue.replaceAll(entries)
-            if let currentSlot { queue.jump(to: currentSlot) }
+            queue.reorder(range, as: order)
+        case .swap(let first, let second):
+            guard queue.items.indices.contains(first), queue.items.indices.contains(second) else { return }
+            queue.swap(first, second)
+        case .prioritize(let range, let priority):
+            queue.setPriority(priority, of: range)
         }
         if currentRequest != nil { refreshFollowUp(into: &actions, always: true) }
         actions.append(.persist(.event))

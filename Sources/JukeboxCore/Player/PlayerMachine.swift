@@ -379,7 +379,7 @@ public struct PlayerMachine: Sendable, Equatable {
         startCurrent(from: positionMs, into: &actions)
     }
 
-    mutating func pause(into actions: inout [PlayerAction]) {
+    private mutating func pause(into actions: inout [PlayerAction]) {
         state = .paused
         rememberPosition()
         actions.append(.pause)
@@ -489,8 +489,9 @@ public struct PlayerMachine: Sendable, Equatable {
             currentRequest = next
             positionMs = next.fromMs
             consecutiveFailures = 0
+            let reset = resetPriorityOfCurrent()
             refreshFollowUp(into: &actions, always: true)
-            actions.append(.persist(forgot ? .event : .progress))
+            actions.append(.persist(forgot || reset ? .event : .progress))
             return
         }
         if token > (currentRequest?.token ?? 0), token <= lastToken, state == .playing, currentRequest != nil {
@@ -628,9 +629,19 @@ public struct PlayerMachine: Sendable, Equatable {
         currentRequest = request
         positionMs = request.fromMs
         state = .playing
+        resetPriorityOfCurrent()
         actions.append(.startPlayback(request))
         refreshFollowUp(into: &actions, always: true)
         actions.append(.persist(.event))
+    }
+
+    /// MPD's `playlist::SongStarted`: a song that starts playing loses its priority (an edit
+    /// when it had one). Returns whether it had one.
+    @discardableResult
+    private mutating func resetPriorityOfCurrent() -> Bool {
+        guard let index = queue.currentIndex, queue.items[index].priority != 0 else { return false }
+        queue.setPriority(0, of: index..<index + 1)
+        return true
     }
 
     /// Recomputes the gapless follow-up; emits `.setNext` when it changed (or always after a start).

@@ -70,8 +70,9 @@ public enum ResumeAction: Sendable, Equatable {
     case writeRAM(JournalRecord)
     /// The power-cut checkpoint: the record in RAM and on the card, fdatasync'd.
     case writeCheckpoint(JournalRecord)
-    /// Rewrite the queue table (unsynced; the commit after it makes it durable).
-    case saveQueue([TrackID])
+    /// Rewrite the queue table: entries with their ids, priorities and versions (unsynced;
+    /// the commit after it makes it durable).
+    case saveQueue([QueueEntry])
     /// A long track's position to keep in the database, with its seek hint.
     case rememberPosition(TrackID, positionMs: Int64, seekHint: SeekHint?)
     case forgetPosition(TrackID)
@@ -109,7 +110,7 @@ public struct ResumeKeeper: Sendable, Equatable {
     private var saved: PlayerMachine.Snapshot?
     /// The queue's entries as the database has them (nil: not known to be saved). A skip
     /// moves the current entry but leaves these, and the table is not rewritten for it.
-    private var savedQueueEntries: [TrackID]?
+    private var savedQueueEntries: [QueueEntry]?
     /// Long tracks' positions as the database has them.
     private var persistedPositions: [TrackID: Int64] = [:]
     /// Where to start reading a track to resume it fast: the current track's latest (it goes
@@ -200,17 +201,16 @@ public struct ResumeKeeper: Sendable, Equatable {
     /// change, a stop, a skip in shuffle (its cursor and history move), or a long track's
     /// remembered position needs a transaction.
     private func journalCoversChanges(_ player: PlayerMachine.Snapshot) -> Bool {
-        guard let saved, player.savedPositions == persistedPositions, player.queue.entries == savedQueueEntries
+        guard let saved, player.savedPositions == persistedPositions, player.queue.items == savedQueueEntries
         else { return false }
         func essentials(_ snapshot: PlayerMachine.Snapshot) -> PlayerMachine.Snapshot {
             var snapshot = snapshot
             snapshot.positionMs = 0
             snapshot.volume = 0
             snapshot.savedPositions = [:]
-            // The journal has the entry; the version only tells MPD clients to refresh.
+            // The journal has the entry.
             snapshot.queue.currentIndex = nil
             snapshot.currentTrack = nil
-            snapshot.queue.version = 0
             if snapshot.state == .paused { snapshot.state = .playing }
             return snapshot
         }
@@ -230,9 +230,9 @@ public struct ResumeKeeper: Sendable, Equatable {
         if let record = journalRecord(player, stopping: stopping) {
             actions.append(durable ? .writeCheckpoint(record) : .writeRAM(record))
         }
-        if player.queue.entries != savedQueueEntries {
-            actions.append(.saveQueue(player.queue.entries))
-            savedQueueEntries = player.queue.entries
+        if player.queue.items != savedQueueEntries {
+            actions.append(.saveQueue(player.queue.items))
+            savedQueueEntries = player.queue.items
         }
         // Long tracks keep their own position (audiobooks); only changed ones are written.
         for (track, position) in player.savedPositions.sorted(by: { $0.key < $1.key })
