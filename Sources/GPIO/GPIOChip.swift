@@ -152,3 +152,38 @@ public final class GPIOLineRequest {
         }
     }
 }
+
+extension GPIOChip {
+    /// Requests `offset` as an output at `value`. See `GPIOOutputLine`.
+    public func requestOutput(offset: Int, consumer: String, value: Bool) throws(GPIOError) -> GPIOOutputLine {
+        try GPIOOutputLine(chip: self, line: line(offset), offset: offset, consumer: consumer, value: value)
+    }
+}
+
+/// One line requested as an output: owns the request (released in deinit, when the kernel
+/// lets the line go back to its default) and keeps its chip alive.
+public final class GPIOOutputLine {
+    private let chip: GPIOChip
+    public let offset: Int
+    private let line: OpaquePointer
+
+    fileprivate init(chip: GPIOChip, line: OpaquePointer, offset: Int, consumer: String, value: Bool)
+        throws(GPIOError)
+    {
+        self.chip = chip
+        self.offset = offset
+        self.line = line
+        if gpiod_line_request_output(line, consumer, value ? 1 : 0) != 0 {
+            throw GPIOError.current("gpiod_line_request_output", chip: chip.descriptor, line: offset)
+        }
+    }
+
+    deinit { gpiod_line_release(line) }
+
+    /// Drives the line. The C function is gpiod_line_set_value.
+    public func set(_ value: Bool) throws(GPIOError) {
+        if gpiod_line_set_value(line, value ? 1 : 0) != 0 {
+            throw GPIOError.current("gpiod_line_set_value", chip: chip.descriptor, line: offset)
+        }
+    }
+}

@@ -194,7 +194,18 @@ public final class AudioPipeline: @unchecked Sendable {
         }
         shared.withLock { s in
             s.volumeGain = max(0, gain)
-            s.gainTarget = s.muted ? 0 : s.volumeGain
+            s.gainTarget = s.muted ? 0 : s.volumeGain * s.fadeGain
+            s.send(.gain)
+        }
+        outputWork.broadcast()
+    }
+
+    /// Fades the output to `gain` (1: none) through the software gain stage and its ramp,
+    /// also when a hardware mixer sets the volume: the sleep timer's fade-out.
+    public func setFade(_ gain: Float) {
+        shared.withLock { s in
+            s.fadeGain = min(max(gain, 0), 1)
+            s.gainTarget = s.muted ? 0 : s.volumeGain * s.fadeGain
             s.send(.gain)
         }
         outputWork.broadcast()
@@ -206,7 +217,7 @@ public final class AudioPipeline: @unchecked Sendable {
     public func setMuted(_ muted: Bool) {
         shared.withLock { s in
             s.muted = muted
-            s.gainTarget = muted ? 0 : s.volumeGain
+            s.gainTarget = muted ? 0 : s.volumeGain * s.fadeGain
             s.send(.gain)
         }
         outputWork.broadcast()

@@ -174,6 +174,8 @@ struct SharedState {
     /// gain target is 0 while muted, else the volume's.
     var volumeGain: Float = 1.0
     var muted = false
+    /// The sleep timer's fade (1: none), on top of the volume, also with a hardware mixer.
+    var fadeGain: Float = 1.0
 
     // MARK: reported by jb-output
     var events: [PipelineEvent] = []

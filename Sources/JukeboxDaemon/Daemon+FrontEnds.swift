@@ -30,6 +30,10 @@ extension Daemon {
         default: break
         }
         let words = trimmed.split(separator: " ")
+        if words.first?.lowercased() == "sleep" {
+            console?.reply(handleSleep(words.dropFirst().map(String.init)))
+            return
+        }
         if words.first?.lowercased() == "recent" {
             console?.reply(handleRecent(Array(words.dropFirst())))
             return
@@ -115,10 +119,10 @@ extension Daemon {
             } else {
                 openMenu(at: Instant.now)
             }
+        case .sleep(let target):
+            console?.announce(setSleep(target))
         case .shutdown:
-            refreshPosition()
-            perform(keeper.handle(.poweringOff(machine.snapshot), now: Instant.now))
-            ControlInputs.runShutdownCommand(config.buttons.shutdownCommand, logger: logger)
+            powerOff(reason: "controls: shutdown gesture")
         }
     }
 }

@@ -65,6 +65,8 @@ extension Daemon {
                 console?.announce("menu: \(tracks.count) track\(tracks.count == 1 ? "" : "s") after the current one")
             case .setMode(let mode):
                 perform(machine.handle(.command(.setMode(mode)), now: Instant.now))
+            case .setSleep(let target):
+                console?.announce("menu: " + setSleep(target))
             case .nudgeLyrics(let ms):
                 perform(.lyricsOffset(LyricNudge(relative: true, ms: ms)), source: "menu")
             case .closed:

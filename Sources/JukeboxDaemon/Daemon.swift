@@ -59,6 +59,16 @@ final class Daemon {
     private var loggedHintToken: UInt64?
     /// The knob's menu over the library (rebuilt after each scan); closed until its gesture.
     var menu = Menu(catalog: MenuCatalog(tracks: []))
+    /// `sleep N`, `sleep track`, ...; its fade is applied on top of the player's volume.
+    var sleepTimer: SleepTimer
+    /// The fade last given to the pipeline (1 when not fading).
+    private var sleepGain: Float = 1
+    /// `[audio] headphone_detect`, read each tick; nil when none is configured or it failed.
+    private var headphones: HeadphoneDetect?
+    /// `[sleep] hold_line`: held from start-up to power-off.
+    private var powerHold: PowerHold?
+    /// Since when the player has been stopped or paused (idle power-off).
+    private var idleSince: Instant?
     /// The stored playlists (Favourites among them), for the menu.
     let playlistFolder: PlaylistFolder
     /// The NFC/RFID card on the reader (place to play, swipes).
@@ -133,6 +143,21 @@ final class Daemon {
         playlistFolder = PlaylistFolder(path: config.playlistFolder, musicDir: config.musicDir)
         display = DisplayController.make(config: config, logger: logger)
         lyrics = TrackLyrics(config: config, logger: logger)
+        sleepTimer = SleepTimer(fadeMs: Int64(config.sleep.fadeSeconds) * 1000)
+        if let line = config.sleep.holdLine {
+            do {
+                powerHold = try PowerHold(chip: config.sleep.holdChip, line: line, level: config.sleep.holdHigh)
+            } catch {
+                logger.error("power hold line: \(error)")
+            }
+        }
+        if let line = config.audio.headphoneDetect {
+            do {
+                headphones = try HeadphoneDetect(chip: config.audio.headphoneChip, line: line)
+            } catch {
+                logger.error("headphone detect: \(error); the maximum stays max_volume")
+            }
+        }
         cards = TagCardPresence(
             mode: config.cards.mode, swipeAgain: config.cards.swipeAgain,
             removalDebounceMs: Int64(config.cards.removalDebounceMs))
@@ -255,7 +280,16 @@ final class Daemon {
 
     private func pollTimeout() -> Int32 {
         let now = Instant.now
-        var timeout: Int64 = machine.state == .playing ? 250 : 60_000
+        var timeout: Int64 = machine.state == .playing || headphones != nil ? 250 : 60_000
+        // The fade steps every 20 ms (each step ramps over ~5 ms in the output); before it,
+        // wake up when it is due.
+        if let left = sleepLeftMs {
+            timeout = min(timeout, left <= sleepTimer.fadeMs ? 20 : left - sleepTimer.fadeMs)
+        }
+        if let idleSince, let idleMs = config.sleep.idlePowerOffMs {
+            let due = idleSince.adding(milliseconds: idleMs)
+            timeout = min(timeout, max(0, due.milliseconds(since: now) + 1))
+        }
         for deadline in [startupScanDue, keeper.nextDeadline].compactMap({ $0 }) {
             timeout = min(timeout, max(0, deadline.milliseconds(since: now) + 1))
         }
@@ -280,7 +314,96 @@ final class Daemon {
         let positionKnown = machine.state != .stopped && refreshPosition().current
         perform(keeper.handle(.tick(machine.snapshot, positionKnown: positionKnown), now: now))
         if menu.isOpen { perform(menu.handle(.tick, now: now)) }
+        if let plugged = try? headphones?.plugged(), plugged != machine.headphonesPlugged {
+            logger.info("headphones \(plugged ? "plugged in" : "unplugged")")
+            perform(machine.handle(.headphones(plugged: plugged), now: now))
+        }
+        runSleepTimer(now: now)
+        runIdlePowerOff(now: now)
         updateDisplay(now: now)
+    }
+
+    /// What is left of the sleep timer at the last tick; nil when it is off.
+    private(set) var sleepLeftMs: Int64?
+
+    private func runSleepTimer(now: Instant) {
+        let playing = machine.state == .playing
+        let trackLeft = playing ? currentTrackInfo?.durationMs.map { max($0 - machine.positionMs, 0) } : nil
+        let step = sleepTimer.step(
+            now: now, trackLeftMs: trackLeft, albumLeftMs: playing ? albumLeftMs(trackLeft) : nil)
+        var gain: Float = 1
+        switch step {
+        case .off:
+            sleepLeftMs = nil
+        case .running(let left):
+            sleepLeftMs = left == Int64.max ? nil : left
+        case .fading(let left, let fade):
+            sleepLeftMs = left
+            gain = fade
+        case .expired:
+            // The gain comes back on the next tick, once the stop has silenced the output.
+            gain = sleepGain
+            sleepLeftMs = nil
+            logger.info("sleep timer: time is up (\(config.sleep.then.rawValue))")
+            perform(machine.handle(.command(.stop), now: now))
+        }
+        if gain != sleepGain {
+            sleepGain = gain
+            pipeline.setFade(gain)
+        }
+        if step == .expired, config.sleep.then == .powerOff { powerOff(reason: "sleep timer") }
+    }
+
+    /// The track's rest plus the following queue entries of the same album.
+    private func albumLeftMs(_ trackLeft: Int64?) -> Int64? {
+        guard let trackLeft, let album = currentTrackInfo?.album, let index = machine.queue.currentIndex else {
+            return trackLeft
+        }
+        var left = trackLeft
+        for id in machine.queue.entries[(index + 1)...] {
+            guard let info = library[id], info.album == album, let duration = info.durationMs else { break }
+            left += duration
+        }
+        return left
+    }
+
+    private func runIdlePowerOff(now: Instant) {
+        guard machine.state != .playing else { return idleSince = nil }
+        let since = idleSince ?? now
+        idleSince = since
+        guard let idleMs = config.sleep.idlePowerOffMs, now.milliseconds(since: since) >= idleMs else { return }
+        idleSince = nil
+        powerOff(reason: "idle power-off")
+    }
+
+    /// Saves everything durably, then runs the power-off command.
+    func powerOff(reason: String) {
+        refreshPosition()
+        perform(keeper.handle(.poweringOff(machine.snapshot), now: Instant.now))
+        ControlInputs.runShutdownCommand(config.buttons.shutdownCommand, reason: reason, logger: logger)
+        do { try powerHold?.release() } catch { logger.error("power hold line: \(error)") }
+    }
+
+    /// Sets the sleep timer (from a console, the menu or a gesture); the reply.
+    func setSleep(_ target: SleepTarget?) -> String {
+        sleepTimer.set(target, now: Instant.now)
+        tick()
+        return target.map { "sleep: \($0)" } ?? "sleep: off"
+    }
+
+    /// `sleep`: the timer left; `sleep 30`, `sleep 90s`, `sleep track`, `sleep album`, `sleep off`.
+    func handleSleep(_ arguments: [String]) -> String {
+        guard let argument = arguments.first else {
+            guard let target = sleepTimer.target else { return "sleep: off" }
+            return "sleep: \(target)" + (sleepLeftMs.map { ", \(($0 + 999) / 1000) s left" } ?? "")
+        }
+        guard arguments.count == 1 else { return "error: sleep: expected one argument" }
+        switch SleepTarget.parse(argument) {
+        case .success(let target):
+            return setSleep(target)
+        case .failure(let error):
+            return "error: \(error.message)"
+        }
     }
 
     /// The display and the lyrics follow the player; the position is the audio clock's (the
@@ -292,13 +415,14 @@ final class Daemon {
         if menu.isOpen {
             menu.playMode = machine.options.preset ?? .inOrder
             menu.lyricsOffsetMs = lyrics.timeline?.nudgeMs
+            menu.sleepTarget = sleepTimer.target
             display.showMenu(menu, now: now)
             return
         }
         display.update(
             now: now, track: track, lyrics: lyrics.timeline, lyricsVersion: lyrics.version, state: machine.state,
             positionMs: machine.positionMs, volume: machine.volume, options: machine.options,
-            favourite: track.map { favouritePaths.contains($0.path) } ?? false)
+            favourite: track.map { favouritePaths.contains($0.path) } ?? false, sleepLeftMs: sleepLeftMs)
     }
 
     /// The library entry of the queue's current track.

@@ -69,7 +69,7 @@ final class DisplayController {
     /// playing track's lyrics (`lyricsVersion` changes when they are reloaded or nudged).
     func update(
         now: Instant, track: TrackInfo?, lyrics: LyricTimeline?, lyricsVersion: Int, state: PlayState,
-        positionMs: Int64, volume: Int, options: PlayOptions, favourite: Bool
+        positionMs: Int64, volume: Int, options: PlayOptions, favourite: Bool, sleepLeftMs: Int64?
     ) {
         var urgent = false
         if track != self.track || lyricsVersion != self.lyricsVersion || favourite != self.favourite {
@@ -98,7 +98,7 @@ final class DisplayController {
             NowPlaying(
                 title: $0.title ?? Self.fileStem($0.path), artist: $0.artist ?? "",
                 state: state == .playing ? .playing : state == .paused ? .paused : .stopped, positionMs: positionMs,
-                durationMs: $0.durationMs, favourite: favourite)
+                durationMs: $0.durationMs, favourite: favourite, sleepLeftMs: sleepLeftMs)
         }
         screen.refresh(playing, lyrics: lyrics, now: now)
     }

@@ -118,12 +118,12 @@ public final class ControlInputs {
 
     /// Runs the configured shutdown command with `/bin/sh -c`, without waiting for it to
     /// finish (it usually stops this daemon). The child is reaped by `reapChildren()`.
-    public static func runShutdownCommand(_ command: String, logger: Logger) {
+    public static func runShutdownCommand(_ command: String, reason: String, logger: Logger) {
         guard !command.isEmpty else {
-            logger.warning("controls: shutdown gesture, but [buttons] shutdown_command is empty")
+            logger.warning("\(reason), but [buttons] shutdown_command is empty")
             return
         }
-        logger.notice("controls: shutdown gesture: running \(command)")
+        logger.notice("\(reason): running \(command)")
         var pid = pid_t()
         let arguments = ["/bin/sh", "-c", command]
         var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]

@@ -12,6 +12,8 @@ public struct DaemonConfig: Sendable {
     public var bufferMs: Int?
     public var startVolume: Int
     public var maxVolume: Int
+    /// More `[audio]` lines.
+    public var audioExtra: String
     /// `[queue] mode`.
     public var mode: String?
     /// `[resume] on_start`.
@@ -30,7 +32,8 @@ public struct DaemonConfig: Sendable {
     public init(
         musicDir: String, database: String = "state/jukebox.sqlite", device: String = "null",
         pacing: String = "clock", periodMs: Int? = nil, bufferMs: Int? = nil, startVolume: Int = 100,
-        maxVolume: Int = 100, mode: String? = nil, onStart: String? = nil, checkpointDevice: String? = nil,
+        maxVolume: Int = 100, audioExtra: String = "", mode: String? = nil, onStart: String? = nil,
+        checkpointDevice: String? = nil,
         resumeExtra: String = "", console: String = "stdin", extra: String = "", comment: String? = nil
     ) {
         self.musicDir = musicDir
@@ -41,6 +44,7 @@ public struct DaemonConfig: Sendable {
         self.bufferMs = bufferMs
         self.startVolume = startVolume
         self.maxVolume = maxVolume
+        self.audioExtra = audioExtra
         self.mode = mode
         self.onStart = onStart
         self.checkpointDevice = checkpointDevice
@@ -57,7 +61,9 @@ public struct DaemonConfig: Sendable {
         lines += ["music_dir = \"\(musicDir)\"", "database = \"\(database)\"", "", "[audio]", "device = \"\(device)\""]
         if let periodMs { lines.append("period_ms = \(periodMs)") }
         if let bufferMs { lines.append("buffer_ms = \(bufferMs)") }
-        lines += ["start_volume = \(startVolume)", "max_volume = \(maxVolume)", "pacing = \"\(pacing)\"", ""]
+        lines += ["start_volume = \(startVolume)", "max_volume = \(maxVolume)", "pacing = \"\(pacing)\""]
+        if !audioExtra.isEmpty { lines.append(audioExtra) }
+        lines.append("")
         if let mode { lines += ["[queue]", "mode = \"\(mode)\"", ""] }
         if onStart != nil || checkpointDevice != nil || !resumeExtra.isEmpty {
             lines.append("[resume]")

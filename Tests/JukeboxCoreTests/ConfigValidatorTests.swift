@@ -172,6 +172,10 @@ import Testing
         Case("string for number", "resume", "long_track_minutes", .string("10"), "expected a number, found a string"),
         Case("volume too high", "audio", "max_volume", .integer(250), "must be between 1 and 100, found 250"),
         Case("max volume zero", "audio", "max_volume", .integer(0), "must be between 1 and 100, found 0"),
+        Case(
+            "lock as string", "audio", "volume_locked_at_rest", .string("yes"), "expected true or false, found a string"
+        ),
+        Case("min volume range", "audio", "min_volume", .integer(101), "must be between 0 and 100, found 101"),
         Case("negative start volume", "audio", "start_volume", .integer(-1), "must be between 0 and 100, found -1"),
         Case("period too long", "audio", "period_ms", .integer(501), "must be between 1 and 500, found 501"),
         Case("buffer too long", "audio", "buffer_ms", .integer(5000), "must be between 2 and 2000, found 5000"),
@@ -289,6 +293,24 @@ import Testing
                 Entry(table: "encoder", key: "b", value: .integer(6), line: 13),
             ],
             "jukebox.toml:12: encoder.a: line 5 of gpiochip0 is already used by buttons.next"
+        ),
+        (
+            [Entry(table: "audio", key: "min_volume", value: .integer(50), line: 11)],
+            "jukebox.toml:11: audio.min_volume: must not be above start_volume (40) or max_volume (85), found 50"
+        ),
+        (
+            [
+                Entry(table: "audio", key: "min_volume", value: .integer(20), line: 11),
+                Entry(table: "audio", key: "headphone_max_volume", value: .integer(15), line: 12),
+            ],
+            "jukebox.toml:12: audio.headphone_max_volume: must not be below min_volume (20), found 15"
+        ),
+        (
+            [
+                Entry(table: "buttons", key: "next", value: .integer(6), line: 11),
+                Entry(table: "audio", key: "headphone_detect", value: .integer(6), line: 12),
+            ],
+            "jukebox.toml:11: buttons.next: line 6 of gpiochip0 is already used by audio.headphone_detect"
         ),
         (
             [Entry(table: "encoder", key: "a", value: .integer(5), line: 12)],

@@ -343,6 +343,25 @@ func menuLibrary(artists: Int, albumsPerArtist: Int, tracksPerAlbum: Int) -> [Tr
         #expect(menu.place == .settings)
     }
 
+    @Test func sleepTimerSetting() {
+        var menu = opened()
+        menu.sleepTarget = .endOfTrack
+        _ = menu.handle(.move(6), now: t0)
+        _ = menu.handle(.press, now: t0)
+        _ = menu.handle(.move(2), now: t0)
+        #expect(menu.page(rows: 1, now: t0)?.rows.map(\.label) == ["Sleep timer: end of track"])
+        _ = menu.handle(.press, now: t0)
+        #expect(menu.highlighted == 4)  // the timer set
+        #expect(
+            menu.page(rows: 6, now: t0)?.rows.map(\.label) == [
+                "  off", "  15 min", "  30 min", "  60 min", "✓ end of track", "  end of album",
+            ])
+        _ = menu.handle(.move(-2), now: t0)
+        #expect(menu.handle(.press, now: t0) == [.setSleep(.after(ms: 1_800_000))])
+        #expect(menu.place == .settings)
+        #expect(menu.label(.settings, 2) == "Sleep timer: 30 min")
+    }
+
     @Test func emptyListsAndNewCatalogs() {
         var menu = opened()
         _ = menu.handle(.move(3), now: t0)

@@ -200,6 +200,14 @@ import Testing
         #expect(frame.rows == ["Song            ", "‖ 1:23 / 3:45   "])
     }
 
+    @Test(arguments: [(Int64(1_799_001), "‖ 1:23 Zz30:00  "), (1, "‖ 1:23 Zz0:01   ")])
+    func theSleepTimerShowsTheTimeLeft(leftMs: Int64, row: String) {
+        let layout = ScreenLayout(columns: 16, rows: 2)
+        let playing = NowPlaying(
+            title: "Song", state: .paused, positionMs: 83_000, durationMs: 225_000, sleepLeftMs: leftMs)
+        #expect(layout.frame(playing, lyrics: nil, now: .zero).rows[1] == row)
+    }
+
     @Test func twentyByFourAddsNextLineAndProgress() {
         let layout = ScreenLayout(columns: 20, rows: 4)
         let frame = layout.frame(

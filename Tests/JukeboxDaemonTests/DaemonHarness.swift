@@ -26,7 +26,8 @@ final class DaemonHarness {
     /// `state-durable/`, that loses unsynced writes in `cutPower()`.
     init(
         tracks: [String], configExtra: String = "", onStart: String = "play", mode: String = "repeat-all",
-        resumeExtra: String = "", lazyState: Bool = false, device: String = "null", pacing: String = "clock"
+        resumeExtra: String = "", lazyState: Bool = false, device: String = "null", pacing: String = "clock",
+        startVolume: Int = 100, maxVolume: Int = 100, audioExtra: String = ""
     ) throws {
         directory = try TemporaryDirectory(prefix: "jukeboxd-test")
         if lazyState {
@@ -40,8 +41,8 @@ final class DaemonHarness {
         }
         configPath = directory.file("jukebox.toml")
         try DaemonConfig(
-            musicDir: "music", device: device, pacing: pacing, mode: mode, onStart: onStart, resumeExtra: resumeExtra,
-            extra: configExtra
+            musicDir: "music", device: device, pacing: pacing, startVolume: startVolume, maxVolume: maxVolume,
+            audioExtra: audioExtra, mode: mode, onStart: onStart, resumeExtra: resumeExtra, extra: configExtra
         ).write(to: configPath)
     }
 

@@ -16,7 +16,8 @@ import Testing
 
     /// A daemon with the demo tracks and the MPD listener on a free port.
     static func start(
-        extra: String = "", console: String = "stdin", prepare: (DaemonHarness) throws -> Void = { _ in }
+        extra: String = "", console: String = "stdin", startVolume: Int = 100, maxVolume: Int = 100,
+        audioExtra: String = "", prepare: (DaemonHarness) throws -> Void = { _ in }
     ) throws -> (DaemonHarness, Int) {
         let port = freeLoopbackPort()
         let harness = try DaemonHarness(
@@ -25,7 +26,7 @@ import Testing
                 [network]
                 port = \(port)
                 \(extra)
-                """)
+                """, startVolume: startVolume, maxVolume: maxVolume, audioExtra: audioExtra)
         try prepare(harness)
         // The harness asks for `--console stdin`; a later `--console` wins.
         let process = try harness.start(extraArguments: console == "stdin" ? [] : ["--console", console])

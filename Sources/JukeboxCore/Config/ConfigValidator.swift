@@ -90,8 +90,24 @@ public enum ConfigValidator {
                     problem:
                         "must not be above max_volume (\(config.audio.maxVolume)), found \(config.audio.startVolume)"))
         }
+        if config.audio.minVolume > min(config.audio.startVolume, config.audio.maxVolume) {
+            run.diagnostics.append(
+                .init(
+                    fileName: document.fileName, line: lines["audio.min_volume"] ?? nil, key: "audio.min_volume",
+                    problem: "must not be above start_volume (\(config.audio.startVolume)) or max_volume "
+                        + "(\(config.audio.maxVolume)), found \(config.audio.minVolume)"))
+        }
+        if let headphoneMax = config.audio.headphoneMaxVolume, headphoneMax < config.audio.minVolume {
+            run.diagnostics.append(
+                .init(
+                    fileName: document.fileName, line: lines["audio.headphone_max_volume"] ?? nil,
+                    key: "audio.headphone_max_volume",
+                    problem: "must not be below min_volume (\(config.audio.minVolume)), found \(headphoneMax)"))
+        }
         var usedLines: [String: String] = [:]
         let wired: [(String, String, Int?)] = [
+            ("audio.headphone_detect", config.audio.headphoneChip, config.audio.headphoneDetect),
+            ("sleep.hold_line", config.sleep.holdChip, config.sleep.holdLine),
             ("buttons.play_pause", config.buttons.chip, config.buttons.playPause),
             ("buttons.next", config.buttons.chip, config.buttons.next),
             ("buttons.previous", config.buttons.chip, config.buttons.previous),
@@ -136,6 +152,7 @@ public enum ConfigValidator {
         case number(ClosedRange<Double>)
         case choice([String])
         case integerChoice([Int64])
+        case boolean
         /// A path: relative ones are taken from the config file's folder by the daemon. With
         /// `allowStdin` (the console device) it is `stdin`, `none` or an absolute device path.
         case path(allowStdin: Bool)
@@ -151,6 +168,7 @@ public enum ConfigValidator {
         var text: String?
         var integer: Int?
         var number: Double?
+        var boolean: Bool?
     }
 
     static func path(
@@ -173,6 +191,10 @@ public enum ConfigValidator {
         -> KeySpec
     {
         KeySpec(name: name, kind: .integer(range)) { config, value in set(&config, value.integer ?? 0) }
+    }
+
+    static func boolean(_ name: String, _ set: @escaping @Sendable (inout JukeboxConfig, Bool) -> Void) -> KeySpec {
+        KeySpec(name: name, kind: .boolean) { config, value in set(&config, value.boolean ?? false) }
     }
 
     static func choice<T: RawRepresentable & CaseIterable & Sendable>(
@@ -204,6 +226,11 @@ public enum ConfigValidator {
             string("mixer", allowEmpty: true) { $0.audio.mixer = $1 },
             integer("start_volume", 0...100) { $0.audio.startVolume = $1 },
             integer("max_volume", 1...100) { $0.audio.maxVolume = $1 },
+            integer("min_volume", 0...100) { $0.audio.minVolume = $1 },
+            integer("headphone_max_volume", 1...100) { $0.audio.headphoneMaxVolume = $1 },
+            string("headphone_chip") { $0.audio.headphoneChip = $1 },
+            integer("headphone_detect", gpioLines) { $0.audio.headphoneDetect = $1 },
+            boolean("volume_locked_at_rest") { $0.audio.volumeLockedAtRest = $1 },
             choice("pacing", JukeboxConfig.Pacing.self) { $0.audio.pacing = $1 },
             // MPD's range for both.
             KeySpec(name: "replaygain_preamp", kind: .number(-15...15)) {
@@ -261,6 +288,16 @@ public enum ConfigValidator {
             integer("i2c_address", 0x03...0x77) { $0.display.i2cAddress = $1 },
             choice("serial_protocol", JukeboxConfig.SerialLCDProtocol.self) { $0.display.serialProtocol = $1 },
             string("font", allowEmpty: true) { $0.display.font = $1 },
+        ],
+        "sleep": [
+            integer("fade_s", 0...120) { $0.sleep.fadeSeconds = $1 },
+            choice("then", SleepEnd.self) { $0.sleep.then = $1 },
+            KeySpec(name: "idle_power_off_minutes", kind: .number(0...1440)) {
+                $0.sleep.idlePowerOffMinutes = $1.number ?? 0
+            },
+            string("hold_chip") { $0.sleep.holdChip = $1 },
+            integer("hold_line", gpioLines) { $0.sleep.holdLine = $1 },
+            boolean("hold_high") { $0.sleep.holdHigh = $1 },
         ],
         "network": [
             string("address") { $0.network.address = $1 },
@@ -369,6 +406,8 @@ public enum ConfigValidator {
                     return nil
                 }
                 return CheckedValue(integer: Int(value))
+            case (.boolean, .bool(let value)):
+                return CheckedValue(boolean: value)
             case (.number(let range), .integer(let value)):
                 return checkNumber(entry, Double(value), range: range, shown: "\(value)")
             case (.number(let range), .float(let value)):
@@ -377,6 +416,8 @@ public enum ConfigValidator {
                 report(entry, "expected a string, found \(entry.value.typeName)")
             case (.integer, _), (.integerChoice, _):
                 report(entry, "expected an integer, found \(entry.value.typeName)")
+            case (.boolean, _):
+                report(entry, "expected true or false, found \(entry.value.typeName)")
             case (.number, _):
                 report(entry, "expected a number, found \(entry.value.typeName)")
             }

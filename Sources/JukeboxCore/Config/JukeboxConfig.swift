@@ -16,6 +16,7 @@ public struct JukeboxConfig: Sendable, Equatable {
     public var encoder = Encoder()
     public var display = Display()
     public var network = Network()
+    public var sleep = Sleep()
     public var cards = Cards()
     /// The `[card_reader.NAME]` tables, in the file's order.
     public var cardReaders: [CardReaderConfig] = []
@@ -42,6 +43,14 @@ public struct JukeboxConfig: Sendable, Equatable {
         public var mixer = ""
         public var startVolume = 40
         public var maxVolume = 85
+        public var minVolume = 0
+        /// The maximum while `headphoneDetect` reads high; nil for `maxVolume`.
+        public var headphoneMaxVolume: Int?
+        public var headphoneChip = "gpiochip0"
+        /// The GPIO line that reads high while headphones are plugged in; nil for none.
+        public var headphoneDetect: Int?
+        /// Volume changes are ignored while stopped or paused.
+        public var volumeLockedAtRest = false
         public var pacing = Pacing.auto
         /// `replaygain_preamp` and `replaygain_missing_preamp`, in dB.
         public var replayGain = ReplayGainSettings()
@@ -239,9 +248,31 @@ public struct JukeboxConfig: Sendable, Equatable {
         public init() {}
     }
 
+    /// `[sleep]`: the sleep timer and idle power-off.
+    public struct Sleep: Sendable, Equatable {
+        /// The sleep timer fades out over its last seconds.
+        public var fadeSeconds = 10
+        public var then = SleepEnd.stop
+        /// Power off after this long stopped or paused; 0 = never.
+        public var idlePowerOffMinutes: Double = 0
+        public var holdChip = "gpiochip0"
+        /// A power switch's keep-on line, held while running and let go at power-off; nil for none.
+        public var holdLine: Int?
+        /// The level the line is held at (true: high; false for switches that cut on high).
+        public var holdHigh = true
+
+        /// `idlePowerOffMinutes` in milliseconds; nil for never.
+        public var idlePowerOffMs: Int64? { idlePowerOffMinutes > 0 ? Int64(idlePowerOffMinutes * 60_000) : nil }
+
+        /// The defaults.
+        public init() {}
+    }
+
     /// The player settings that come from this config.
     public var playerConfiguration: PlayerMachine.Configuration {
         PlayerMachine.Configuration(
-            maxVolume: audio.maxVolume, startVolume: audio.startVolume, longTrackMs: resume.longTrackMs)
+            maxVolume: audio.maxVolume, startVolume: audio.startVolume, minVolume: audio.minVolume,
+            headphoneMaxVolume: audio.headphoneMaxVolume, volumeLockedAtRest: audio.volumeLockedAtRest,
+            longTrackMs: resume.longTrackMs)
     }
 }

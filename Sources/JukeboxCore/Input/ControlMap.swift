@@ -38,6 +38,8 @@ public enum ControlAction: Sendable, Equatable, CustomStringConvertible {
     /// `Favourites` playlist.
     case favourite(Favourites.Edit)
     case shutdown
+    /// `sleep 30`, `sleep track`, `sleep off`: sets the sleep timer.
+    case sleep(SleepTarget?)
     /// Opens the menu (or, while it is open, closes it).
     case menu
 
@@ -55,6 +57,12 @@ public enum ControlAction: Sendable, Equatable, CustomStringConvertible {
         if lowered == "menu" { return .success(.menu) }
         let words = lowered.split(separator: " ")
         if let edit = parseFavourite(words.map(String.init)) { return edit.map { .favourite($0) } }
+        if words.first == "sleep" {
+            guard words.count == 2 else {
+                return .failure(.badArgument(command: "sleep", problem: "expected minutes, 90s, track, album or off"))
+            }
+            return SleepTarget.parse(String(words[1])).map { .sleep($0) }
+        }
         if words.first == "lyrics" {
             guard words.count == 3, words[1] == "offset", let nudge = LyricNudge.parse(String(words[2])) else {
                 return .failure(.badArgument(command: "lyrics", problem: LyricNudge.usage))
@@ -82,6 +90,7 @@ public enum ControlAction: Sendable, Equatable, CustomStringConvertible {
         case .favourite(.toggle): "favourite"
         case .favourite(let edit): "favourite \(edit.rawValue)"
         case .menu: "menu"
+        case .sleep(let target): "sleep \(target?.consoleArgument ?? "off")"
         case .lyricsOffset(let nudge): "lyrics offset \(nudge.text)"
         case .command(let command): command.consoleText
         }

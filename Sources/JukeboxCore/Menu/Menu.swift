@@ -28,6 +28,8 @@ public enum MenuAction: Sendable, Equatable {
     case playNext(PlaySource, trackPath: String?)
     /// Set the play mode.
     case setMode(PlayMode)
+    /// Set the sleep timer (nil: off).
+    case setSleep(SleepTarget?)
     /// Move the playing track's lyrics by this many milliseconds (+: later).
     case nudgeLyrics(Int64)
     /// The menu closed (chosen, backed out or idle): show what plays again.
@@ -57,6 +59,7 @@ public struct Menu: Sendable {
         case settings
         case playMode
         case lyricsOffset
+        case sleepTimer
     }
 
     /// One list being browsed.
@@ -75,6 +78,7 @@ public struct Menu: Sendable {
         case playlist(String)
         case recent(RecentlyPlayed.Entry)
         case mode(PlayMode)
+        case sleep(SleepTarget?)
         /// Does nothing (the lyrics offset's value).
         case value
     }
@@ -89,6 +93,12 @@ public struct Menu: Sendable {
     /// them up to date; nil offset: the track has no lyrics).
     public var playMode = PlayMode.inOrder
     public var lyricsOffsetMs: Int64?
+    /// The sleep timer set, as Settings shows it (the daemon keeps it up to date).
+    public var sleepTarget: SleepTarget?
+    /// The sleep timer's choices.
+    public static let sleepChoices: [SleepTarget?] = [
+        nil, .after(ms: 15 * 60_000), .after(ms: 30 * 60_000), .after(ms: 60 * 60_000), .endOfTrack, .endOfAlbum,
+    ]
 
     /// An idle menu closes after this long.
     public var timeoutMs: Int64 = 30_000
@@ -184,6 +194,7 @@ public struct Menu: Sendable {
             case .open(let place):
                 var next = Level(place: place)
                 if place == .playMode { next.highlighted = PlayMode.allCases.firstIndex(of: playMode) ?? 0 }
+                if place == .sleepTimer { next.highlighted = Self.sleepChoices.firstIndex(of: sleepTarget) ?? 0 }
                 next.groups = groups(place)
                 stack.append(next)
                 letterUntil = nil
@@ -197,6 +208,10 @@ public struct Menu: Sendable {
                 playMode = mode
                 stack.removeLast()
                 return [.setMode(mode)]
+            case .sleep(let target):
+                sleepTarget = target
+                stack.removeLast()
+                return [.setSleep(target)]
             case .value:
                 return []
             }
@@ -278,9 +293,10 @@ public struct Menu: Sendable {
         case .favourites: return catalog.favourites.isEmpty ? 0 : 1 + catalog.favourites.count
         case .recent: return catalog.recent.entries.count
         case .playlists: return catalog.playlists.count
-        case .settings: return 2
+        case .settings: return 3
         case .playMode: return PlayMode.allCases.count
         case .lyricsOffset: return 1
+        case .sleepTimer: return Self.sleepChoices.count
         }
     }
 
@@ -303,9 +319,10 @@ public struct Menu: Sendable {
         case .favourites: return .play(.favourites, track: index == 0 ? nil : catalog.favourites[index - 1])
         case .recent: return .recent(catalog.recent.entries[index])
         case .playlists: return .playlist(catalog.playlists[index])
-        case .settings: return .open(index == 0 ? .playMode : .lyricsOffset)
+        case .settings: return .open([.playMode, .lyricsOffset, .sleepTimer][index])
         case .playMode: return .mode(PlayMode.allCases[index])
         case .lyricsOffset: return .value
+        case .sleepTimer: return .sleep(Self.sleepChoices[index])
         }
     }
 
@@ -338,12 +355,16 @@ public struct Menu: Sendable {
         case .playlists: return catalog.playlists[index]
         case .settings:
             if index == 0 { return "Play mode: \(playMode.rawValue)" }
+            if index == 2 { return "Sleep timer: " + (sleepTarget.map { "\($0)" } ?? "off") }
             return "Lyrics offset: " + (lyricsOffsetMs.map { "\($0 > 0 ? "+" : "")\($0) ms" } ?? "no lyrics")
         case .playMode:
             let mode = PlayMode.allCases[index]
             return (mode == playMode ? "✓ " : "  ") + mode.rawValue
         case .lyricsOffset:
             return lyricsOffsetMs.map { "\($0 > 0 ? "+" : "")\($0) ms (turn)" } ?? "No lyrics"
+        case .sleepTimer:
+            let target = Self.sleepChoices[index]
+            return (target == sleepTarget ? "✓ " : "  ") + (target.map { "\($0)" } ?? "off")
         }
     }
 
@@ -362,6 +383,7 @@ public struct Menu: Sendable {
         case .settings: return "Settings"
         case .playMode: return "Play mode"
         case .lyricsOffset: return "Lyrics offset"
+        case .sleepTimer: return "Sleep timer"
         }
     }
 

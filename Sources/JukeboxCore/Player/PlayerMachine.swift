@@ -73,6 +73,9 @@ public enum PlayerEvent: Sendable, Equatable {
     /// track at the same position as `onStart` says; a stopped one stays stopped. The volume comes
     /// back at most at `startVolume` (power-up is at a safe volume), and always as a `.setVolume`.
     case restored(PlayerMachine.Snapshot, onStart: ResumeOnStart)
+    /// The headphone-detect line changed: plugged-in headphones bring the volume down to
+    /// `headphoneMaxVolume` at once; unplugging them leaves it where it is.
+    case headphones(plugged: Bool)
 }
 
 /// What the daemon should do, in order.
@@ -85,7 +88,7 @@ public enum PlayerAction: Sendable, Equatable {
     case resume
     case stop
     case seek(ms: Int64)
-    /// Apply this volume percent (already clamped to `max_volume`); map it with `VolumeCurve`.
+    /// Apply this volume percent (already within the limits); map it with `VolumeCurve`.
     case setVolume(Int)
     /// Save `PlayerMachine.snapshot` (hand the kind to `ResumeKeeper`).
     case persist(PersistKind)
@@ -113,18 +116,35 @@ public struct PlayerMachine: Sendable, Equatable {
     public struct Configuration: Sendable, Equatable {
         public var maxVolume: Int
         public var startVolume: Int
+        /// No path sets a volume below this (a silent box looks broken).
+        public var minVolume: Int
+        /// The maximum while headphones are plugged in.
+        public var headphoneMaxVolume: Int
+        /// Volume changes are ignored unless playing, so that a knob turned at rest cannot
+        /// make the next start loud.
+        public var volumeLockedAtRest: Bool
         public var longTrackMs: Int64
         /// `previous` restarts the current track when it is further in than this.
         public var restartThresholdMs: Int64
 
-        /// The settings; volumes are clamped to 0...100.
+        /// The settings; volumes are clamped to 0...100 (`headphoneMaxVolume` defaults to `maxVolume`).
         public init(
-            maxVolume: Int = 100, startVolume: Int = 40, longTrackMs: Int64 = 600_000, restartThresholdMs: Int64 = 3000
+            maxVolume: Int = 100, startVolume: Int = 40, minVolume: Int = 0, headphoneMaxVolume: Int? = nil,
+            volumeLockedAtRest: Bool = false, longTrackMs: Int64 = 600_000, restartThresholdMs: Int64 = 3000
         ) {
             self.maxVolume = min(max(maxVolume, 0), 100)
             self.startVolume = min(max(startVolume, 0), 100)
+            self.minVolume = min(max(minVolume, 0), 100)
+            self.headphoneMaxVolume = min(max(headphoneMaxVolume ?? maxVolume, 0), 100)
+            self.volumeLockedAtRest = volumeLockedAtRest
             self.longTrackMs = longTrackMs
             self.restartThresholdMs = restartThresholdMs
+        }
+
+        /// The range every volume is held in, with or without headphones.
+        func volumeRange(headphones: Bool) -> ClosedRange<Int> {
+            let ceiling = headphones ? headphoneMaxVolume : maxVolume
+            return min(minVolume, ceiling)...ceiling
         }
     }
 
@@ -157,6 +177,8 @@ public struct PlayerMachine: Sendable, Equatable {
     public internal(set) var queue: PlayQueue
     public private(set) var state: PlayState = .stopped
     public private(set) var volume: Int
+    /// Whether the headphone-detect line says headphones are plugged in.
+    public private(set) var headphonesPlugged = false
     /// The position in the current track, as last reported (or set by a seek/start).
     public internal(set) var positionMs: Int64 = 0
     /// Saved positions of long tracks.
@@ -176,8 +198,11 @@ public struct PlayerMachine: Sendable, Equatable {
     public init(configuration: Configuration = Configuration(), queue: PlayQueue) {
         self.configuration = configuration
         self.queue = queue
-        self.volume = min(configuration.startVolume, configuration.maxVolume)
+        self.volume = configuration.startVolume.clamped(to: configuration.volumeRange(headphones: false))
     }
+
+    /// The volumes allowed now.
+    public var volumeRange: ClosedRange<Int> { configuration.volumeRange(headphones: headphonesPlugged) }
 
     /// The play options (kept by the queue).
     public var options: PlayOptions { queue.options }
@@ -221,6 +246,14 @@ public struct PlayerMachine: Sendable, Equatable {
             savedPositions.merge(positions) { _, new in new }
         case .restored(let snapshot, let onStart):
             restore(snapshot, onStart: onStart, into: &actions)
+        case .headphones(let plugged):
+            headphonesPlugged = plugged
+            let held = volume.clamped(to: volumeRange)
+            if held != volume {
+                volume = held
+                actions.append(.setVolume(held))
+                actions.append(.persist(.event))
+            }
         }
         return actions
     }
@@ -371,13 +404,18 @@ public struct PlayerMachine: Sendable, Equatable {
     }
 
     private mutating func setVolume(_ percent: Int, into actions: inout [PlayerAction]) {
-        let clamped = min(max(percent, 0), configuration.maxVolume)
+        if configuration.volumeLockedAtRest, state != .playing {
+            return actions.append(.reply("volume: \(volume) (locked while nothing plays)"))
+        }
+        let range = volumeRange
+        let clamped = percent.clamped(to: range)
         if clamped != volume {
             volume = clamped
             actions.append(.setVolume(clamped))
             actions.append(.persist(.event))
         }
-        actions.append(.reply(clamped < percent ? "volume: \(clamped) (the maximum)" : "volume: \(clamped)"))
+        let limit = clamped < percent ? " (the maximum)" : clamped > max(percent, 0) ? " (the minimum)" : ""
+        actions.append(.reply("volume: \(clamped)\(limit)"))
     }
 
     private mutating func setOptions(_ options: PlayOptions, into actions: inout [PlayerAction]) {
@@ -569,7 +607,7 @@ public struct PlayerMachine: Sendable, Equatable {
         if let track = queue.currentTrack, let duration = tracks[track]?.durationMs, positionMs >= duration {
             positionMs = 0
         }
-        volume = min(max(snapshot.volume, 0), configuration.startVolume, configuration.maxVolume)
+        volume = min(snapshot.volume, configuration.startVolume).clamped(to: volumeRange)
         actions.append(.setVolume(volume))
         guard queue.currentTrack != nil, snapshot.state != .stopped else { return }
         switch onStart {

@@ -12,12 +12,15 @@ public struct NowPlaying: Sendable, Equatable {
     public var durationMs: Int64?
     /// The track is in the `Favourites` playlist: row 1 ends in `ScreenLayout.favouriteGlyph`.
     public var favourite: Bool
+    /// What is left of the sleep timer (nil: none); the status row shows it instead of the duration.
+    public var sleepLeftMs: Int64?
 
     /// What is playing.
     public init(
         title: String, artist: String = "", state: State = .playing, positionMs: Int64 = 0, durationMs: Int64? = nil,
-        favourite: Bool = false
+        favourite: Bool = false, sleepLeftMs: Int64? = nil
     ) {
+        self.sleepLeftMs = sleepLeftMs
         self.title = title
         self.artist = artist
         self.state = state
@@ -172,7 +175,12 @@ public struct ScreenLayout: Sendable, Equatable {
 
     private func statusText(_ playing: NowPlaying) -> String {
         var text = "\(glyph(playing.state)) \(Self.clock(playing.positionMs))"
-        if let duration = playing.durationMs { text += " / \(Self.clock(duration))" }
+        if let left = playing.sleepLeftMs {
+            // Rounded up: the last second shows 0:01, not 0:00.
+            text += " Zz\(Self.clock((left + 999) / 1000 * 1000))"
+        } else if let duration = playing.durationMs {
+            text += " / \(Self.clock(duration))"
+        }
         return text
     }
 

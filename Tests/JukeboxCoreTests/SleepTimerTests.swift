@@ -1,0 +1,87 @@
+import Testing
+
+@testable import JukeboxCore
+
+@Suite struct SleepTimerTests {
+    static func at(_ ms: Int64) -> Instant { Instant.zero.adding(milliseconds: ms) }
+
+    @Test(arguments: [
+        ("30", SleepTarget?.some(.after(ms: 1_800_000))), ("track", .endOfTrack), ("ALBUM", .endOfAlbum), ("off", nil),
+        ("90s", .after(ms: 90_000)),
+    ])
+    func parsesTheArgument(word: String, target: SleepTarget?) {
+        #expect(SleepTarget.parse(word) == .success(target))
+    }
+
+    @Test(arguments: ["0.5", "-3", "1441", "soon", "0s", "s"])
+    func rejectsNonsenseWithOneMessage(word: String) {
+        #expect(
+            SleepTarget.parse(word)
+                == .failure(
+                    .badArgument(
+                        command: "sleep",
+                        problem: "expected minutes (1 to 1440), seconds like 90s, track, album or off, found '\(word)'")
+                ))
+    }
+
+    @Test(arguments: [
+        ("sleep 30", ControlAction.sleep(.after(ms: 1_800_000))), ("sleep 90s", .sleep(.after(ms: 90_000))),
+        ("Sleep Track", .sleep(.endOfTrack)), ("sleep off", .sleep(nil)),
+    ])
+    func aGestureCanSetTheTimer(text: String, action: ControlAction) {
+        #expect(ControlAction.parse(text) == .success(action))
+        #expect(ControlAction.parse(action.description) == .success(action))
+    }
+
+    @Test func aBadGestureMappingIsOneMessage() {
+        #expect(
+            ControlAction.parse("sleep")
+                == .failure(.badArgument(command: "sleep", problem: "expected minutes, 90s, track, album or off")))
+    }
+
+    @Test func aTimedTargetRunsFadesAndExpiresOnce() {
+        var timer = SleepTimer(fadeMs: 10_000)
+        #expect(timer.step(now: Self.at(0), trackLeftMs: 5000, albumLeftMs: 5000) == .off)
+        timer.set(.after(ms: 60_000), now: Self.at(1000))
+        #expect(timer.step(now: Self.at(1000), trackLeftMs: nil, albumLeftMs: nil) == .running(leftMs: 60_000))
+        #expect(timer.step(now: Self.at(51_000), trackLeftMs: nil, albumLeftMs: nil) == .running(leftMs: 10_000))
+        #expect(
+            timer.step(now: Self.at(56_000), trackLeftMs: nil, albumLeftMs: nil) == .fading(leftMs: 5000, gain: 0.25))
+        #expect(timer.step(now: Self.at(61_000), trackLeftMs: nil, albumLeftMs: nil) == .expired)
+        #expect(timer.step(now: Self.at(62_000), trackLeftMs: nil, albumLeftMs: nil) == .off)
+        #expect(timer.target == nil)
+    }
+
+    @Test func theFadeNeverRises() {
+        var timer = SleepTimer(fadeMs: 4000)
+        timer.set(.endOfTrack, now: Self.at(0))
+        var gains: [Float] = []
+        // The track's end moves away (a seek back) in the middle of the fade.
+        for left: Int64 in [5000, 3000, 2000, 3500, 1000, 500] {
+            if case .fading(_, let gain) = timer.step(now: Self.at(0), trackLeftMs: left, albumLeftMs: nil) {
+                gains.append(gain)
+            }
+        }
+        #expect(gains == [0.5625, 0.25, 0.25, 0.0625, 0.015625])
+        #expect(timer.step(now: Self.at(0), trackLeftMs: 0, albumLeftMs: nil) == .expired)
+    }
+
+    @Test(arguments: [(SleepTarget.endOfTrack, Int64(7000)), (.endOfAlbum, 95_000)])
+    func trackAndAlbumTargetsFollowWhatIsLeft(target: SleepTarget, left: Int64) {
+        var timer = SleepTimer(fadeMs: 3000)
+        timer.set(target, now: Self.at(0))
+        #expect(timer.step(now: Self.at(500), trackLeftMs: 7000, albumLeftMs: 95_000) == .running(leftMs: left))
+        #expect(timer.step(now: Self.at(500), trackLeftMs: nil, albumLeftMs: nil) == .running(leftMs: Int64.max))
+    }
+
+    @Test func settingAgainOrOffStartsOver() {
+        var timer = SleepTimer(fadeMs: 4000)
+        timer.set(.after(ms: 2000), now: Self.at(0))
+        #expect(
+            timer.step(now: Self.at(1000), trackLeftMs: nil, albumLeftMs: nil) == .fading(leftMs: 1000, gain: 0.0625))
+        timer.set(.after(ms: 60_000), now: Self.at(1000))
+        #expect(timer.step(now: Self.at(1000), trackLeftMs: nil, albumLeftMs: nil) == .running(leftMs: 60_000))
+        timer.set(nil, now: Self.at(1000))
+        #expect(timer.step(now: Self.at(100_000), trackLeftMs: nil, albumLeftMs: nil) == .off)
+    }
+}
