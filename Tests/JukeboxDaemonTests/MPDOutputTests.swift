@@ -12,7 +12,8 @@ import Testing
         let client = try MPDTestClient(port: port)
         #expect(client.fields("outputs")["outputenabled"] == "1")
         #expect(client.command("disableoutput 0") == ["OK"])
-        #expect(harness.log.contains("output 0 (null) disabled"))
+        // The daemon logs after it answers: wait for the line rather than race it.
+        #expect(waitUntil(timeout: .seconds(5)) { harness.log.contains("output 0 (null) disabled") }, "\(harness.log)")
         #expect(client.fields("outputs")["outputenabled"] == "0")
         #expect(client.command("seekcur 0") == ["OK"])
         #expect(
