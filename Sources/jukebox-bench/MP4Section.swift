@@ -76,18 +76,8 @@ extension Bench {
         var peaks: [String: MemSample] = [:]
         for (kind, file) in [("MP3", material.v2), ("AAC", files.long)] {
             peaks[kind] = jbSide("mp4") { jb in
-                let dir = "\(work)/mp4-rss-\(kind)"
-                let cfg = DaemonConfig.bench(
-                    musicDir: dirOf(file), database: "\(dir)/state/jukebox.sqlite", pacing: "clock", onStart: "play")
-                removeDatabase(cfg.database)
-                let d = try startDaemon(jb, cfg, dir: dir, label: "paced")
-                guard d.waitPlaying(timeout: 30) != nil else {
-                    throw failure(d, "no track started playing within 30 s")
-                }
-                Clock.sleep(1)
-                let (peak, _, _) = sampleMemory(pid: d.pid, seconds: window)
-                guard d.isRunning else { throw failure(d, "exited during the window") }
-                _ = d.stop()
+                let peak = try playingPeak(
+                    jb, musicDir: dirOf(file), dir: "\(work)/mp4-rss-\(kind)", label: "paced", window: window)
                 note("   jukeboxd playing \(kind): peak \(describe(peak)), VmHWM \(mib(peak.hwm))")
                 return peak
             }

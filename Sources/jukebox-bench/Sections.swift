@@ -246,6 +246,21 @@ final class Bench: @unchecked Sendable {
 
     struct MemSample { var rss = 0, anon = 0, file = 0, hwm = 0 }
 
+    /// The peak memory of `jukeboxd` playing `musicDir` in real time from a fresh database,
+    /// sampled over `window` seconds from 1 s after the first track started.
+    func playingPeak(_ jb: String, musicDir: String, dir: String, label: String, window: Int) throws -> MemSample {
+        let cfg = DaemonConfig.bench(
+            musicDir: musicDir, database: "\(dir)/state/jukebox.sqlite", pacing: "clock", onStart: "play")
+        removeDatabase(cfg.database)
+        let d = try startDaemon(jb, cfg, dir: dir, label: label)
+        guard d.waitPlaying(timeout: 30) != nil else { throw failure(d, "no track started playing within 30 s") }
+        Clock.sleep(1)
+        let (peak, _, _) = sampleMemory(pid: d.pid, seconds: window)
+        guard d.isRunning else { throw failure(d, "exited during the window") }
+        _ = d.stop()
+        return peak
+    }
+
     func sampleMemory(pid: pid_t, seconds: Int) -> (peak: MemSample, last: MemSample, cpu: Double?) {
         var peak = MemSample(), last = MemSample()
         let c0 = ProcessStats.read(pid)?.cpuSeconds
@@ -328,19 +343,9 @@ final class Bench: @unchecked Sendable {
         // The other formats, each alone in its folder (so the scan opens only its library).
         for format in XiphFormat.allCases {
             let peak: MemSample? = jbSide("memory") { jb in
-                let dir = "\(work)/rss-\(format.ext)"
-                let cfg = DaemonConfig.bench(
-                    musicDir: dirOf(material.single(format)), database: "\(dir)/state/jukebox.sqlite", pacing: "clock",
-                    onStart: "play")
-                removeDatabase(cfg.database)
-                let d = try startDaemon(jb, cfg, dir: dir, label: "paced-\(format.ext)")
-                guard d.waitPlaying(timeout: 30) != nil else {
-                    throw failure(d, "no track started playing within 30 s")
-                }
-                Clock.sleep(1)
-                let (peak, _, _) = sampleMemory(pid: d.pid, seconds: window)
-                guard d.isRunning else { throw failure(d, "exited during the window") }
-                _ = d.stop()
+                let peak = try playingPeak(
+                    jb, musicDir: dirOf(material.single(format)), dir: "\(work)/rss-\(format.ext)",
+                    label: "paced-\(format.ext)", window: window)
                 note("jukeboxd while playing \(format.ext): peak \(describe(peak)), VmHWM \(mib(peak.hwm))")
                 return peak
             }
