@@ -12,9 +12,20 @@ import JukeboxStore
 extension Daemon {
     /// Opens the menu at its top, with the playlists and favourites as they are now.
     func openMenu(at now: Instant) {
-        refreshMenuLists()
+        if !updateMenuCatalog() { refreshMenuLists() }
         perform(menu.handle(.open, now: now))
         logger.debug("menu: open")
+    }
+
+    /// Builds the menu's catalog again if the library changed since (on a 10,000-track library
+    /// that is tens of milliseconds, so it waits until the menu or a source needs it), with the
+    /// lists of `refreshMenuLists`. True when it did.
+    @discardableResult func updateMenuCatalog() -> Bool {
+        guard menuCatalogIsStale else { return false }
+        menuCatalogIsStale = false
+        menu.replaceCatalog(MenuCatalog(tracks: Array(library.values)))
+        refreshMenuLists()
+        return true
     }
 
     /// Feeds the menu the stored playlists, the favourites and the recently played sources
@@ -102,6 +113,7 @@ extension Daemon {
     /// The library tracks of `source` in order (or just the one at `only`); a playlist is read
     /// from its file, and its entries that are not in the library are left out.
     func trackIDs(of source: PlaySource, only path: String?) -> [TrackID]? {
+        updateMenuCatalog()
         let catalog = menu.catalog
         if let path { return catalog.track(at: path).map { [catalog.tracks[$0].id] } }
         if case .playlist(let name) = source {

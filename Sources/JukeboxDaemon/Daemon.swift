@@ -57,8 +57,11 @@ final class Daemon {
     private var startupScanDue: Instant?
     /// The request whose start from a seek hint was logged.
     private var loggedHintToken: UInt64?
-    /// The knob's menu over the library (rebuilt after each scan); closed until its gesture.
+    /// The knob's menu over the library; closed until its gesture.
     var menu = Menu(catalog: MenuCatalog(tracks: []))
+    /// The library changed since the menu's catalog was built: it is built again when next
+    /// needed (`updateMenuCatalog`), not at every start and scan.
+    var menuCatalogIsStale = true
     /// `sleep N`, `sleep track`, ...; its fade is applied on top of the player's volume.
     var sleepTimer: SleepTimer
     /// The fade last given to the pipeline (1 when not fading).
@@ -612,8 +615,8 @@ final class Daemon {
         }
         perform(machine.handle(.tracksDescribed(Array(library.values)), now: Instant.now))
         mpd?.libraryChanged(library.values, scanFinished: false)
-        menu.replaceCatalog(MenuCatalog(tracks: Array(library.values)))
-        refreshMenuLists()
+        menuCatalogIsStale = true
+        if menu.isOpen { updateMenuCatalog() } else { refreshMenuLists() }
     }
 
     private func describe(_ id: TrackID?) -> String { id.flatMap { library[$0] }?.spoken ?? "nothing" }
