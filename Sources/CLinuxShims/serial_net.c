@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -120,6 +121,27 @@ int jb_accept(int fd) { return accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOE
 
 long jb_send(int fd, const void *bytes, unsigned long count) {
     return (long)send(fd, bytes, count, MSG_NOSIGNAL | MSG_DONTWAIT);
+}
+
+long jb_unix_datagram_send(const char *path, const void *bytes, unsigned long count) {
+    struct sockaddr_un address;
+    memset(&address, 0, sizeof address);
+    size_t length = strlen(path);
+    if (length == 0 || length >= sizeof address.sun_path) {
+        errno = length == 0 ? EINVAL : ENAMETOOLONG;
+        return -1;
+    }
+    address.sun_family = AF_UNIX;
+    memcpy(address.sun_path, path, length);
+    if (path[0] == '@') address.sun_path[0] = '\0';
+    int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) return -1;
+    socklen_t size = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + length);
+    long sent = (long)sendto(fd, bytes, count, MSG_NOSIGNAL | MSG_DONTWAIT, (struct sockaddr *)&address, size);
+    int saved = errno;
+    close(fd);
+    errno = saved;
+    return sent;
 }
 
 int jb_open_pty_master(char *name, unsigned long length) {

@@ -50,6 +50,8 @@ final class Daemon {
     /// Playback requests the pipeline knows, by token (for the track path and id).
     private var requests: [UInt64: PlaybackRequest] = [:]
     private var stopping = false
+    /// READY=1, the watchdog pings and STOPPING=1 for systemd (`Type=notify`).
+    private var serviceManager: ServiceManagerLink
     /// On a first start there is nothing to resume: the queue is the library (and plays, with
     /// `on_start = "play"`) once a scan has found music. After that only queue commands change it.
     private var fillQueueWhenLibraryArrives = false
@@ -113,6 +115,7 @@ final class Daemon {
         self.config = config
         self.logger = logger
         self.signals = signals
+        serviceManager = ServiceManagerLink(notifier: ServiceNotifier.fromEnvironment(), logger: logger)
         let wakeup = try WakeupEvent()
         self.wakeup = wakeup
 
@@ -219,6 +222,7 @@ final class Daemon {
 
     private func loop() -> Int32 {
         restore()
+        serviceManager.ready(now: Instant.now)
         // With something to resume, the first sample comes first: the start-up rescan waits
         // until playback started (or 2 s), so it does not compete with it for the CPU.
         if machine.currentRequest == nil {
@@ -276,6 +280,7 @@ final class Daemon {
             if let cardReaders { handleCardReads(cardReaders.advance(to: Instant.now)) }
             tick()
             mpd.afterTurn(machine)
+            serviceManager.pingIfDue(now: Instant.now)
         }
         shutdown()
         return 0
@@ -293,7 +298,7 @@ final class Daemon {
             let due = idleSince.adding(milliseconds: idleMs)
             timeout = min(timeout, max(0, due.milliseconds(since: now) + 1))
         }
-        for deadline in [startupScanDue, keeper.nextDeadline].compactMap({ $0 }) {
+        for deadline in [startupScanDue, keeper.nextDeadline, serviceManager.nextPing].compactMap({ $0 }) {
             timeout = min(timeout, max(0, deadline.milliseconds(since: now) + 1))
         }
         if let limit = display?.sleepLimitMs(now: now) { timeout = min(timeout, limit) }
@@ -595,6 +600,7 @@ final class Daemon {
     }
 
     private func shutdown() {
+        serviceManager.stopping()
         mpd.shutdown()
         refreshPosition()
         perform(keeper.handle(.stop(machine.snapshot), now: Instant.now))

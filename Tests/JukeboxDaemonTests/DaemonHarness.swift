@@ -57,12 +57,14 @@ final class DaemonHarness {
     }
 
     @discardableResult
-    func start(extraArguments: [String] = [], stdinPath: String? = nil) throws -> DaemonProcess {
+    func start(
+        extraArguments: [String] = [], stdinPath: String? = nil, environment: [String: String] = [:]
+    ) throws -> DaemonProcess {
         startedAt = MonotonicClock.nanoseconds()
         let process = try DaemonProcess(
             executable: Jukeboxd.binary,
             arguments: ["--config", configPath, "--log-level", "debug", "--console", "stdin"] + extraArguments,
-            stdinPath: stdinPath)
+            environment: environment, stdinPath: stdinPath)
         self.process = process
         return process
     }

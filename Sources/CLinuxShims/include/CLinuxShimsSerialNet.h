@@ -26,6 +26,11 @@ int jb_accept(int fd);
 /* send(2) with MSG_NOSIGNAL | MSG_DONTWAIT; bytes sent, or -1 with errno set. */
 long jb_send(int fd, const void *bytes, unsigned long count);
 
+/* Sends one datagram to the Unix datagram socket at `path` (a leading '@' names an abstract
+   socket, as systemd's $NOTIFY_SOCKET does) from a fresh socket, without blocking or SIGPIPE.
+   Bytes sent, or -1 with errno set. */
+long jb_unix_datagram_send(const char *path, const void *bytes, unsigned long count);
+
 /* Opens a new pseudo-terminal master (posix_openpt, grantpt, unlockpt), non-blocking, and
    writes the slave's path (ptsname_r) into `name`. The master fd, or -1 with errno set. */
 int jb_open_pty_master(char *name, unsigned long length);
