@@ -15,6 +15,7 @@ public final class AudioPipeline: @unchecked Sendable {
     static let maxChannels = 2
 
     let config: AudioOutputConfig
+    let playedAudio: PlayedAudioRing?
     let wakeup: @Sendable () -> Void
     let logger: Logger
     /// The state the three threads share, reachable only inside `shared.withLock`. A
@@ -41,18 +42,20 @@ public final class AudioPipeline: @unchecked Sendable {
     /// Starts jb-decode and jb-output on the ALSA device of `config`. The device is opened
     /// lazily, at the first audio. `wakeup` is called (from the audio threads) whenever an
     /// event is queued.
+    /// What played also goes to `playedAudio` (the Snapcast output), when given.
     public convenience init(
         config: AudioOutputConfig, logger: Logger = Logger(label: "jukebox.audio"),
-        wakeup: @escaping @Sendable () -> Void
+        playedAudio: PlayedAudioRing? = nil, wakeup: @escaping @Sendable () -> Void
     ) {
-        self.init(config: config, sink: ALSASink(), logger: logger, wakeup: wakeup)
+        self.init(config: config, sink: ALSASink(), logger: logger, playedAudio: playedAudio, wakeup: wakeup)
     }
 
     /// The same on another sink (tests inject faults with one); jb-output owns `sink`.
     public init<Sink: AudioSink>(
         config: AudioOutputConfig, sink: Sink, logger: Logger = Logger(label: "jukebox.audio"),
-        wakeup: @escaping @Sendable () -> Void
+        playedAudio: PlayedAudioRing? = nil, wakeup: @escaping @Sendable () -> Void
     ) {
+        self.playedAudio = playedAudio
         self.config = config
         self.wakeup = wakeup
         self.logger = logger

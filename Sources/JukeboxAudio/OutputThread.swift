@@ -85,8 +85,14 @@ struct OutputLocals<Sink: AudioSink>: ~Copyable {
     var clockBaseNs: UInt64 = 0
     var clockBaseFrames: Int64 = 0
 
-    init(sink: consuming Sink) {
+    /// Where the frames that played go too (the Snapcast output), and the `written` index up
+    /// to which they went: a frame goes once it can no longer be rewound.
+    let playedAudio: PlayedAudioRing?
+    var publishedUpTo: Int64 = 0
+
+    init(sink: consuming Sink, playedAudio: PlayedAudioRing?) {
         self.sink = sink
+        self.playedAudio = playedAudio
         history = SampleBuffer(count: historyFrames * AudioPipeline.maxChannels)
         periodBuffer = SampleBuffer(count: periodCapacity * AudioPipeline.maxChannels)
     }
@@ -131,8 +137,26 @@ struct OutputLocals<Sink: AudioSink>: ~Copyable {
         return Audible(serial: item.serial, token: item.token, frame: itemFirstWritten - itemOrigin)
     }
 
+    /// Hands the history's frames up to `end` (they played) to `playedAudio`, as they sounded
+    /// but for the volume (each listener has its own): with the item's ReplayGain.
+    mutating func publishPlayed(upTo end: Int64) {
+        guard let playedAudio else { return }
+        var from = max(publishedUpTo, historyStart, end - Int64(historyFrames))
+        publishedUpTo = max(publishedUpTo, end)
+        while from < end {
+            let index = Int(from % Int64(historyFrames))
+            let count = min(Int(end - from), historyFrames - index)
+            playedAudio.publish(
+                history.base + index * channels, count: count, channels: channels, rate: rate, gain: itemGain)
+            from += Int64(count)
+        }
+    }
+
     /// After a flush or a lost device: nothing is queued and the next chunk anchors again.
+    /// What had played up to `written` is published first.
     mutating func restartStream(_ now: UInt64) {
+        publishPlayed(upTo: written)
+        publishedUpTo = written
         rebaseClock(now)
         historyStart = written
         replayEnd = written
@@ -222,7 +246,7 @@ extension AudioPipeline {
         if let refusal = NamedThread.requestRealtimePriority(40) {
             shared.withLock { s in s.realtimeRefusal = refusal.description }
         }
-        var o = OutputLocals(sink: sink)
+        var o = OutputLocals(sink: sink, playedAudio: playedAudio)
         // Each action ends by deciding the next step under the same lock it accounts under:
         // one lock per period.
         var step = OutputStep.again
@@ -331,6 +355,7 @@ extension AudioPipeline {
             }
             let d = o.clock ? o.delay(MonotonicClock.nanoseconds()) : deviceDelay
             o.lastDelay = d
+            o.publishPlayed(upTo: o.written - Int64(d))
             if let audible = o.audible(delay: d) {
                 s.positionToken = audible.token
                 s.positionFrames = audible.frame
@@ -522,6 +547,7 @@ extension AudioPipeline {
             } else {
                 _ = try? o.sink.drain()
             }
+            o.publishPlayed(upTo: o.written)
             o.sink.close()
             o.isOpen = false
         }
@@ -571,6 +597,7 @@ extension AudioPipeline {
         o.prevOrigin -= shift
         o.historyStart = 0
         o.replayEnd = 0
+        o.publishedUpTo = 0
         o.rebaseClock(MonotonicClock.nanoseconds())
         s.format = o.format
         s.periodFrames = grant.periodFrames

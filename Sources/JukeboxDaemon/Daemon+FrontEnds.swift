@@ -140,8 +140,10 @@ extension Daemon: MPDPlayerHost {
         let result = body(&world)
         machine = world.machine
         let outputSwitched = world.host.outputEnabled != mpd.host.outputEnabled
+        let extraSwitched = world.host.extraOutputs != mpd.host.extraOutputs
         mpd.absorb(world)
         if outputSwitched { switchOutput(enabled: world.host.outputEnabled) }
+        if extraSwitched, let snapcast = world.host.extraOutputs.first { switchSnapcast(enabled: snapcast.enabled) }
         // A client's queue is no longer the source the box chose.
         if machine.queue.entries != queueBefore { recordHistory(.queueTakenOver(at: placeBefore)) }
         if world.observer.isMarked(.storedPlaylist) { refreshMenuLists() }

@@ -50,6 +50,9 @@ final class Daemon {
     /// Playback requests the pipeline knows, by token (for the track path and id).
     private var requests: [UInt64: PlaybackRequest] = [:]
     private var stopping = false
+    /// What played, for the Snapcast output; its writer thread. Nil without `[snapcast] fifo`.
+    private var playedAudio: PlayedAudioRing?
+    private var snapcast: SnapcastOutput?
     /// READY=1, the watchdog pings and STOPPING=1 for systemd (`Type=notify`).
     private var serviceManager: ServiceManagerLink
     /// On a first start there is nothing to resume: the queue is the library (and plays, with
@@ -125,14 +128,18 @@ final class Daemon {
         journal = ResumeJournal(
             databasePath: config.database, checkpointDevice: config.resume.checkpointDevice, logger: logger)
 
+        if !config.snapcast.fifo.isEmpty, let rate = config.snapcast.rate {
+            let ring = PlayedAudioRing()
+            playedAudio = ring
+            snapcast = SnapcastOutput(fifoPath: config.snapcast.fifo, rate: rate, ring: ring, logger: logger)
+        }
         pipeline = AudioPipeline(
             config: AudioOutputConfig(
                 device: config.audio.device, periodMs: config.audio.periodMs, bufferMs: config.audio.bufferMs,
                 mixer: config.audio.mixer.isEmpty ? nil : config.audio.mixer,
                 pacing: OutputPacing(rawValue: config.audio.pacing.rawValue) ?? .auto,
                 replayGain: config.audio.replayGain),
-            logger: logger,
-            wakeup: { wakeup.signal() })
+            logger: logger, playedAudio: playedAudio, wakeup: { wakeup.signal() })
 
         let seed = MonotonicClock.nanoseconds() ^ UInt64(UInt32(bitPattern: getpid())) << 32
         machine = PlayerMachine(
@@ -179,6 +186,7 @@ final class Daemon {
         loadHistory()
         reloadLibrary()
         if !mpd.host.outputEnabled { pipeline.setMuted(true) }
+        if mpd.host.extraOutputs.first?.enabled == false { playedAudio?.isEnabled = false }
         var saved: PlaybackRecord?
         var start = ResumeStart(saved: nil, savedSequence: 0, journal: nil, journalSurvivedRestart: false)
         do {
@@ -532,6 +540,12 @@ final class Daemon {
             replayGainMode: mpd.replayGainMode.effective(random: machine.options.random))
     }
 
+    /// An MPD client switched the Snapcast output (output 1): feed it or not.
+    func switchSnapcast(enabled: Bool) {
+        logger.info("output 1 (\(config.snapcast.name)) \(enabled ? "enabled" : "disabled")")
+        playedAudio?.isEnabled = enabled
+    }
+
     /// An MPD client switched the ALSA output (the front end keeps the choice): silence it or not.
     func switchOutput(enabled: Bool) {
         logger.info("output 0 (\(config.audio.device)) \(enabled ? "enabled" : "disabled")")
@@ -607,6 +621,7 @@ final class Daemon {
         display?.close()
         console?.close()
         pipeline.shutdown()
+        snapcast?.shutdown()
         scan.abandon()
         logger.info("stopped")
     }

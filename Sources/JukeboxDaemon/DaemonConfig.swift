@@ -47,6 +47,7 @@ public enum DaemonConfig {
         config.database = resolve(config.database, against: base)
         if let lyrics = config.lyricsDir { config.lyricsDir = resolve(lyrics, against: base) }
         if let playlists = config.playlistDir { config.playlistDir = resolve(playlists, against: base) }
+        if !config.snapcast.fifo.isEmpty { config.snapcast.fifo = resolve(config.snapcast.fifo, against: base) }
         return .success(LoadedConfig(config: config, path: path))
     }
 

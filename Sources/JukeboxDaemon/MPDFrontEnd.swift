@@ -47,6 +47,13 @@ final class MPDFrontEnd {
             }
             // Output 0 stays as a client switched it, as MPD's state file keeps it.
             host.outputEnabled = try store.setting(Self.outputSetting) != "0"
+            if !config.snapcast.fifo.isEmpty {
+                host.extraOutputs = [
+                    MPDOutput(
+                        name: config.snapcast.name, plugin: "fifo",
+                        enabled: try store.setting(Self.extraOutputSetting(1)) != "0")
+                ]
+            }
         } catch {
             logger.error("cannot read the settings: \(error)")
         }
@@ -133,6 +140,7 @@ final class MPDFrontEnd {
 
     static let replayGainSetting = "replay_gain_mode"
     static let outputSetting = "output_0_enabled"
+    static func extraOutputSetting(_ id: Int) -> String { "output_\(id)_enabled" }
 
     /// Takes back what a request changed in the front end's state.
     func absorb(_ world: MPDWorld) {
@@ -151,6 +159,14 @@ final class MPDFrontEnd {
             host.outputEnabled = world.host.outputEnabled
             do {
                 try stickers.store.setSetting(Self.outputSetting, to: host.outputEnabled ? "1" : "0")
+            } catch {
+                logger.error("cannot save the output's state: \(error)")
+            }
+        }
+        for (index, output) in world.host.extraOutputs.enumerated() where output != host.extraOutputs[index] {
+            host.extraOutputs[index] = output
+            do {
+                try stickers.store.setSetting(Self.extraOutputSetting(index + 1), to: output.enabled ? "1" : "0")
             } catch {
                 logger.error("cannot save the output's state: \(error)")
             }

@@ -100,9 +100,25 @@ public struct MPDHostInfo: Sendable, Equatable {
     /// Whether output 0 (the ALSA device) sounds: `disableoutput 0` silences it while the
     /// clock runs on.
     public var outputEnabled = true
+    /// The outputs after output 0, numbered from 1 (the Snapcast FIFO, when configured).
+    public var extraOutputs: [MPDOutput] = []
 
     /// Defaults.
     public init() {}
+}
+
+/// An output after output 0, as `outputs` lists it and the switches change it.
+public struct MPDOutput: Sendable, Equatable {
+    public var name: String
+    /// MPD's plugin name for the same kind of output (`fifo` for a FIFO).
+    public var plugin: String
+    public var enabled: Bool
+
+    public init(name: String, plugin: String, enabled: Bool) {
+        self.name = name
+        self.plugin = plugin
+        self.enabled = enabled
+    }
 }
 
 /// The playing track's lyrics at the played position (the `lyrics` jukebox command).

@@ -104,6 +104,14 @@ public enum ConfigValidator {
                     key: "audio.headphone_max_volume",
                     problem: "must not be below min_volume (\(config.audio.minVolume)), found \(headphoneMax)"))
         }
+        if config.snapcast.rate == nil {
+            run.diagnostics.append(
+                .init(
+                    fileName: document.fileName, line: lines["snapcast.sample_format"] ?? nil,
+                    key: "snapcast.sample_format",
+                    problem: "must be RATE:16:2 (16-bit stereo, a rate from 8000 to 192000, as the "
+                        + "source's sampleformat in snapserver.conf), found '\(config.snapcast.sampleFormat)'"))
+        }
         var usedLines: [String: String] = [:]
         let wired: [(String, String, Int?)] = [
             ("audio.headphone_detect", config.audio.headphoneChip, config.audio.headphoneDetect),
@@ -305,6 +313,11 @@ public enum ConfigValidator {
             string("socket", allowEmpty: true) { $0.network.socket = $1 },
             string("password", allowEmpty: true) { $0.network.password = $1 },
             integer("max_connections", 1...1000) { $0.network.maxConnections = $1 },
+        ],
+        "snapcast": [
+            string("fifo", allowEmpty: true) { $0.snapcast.fifo = $1 },
+            string("sample_format") { $0.snapcast.sampleFormat = $1 },
+            string("name") { $0.snapcast.name = $1 },
         ],
     ]
 

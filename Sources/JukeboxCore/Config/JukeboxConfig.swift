@@ -16,6 +16,7 @@ public struct JukeboxConfig: Sendable, Equatable {
     public var encoder = Encoder()
     public var display = Display()
     public var network = Network()
+    public var snapcast = Snapcast()
     public var sleep = Sleep()
     public var cards = Cards()
     /// The `[card_reader.NAME]` tables, in the file's order.
@@ -233,6 +234,28 @@ public struct JukeboxConfig: Sendable, Equatable {
     }
 
     /// `[network]`: the MPD protocol listener.
+    /// `[snapcast]`: the extra output that feeds snapserver's pipe source (multi-room).
+    public struct Snapcast: Sendable, Equatable {
+        /// The FIFO snapserver's `pipe://` source reads; empty for no Snapcast output.
+        public var fifo = ""
+        /// The source's `sampleformat` in snapserver.conf: `RATE:16:2` (S16 stereo).
+        public var sampleFormat = "48000:16:2"
+        /// The output's name in MPD's `outputs`.
+        public var name = "Snapcast"
+
+        /// The rate of `sampleFormat` when it is `RATE:16:2` with a rate snapserver takes.
+        public var rate: Int? {
+            let parts = sampleFormat.split(separator: ":", omittingEmptySubsequences: false)
+            guard parts.count == 3, parts[1] == "16", parts[2] == "2", let rate = Int(parts[0]),
+                (8000...192_000).contains(rate)
+            else { return nil }
+            return rate
+        }
+
+        /// The defaults.
+        public init() {}
+    }
+
     public struct Network: Sendable, Equatable {
         /// The TCP address to listen on (`any` for every address, `none` for no TCP).
         public var address = "127.0.0.1"
