@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# Builds the Debian package of Jukebox for this machine's architecture, doing what
+# Board/install.sh does (binary, systemd unit, config, the `jukebox` user and its groups,
+# the state folder, the power-off rule) the Debian way:
+#   Board/make-deb.sh                          release build (Board/build-jukeboxd.sh), then package
+#   Board/make-deb.sh --binary PATH [--allow-unpackaged-libraries] [--output DIR]
+# Writes DIR/jukebox_VERSION_ARCH.deb (DIR: dist/) and prints its path. `Depends` lists the
+# Debian packages that own the libraries jukeboxd links and the ones it opens on first use.
+# A library no package owns (the Swift runtime of a build without --static-swift-stdlib) is
+# an error unless --allow-unpackaged-libraries (the install test's debug build).
+# Install: sudo apt install ./dist/jukebox_*.deb; then set music_dir in /etc/jukebox/jukebox.toml.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+binary=""
+output=dist
+allow_unpackaged=0
+while [ $# -gt 0 ]; do
+    case "$1" in
+    --binary) binary=$2; shift 2 ;;
+    --output) output=$2; shift 2 ;;
+    --allow-unpackaged-libraries) allow_unpackaged=1; shift ;;
+    *) echo "make-deb: unknown argument $1" >&2; exit 2 ;;
+    esac
+done
+if [ -z "$binary" ]; then
+    Board/build-jukeboxd.sh >&2
+    binary=.build-static/release/jukeboxd
+fi
+
+version=$(sed -n 's/.*static let string = "\(.*\)".*/\1/p' Sources/JukeboxCore/Basics.swift)
+arch=$(dpkg --print-architecture)
+stage=$(mktemp -d)
+trap 'rm -rf "$stage"' EXIT
+root=$stage/jukebox
+
+install -D -m 0755 "$binary" "$root/usr/bin/jukeboxd"
+# Debug information is for the build machine; the symbols stay (crash backtraces).
+objcopy --strip-debug "$root/usr/bin/jukeboxd"
+install -D -m 0644 config/jukebox.toml "$root/etc/jukebox/jukebox.toml"
+sed 's#/usr/local/bin/jukeboxd#/usr/bin/jukeboxd#g' Board/jukeboxd.service > "$stage/jukeboxd.service"
+install -D -m 0644 "$stage/jukeboxd.service" "$root/lib/systemd/system/jukeboxd.service"
+install -D -m 0644 Board/deb/50-jukebox-poweroff.rules "$root/usr/share/polkit-1/rules.d/50-jukebox-poweroff.rules"
+install -D -m 0755 Board/checkpoint-partition.sh "$root/usr/share/jukebox/checkpoint-partition.sh"
+for doc in README.md Board/WIRING.md Board/snapserver.conf; do
+    install -D -m 0644 "$doc" "$root/usr/share/doc/jukebox/$(basename "$doc")"
+done
+
+# The packages that own the linked libraries and the lazily opened ones (CLazyLibraries,
+# FFmpeg's MP4 decoder): a box of MP3s never maps them, but the formats need them there.
+libraries=$(ldd "$binary" | awk '$2 == "=>" && $3 ~ /^\// {print $3}')
+for soname in libFLAC.so.12 libvorbisfile.so.3 libopusfile.so.0 libsoxr.so.0 \
+    "libavformat.so.$(pkg-config --modversion libavformat | cut -d. -f1)" \
+    "libavcodec.so.$(pkg-config --modversion libavcodec | cut -d. -f1)"; do
+    path=$(ldconfig -p | awk -v name="$soname" '$1 == name {print $NF; exit}')
+    [ -n "$path" ] || { echo "make-deb: $soname is not installed (./dev setup)" >&2; exit 1; }
+    libraries="$libraries $path"
+done
+packages=()
+for library in $libraries; do
+    owner=$(dpkg -S "$library" 2>/dev/null || dpkg -S "$(readlink -f "$library")" 2>/dev/null || true)
+    if [ -z "$owner" ]; then
+        if [ "$allow_unpackaged" = 1 ]; then
+            echo "make-deb: $library belongs to no package; not in Depends" >&2
+            continue
+        fi
+        echo "make-deb: $library belongs to no Debian package; build with Board/build-jukeboxd.sh" >&2
+        exit 1
+    fi
+    packages+=("${owner%%:*}")
+done
+depends=$(printf '%s\n' "${packages[@]}" passwd | sort -u | paste -sd, - | sed 's/,/, /g')
+
+mkdir -p "$root/DEBIAN"
+cat > "$root/DEBIAN/control" <<CONTROL
+Package: jukebox
+Version: $version
+Architecture: $arch
+Maintainer: Jukebox developers <jukebox@localhost>
+Section: sound
+Priority: optional
+Depends: $depends
+Recommends: alsa-utils, libasound2-plugins, unifont
+Suggests: snapserver
+Installed-Size: $(du -sk "$root" | cut -f1)
+Description: headless music box daemon for Raspberry Pi and other boards
+ jukeboxd plays a folder of MP3, FLAC, Ogg Vorbis, Opus, AAC/ALAC and WAV files through
+ ALSA, gapless, resumes where it was after a power cut, takes buttons, a knob, cards and
+ MPD clients, and can feed a Snapcast server for multi-room audio.
+CONTROL
+echo /etc/jukebox/jukebox.toml > "$root/DEBIAN/conffiles"
+install -m 0755 Board/deb/postinst Board/deb/prerm Board/deb/postrm "$root/DEBIAN/"
+
+mkdir -p "$output"
+deb="$output/jukebox_${version}_${arch}.deb"
+dpkg-deb --root-owner-group -Zgzip --build "$root" "$deb" >&2
+echo "$deb"

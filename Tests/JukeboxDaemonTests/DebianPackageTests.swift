@@ -1,0 +1,121 @@
+import Foundation
+import Glibc
+import JukeboxTestSupport
+import LinuxSupport
+import Testing
+
+/// Board/make-deb.sh's package, installed with dpkg into a temporary root (`--root`, the
+/// maintainer scripts run without chroot under DPKG_ROOT: this machine's own users, units
+/// and /usr stay untouched, also when the test runs on a developer's machine), started from
+/// there, playing to an ALSA `file` PCM, then purged.
+@Suite(.serialized) struct DebianPackageTests {
+    static let canInstall =
+        getuid() == 0
+        && ["/usr/bin/dpkg", "/usr/bin/dpkg-deb", "/usr/sbin/useradd"].allSatisfy {
+            FileManager.default.isExecutableFile(atPath: $0)
+        }
+
+    @Test(.enabled(if: canInstall)) func installsStartsPlaysAndPurges() throws {
+        let directory = try TemporaryDirectory(prefix: "jukebox-deb")
+        defer { directory.remove() }
+        // The board's build when there is one; else the test build, whose Swift runtime
+        // comes from the toolchain (no Debian package has it).
+        let release = "\(Fixtures.repoRoot)/.build-static/release/jukeboxd"
+        let useRelease = FileManager.default.isExecutableFile(atPath: release)
+        let made = try run(
+            ["\(Fixtures.repoRoot)/Board/make-deb.sh", "--binary", useRelease ? release : Jukeboxd.binary]
+                + (useRelease ? [] : ["--allow-unpackaged-libraries"]) + ["--output", directory.file("dist")])
+        #expect(made.status == 0, "\(made.stderrText)")
+        let deb = made.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines)
+        let fields = try run(["/usr/bin/dpkg-deb", "--field", deb, "Package", "Architecture", "Depends"]).stdoutText
+        let architecture = try run(["/usr/bin/dpkg", "--print-architecture"]).stdoutText.trimmingCharacters(
+            in: .whitespacesAndNewlines)
+        #expect(fields.contains("Package: jukebox") && fields.contains("Architecture: \(architecture)"), "\(fields)")
+        // Every dependency is a real package, installed here (where jukeboxd was built and runs).
+        let depends =
+            fields.split(separator: "\n").first { $0.hasPrefix("Depends: ") }.map {
+                $0.dropFirst("Depends: ".count).split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            } ?? []
+        #expect(
+            ["libasound2", "libmpg123-0", "libsqlite3-0", "libflac12", "libsoxr0"].allSatisfy(depends.contains),
+            "\(depends)")
+        for package in depends {
+            #expect(try run(["/usr/bin/dpkg-query", "-W", package]).status == 0, "\(package) is not a package here")
+        }
+
+        // A root with an empty dpkg database and a minimal user database.
+        let root = directory.file("root")
+        for folder in ["var/lib/dpkg/info", "var/lib/dpkg/updates", "var/lib/dpkg/triggers", "etc"] {
+            try FileManager.default.createDirectory(atPath: "\(root)/\(folder)", withIntermediateDirectories: true)
+        }
+        for (file, text) in [
+            ("var/lib/dpkg/status", ""), ("var/lib/dpkg/available", ""),
+            ("etc/passwd", "root:x:0:0:root:/root:/bin/bash\n"),
+            ("etc/group", "root:x:0:\naudio:x:29:\ninput:x:101:\n"),
+            ("etc/shadow", "root:*:19000:0:99999:7:::\n"), ("etc/gshadow", "root:*::\naudio:*::\ninput:*::\n"),
+        ] {
+            try text.write(toFile: "\(root)/\(file)", atomically: true, encoding: .utf8)
+        }
+        let dpkg = ["/usr/bin/dpkg", "--root=\(root)", "--force-script-chrootless", "--force-depends"]
+        let installed = try run(dpkg + ["-i", deb])
+        #expect(installed.status == 0, "\(installed.stdoutText)\(installed.stderrText)")
+
+        // What Board/install.sh does: the user in its groups, the state folder, the unit enabled.
+        let passwd = try String(contentsOfFile: "\(root)/etc/passwd", encoding: .utf8)
+        let user = try #require(passwd.split(separator: "\n").first { $0.hasPrefix("jukebox:") }, "\(passwd)")
+        #expect(user.hasSuffix(":/var/lib/jukebox:/usr/sbin/nologin"))
+        let group = try String(contentsOfFile: "\(root)/etc/group", encoding: .utf8)
+        #expect(group.contains("audio:x:29:jukebox") && group.contains("input:x:101:jukebox"), "\(group)")
+        var info = stat()
+        #expect(stat("\(root)/var/lib/jukebox", &info) == 0 && String(info.st_uid) == user.split(separator: ":")[2])
+        #expect(info.st_mode & 0o777 == 0o750)
+        let wants = "\(root)/etc/systemd/system/multi-user.target.wants/jukeboxd.service"
+        #expect(
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: wants))
+                == "/lib/systemd/system/jukeboxd.service")
+        let unit = try String(contentsOfFile: "\(root)/lib/systemd/system/jukeboxd.service", encoding: .utf8)
+        #expect(
+            unit.contains("ExecStart=/usr/bin/jukeboxd --config /etc/jukebox/jukebox.toml")
+                && unit.contains("Type=notify"))
+
+        // Start it as the unit does (with the config pointed at this root), playing to a file.
+        let config = "\(root)/etc/jukebox/jukebox.toml"
+        let music = directory.file("music")
+        try FileManager.default.createDirectory(atPath: music, withIntermediateDirectories: true)
+        for track in DaemonTests.demoTracks {
+            try FileManager.default.copyItem(atPath: track, toPath: "\(music)/\((track as NSString).lastPathComponent)")
+        }
+        let port = freeLoopbackPort()
+        let text = try String(contentsOfFile: config, encoding: .utf8)
+            .replacingOccurrences(of: "music_dir = \"/home/pi/Music\"", with: "music_dir = \"\(music)\"")
+            .replacingOccurrences(of: "\"/var/lib/jukebox/", with: "\"\(root)/var/lib/jukebox/")
+            .replacingOccurrences(of: "port = 6600", with: "port = \(port)")
+        try text.write(toFile: config, atomically: true, encoding: .utf8)
+        let binary = "\(root)/usr/bin/jukeboxd"
+        #expect(try run([binary, "--config", config, "--check-config"]).status == 0)
+        let output = directory.file("out.raw")
+        let daemon = try DaemonProcess(
+            executable: binary, arguments: ["--config", config, "--audio-device", "file:'\(output)',raw"])
+        #expect(
+            daemon.waitForLine(matching: "playing", on: .stderr, timeout: .seconds(20)) != nil,
+            "\(daemon.text(of: .stderr))")
+        #expect(
+            waitUntil(timeout: .seconds(10)) {
+                var out = stat()
+                return stat(output, &out) == 0 && out.st_size > 176_400
+            }, "\(daemon.text(of: .stderr))")
+        daemon.kill(SIGTERM)
+        #expect(daemon.waitForExit(timeout: .seconds(10)) == 0, "\(daemon.text(of: .stderr))")
+        #expect(FileManager.default.fileExists(atPath: "\(root)/var/lib/jukebox/jukebox.sqlite"))
+
+        // Purge: files, unit link, state and user gone.
+        let purged = try run(dpkg + ["--purge", "jukebox"])
+        #expect(purged.status == 0, "\(purged.stdoutText)\(purged.stderrText)")
+        for gone in [binary, config, wants, "\(root)/var/lib/jukebox", "\(root)/lib/systemd/system/jukeboxd.service"] {
+            #expect(
+                !FileManager.default.fileExists(atPath: gone)
+                    && (try? FileManager.default.destinationOfSymbolicLink(atPath: gone)) == nil, "\(gone) is left")
+        }
+        #expect(!(try String(contentsOfFile: "\(root)/etc/passwd", encoding: .utf8)).contains("jukebox:"))
+    }
+}
