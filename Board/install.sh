@@ -18,15 +18,7 @@ for group in audio gpio dialout input video i2c; do
 done
 # The shutdown gesture runs `systemctl poweroff` ([buttons] shutdown_command) as this user.
 if [ -d /etc/polkit-1/rules.d ]; then
-    cat > /etc/polkit-1/rules.d/50-jukebox-poweroff.rules <<'RULES'
-// Lets the jukebox service power the board off (its shutdown button gesture).
-polkit.addRule(function (action, subject) {
-    if (subject.user == "jukebox" && (action.id == "org.freedesktop.login1.power-off" ||
-            action.id == "org.freedesktop.login1.power-off-multiple-sessions")) {
-        return polkit.Result.YES;
-    }
-});
-RULES
+    install -m 0644 Board/deb/50-jukebox-poweroff.rules /etc/polkit-1/rules.d/50-jukebox-poweroff.rules
 fi
 install -d -o jukebox -g jukebox -m 0750 /var/lib/jukebox
 install -d -m 0755 /etc/jukebox
