@@ -23,7 +23,9 @@ import Testing
             try FileManager.default.copyItem(
                 atPath: track, toPath: "\(root)/music/\((track as NSString).lastPathComponent)")
         }
-        try FileManager.default.copyItem(atPath: Jukeboxd.binary, toPath: "\(root)/bin/jukeboxd")
+        // The program is bind-mounted there, not copied: a copy's write descriptor, inherited
+        // by a process another test spawns meanwhile, makes exec fail (ETXTBSY).
+        #expect(FileManager.default.createFile(atPath: "\(root)/bin/jukeboxd", contents: nil))
         let port = freeLoopbackPort()
         let config = try DaemonConfig(
             musicDir: "music", database: "\(state)/jukebox.sqlite", mode: "repeat-all", onStart: "play",
@@ -37,7 +39,16 @@ import Testing
         } else {
             print("ReadOnlyRootTests: no read-only bind mount here (needs root); checking with strace only")
         }
-        defer { if readOnly { _ = try? run(["/bin/umount", root]) } }
+        let program = readOnly ? "\(root)/bin/jukeboxd" : Jukeboxd.binary
+        if readOnly {
+            #expect(try run(["/bin/mount", "--bind", "-o", "ro", Jukeboxd.binary, program]).status == 0)
+        }
+        defer {
+            if readOnly {
+                _ = try? run(["/bin/umount", program])
+                _ = try? run(["/bin/umount", root])
+            }
+        }
         if readOnly { #expect(access("\(root)/jukebox.toml", W_OK) != 0 && errno == EROFS) }
 
         let trace = directory.file("trace")
@@ -47,7 +58,7 @@ import Testing
                 "-f", "-qq", "-o", trace, "-e",
                 "trace=open,openat,creat,mkdir,mkdirat,rename,renameat,renameat2,unlink,unlinkat,rmdir,link,linkat,"
                     + "symlink,symlinkat,truncate,chmod,fchmodat,chown,fchownat,utimensat,mknod,mknodat",
-                "\(root)/bin/jukeboxd", "--config", config, "--console", "stdin", "--log-level", "debug",
+                program, "--config", config, "--console", "stdin", "--log-level", "debug",
             ])
         defer {
             if strace.isRunning {

@@ -20,7 +20,9 @@ import Testing
             "\(harness.log)")
         // The first message is READY=1, sent once the queue was restored and playback began.
         #expect(socket.messages.first?.text.hasPrefix("READY=1") == true, "\(socket.messages)")
-        #expect(harness.log.contains("systemd watchdog: pinging every 200 ms"), "\(harness.log)")
+        #expect(
+            waitUntil(timeout: .seconds(5)) { harness.log.contains("systemd watchdog: pinging every 200 ms") },
+            "\(harness.log)")
 
         // Read every 5 ms, so that a message's time is when it came.
         func pings(during milliseconds: Int) -> [UInt64] {
