@@ -1,0 +1,50 @@
+import Testing
+
+@testable import JukeboxAudio
+
+/// The ring between jb-output and the Snapcast writer: in order, stereo, never waiting.
+@Suite struct PlayedAudioRingTests {
+    func taken(_ ring: PlayedAudioRing) -> (samples: [Int16], rates: [Int]) {
+        var samples: [Int16] = []
+        var rates: [Int] = []
+        ring.consume { pointer, frames, rate in
+            samples += UnsafeBufferPointer(start: pointer, count: frames * 2)
+            rates.append(rate)
+        }
+        return (samples, rates)
+    }
+
+    @Test func handsOverInOrderAsStereo() {
+        let ring = PlayedAudioRing(slotCount: 4)
+        let stereo: [Int16] = (0..<3000).map { Int16($0 % 1000) }
+        stereo.withUnsafeBufferPointer { ring.publish($0.baseAddress!, count: 1500, channels: 2, rate: 44100, gain: 1) }
+        let mono: [Int16] = [100, -200, 300]
+        mono.withUnsafeBufferPointer { ring.publish($0.baseAddress!, count: 3, channels: 1, rate: 48000, gain: 0.5) }
+        let (samples, rates) = taken(ring)
+        #expect(samples == stereo + [50, 50, -100, -100, 150, 150])
+        #expect(rates == [44100, 44100, 48000])
+        #expect(ring.droppedFrames == 0)
+    }
+
+    /// A full ring (the writer stalled) drops what does not fit and counts it; the producer
+    /// returns at once, and what was dropped never comes.
+    @Test func aFullRingDropsInsteadOfWaiting() {
+        let ring = PlayedAudioRing(slotCount: 2)
+        let block = [Int16](repeating: 7, count: PlayedAudioRing.slotFrames * 2)
+        for _ in 0..<3 {
+            block.withUnsafeBufferPointer {
+                ring.publish($0.baseAddress!, count: PlayedAudioRing.slotFrames, channels: 2, rate: 48000, gain: 1)
+            }
+        }
+        #expect(ring.droppedFrames == PlayedAudioRing.slotFrames)
+        #expect(taken(ring).samples.count == 2 * PlayedAudioRing.slotFrames * 2)
+        #expect(taken(ring).samples.isEmpty)
+    }
+
+    @Test func aDisabledRingTakesNothing() {
+        let ring = PlayedAudioRing(slotCount: 2, enabled: false)
+        let block: [Int16] = [1, 2]
+        block.withUnsafeBufferPointer { ring.publish($0.baseAddress!, count: 1, channels: 2, rate: 48000, gain: 1) }
+        #expect(taken(ring).samples.isEmpty && ring.droppedFrames == 0)
+    }
+}
