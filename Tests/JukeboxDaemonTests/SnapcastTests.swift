@@ -133,8 +133,28 @@ import Testing
             waitUntil(timeout: .seconds(5)) {
                 rooms.indices.allSatisfy { firstSound(file: rooms[$0].file, after: sent[$0]) != nil }
             })
-        // Track C is at 44.1 kHz: resampled to the FIFO's 48 kHz, it plays as long as it lasts.
-        #expect(client.command("next") == ["OK"])
+        // Track C is 5 s at 44.1 kHz: resampled to the FIFO's 48 kHz it is 5 s of sound in the
+        // rooms (4.59 s if its samples went out as they are). Paused first, so that it stands
+        // between silences; it is the last track, so silence follows.
+        #expect(client.command("pause 1") == ["OK"])
+        sent = frameCounts(rooms.map(\.file))
+        _ = rooms.indices.map {
+            lastSoundSeconds(file: rooms[$0].file, after: sent[$0], waitingFor: Self.bufferSeconds + 0.5)
+        }
+        sent = frameCounts(rooms.map(\.file))
+        #expect(client.command("play 2") == ["OK"])
+        // Counted in frames that sound: unresampled, the rooms would get 44,100 frames a second
+        // while they play 48,000, and the rest would be gaps of silence.
+        let heard = rooms.indices.map { index -> Double in
+            _ = lastSoundSeconds(file: rooms[index].file, after: sent[index], waitingFor: 8)
+            let samples = read(rooms[index].file)
+            let sounding = stride(from: sent[index], to: samples.count / 2, by: 1).filter {
+                samples[2 * $0] != 0 || samples[2 * $0 + 1] != 0
+            }
+            return Double(sounding.count) / Double(Self.rate)
+        }
+        print("snapcast: the 5 s track at 44.1 kHz sounded \(heard) s in the rooms")
+        #expect(heard.allSatisfy { abs($0 - 5) < 0.1 }, "\(heard)")
         #expect(harness.log.contains("snapcast: writing 48000:16:2 to \(fifo)"), "\(harness.log)")
         #expect(!harness.log.contains("frames dropped"), "\(harness.log)")
     }
