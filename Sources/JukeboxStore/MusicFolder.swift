@@ -124,6 +124,15 @@ public final class MusicFolder {
         return tag.userTexts(read)
     }
 
+    /// The chapters of the ID3v2 tag at the start of the file at absolute `path` (CHAP
+    /// frames); none when it has no tag or cannot be read (the probe reports unreadable files).
+    public static func id3Chapters(path: String) -> [Chapter] {
+        guard let file = try? FileDescriptor(path: path, flags: O_RDONLY | O_CLOEXEC),
+            let (tag, read) = try? id3Tag(file)
+        else { return [] }
+        return tag.chapters(read)
+    }
+
     /// Where a file keeps its first picture. The containers with pictures go here: an ID3v2
     /// tag at the start (MP3) now; FLAC's PICTURE blocks and MP4's `covr` atom join as
     /// `EmbeddedPicture` sources when those formats are read.
