@@ -405,7 +405,8 @@ final class Daemon {
         return target.map { "sleep: \($0)" } ?? "sleep: off"
     }
 
-    /// `sleep`: the timer left; `sleep 30`, `sleep 90s`, `sleep track`, `sleep album`, `sleep off`.
+    /// `sleep`: the timer left; `sleep 30`, `sleep 90s`, `sleep track`, `sleep album`, `sleep chapter`,
+    /// `sleep off`.
     func handleSleep(_ arguments: [String]) -> String {
         guard let argument = arguments.first else {
             guard let target = sleepTimer.target else { return "sleep: off" }

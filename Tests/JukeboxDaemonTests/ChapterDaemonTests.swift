@@ -117,7 +117,7 @@ import Testing
         harness.send("knob scrub end")
         status = harness.waitForStatus { $0.elapsed >= before + 19 }
         #expect(status.map { $0.elapsed < before + 23 } == true, "\(String(describing: status)), from \(before)")
-        #expect(harness.log.contains("scrub: to 0:3"), "\(harness.log)")
+        #expect(waitUntil { harness.log.contains("scrub: to 0:3") }, "\(harness.log)")
 
         // The sleep timer to the end of the chapter: it stops at 30 s, not at the book's end.
         harness.send("seek 27")
