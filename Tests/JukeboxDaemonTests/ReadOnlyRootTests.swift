@@ -106,7 +106,10 @@ import Testing
     /// EROFS counts): an open for writing or creating, or any of the path-changing calls
     /// traced. A mkdir of a folder that exists (the state folder's parents) changes nothing.
     private func changesAFile(_ line: String) -> Bool {
-        guard let paren = line.firstIndex(of: "("), !line.hasSuffix("EEXIST (File exists)") else { return false }
+        // A call another thread interrupted is split: its "<... resumed>" half has no path;
+        // the "<unfinished ...>" half has the path and the flags and is judged.
+        guard let paren = line.firstIndex(of: "("), !line.hasSuffix("EEXIST (File exists)"), !line.contains("<... ")
+        else { return false }
         let name = line[..<paren].split(separator: " ").last.map(String.init) ?? ""
         if ["open", "openat"].contains(name) {
             return ["O_WRONLY", "O_RDWR", "O_CREAT", "O_TRUNC"].contains { line.contains($0) }
