@@ -4,10 +4,7 @@ import Testing
 
 /// The ALSA hardware path on a real kernel driver: jukeboxd plays to snd-aloop's
 /// hw:Loopback,0,0 on the virtual board, arecord captures the other end (hw:Loopback,1,0).
-@Suite(.serialized, .enabled(if: VirtualBoard.unavailableReason == nil, virtualBoardSkip))
-struct LoopbackTests {
-    static let rig = Result { try BoardRig() }
-
+extension BoardDeviceTests {
     /// Plays `files` (paths under the music folder) as the queue, with the capture at `rate`
     /// opened first, until the daemon stops; returns the capture with 0.2 s of silence after.
     static func playAndCapture(
@@ -82,5 +79,63 @@ struct LoopbackTests {
         let left = stride(from: first + 96000, to: first + 2 * 96000, by: 2).map { captured[$0] }
         let crossings = zip(left, left.dropFirst()).filter { ($0 < 0) != ($1 < 0) }.count
         #expect(abs(crossings - 2000) <= 4, "\(crossings) sign changes in 1 s")
+    }
+
+    /// The daemon stalls (SIGSTOP) for longer than the 2 s buffer: the driver underruns
+    /// and plays silence; once it runs again the daemon recovers the device and the sweep goes
+    /// on from the sample where it broke off, to the end.
+    @Test func anUnderrunIsRecoveredWhereTheMusicBrokeOff() throws {
+        let music = try Self.rig.get().folder.file("music/gapless/")
+        let parts = ["part1.mp3", "part2.mp3", "part3.mp3"]
+        let (captured, daemon) = try Self.playAndCapture("xrun", parts.map { "gapless/" + $0 } + ["silence.wav"]) {
+            daemon, capture in
+            capture.waitFor(seconds: 1.5)
+            try daemon.board.check("kill -STOP \(daemon.pid); sleep 2.5; kill -CONT \(daemon.pid)")
+        }
+        let reference = try referenceDecode(parts.map { music + $0 })
+        let found = offset(of: reference, in: captured)
+        let start = try #require(found, "\(captured.count) samples captured; \(daemon.log)")
+        // Where it broke off: the first 50 ms of silence inside the music.
+        let music50ms = 2 * 2205
+        let broke = try #require(
+            stride(from: start, to: start + reference.count - music50ms, by: 2).first { i in
+                captured[i..<i + music50ms].allSatisfy { $0 == 0 }
+            }, "no underrun: no silence in the music")
+        let before = broke - start
+        #expect(maxDifference(captured[start..<broke], reference[..<before]) <= 2)
+        let resumed = try #require(captured[broke...].firstIndex { $0 != 0 })
+        let gapSeconds = Double(resumed - broke) / 88200
+        #expect(gapSeconds > 0.2 && gapSeconds < 3, "silence of \(gapSeconds) s")
+        let rest = reference[before...]
+        #expect(captured.count >= resumed + rest.count)
+        let restDifference = maxDifference(captured[resumed..<min(captured.count, resumed + rest.count)], rest)
+        #expect(restDifference <= 2, "the music after the underrun is not the rest of the sweep")
+    }
+
+    /// `mixer = "Jukebox"` with the softvol PCM of the board's asound.conf: the volume is set
+    /// on the ALSA control (amixer sees it) and the samples at the capture are scaled by it,
+    /// by the daemon's curve (alsamixer's cubic mapping: 50 % = -36.2 dB on softvol's 51 dB range). ALSA makes a softvol
+    /// control at the first open of its PCM, and it stays locked to that open until it closes,
+    /// so a board makes it at boot with a first short playback, as here.
+    @Test func aSoftvolMixerControlSetsTheVolume() throws {
+        try Self.rig.get().board.check("aplay -q -D softvol -f cd -s 1 /dev/zero")
+        var config = BoardRig.config(name: "softvol", device: "softvol")
+        config.audioExtra = "mixer = \"Jukebox\""
+        let (captured, daemon) = try Self.playAndCapture("softvol", ["sine1k.wav"], config: config) {
+            daemon, capture in
+            capture.waitFor(seconds: 0.5)
+            #expect(daemon.command("setvol 50").hasSuffix("OK\r\n"))
+        }
+        let control = try Self.rig.get().board.check("amixer -c Loopback sget Jukebox")
+        #expect(control.contains("Playback 74 [29%] [-36.20dB]"), "\(control)")
+        let sounding = captured.indices.filter { captured[$0] != 0 }
+        let last = try #require(sounding.last, "\(daemon.log)")
+        // The last quarter second of the sine, written to the device after the change (softvol
+        // scales what is written): its peak against 0.5 full scale.
+        let peak = captured[(last - 22050)...last].map { abs(Int($0)) }.max() ?? 0
+        let gain = Double(peak) / (0.5 * 32767)
+        let expected = 0.01549  // -36.2 dB
+        #expect(abs(gain - expected) < 0.001, "gain \(gain); \(daemon.log)")
+        #expect(!daemon.log.contains("hardware mixer unavailable"), "\(daemon.log)")
     }
 }
