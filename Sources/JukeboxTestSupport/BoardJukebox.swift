@@ -58,6 +58,16 @@ public final class BoardJukebox {
         return answer
     }
 
+    /// Makes the queue `files` (paths under the music folder) and plays it. On a first start
+    /// the daemon queues the whole library once its scan is in: that comes first, so that it
+    /// cannot land after the `clear`. Returns the answers that were not "OK".
+    @discardableResult
+    public func play(_ files: [String], timeout: Duration = .seconds(30)) -> [String] {
+        waitUntil(timeout: timeout, pollingEvery: .milliseconds(50)) { (status()["playlistlength"] ?? "0") != "0" }
+        let answers = ["clear"] + files.map { "add \"\($0)\"" } + ["play"]
+        return answers.map { command($0) }.filter { !$0.hasSuffix("OK\r\n") }
+    }
+
     /// The `status` fields.
     public func status() -> [String: String] {
         var fields: [String: String] = [:]

@@ -67,9 +67,7 @@ extension Bench {
             let uart = try PseudoTerminal()
             let board = try VirtualBoard(.init(disk: state, hostFolder: folder.path, uart: uart.slavePath))
             let daemon = try BoardJukebox(board: board, uart: uart, name: "boot", config: config)
-            daemon.command("clear")
-            daemon.command("add \"tone.wav\"")
-            daemon.command("play")
+            daemon.play(["tone.wav"])
             let playing = waitUntil(timeout: .seconds(30), pollingEvery: .milliseconds(100)) {
                 (Double(daemon.status()["elapsed"] ?? "") ?? 0) >= 2
             }
@@ -105,7 +103,42 @@ extension Bench {
             kernel.append(firstSample * 1000)
             exec.append((firstSample - startTicks / 100) * 1000)
             boot.append(board.bootSeconds)
+            if round == rounds - 1 { try measurePlayback(board: board, pid: daemon.pid) }
         }
         return (Stat(kernel), Stat(exec), Stat(boot))
+    }
+
+    /// The daemon playing in real time on the board (10 ms periods into snd-aloop): its CPU
+    /// (utime + stime, 10 ms ticks) and its threads' context switches over a window, from the
+    /// guest's /proc. For the output thread's efficiency work; no peer in the image yet.
+    private func measurePlayback(board: VirtualBoard, pid: Int) throws {
+        func sample() throws -> (ticks: Double, switches: Double, at: Double) {
+            let out = try board.check(
+                "cut -d' ' -f14,15 /proc/\(pid)/stat; cat /proc/\(pid)/task/*/status | grep ctxt_switches")
+            let lines = out.split(separator: "\n")
+            let ticks = lines.first?.split(separator: " ").compactMap { Double($0) }.reduce(0, +) ?? .nan
+            let switches = lines.dropFirst().compactMap { Double($0.split(separator: "\t").last ?? "") }.reduce(0, +)
+            return (ticks, switches, Clock.seconds())
+        }
+        let window = quick ? 10.0 : 30.0
+        let a = try sample()
+        Clock.sleep(window)
+        let b = try sample()
+        let seconds = b.at - a.at
+        let cpuPerMinute = (b.ticks - a.ticks) / 100 * 60 / seconds
+        let wakeups = (b.switches - a.switches) / seconds
+        note(
+            "vboard: playing in real time (10 ms periods, snd-aloop), \(f(seconds, 0)) s: CPU \(f(cpuPerMinute, 2)) s per minute, \(f(wakeups, 0)) context switches per second"
+        )
+        let accelerator = VirtualBoard.accelerator.uppercased()
+        report.add(
+            Row(
+                section: "vboard",
+                metric: "CPU s per minute, real-time playback into snd-aloop, virtual board (\(accelerator))",
+                jukeboxd: f(cpuPerMinute, 2), peer: "—", ratio: "—", target: "", verdict: ""))
+        report.add(
+            Row(
+                section: "vboard", metric: "context switches per s (all threads), same",
+                jukeboxd: f(wakeups, 0), peer: "—", ratio: "—", target: "", verdict: ""))
     }
 }

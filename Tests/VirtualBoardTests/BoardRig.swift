@@ -15,6 +15,7 @@ final class BoardRig: @unchecked Sendable {
     /// Boots a board; `disk` is an existing state disk image (after a power cut), else a new one.
     init(disk existing: String? = nil, folder existingFolder: TemporaryDirectory? = nil) throws {
         folder = try existingFolder ?? Self.makeFolder()
+        removedAtExit(folder)
         disk = existing ?? folder.file("state.img")
         if existing == nil { try VirtualBoard.makeStateDisk(at: disk) }
         uart = try PseudoTerminal()
@@ -86,4 +87,14 @@ func offset(of reference: [Int16], in capture: [Int16]) -> Int? {
 /// Largest absolute difference of two sample runs, over the shorter.
 func maxDifference(_ a: ArraySlice<Int16>, _ b: ArraySlice<Int16>) -> Int {
     zip(a, b).reduce(0) { max($0, abs(Int($1.0) - Int($1.1))) }
+}
+
+/// The rigs' host folders (with their 64 MB disk images), removed when the test process
+/// exits: the suite's rig is a static, never released.
+nonisolated(unsafe) private var rigFolders: [TemporaryDirectory] = []
+private let removeRigFoldersAtExit: Void = { atexit { for folder in rigFolders { folder.remove() } } }()
+
+private func removedAtExit(_ folder: TemporaryDirectory) {
+    _ = removeRigFoldersAtExit
+    rigFolders.append(folder)
 }

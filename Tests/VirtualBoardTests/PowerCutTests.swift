@@ -20,9 +20,8 @@ extension BoardDeviceTests {
         let disk = first!.disk
         var daemon: BoardJukebox? = try BoardJukebox(
             board: first!.board, uart: first!.uart, name: "cut", config: config)
-        daemon!.command("clear")
-        #expect(daemon!.command("add \"long.mp3\"").hasSuffix("OK\r\n"))
-        #expect(daemon!.command("play").hasSuffix("OK\r\n"))
+        let failed = daemon!.play(["long.mp3"])
+        #expect(failed.isEmpty, "\(failed)")
         var elapsed = 0.0
         var readAt: UInt64 = 0
         let played = waitUntil(timeout: .seconds(60), pollingEvery: .milliseconds(100)) {
