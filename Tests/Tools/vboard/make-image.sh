@@ -45,7 +45,9 @@ if [ -z "${JUKEBOXD:-}" ]; then
 fi
 
 # The modules the board loads, in /init's order; each with what it needs first (modules.dep).
-modules=(virtio_pci virtio_blk virtio_console ext4 9p 9pnet_virtio snd-aloop)
+modules=(virtio_pci virtio_blk virtio_console ext4 9p 9pnet_virtio snd-aloop uinput evdev i2c-dev)
+# Copied, and loaded by the tests with their parameters: vboard-load NAME PARAMETER=VALUE...
+later=(i2c-stub vfb)
 programs=("$JUKEBOXD" /bin/busybox /usr/bin/arecord /usr/bin/aplay /usr/bin/amixer /usr/bin/sqlite3 ${VBOARD_EXTRA:-})
 # Opened with dlopen on first use (Sources/CLazyLibraries), so ldd does not list them.
 dlopened=(libFLAC.so.12 libogg.so.0 libvorbisfile.so.3 libopusfile.so.0 libsoxr.so.0)
@@ -74,6 +76,8 @@ cp -r /usr/share/alsa "$root/usr/share/alsa"
 rm -rf "$root/usr/share/alsa/ucm" "$root/usr/share/alsa/ucm2" "$root/usr/share/alsa/topology"
 strip -o "$root/bin/jukeboxd" "$JUKEBOXD"
 cp /bin/busybox "$root/bin/busybox"
+# uinput devices (buttons, knob, a USB card reader): busybox has no tool for them.
+cc -static -Os -s -o "$root/bin/vboard-uinput" "$here/uinput.c"
 for p in /usr/bin/arecord /usr/bin/aplay /usr/bin/amixer /usr/bin/sqlite3 ${VBOARD_EXTRA:-}; do
     cp "$p" "$root/bin/"
 done
@@ -91,16 +95,19 @@ while read -r lib; do
     cp -L "$lib" "$root$lib"
 done < <(sort -u "$out/libs.txt")
 
-# Kernel modules with their dependencies, listed in load order for /init.
-: > "$root/etc/modules"
-for m in "${modules[@]}"; do
-    modprobe -d "$kdir" -S "$kver" --show-depends "$m" | awk '$1 == "insmod" {print $2}'
-done | awk '!seen[$0]++' | while read -r ko; do
-    rel=${ko#"$kdir"/lib/modules/"$kver"/}
-    mkdir -p "$root/usr/lib/modules/$(dirname "$rel")"
-    cp "$ko" "$root/usr/lib/modules/$rel"
-    echo "/lib/modules/$rel" >> "$root/etc/modules"
-done
+# Kernel modules with their dependencies, listed in load order for /init (etc/modules), and
+# for vboard-load, the later ones as "NAME PATH" lines (what NAME needs, then NAME).
+module_paths() {
+    modprobe -d "$kdir" -S "$kver" --show-depends "$1" | awk '$1 == "insmod" {print $2}' | while read -r ko; do
+        rel=${ko#"$kdir"/lib/modules/"$kver"/}
+        mkdir -p "$root/usr/lib/modules/$(dirname "$rel")"
+        cp "$ko" "$root/usr/lib/modules/$rel"
+        echo "/lib/modules/$rel"
+    done
+}
+for m in "${modules[@]}"; do module_paths "$m"; done | awk '!seen[$0]++' > "$root/etc/modules"
+for m in "${later[@]}"; do module_paths "$m" | sed "s|^|$m |"; done > "$root/etc/modules.later"
+cp "$here/load" "$root/bin/vboard-load"
 
 echo "root:x:0:0:root:/root:/bin/sh" > "$root/etc/passwd"
 echo "root:x:0:" > "$root/etc/group"
