@@ -139,7 +139,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]),
         // Boots the virtual board (qemu, Tests/Tools/vboard): real drivers, see docs/VIRTUAL-BOARD.md.
-        .testTarget(name: "VirtualBoardTests", dependencies: ["JukeboxTestSupport", "LinuxSupport"]),
+        .testTarget(name: "VirtualBoardTests", dependencies: ["JukeboxTestSupport", "LinuxSupport", "JukeboxDisplay"]),
     ],
     swiftLanguageModes: [.v6]
 )
