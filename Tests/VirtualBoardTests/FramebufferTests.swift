@@ -67,7 +67,7 @@ extension BoardDeviceTests {
             return shown == Array(golden)
         }
         if !matched {
-            FileManager.default.createFile(atPath: "/tmp/menu-320x240-vboard.png", contents: Data(shown))
+            _ = FileManager.default.createFile(atPath: "/tmp/menu-320x240-vboard.png", contents: Data(shown))
         }
         #expect(matched, "/dev/fb0 differs from menu-320x240.png: see /tmp/menu-320x240-vboard.png; \(daemon.log)")
     }
