@@ -138,6 +138,8 @@ let package = Package(
                 "JukeboxDaemon", "JukeboxCore", "JukeboxStore", "LinuxSupport", "JukeboxTestSupport", "SQLite",
                 .product(name: "Logging", package: "swift-log"),
             ]),
+        // Boots the virtual board (qemu, Tests/Tools/vboard): real drivers, see docs/VIRTUAL-BOARD.md.
+        .testTarget(name: "VirtualBoardTests", dependencies: ["JukeboxTestSupport", "LinuxSupport", "JukeboxDisplay"]),
     ],
     swiftLanguageModes: [.v6]
 )

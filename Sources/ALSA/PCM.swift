@@ -129,6 +129,14 @@ public final class PCM {
             snd_pcm_sw_params_set_start_threshold(pcm, sw, bufferFrames - bufferFrames % max(periodFrames, 1)),
             "snd_pcm_sw_params_set_start_threshold", dev)
         try check(snd_pcm_sw_params_set_avail_min(pcm, sw, periodFrames), "snd_pcm_sw_params_set_avail_min", dev)
+        // The kernel zeroes what the device has played, so an underrun or the end of a drain
+        // plays silence, not the stale period left in the buffer (a 20 ms buzz at snd-aloop's
+        // capture on the virtual board). The corresponding C functions are
+        // snd_pcm_sw_params_get_boundary, snd_pcm_sw_params_set_silence_threshold and _size.
+        var boundary: snd_pcm_uframes_t = 0
+        try check(snd_pcm_sw_params_get_boundary(sw, &boundary), "snd_pcm_sw_params_get_boundary", dev)
+        try check(snd_pcm_sw_params_set_silence_threshold(pcm, sw, 0), "snd_pcm_sw_params_set_silence_threshold", dev)
+        try check(snd_pcm_sw_params_set_silence_size(pcm, sw, boundary), "snd_pcm_sw_params_set_silence_size", dev)
         try check(snd_pcm_sw_params(pcm, sw), "snd_pcm_sw_params", dev)
         return PCMGranted(
             rate: rate, channels: r.channels, periodFrames: Int(periodFrames), bufferFrames: Int(bufferFrames))

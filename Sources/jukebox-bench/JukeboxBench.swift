@@ -1,5 +1,5 @@
 // jukebox-bench: jukeboxd side by side with mpg123 and MPD 0.23 on the same files, in one run.
-// See docs/BENCHMARK.md. Sections: material cpu memory disk startup scan instructions mp4 cards.
+// See docs/BENCHMARK.md. Sections: material cpu memory disk startup scan instructions mp4 cards vboard.
 import ArgumentParser
 import Foundation
 import Glibc
@@ -16,13 +16,14 @@ struct JukeboxBench: ParsableCommand {
             startup (exec -> first sample on auto-resume), scan (2,000-file library scan), \
             instructions (callgrind instruction counts of the cpu case), \
             mp4 (AAC in MP4 against ffmpeg: CPU per minute, and RSS while playing beside MP3), \
-            cards (an NFC/RFID card read -> the first sample of its music at a paced sink). \
+            cards (an NFC/RFID card read -> the first sample of its music at a paced sink), \
+            vboard (boot to music on the virtual board: qemu, Debian's kernel, snd-aloop). \
             Prints a table (metric | jukeboxd | peer | ratio | target | verdict) and writes it to <work>/results.md.
             """)
 
     static let sectionNames = [
         "material", "cpu", "memory", "disk", "startup", "scan", "instructions", "input", "control", "display",
-        "menu", "mp4", "cards",
+        "menu", "mp4", "cards", "vboard",
     ]
     static let aliases = [
         "rss": "memory", "mem": "memory", "ttfb": "startup", "resume": "startup", "io": "disk",
@@ -126,6 +127,7 @@ struct JukeboxBench: ParsableCommand {
             case "menu": bench.sectionMenu()
             case "mp4": bench.sectionMP4()
             case "cards": bench.sectionCards()
+            case "vboard": bench.sectionVirtualBoard()
             default: break
             }
             try? writeText("\(workDir)/results.md", report.markdown())  // partial results survive a crash
