@@ -9,8 +9,12 @@ import LinuxSupport
 // holds the lock while writing to or draining the device: a period is copied out of the
 // ring into the history under the lock, the lock is released, then the gain is applied
 // (into the period buffer; at a steady 1.0 the history itself is written) and the period is
-// written. It wakes at least once per period (a write returns after about a period once the
-// buffer is full; idle waits time out), so a command reaches the device within one period.
+// written. With a deep buffer (a sound card granted `deep_buffer_ms`) it fills the buffer,
+// then sleeps on its condition until the buffer has drained to `buffer_ms` (timer-based
+// scheduling, as PulseAudio's): a few wake-ups a second instead of one per period, and a
+// command wakes it at once. Otherwise it writes one period at a time (a write returns after
+// about a period once the buffer is full; idle waits time out), so a command reaches the
+// device within one period.
 // Commands (`OutputCommand`) are handled in one switch:
 // - play/pause/seek/skip/stop: rewind what ALSA holds (snd_pcm_rewindable/rewind), note the
 //   position actually played (frames written − snd_pcm_delay), then snd_pcm_drop;
@@ -46,6 +50,20 @@ struct OutputLocals<Sink: AudioSink>: ~Copyable {
     var written: Int64 = 0
     /// The device delay after the last write: what was lost with it if it goes away.
     var lastDelay = 0
+    /// When `lastDelay` was measured: with it, what the device holds now is estimated.
+    var lastDelayNs: UInt64 = 0
+    /// Deep-buffer scheduling: keep up to `fill` frames queued; once full, sleep until no
+    /// more than `lowMark` are left (`refilling` false meanwhile).
+    var deep = false
+    var fill = 0
+    var lowMark = 0
+    var refilling = true
+    /// Whether the device was seen to take back what it holds; one that does not is kept at
+    /// the configured buffer (volume changes would otherwise wait for the deep buffer).
+    var rewindChecked = false
+    /// With a deep buffer `.started` is posted when the item's first frame is audible (at
+    /// `written` index `at`), not when it is written half a second earlier.
+    var pendingStart: (token: UInt64, at: Int64)?
     /// When to try opening the device again, and the wait after the next failure.
     var retryAtNs: UInt64 = 0
     var backoffNs = firstBackoffNs
@@ -91,6 +109,15 @@ struct OutputLocals<Sink: AudioSink>: ~Copyable {
         periodBuffer = SampleBuffer(count: periodCapacity * AudioPipeline.maxChannels)
     }
 
+    /// The device cannot take back what it holds: keep only the configured buffer in it
+    /// (`lowMark` + one period), written a period at a time, so that commands and volume
+    /// changes are heard as soon as without a deep buffer.
+    mutating func keepShallow(period: Int) {
+        fill = lowMark + period
+        lowMark = fill - period
+        block = period
+    }
+
     /// Grows the history to at least `frames` frames. Only at device open, never per period.
     mutating func fitHistory(toCover frames: Int) {
         guard frames > historyFrames else { return }
@@ -111,6 +138,12 @@ struct OutputLocals<Sink: AudioSink>: ~Copyable {
     mutating func rebaseClock(_ now: UInt64) {
         clockBaseNs = now
         clockBaseFrames = written
+    }
+
+    /// What the device holds now, from the delay measured after the last write.
+    func queuedEstimate(_ now: UInt64) -> Int {
+        let elapsed = now > lastDelayNs ? Int((now - lastDelayNs) * UInt64(rate) / 1_000_000_000) : 0
+        return max(0, lastDelay - elapsed)
     }
 
     /// Frames written but not yet played.
@@ -137,6 +170,9 @@ struct OutputLocals<Sink: AudioSink>: ~Copyable {
         historyStart = written
         replayEnd = written
         reanchor = true
+        lastDelay = 0
+        refilling = true
+        pendingStart = nil
     }
 
     /// Copies `frames` frames from `source` into the history at `written`.
@@ -252,6 +288,11 @@ extension AudioPipeline {
             shared.wait(outputWork, &s, nanoseconds: 100_000_000)
             return .again
         }
+        let now = o.deep ? MonotonicClock.nanoseconds() : 0
+        if o.deep, let start = o.pendingStart, o.written - Int64(o.queuedEstimate(now)) >= start.at {
+            post(.started(start.token), &s)
+            o.pendingStart = nil
+        }
         let replaying = o.isOpen && o.written < o.replayEnd
         if !replaying && s.ringCount == 0 {
             if s.awaitingNext { return endOfStream(&s, &o) }
@@ -292,6 +333,24 @@ extension AudioPipeline {
                 return .again
             }
         }
+        if o.deep {
+            let queued = o.queuedEstimate(now)
+            if !o.refilling {
+                if queued > o.lowMark {
+                    var frames = queued - o.lowMark
+                    if let start = o.pendingStart {
+                        frames = min(frames, max(1, Int(start.at - (o.written - Int64(queued)))))
+                    }
+                    shared.wait(outputWork, &s, nanoseconds: UInt64(frames) * 1_000_000_000 / UInt64(o.rate) + 1)
+                    return .again
+                }
+                o.refilling = true
+            }
+            if queued + o.block > o.fill {
+                o.refilling = false
+                return .again
+            }
+        }
         // Compose one period.
         if replaying { return .write(frames: min(o.block, Int(o.replayEnd - o.written)), started: nil) }
         let c = s.chunks[head]
@@ -320,17 +379,31 @@ extension AudioPipeline {
         let period = o.renderPeriod(frames: frames)
         let outcome = write(&o, period, frames: frames)
         let deviceDelay = outcome.lost != nil || o.clock ? 0 : max(0, (try? o.sink.delay()) ?? 0)
+        let measuredAt = o.deep ? MonotonicClock.nanoseconds() : 0
+        if o.deep && !o.rewindChecked && deviceDelay >= 2 * o.lowMark {
+            o.rewindChecked = true
+            if o.sink.rewindable() < deviceDelay - o.lowMark { o.keepShallow(period: o.period) }
+        }
         let next = shared.withLock { s -> OutputStep in
             o.written += Int64(outcome.done)
             s.underruns += outcome.underruns
             s.suspends += outcome.suspends
-            if let started { post(.started(started), &s) }
+            if let started {
+                if o.deep {
+                    // Two starts within one buffer: the earlier one is posted now.
+                    if let earlier = o.pendingStart { post(.started(earlier.token), &s) }
+                    o.pendingStart = (started, o.itemFirstWritten)
+                } else {
+                    post(.started(started), &s)
+                }
+            }
             if let lost = outcome.lost {
                 deviceLost(&s, &o, lost)
                 return .again
             }
             let d = o.clock ? o.delay(MonotonicClock.nanoseconds()) : deviceDelay
             o.lastDelay = d
+            o.lastDelayNs = measuredAt
             if let audible = o.audible(delay: d) {
                 s.positionToken = audible.token
                 s.positionFrames = audible.frame
@@ -449,6 +522,7 @@ extension AudioPipeline {
             }
             o.written -= Int64(rewound)
             let d = o.clock ? 0 : max(0, (try? o.sink.delay()) ?? 0)
+            if let start = o.pendingStart, o.written - Int64(d) >= start.at { post(.started(start.token), &s) }
             if resolve && !s.startPending { audibleNow = o.audible(delay: d) }
             _ = try? o.sink.drop()
             _ = try? o.sink.prepare()
@@ -510,6 +584,8 @@ extension AudioPipeline {
         guard rewound > 0 else { return }
         o.written -= Int64(rewound)
         o.replayEnd = max(o.replayEnd, o.written + Int64(rewound))
+        o.lastDelay = max(0, o.lastDelay - rewound)
+        o.refilling = true
     }
 
     /// Opens (or reopens, after playing out the old format) the device for `format`; on
@@ -527,7 +603,8 @@ extension AudioPipeline {
         }
         let request = PCMRequest(
             device: config.device, rate: UInt32(format.rate), channels: UInt32(format.channels),
-            periodMicroseconds: UInt32(config.periodMs * 1000), bufferMicroseconds: UInt32(config.bufferMs * 1000))
+            periodMicroseconds: UInt32(config.periodMs * 1000), bufferMicroseconds: UInt32(config.bufferMs * 1000),
+            deepBufferMicroseconds: UInt32(config.deepBufferMs * 1000))
         let opened = Result { () throws(ALSAError) in try o.sink.open(request) }
         return shared.withLock { s in
             if o.reopening { s.reopenAttempts += 1 }
@@ -562,10 +639,22 @@ extension AudioPipeline {
         o.clock = config.pacing == .clock || (config.pacing == .auto && grant.swallowsData)
         o.block =
             grant.swallowsData && !o.clock ? min(max(o.buffer, o.period), o.periodCapacity) : o.period
+        // Wake when the deep buffer has drained to the configured one (at least two periods).
+        let low = max(config.bufferMs * grant.rate / 1000, 2 * o.period)
+        o.deep = grant.deep && !o.clock && o.buffer >= 2 * low
+        o.rewindChecked = false
+        if o.deep {
+            o.fill = o.buffer
+            o.lowMark = low
+            // Fewer, larger writes: one ring chunk at most, and never more than fits.
+            o.block = min(max(o.period, o.fill - o.lowMark), Self.chunkFrames, o.periodCapacity)
+        }
         o.fitHistory(toCover: o.buffer + o.block + o.period)
         let shift = o.written
         o.written = 0
         o.lastDelay = 0
+        o.refilling = true
+        o.pendingStart = nil
         o.itemOrigin -= shift
         o.itemFirstWritten -= shift
         o.prevOrigin -= shift
@@ -614,6 +703,10 @@ extension AudioPipeline {
     }
 
     private func drainAtEnd<Sink>(_ o: inout OutputLocals<Sink>) -> OutputStep {
+        if let start = o.pendingStart {
+            shared.withLock { s in post(.started(start.token), &s) }
+            o.pendingStart = nil
+        }
         _ = try? o.sink.drain()
         _ = try? o.sink.prepare()
         return shared.withLock { s in
