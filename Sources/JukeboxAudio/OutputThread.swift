@@ -142,6 +142,7 @@ struct OutputLocals<Sink: AudioSink>: ~Copyable {
 
     /// What the device holds now, from the delay measured after the last write.
     func queuedEstimate(_ now: UInt64) -> Int {
+        if clock { return Int(written - virtualPlayed(now)) }
         let elapsed = now > lastDelayNs ? Int((now - lastDelayNs) * UInt64(rate) / 1_000_000_000) : 0
         return max(0, lastDelay - elapsed)
     }
@@ -292,13 +293,14 @@ extension AudioPipeline {
         if o.deep, let start = o.pendingStart, o.written - Int64(o.queuedEstimate(now)) >= start.at {
             post(.started(start.token), &s)
             o.pendingStart = nil
+            publishPosition(&s, o, delay: o.queuedEstimate(now), at: now)
         }
         let replaying = o.isOpen && o.written < o.replayEnd
         if !replaying && s.ringCount == 0 {
             if s.awaitingNext { return endOfStream(&s, &o) }
             s.outputWaitsFor = o.written > o.historyStart ? max(1, slots / 4) : 1
             shared.wait(outputWork, &s, nanoseconds: periodNanoseconds(o))
-            s.outputWaitsFor = 1
+            s.outputWaitsFor = .max
             return .again
         }
         let head = s.ringHead
@@ -328,7 +330,7 @@ extension AudioPipeline {
             if played >= o.written { o.rebaseClock(now) }
             let queued = Int(o.written - o.virtualPlayed(now))
             let excess = queued + o.period - o.buffer
-            if excess > 0 {
+            if excess > 0 && !o.deep {
                 shared.wait(outputWork, &s, nanoseconds: UInt64(excess) * 1_000_000_000 / UInt64(o.rate) + 1)
                 return .again
             }
@@ -404,10 +406,7 @@ extension AudioPipeline {
             let d = o.clock ? o.delay(MonotonicClock.nanoseconds()) : deviceDelay
             o.lastDelay = d
             o.lastDelayNs = measuredAt
-            if let audible = o.audible(delay: d) {
-                s.positionToken = audible.token
-                s.positionFrames = audible.frame
-            }
+            publishPosition(&s, o, delay: d, at: measuredAt)
             return nextStep(&s, &o)
         }
         if outcome.lost != nil {
@@ -491,6 +490,26 @@ extension AudioPipeline {
         settle(&s, audible: audible)
     }
 
+    /// Reports the audible item and frame with `delay` frames queued. With a deep buffer the
+    /// position then advances with the clock (see `SharedState.positionNs`) until the item's
+    /// last frame written so far.
+    private func publishPosition<Sink>(
+        _ s: inout SharedState, _ o: borrowing OutputLocals<Sink>, delay: Int, at now: UInt64
+    ) {
+        guard let audible = o.audible(delay: delay) else { return }
+        s.positionToken = audible.token
+        s.positionFrames = audible.frame
+        s.positionNs = o.deep ? max(now, 1) : 0
+        let played = o.written - Int64(delay)
+        if played >= o.itemFirstWritten {
+            s.positionLimit = o.written - o.itemOrigin
+        } else if o.prevItem != nil {
+            s.positionLimit = o.itemFirstWritten - o.prevOrigin
+        } else {
+            s.positionLimit = audible.frame
+        }
+    }
+
     private func periodNanoseconds<Sink>(_ o: borrowing OutputLocals<Sink>) -> UInt64 {
         UInt64(max(o.period, 1)) * 1_000_000_000 / UInt64(o.rate)
     }
@@ -549,6 +568,7 @@ extension AudioPipeline {
         if let anchor = s.anchor, s.state != .stopped {
             s.positionToken = anchor.item.token
             s.positionFrames = anchor.start.frames(rate: s.format?.rate ?? 44100)
+            s.positionNs = 0
         }
         if s.state == .playing, !s.anchorDecoding, let anchor = s.anchor {
             s.clearRing()
@@ -641,8 +661,10 @@ extension AudioPipeline {
             grant.swallowsData && !o.clock ? min(max(o.buffer, o.period), o.periodCapacity) : o.period
         // Wake when the deep buffer has drained to the configured one (at least two periods).
         let low = max(config.bufferMs * grant.rate / 1000, 2 * o.period)
-        o.deep = grant.deep && !o.clock && o.buffer >= 2 * low
-        o.rewindChecked = false
+        // The clock-paced virtual card takes back exactly what it holds: as deep as asked.
+        if o.clock && config.deepBufferMs > config.bufferMs { o.buffer = config.deepBufferMs * grant.rate / 1000 }
+        o.deep = (grant.deep || o.clock) && o.buffer >= 2 * low
+        o.rewindChecked = o.clock
         if o.deep {
             o.fill = o.buffer
             o.lowMark = low
@@ -724,6 +746,7 @@ extension AudioPipeline {
         s.restartDecoding(nil)
         s.positionToken = nil
         s.positionFrames = 0
+        s.positionNs = 0
         o.restartStream(MonotonicClock.nanoseconds())
         decodeWork.broadcast()
     }

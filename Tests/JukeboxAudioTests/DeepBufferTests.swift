@@ -167,6 +167,12 @@ final class SimulatedCard: AudioSink, @unchecked Sendable {
         #expect(h.pump { $0.contains(.started(1)) })
         MonotonicClock.sleep(nanoseconds: 800_000_000)
         #expect((card.queuedAfterWrites.max() ?? 0) > Self.rate / 4, "the deep buffer is filled")
+        // Between the few writes the reported position follows what is heard.
+        for _ in 0..<10 {
+            let position = Int(h.pipeline.status().positionFrames), heard = card.played.count / 2
+            #expect(abs(position - heard) <= Self.rate / 100, "position \(position), heard \(heard)")
+            MonotonicClock.sleep(nanoseconds: 37_000_000)
+        }
         let before = card.played.count / 2
         let asked = MonotonicClock.nanoseconds()
         h.pipeline.pause()
