@@ -73,7 +73,8 @@ public final class PCM {
 
     /// Opens `request.device` for blocking playback, S16_LE interleaved, and sets hardware
     /// parameters with snd_pcm_hw_params_set_rate_near/_period_time_near/_buffer_time_near,
-    /// then software parameters: start threshold = buffer size, avail_min = one period.
+    /// then software parameters: start threshold = `bufferMicroseconds` (the whole buffer unless
+    /// it is the deep one), avail_min = one period.
     /// The corresponding C functions are snd_pcm_open, snd_pcm_hw_params, snd_pcm_sw_params.
     public init(_ request: PCMRequest) throws(ALSAError) {
         let device = request.device
