@@ -140,6 +140,14 @@ final class SimulatedCard: AudioSink, @unchecked Sendable {
         return h
     }
 
+    /// `playing`, once the first item started and `ms` more passed.
+    static func settled(_ card: SimulatedCard, after ms: UInt64 = 800, dir: TemporaryDirectory) -> Harness {
+        let h = playing(card, deepMs: 500, dir: dir)
+        #expect(h.pump { $0.contains(.started(1)) })
+        MonotonicClock.sleep(nanoseconds: ms * 1_000_000)
+        return h
+    }
+
     /// Wake-ups of jb-output in `window`: writes that follow a pause of more than 5 ms.
     static func wakeups(_ times: [UInt64], from start: UInt64, to end: UInt64) -> Int {
         let inside = times.filter { $0 >= start && $0 < end }
@@ -163,9 +171,7 @@ final class SimulatedCard: AudioSink, @unchecked Sendable {
     @Test func aPauseIsHeardAtOnceAndResumesWhereItWas() throws {
         let dir = try TemporaryDirectory()
         let card = SimulatedCard()
-        let h = Self.playing(card, deepMs: 500, dir: dir)
-        #expect(h.pump { $0.contains(.started(1)) })
-        MonotonicClock.sleep(nanoseconds: 800_000_000)
+        let h = Self.settled(card, dir: dir)
         #expect((card.queuedAfterWrites.max() ?? 0) > Self.rate / 4, "the deep buffer is filled")
         // Between the few writes the reported position follows what is heard.
         for _ in 0..<10 {
@@ -192,9 +198,7 @@ final class SimulatedCard: AudioSink, @unchecked Sendable {
     @Test func aVolumeChangeRerendersWhatTheCardHolds() throws {
         let dir = try TemporaryDirectory()
         let card = SimulatedCard()
-        let h = Self.playing(card, deepMs: 500, dir: dir)
-        #expect(h.pump { $0.contains(.started(1)) })
-        MonotonicClock.sleep(nanoseconds: 800_000_000)
+        let h = Self.settled(card, dir: dir)
         let before = card.played.count / 2
         h.pipeline.setVolume(percent: 50, gain: 0.5)
         MonotonicClock.sleep(nanoseconds: 100_000_000)
@@ -208,9 +212,8 @@ final class SimulatedCard: AudioSink, @unchecked Sendable {
     @Test func aCardThatCannotRewindKeepsOnlyTheConfiguredBuffer() throws {
         let dir = try TemporaryDirectory()
         let card = SimulatedCard(rewinds: false)
-        let h = Self.playing(card, deepMs: 500, dir: dir)
-        #expect(h.pump { $0.contains(.started(1)) })
-        MonotonicClock.sleep(nanoseconds: 1_500_000_000)
+        let h = Self.settled(card, after: 1500, dir: dir)
+        h.pipeline.shutdown()
         let late = card.queuedAfterWrites.suffix(20)
         // buffer_ms (40 ms) and the period written on top of it.
         #expect(late.allSatisfy { $0 <= Self.rate * 55 / 1000 }, "queued after writes: \(Array(late))")
