@@ -321,6 +321,7 @@ extension AudioPipeline {
                     shared.wait(outputWork, &s, nanoseconds: o.retryAtNs - now)
                     return .again
                 }
+                if o.deep, let waited = waitUntilPlayedOut(&s, &o) { return waited }
                 return .open(c.format)
             }
         }
@@ -711,16 +712,21 @@ extension AudioPipeline {
     /// Nothing is left and no follow-up came: on a clock-paced device wait until it played
     /// out (then report the end), else have the device drained without the lock.
     private func endOfStream<Sink>(_ s: inout SharedState, _ o: inout OutputLocals<Sink>) -> OutputStep {
-        if o.isOpen && o.clock {
-            let remaining = o.delay(MonotonicClock.nanoseconds())
-            if remaining > 0 {
-                shared.wait(outputWork, &s, nanoseconds: UInt64(remaining) * 1_000_000_000 / UInt64(o.rate) + 1)
-                return .again
-            }
-        } else if o.isOpen {
-            return .drain
-        }
+        if let waited = waitUntilPlayedOut(&s, &o) { return waited }
+        if o.isOpen && !o.clock { return .drain }
         finishStream(&s, &o)
+        return .again
+    }
+
+    /// Waits (woken by commands) while a clock-paced or deep buffer still plays, so that the
+    /// blocking drain before a close or at the end holds jb-output for no more than the
+    /// estimate missed. Nil once it has played out.
+    private func waitUntilPlayedOut<Sink>(_ s: inout SharedState, _ o: inout OutputLocals<Sink>) -> OutputStep? {
+        guard o.isOpen && (o.clock || o.deep) else { return nil }
+        let now = MonotonicClock.nanoseconds()
+        let remaining = o.clock ? o.delay(now) : o.queuedEstimate(now)
+        guard remaining > 0 else { return nil }
+        shared.wait(outputWork, &s, nanoseconds: UInt64(remaining) * 1_000_000_000 / UInt64(o.rate) + 1)
         return .again
     }
 

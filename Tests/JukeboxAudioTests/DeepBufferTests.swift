@@ -24,8 +24,9 @@ final class SimulatedCard: AudioSink, @unchecked Sendable {
     private var running = false
     private(set) var writeTimes: [UInt64] = []
     private(set) var dropTimes: [UInt64] = []
-    /// Frames queued right after each write.
+    /// Frames queued right after each write, and written in all.
     private(set) var queuedAfterWrites: [Int] = []
+    private(set) var framesWritten = 0
 
     init(rewinds: Bool = true) { self.rewinds = rewinds }
 
@@ -89,6 +90,7 @@ final class SimulatedCard: AudioSink, @unchecked Sendable {
                 clockNs = MonotonicClock.nanoseconds()
             }
             queuedAfterWrites.append(queue.count / channels)
+            framesWritten += frames
         }
         return frames
     }
@@ -193,6 +195,22 @@ final class SimulatedCard: AudioSink, @unchecked Sendable {
         h.pipeline.resume()
         #expect(waitUntil(timeout: .seconds(2)) { card.played.count / 2 > after + Self.rate / 10 })
         #expect(card.played.allSatisfy { $0 == 16000 }, "nothing lost or repeated in a constant tone")
+    }
+
+    @Test func aPauseWhileTheLastItemPlaysOutIsHeardAtOnce() throws {
+        let dir = try TemporaryDirectory()
+        let card = SimulatedCard()
+        // Two seconds and nothing after them: once all is written, the deep buffer plays out.
+        let h = Self.playing(card, deepMs: 500, seconds: 2, dir: dir)
+        #expect(h.pump { $0.contains(.started(1)) })
+        #expect(waitUntil(timeout: .seconds(3)) { card.framesWritten == 2 * Self.rate })
+        MonotonicClock.sleep(nanoseconds: 10_000_000)
+        #expect(card.queuedFrames > Self.rate / 20, "still playing out")
+        let asked = MonotonicClock.nanoseconds()
+        h.pipeline.pause()
+        #expect(waitUntil(timeout: .seconds(2)) { !card.dropTimes.isEmpty })
+        let dropped = card.dropTimes.first ?? .max
+        #expect(dropped - asked < 5_000_000, "pause → drop \(Double(dropped) / 1e6 - Double(asked) / 1e6) ms")
     }
 
     @Test func aVolumeChangeRerendersWhatTheCardHolds() throws {
