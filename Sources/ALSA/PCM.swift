@@ -9,9 +9,16 @@ public struct PCMRequest: Sendable, Equatable {
     public var channels: UInt32
     public var periodMicroseconds: UInt32
     public var bufferMicroseconds: UInt32
+    /// The buffer to ask of a sound card instead (0: none): not of the `file` and `null`
+    /// PCMs, which swallow what they are given. Playback still starts once
+    /// `bufferMicroseconds` are written.
+    public var deepBufferMicroseconds: UInt32
 
-    public init(device: String, rate: UInt32, channels: UInt32, periodMicroseconds: UInt32, bufferMicroseconds: UInt32)
-    {
+    public init(
+        device: String, rate: UInt32, channels: UInt32, periodMicroseconds: UInt32, bufferMicroseconds: UInt32,
+        deepBufferMicroseconds: UInt32 = 0
+    ) {
+        self.deepBufferMicroseconds = deepBufferMicroseconds
         self.device = device
         self.rate = rate
         self.channels = channels
@@ -26,6 +33,8 @@ public struct PCMGranted: Sendable, Equatable {
     public var channels: UInt32
     public var periodFrames: Int
     public var bufferFrames: Int
+    /// The deep buffer was asked for (`PCMRequest.deepBufferMicroseconds`).
+    public var deep: Bool
 }
 
 /// The state of a PCM. The corresponding C type is snd_pcm_state_t.
@@ -64,15 +73,20 @@ public final class PCM {
 
     /// Opens `request.device` for blocking playback, S16_LE interleaved, and sets hardware
     /// parameters with snd_pcm_hw_params_set_rate_near/_period_time_near/_buffer_time_near,
-    /// then software parameters: start threshold = buffer size, avail_min = one period.
+    /// then software parameters: start threshold = `bufferMicroseconds` (the whole buffer unless
+    /// it is the deep one), avail_min = one period.
     /// The corresponding C functions are snd_pcm_open, snd_pcm_hw_params, snd_pcm_sw_params.
     public init(_ request: PCMRequest) throws(ALSAError) {
         let device = request.device
         var pcm: OpaquePointer?
         try check(snd_pcm_open(&pcm, device, SND_PCM_STREAM_PLAYBACK, 0), "snd_pcm_open", device)
         guard let pcm else { throw ALSAError(code: EINVAL, call: "snd_pcm_open", device: device) }
+        let kind = snd_pcm_type(pcm)
         do throws(ALSAError) {
-            granted = try Self.configure(pcm, request)
+            let deep =
+                request.deepBufferMicroseconds > request.bufferMicroseconds
+                && kind != SND_PCM_TYPE_FILE && kind != SND_PCM_TYPE_NULL
+            granted = try Self.configure(pcm, request, deep: deep)
         } catch {
             // "snd_pcm_close: Closes the specified PCM handle and frees all associated resources."
             snd_pcm_close(pcm)
@@ -80,7 +94,7 @@ public final class PCM {
         }
         handle = pcm
         self.device = device
-        switch snd_pcm_type(pcm) {
+        switch kind {
         case SND_PCM_TYPE_HW: type = .hardware
         case SND_PCM_TYPE_NULL: type = .null
         case SND_PCM_TYPE_FILE: type = .file
@@ -91,7 +105,7 @@ public final class PCM {
 
     deinit { snd_pcm_close(handle) }
 
-    private static func configure(_ pcm: OpaquePointer, _ r: PCMRequest) throws(ALSAError) -> PCMGranted {
+    private static func configure(_ pcm: OpaquePointer, _ r: PCMRequest, deep: Bool) throws(ALSAError) -> PCMGranted {
         let dev = r.device
         var hw: OpaquePointer?
         try check(snd_pcm_hw_params_malloc(&hw), "snd_pcm_hw_params_malloc", dev)
@@ -104,7 +118,7 @@ public final class PCM {
         var rate = r.rate
         var dir: Int32 = 0
         try check(snd_pcm_hw_params_set_rate_near(pcm, hw, &rate, &dir), "snd_pcm_hw_params_set_rate_near", dev)
-        var buffer = r.bufferMicroseconds
+        var buffer = deep ? r.deepBufferMicroseconds : r.bufferMicroseconds
         dir = 0
         try check(
             snd_pcm_hw_params_set_buffer_time_near(pcm, hw, &buffer, &dir), "snd_pcm_hw_params_set_buffer_time_near",
@@ -125,8 +139,14 @@ public final class PCM {
         try check(snd_pcm_sw_params_malloc(&sw), "snd_pcm_sw_params_malloc", dev)
         defer { snd_pcm_sw_params_free(sw) }
         try check(snd_pcm_sw_params_current(pcm, sw), "snd_pcm_sw_params_current", dev)
+        // Start once `bufferMicroseconds` are written (whole periods), also in a deep buffer.
+        let whole = max(periodFrames, 1)
+        let startFrames =
+            deep
+            ? min(bufferFrames, snd_pcm_uframes_t(UInt64(rate) * UInt64(r.bufferMicroseconds) / 1_000_000))
+            : bufferFrames
         try check(
-            snd_pcm_sw_params_set_start_threshold(pcm, sw, bufferFrames - bufferFrames % max(periodFrames, 1)),
+            snd_pcm_sw_params_set_start_threshold(pcm, sw, max(whole, startFrames - startFrames % whole)),
             "snd_pcm_sw_params_set_start_threshold", dev)
         try check(snd_pcm_sw_params_set_avail_min(pcm, sw, periodFrames), "snd_pcm_sw_params_set_avail_min", dev)
         // The kernel zeroes what the device has played, so an underrun or the end of a drain
@@ -139,7 +159,8 @@ public final class PCM {
         try check(snd_pcm_sw_params_set_silence_size(pcm, sw, boundary), "snd_pcm_sw_params_set_silence_size", dev)
         try check(snd_pcm_sw_params(pcm, sw), "snd_pcm_sw_params", dev)
         return PCMGranted(
-            rate: rate, channels: r.channels, periodFrames: Int(periodFrames), bufferFrames: Int(bufferFrames))
+            rate: rate, channels: r.channels, periodFrames: Int(periodFrames), bufferFrames: Int(bufferFrames),
+            deep: deep)
     }
 
     /// Writes interleaved S16 frames; blocks until alsa-lib took some. Returns the frames

@@ -180,6 +180,7 @@ public final class AudioPipeline: @unchecked Sendable {
             s.stopDecoding()
             s.positionToken = nil
             s.positionFrames = 0
+            s.positionNs = 0
         }
         decodeWork.broadcast()
         outputWork.broadcast()
@@ -232,13 +233,18 @@ public final class AudioPipeline: @unchecked Sendable {
         let (status, rt) = shared.withLock { s -> (PipelineStatus, String?) in
             var frames = s.positionFrames
             var token = s.positionToken
+            let rate = Int64(s.format?.rate ?? 44100)
+            if s.positionNs != 0 && s.state == .playing {
+                let now = MonotonicClock.nanoseconds()
+                let elapsed = now > s.positionNs ? Int64((now - s.positionNs) * UInt64(rate) / 1_000_000_000) : 0
+                frames = min(s.positionLimit, frames + elapsed)
+            }
             if s.state == .paused || (s.state == .playing && !s.anchorDecoding) || s.startPending,
                 let anchor = s.anchor, !s.needsResolve
             {
                 token = anchor.item.token
                 frames = anchor.start.frames(rate: s.format?.rate ?? 44100)
             }
-            let rate = Int64(s.format?.rate ?? 44100)
             // A seek jb-output has not applied yet: report where it is going, never the stale
             // position (the control loop saves what it reads here).
             if let pending = s.pendingSeekMs { frames = pending * rate / 1000 }

@@ -8,8 +8,12 @@ public struct SinkGrant: Sendable, Equatable {
     public var periodFrames: Int
     public var bufferFrames: Int
     public var swallowsData: Bool
+    /// The buffer is the deep one (`PCMRequest.deepBufferMicroseconds`): jb-output keeps it
+    /// full, wakes when it drained to the configured buffer, and takes it back on commands.
+    public var deep: Bool
 
-    public init(rate: Int, periodFrames: Int, bufferFrames: Int, swallowsData: Bool) {
+    public init(rate: Int, periodFrames: Int, bufferFrames: Int, swallowsData: Bool, deep: Bool = false) {
+        self.deep = deep
         self.rate = rate
         self.periodFrames = periodFrames
         self.bufferFrames = bufferFrames
@@ -57,7 +61,7 @@ public struct ALSASink: AudioSink {
         return SinkGrant(
             rate: Int(opened.granted.rate), periodFrames: opened.granted.periodFrames,
             bufferFrames: opened.granted.bufferFrames,
-            swallowsData: opened.type == .null)
+            swallowsData: opened.type == .null, deep: opened.granted.deep)
     }
 
     public mutating func close() { pcm = nil }

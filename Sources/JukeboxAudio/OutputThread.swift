@@ -9,8 +9,12 @@ import LinuxSupport
 // holds the lock while writing to or draining the device: a period is copied out of the
 // ring into the history under the lock, the lock is released, then the gain is applied
 // (into the period buffer; at a steady 1.0 the history itself is written) and the period is
-// written. It wakes at least once per period (a write returns after about a period once the
-// buffer is full; idle waits time out), so a command reaches the device within one period.
+// written. With a deep buffer (a sound card granted `deep_buffer_ms`) it fills the buffer,
+// then sleeps on its condition until the buffer has drained to `buffer_ms` (timer-based
+// scheduling, as PulseAudio's): a few wake-ups a second instead of one per period, and a
+// command wakes it at once. Otherwise it writes one period at a time (a write returns after
+// about a period once the buffer is full; idle waits time out), so a command reaches the
+// device within one period.
 // Commands (`OutputCommand`) are handled in one switch:
 // - play/pause/seek/skip/stop: rewind what ALSA holds (snd_pcm_rewindable/rewind), note the
 //   position actually played (frames written − snd_pcm_delay), then snd_pcm_drop;
@@ -46,6 +50,20 @@ struct OutputLocals<Sink: AudioSink>: ~Copyable {
     var written: Int64 = 0
     /// The device delay after the last write: what was lost with it if it goes away.
     var lastDelay = 0
+    /// When `lastDelay` was measured: with it, what the device holds now is estimated.
+    var lastDelayNs: UInt64 = 0
+    /// Deep-buffer scheduling: keep up to `fill` frames queued; once full, sleep until no
+    /// more than `lowMark` are left (`refilling` false meanwhile).
+    var deep = false
+    var fill = 0
+    var lowMark = 0
+    var refilling = true
+    /// Whether the device was seen to take back what it holds; one that does not is kept at
+    /// the configured buffer (volume changes would otherwise wait for the deep buffer).
+    var rewindChecked = false
+    /// With a deep buffer `.started` is posted when the item's first frame is audible (at
+    /// `written` index `at`), not when it is written half a second earlier.
+    var pendingStart: (token: UInt64, at: Int64)?
     /// When to try opening the device again, and the wait after the next failure.
     var retryAtNs: UInt64 = 0
     var backoffNs = firstBackoffNs
@@ -97,6 +115,15 @@ struct OutputLocals<Sink: AudioSink>: ~Copyable {
         periodBuffer = SampleBuffer(count: periodCapacity * AudioPipeline.maxChannels)
     }
 
+    /// The device cannot take back what it holds: keep only the configured buffer in it
+    /// (`lowMark` + one period), written a period at a time, so that commands and volume
+    /// changes are heard as soon as without a deep buffer.
+    mutating func keepShallow(period: Int) {
+        fill = lowMark + period
+        lowMark = fill - period
+        block = period
+    }
+
     /// Grows the history to at least `frames` frames. Only at device open, never per period.
     mutating func fitHistory(toCover frames: Int) {
         guard frames > historyFrames else { return }
@@ -117,6 +144,13 @@ struct OutputLocals<Sink: AudioSink>: ~Copyable {
     mutating func rebaseClock(_ now: UInt64) {
         clockBaseNs = now
         clockBaseFrames = written
+    }
+
+    /// What the device holds now, from the delay measured after the last write.
+    func queuedEstimate(_ now: UInt64) -> Int {
+        if clock { return Int(written - virtualPlayed(now)) }
+        let elapsed = now > lastDelayNs ? Int((now - lastDelayNs) * UInt64(rate) / 1_000_000_000) : 0
+        return max(0, lastDelay - elapsed)
     }
 
     /// Frames written but not yet played.
@@ -161,6 +195,9 @@ struct OutputLocals<Sink: AudioSink>: ~Copyable {
         historyStart = written
         replayEnd = written
         reanchor = true
+        lastDelay = 0
+        refilling = true
+        pendingStart = nil
     }
 
     /// Copies `frames` frames from `source` into the history at `written`.
@@ -276,12 +313,18 @@ extension AudioPipeline {
             shared.wait(outputWork, &s, nanoseconds: 100_000_000)
             return .again
         }
+        let now = o.deep ? MonotonicClock.nanoseconds() : 0
+        if o.deep, let start = o.pendingStart, o.written - Int64(o.queuedEstimate(now)) >= start.at {
+            post(.started(start.token), &s)
+            o.pendingStart = nil
+            publishPosition(&s, o, delay: o.queuedEstimate(now), at: now)
+        }
         let replaying = o.isOpen && o.written < o.replayEnd
         if !replaying && s.ringCount == 0 {
             if s.awaitingNext { return endOfStream(&s, &o) }
             s.outputWaitsFor = o.written > o.historyStart ? max(1, slots / 4) : 1
             shared.wait(outputWork, &s, nanoseconds: periodNanoseconds(o))
-            s.outputWaitsFor = 1
+            s.outputWaitsFor = .max
             return .again
         }
         let head = s.ringHead
@@ -302,6 +345,7 @@ extension AudioPipeline {
                     shared.wait(outputWork, &s, nanoseconds: o.retryAtNs - now)
                     return .again
                 }
+                if o.deep, let waited = waitUntilPlayedOut(&s, &o) { return waited }
                 return .open(c.format)
             }
         }
@@ -311,8 +355,26 @@ extension AudioPipeline {
             if played >= o.written { o.rebaseClock(now) }
             let queued = Int(o.written - o.virtualPlayed(now))
             let excess = queued + o.period - o.buffer
-            if excess > 0 {
+            if excess > 0 && !o.deep {
                 shared.wait(outputWork, &s, nanoseconds: UInt64(excess) * 1_000_000_000 / UInt64(o.rate) + 1)
+                return .again
+            }
+        }
+        if o.deep {
+            let queued = o.queuedEstimate(now)
+            if !o.refilling {
+                if queued > o.lowMark {
+                    var frames = queued - o.lowMark
+                    if let start = o.pendingStart {
+                        frames = min(frames, max(1, Int(start.at - (o.written - Int64(queued)))))
+                    }
+                    shared.wait(outputWork, &s, nanoseconds: UInt64(frames) * 1_000_000_000 / UInt64(o.rate) + 1)
+                    return .again
+                }
+                o.refilling = true
+            }
+            if queued + o.block > o.fill {
+                o.refilling = false
                 return .again
             }
         }
@@ -344,11 +406,24 @@ extension AudioPipeline {
         let period = o.renderPeriod(frames: frames)
         let outcome = write(&o, period, frames: frames)
         let deviceDelay = outcome.lost != nil || o.clock ? 0 : max(0, (try? o.sink.delay()) ?? 0)
+        let measuredAt = o.deep ? MonotonicClock.nanoseconds() : 0
+        if o.deep && !o.rewindChecked && deviceDelay >= 2 * o.lowMark {
+            o.rewindChecked = true
+            if o.sink.rewindable() < deviceDelay - o.lowMark { o.keepShallow(period: o.period) }
+        }
         let next = shared.withLock { s -> OutputStep in
             o.written += Int64(outcome.done)
             s.underruns += outcome.underruns
             s.suspends += outcome.suspends
-            if let started { post(.started(started), &s) }
+            if let started {
+                if o.deep {
+                    // Two starts within one buffer: the earlier one is posted now.
+                    if let earlier = o.pendingStart { post(.started(earlier.token), &s) }
+                    o.pendingStart = (started, o.itemFirstWritten)
+                } else {
+                    post(.started(started), &s)
+                }
+            }
             if let lost = outcome.lost {
                 deviceLost(&s, &o, lost)
                 return .again
@@ -356,10 +431,8 @@ extension AudioPipeline {
             let d = o.clock ? o.delay(MonotonicClock.nanoseconds()) : deviceDelay
             o.lastDelay = d
             o.publishPlayed(upTo: o.written - Int64(d))
-            if let audible = o.audible(delay: d) {
-                s.positionToken = audible.token
-                s.positionFrames = audible.frame
-            }
+            o.lastDelayNs = measuredAt
+            publishPosition(&s, o, delay: d, at: measuredAt)
             return nextStep(&s, &o)
         }
         if outcome.lost != nil {
@@ -443,6 +516,26 @@ extension AudioPipeline {
         settle(&s, audible: audible)
     }
 
+    /// Reports the audible item and frame with `delay` frames queued. With a deep buffer the
+    /// position then advances with the clock (see `SharedState.positionNs`) until the item's
+    /// last frame written so far.
+    private func publishPosition<Sink>(
+        _ s: inout SharedState, _ o: borrowing OutputLocals<Sink>, delay: Int, at now: UInt64
+    ) {
+        guard let audible = o.audible(delay: delay) else { return }
+        s.positionToken = audible.token
+        s.positionFrames = audible.frame
+        s.positionNs = o.deep ? max(now, 1) : 0
+        let played = o.written - Int64(delay)
+        if played >= o.itemFirstWritten {
+            s.positionLimit = o.written - o.itemOrigin
+        } else if o.prevItem != nil {
+            s.positionLimit = o.itemFirstWritten - o.prevOrigin
+        } else {
+            s.positionLimit = audible.frame
+        }
+    }
+
     private func periodNanoseconds<Sink>(_ o: borrowing OutputLocals<Sink>) -> UInt64 {
         UInt64(max(o.period, 1)) * 1_000_000_000 / UInt64(o.rate)
     }
@@ -474,6 +567,7 @@ extension AudioPipeline {
             }
             o.written -= Int64(rewound)
             let d = o.clock ? 0 : max(0, (try? o.sink.delay()) ?? 0)
+            if let start = o.pendingStart, o.written - Int64(d) >= start.at { post(.started(start.token), &s) }
             if resolve && !s.startPending { audibleNow = o.audible(delay: d) }
             _ = try? o.sink.drop()
             _ = try? o.sink.prepare()
@@ -500,6 +594,7 @@ extension AudioPipeline {
         if let anchor = s.anchor, s.state != .stopped {
             s.positionToken = anchor.item.token
             s.positionFrames = anchor.start.frames(rate: s.format?.rate ?? 44100)
+            s.positionNs = 0
         }
         if s.state == .playing, !s.anchorDecoding, let anchor = s.anchor {
             s.clearRing()
@@ -535,6 +630,8 @@ extension AudioPipeline {
         guard rewound > 0 else { return }
         o.written -= Int64(rewound)
         o.replayEnd = max(o.replayEnd, o.written + Int64(rewound))
+        o.lastDelay = max(0, o.lastDelay - rewound)
+        o.refilling = true
     }
 
     /// Opens (or reopens, after playing out the old format) the device for `format`; on
@@ -553,7 +650,8 @@ extension AudioPipeline {
         }
         let request = PCMRequest(
             device: config.device, rate: UInt32(format.rate), channels: UInt32(format.channels),
-            periodMicroseconds: UInt32(config.periodMs * 1000), bufferMicroseconds: UInt32(config.bufferMs * 1000))
+            periodMicroseconds: UInt32(config.periodMs * 1000), bufferMicroseconds: UInt32(config.bufferMs * 1000),
+            deepBufferMicroseconds: UInt32(config.deepBufferMs * 1000))
         let opened = Result { () throws(ALSAError) in try o.sink.open(request) }
         return shared.withLock { s in
             if o.reopening { s.reopenAttempts += 1 }
@@ -588,10 +686,24 @@ extension AudioPipeline {
         o.clock = config.pacing == .clock || (config.pacing == .auto && grant.swallowsData)
         o.block =
             grant.swallowsData && !o.clock ? min(max(o.buffer, o.period), o.periodCapacity) : o.period
+        // Wake when the deep buffer has drained to the configured one (at least two periods).
+        let low = max(config.bufferMs * grant.rate / 1000, 2 * o.period)
+        // The clock-paced virtual card takes back exactly what it holds: as deep as asked.
+        if o.clock && config.deepBufferMs > config.bufferMs { o.buffer = config.deepBufferMs * grant.rate / 1000 }
+        o.deep = (grant.deep || o.clock) && o.buffer >= 2 * low
+        o.rewindChecked = o.clock
+        if o.deep {
+            o.fill = o.buffer
+            o.lowMark = low
+            // Fewer, larger writes: one ring chunk at most, and never more than fits.
+            o.block = min(max(o.period, o.fill - o.lowMark), Self.chunkFrames, o.periodCapacity)
+        }
         o.fitHistory(toCover: o.buffer + o.block + o.period)
         let shift = o.written
         o.written = 0
         o.lastDelay = 0
+        o.refilling = true
+        o.pendingStart = nil
         o.itemOrigin -= shift
         o.itemFirstWritten -= shift
         o.prevOrigin -= shift
@@ -627,20 +739,29 @@ extension AudioPipeline {
     /// Nothing is left and no follow-up came: on a clock-paced device wait until it played
     /// out (then report the end), else have the device drained without the lock.
     private func endOfStream<Sink>(_ s: inout SharedState, _ o: inout OutputLocals<Sink>) -> OutputStep {
-        if o.isOpen && o.clock {
-            let remaining = o.delay(MonotonicClock.nanoseconds())
-            if remaining > 0 {
-                shared.wait(outputWork, &s, nanoseconds: UInt64(remaining) * 1_000_000_000 / UInt64(o.rate) + 1)
-                return .again
-            }
-        } else if o.isOpen {
-            return .drain
-        }
+        if let waited = waitUntilPlayedOut(&s, &o) { return waited }
+        if o.isOpen && !o.clock { return .drain }
         finishStream(&s, &o)
         return .again
     }
 
+    /// Waits (woken by commands) while a clock-paced or deep buffer still plays, so that the
+    /// blocking drain before a close or at the end holds jb-output for no more than the
+    /// estimate missed. Nil once it has played out.
+    private func waitUntilPlayedOut<Sink>(_ s: inout SharedState, _ o: inout OutputLocals<Sink>) -> OutputStep? {
+        guard o.isOpen && (o.clock || o.deep) else { return nil }
+        let now = MonotonicClock.nanoseconds()
+        let remaining = o.clock ? o.delay(now) : o.queuedEstimate(now)
+        guard remaining > 0 else { return nil }
+        shared.wait(outputWork, &s, nanoseconds: UInt64(remaining) * 1_000_000_000 / UInt64(o.rate) + 1)
+        return .again
+    }
+
     private func drainAtEnd<Sink>(_ o: inout OutputLocals<Sink>) -> OutputStep {
+        if let start = o.pendingStart {
+            shared.withLock { s in post(.started(start.token), &s) }
+            o.pendingStart = nil
+        }
         _ = try? o.sink.drain()
         _ = try? o.sink.prepare()
         return shared.withLock { s in
@@ -658,6 +779,7 @@ extension AudioPipeline {
         s.restartDecoding(nil)
         s.positionToken = nil
         s.positionFrames = 0
+        s.positionNs = 0
         o.restartStream(MonotonicClock.nanoseconds())
         decodeWork.broadcast()
     }

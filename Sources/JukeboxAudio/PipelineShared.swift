@@ -181,6 +181,11 @@ struct SharedState {
     var events: [PipelineEvent] = []
     var positionToken: UInt64?
     var positionFrames: Int64 = 0
+    /// With a deep buffer jb-output writes only a few times a second: the position then
+    /// advances with the clock from when it was measured (`positionNs`, 0: it does not), up to
+    /// the last frame of that item written so far.
+    var positionNs: UInt64 = 0
+    var positionLimit: Int64 = 0
     var format: AudioFormat?
     var underruns = 0
     var suspends = 0
@@ -221,8 +226,10 @@ struct SharedState {
 
     /// How many chunks jb-output waits for when the ring ran dry mid-stream: one after a
     /// start or flush (first sample at once), a quarter ring when it outran the decoder, so
-    /// that an unpaced device does not ping-pong the two threads for every chunk.
-    var outputWaitsFor = 1
+    /// that an unpaced device does not ping-pong the two threads for every chunk. `.max`
+    /// while it is not waiting for the ring: jb-decode's refills then do not wake it (with a
+    /// deep buffer it sleeps through a whole refill of the ring).
+    var outputWaitsFor = Int.max
 
     /// Publishes the slot after the last filled one.
     mutating func publish(_ info: ChunkInfo) {

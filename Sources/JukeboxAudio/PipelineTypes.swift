@@ -41,6 +41,10 @@ public struct AudioOutputConfig: Sendable, Equatable {
     public var device: String
     public var periodMs: Int
     public var bufferMs: Int
+    /// The buffer asked of a sound card that can take back what it holds (0: `bufferMs`):
+    /// kept full, topped up once it drained to `bufferMs`, so that jb-output wakes a few
+    /// times a second instead of once per period.
+    public var deepBufferMs: Int
     /// An ALSA simple mixer control for hardware volume; nil or empty = software gain.
     public var mixer: String?
     /// The mixer's card ("hw:0"); derived from `device` when nil.
@@ -50,9 +54,11 @@ public struct AudioOutputConfig: Sendable, Equatable {
     public var replayGain: ReplayGainSettings
 
     public init(
-        device: String = "default", periodMs: Int = 10, bufferMs: Int = 40, mixer: String? = nil,
-        mixerCard: String? = nil, pacing: OutputPacing = .auto, replayGain: ReplayGainSettings = ReplayGainSettings()
+        device: String = "default", periodMs: Int = 10, bufferMs: Int = 40, deepBufferMs: Int = 0,
+        mixer: String? = nil, mixerCard: String? = nil, pacing: OutputPacing = .auto,
+        replayGain: ReplayGainSettings = ReplayGainSettings()
     ) {
+        self.deepBufferMs = deepBufferMs
         self.replayGain = replayGain
         self.device = device
         self.periodMs = periodMs

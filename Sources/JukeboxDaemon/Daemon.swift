@@ -140,7 +140,7 @@ final class Daemon {
         pipeline = AudioPipeline(
             config: AudioOutputConfig(
                 device: config.audio.device, periodMs: config.audio.periodMs, bufferMs: config.audio.bufferMs,
-                mixer: config.audio.mixer.isEmpty ? nil : config.audio.mixer,
+                deepBufferMs: config.audio.deepBufferMs, mixer: config.audio.mixer.isEmpty ? nil : config.audio.mixer,
                 pacing: OutputPacing(rawValue: config.audio.pacing.rawValue) ?? .auto,
                 replayGain: config.audio.replayGain),
             logger: logger, playedAudio: playedAudio, wakeup: { wakeup.signal() })

@@ -101,7 +101,12 @@ public struct ProcessStats: Sendable, Equatable {
             guard let id = pid_t(tid), let stat = readText("\(dir)/\(tid)/stat"), let t = parseStat(stat) else {
                 return nil
             }
-            return ThreadStats(tid: id, name: t.name, userTicks: t.user, systemTicks: t.system)
+            // Each voluntary switch is a sleep the thread woke from.
+            let switches = readText("\(dir)/\(tid)/status")?.split(separator: "\n")
+                .first { $0.hasPrefix("voluntary_ctxt_switches:") }
+                .flatMap { UInt64($0.split(separator: "\t").last?.trimmingCharacters(in: .whitespaces) ?? "") }
+            return ThreadStats(
+                tid: id, name: t.name, userTicks: t.user, systemTicks: t.system, voluntarySwitches: switches ?? 0)
         }.sorted { $0.tid < $1.tid }
     }
 
@@ -129,6 +134,8 @@ public struct ThreadStats: Sendable, Equatable {
     public var name: String
     public var userTicks: UInt64
     public var systemTicks: UInt64
+    /// `voluntary_ctxt_switches` of `/proc/<pid>/task/<tid>/status`: how often it slept.
+    public var voluntarySwitches: UInt64 = 0
 
     /// User plus system CPU time in seconds.
     public var cpuSeconds: Double { Double(userTicks + systemTicks) / Double(ProcessStats.ticksPerSecond) }

@@ -262,7 +262,21 @@ final class Bench: @unchecked Sendable {
     }
 
     func sampleMemory(pid: pid_t, seconds: Int) -> (peak: MemSample, last: MemSample, cpu: Double?) {
+        let (peak, last, cpu, _) = sampleMemory(pid: pid, seconds: seconds, thread: { _ in false })
+        return (peak, last, cpu)
+    }
+
+    /// The same, and the wake-ups per second (voluntary context switches) of the threads
+    /// whose names `thread` accepts, over the window.
+    func sampleMemory(pid: pid_t, seconds: Int, thread: (String) -> Bool) -> (
+        peak: MemSample, last: MemSample, cpu: Double?, wakeups: Double?
+    ) {
+        func switches() -> UInt64? {
+            let matching = ProcessStats.threads(of: pid).filter { thread($0.name) }
+            return matching.isEmpty ? nil : matching.reduce(0) { $0 + $1.voluntarySwitches }
+        }
         var peak = MemSample(), last = MemSample()
+        let w0 = switches()
         let c0 = ProcessStats.read(pid)?.cpuSeconds
         let t0 = Clock.seconds()
         for i in 1...seconds {
@@ -273,8 +287,11 @@ final class Bench: @unchecked Sendable {
             peak.hwm = max(peak.hwm, last.hwm)
         }
         let c1 = ProcessStats.read(pid)?.cpuSeconds
-        let cpu = (c0 != nil && c1 != nil) ? (c1! - c0!) / (Clock.seconds() - t0) * 60 : nil
-        return (peak, last, cpu)
+        let w1 = switches()
+        let elapsed = Clock.seconds() - t0
+        let cpu = (c0 != nil && c1 != nil) ? (c1! - c0!) / elapsed * 60 : nil
+        let wakeups = w0.flatMap { a in w1.map { Double($0 - a) / elapsed } }
+        return (peak, last, cpu, wakeups)
     }
 
     func describe(_ m: MemSample) -> String { "\(mib(m.rss)) (anon \(mib(m.anon)), file \(mib(m.file)))" }
@@ -282,7 +299,7 @@ final class Bench: @unchecked Sendable {
     func sectionMemory() {
         let window = quick ? 10 : 20
         note("\n== 3. memory while playing in real time (music_v2, \(window) s window, 1 s samples) ==")
-        let jb: (MemSample, MemSample, Double?, ExitInfo?, Double)? = jbSide("memory") { jb in
+        let jb: (MemSample, MemSample, Double?, ExitInfo?, Double, Double?)? = jbSide("memory") { jb in
             let dir = "\(work)/rss"
             let cfg = DaemonConfig.bench(
                 musicDir: dirOf(material.v2), database: "\(dir)/state/jukebox.sqlite", pacing: "clock", onStart: "play")
@@ -290,7 +307,7 @@ final class Bench: @unchecked Sendable {
             let d = try startDaemon(jb, cfg, dir: dir, label: "paced")
             guard d.waitPlaying(timeout: 30) != nil else { throw failure(d, "no track started playing within 30 s") }
             Clock.sleep(1)
-            let (peak, last, cpu) = sampleMemory(pid: d.pid, seconds: window)
+            let (peak, last, cpu, wakeups) = sampleMemory(pid: d.pid, seconds: window) { $0 == "jb-output" }
             if let st = d.status() {
                 note("jukeboxd status after the window: state \(st["state"] ?? "?"), elapsed \(st["elapsed"] ?? "?")")
             }
@@ -299,9 +316,9 @@ final class Bench: @unchecked Sendable {
             note(
                 "jukeboxd while playing: peak \(describe(peak)), last \(describe(last)), VmHWM \(mib(peak.hwm)); paced CPU \(cpu.map { f($0, 3) } ?? "?") s/min of audio; SIGTERM -> \(e?.text ?? "no exit") after \(f(dt * 1000, 0)) ms"
             )
-            return (peak, last, cpu, e, dt)
+            return (peak, last, cpu, e, dt, wakeups)
         }
-        let mpd: (MemSample, MemSample, Double?)? = peerSide("memory", "MPD live") {
+        let mpd: (MemSample, MemSample, Double?, Double?)? = peerSide("memory", "MPD live") {
             let srv = try MPDServer(dir: "\(work)/mpd-rss", musicDir: dirOf(material.v2), keepDb: false)
             defer { srv.stop() }
             let c = try srv.connect()
@@ -310,12 +327,15 @@ final class Bench: @unchecked Sendable {
             try c.cmd("add \"music_v2.mp3\"")
             try c.cmd("play 0")
             Clock.sleep(1)
-            let (peak, last, cpu) = sampleMemory(pid: srv.child.pid, seconds: window)
+            // MPD names an output's thread "output:NAME".
+            let (peak, last, cpu, wakeups) = sampleMemory(pid: srv.child.pid, seconds: window) {
+                $0.hasPrefix("output:")
+            }
             let st = try c.cmd("status")
             note(
                 "MPD 0.23 while playing (null output, sync): peak \(describe(peak)), VmHWM \(mib(peak.hwm)); paced CPU \(cpu.map { f($0, 3) } ?? "?") s/min; state \(st["state"] ?? "?")"
             )
-            return (peak, last, cpu)
+            return (peak, last, cpu, wakeups)
         }
         let base = "55.4 MiB (baseline)"
         report.add(
@@ -339,7 +359,19 @@ final class Bench: @unchecked Sendable {
                 jukeboxd: jb.flatMap { $0.2 }.map { f($0, 3) } ?? "error",
                 peer: mpd.flatMap { $0.2 }.map { "\(f($0, 3)) (MPD live; baseline 0.27)" } ?? "0.27 (MPD baseline)",
                 ratio: Report.ratio(jb?.2, mpd?.2 ?? 0.27),
-                target: "context (10 ms ticks)", verdict: jb == nil ? "ERROR" : "info"))
+                target: "≤ MPD",
+                verdict: jb.flatMap { $0.2 }.map { $0 <= (mpd?.2 ?? 0.27) ? "PASS" : "FAIL" } ?? "ERROR"))
+        let jbWakeups = jb.flatMap { $0.5 }, mpdWakeups = mpd.flatMap { $0.3 }
+        note(
+            "output thread wake-ups per second (voluntary context switches): jukeboxd jb-output \(jbWakeups.map { f($0, 1) } ?? "?"), MPD output:* \(mpdWakeups.map { f($0, 1) } ?? "?")"
+        )
+        report.add(
+            Row(
+                section: "memory", metric: "output thread wake-ups per second, paced (jb-output; MPD's output:*)",
+                jukeboxd: jbWakeups.map { f($0, 1) } ?? "error",
+                peer: mpdWakeups.map { "\(f($0, 1)) (MPD live)" } ?? "—",
+                ratio: Report.ratio(jbWakeups, mpdWakeups), target: "≤ MPD",
+                verdict: jbWakeups.map { $0 <= (mpdWakeups ?? 0) ? "PASS" : "FAIL" } ?? "ERROR"))
         // The other formats, each alone in its folder (so the scan opens only its library).
         for format in XiphFormat.allCases {
             let peak: MemSample? = jbSide("memory") { jb in

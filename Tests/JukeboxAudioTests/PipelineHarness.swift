@@ -38,11 +38,13 @@ final class Harness {
     }
 
     /// A pipeline writing to `sink` (opened on `device`).
-    init<Sink: AudioSink>(device: String, sink: Sink, periodMs: Int = 10, bufferMs: Int = 40) {
+    init<Sink: AudioSink>(device: String, sink: Sink, periodMs: Int = 10, bufferMs: Int = 40, deepBufferMs: Int = 0) {
         let collector = EventCollector()
         self.collector = collector
         pipeline = AudioPipeline(
-            config: AudioOutputConfig(device: device, periodMs: periodMs, bufferMs: bufferMs), sink: sink,
+            config: AudioOutputConfig(
+                device: device, periodMs: periodMs, bufferMs: bufferMs, deepBufferMs: deepBufferMs),
+            sink: sink,
             wakeup: { collector.poke() })
     }
 

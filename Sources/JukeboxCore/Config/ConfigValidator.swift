@@ -231,6 +231,7 @@ public enum ConfigValidator {
             string("device") { $0.audio.device = $1 },
             integer("period_ms", 1...500) { $0.audio.periodMs = $1 },
             integer("buffer_ms", 2...2000) { $0.audio.bufferMs = $1 },
+            integer("deep_buffer_ms", 0...2000) { $0.audio.deepBufferMs = $1 },
             string("mixer", allowEmpty: true) { $0.audio.mixer = $1 },
             integer("start_volume", 0...100) { $0.audio.startVolume = $1 },
             integer("max_volume", 1...100) { $0.audio.maxVolume = $1 },

@@ -41,6 +41,10 @@ public struct JukeboxConfig: Sendable, Equatable {
         public var device = "default"
         public var periodMs = 10
         public var bufferMs = 40
+        /// The ALSA buffer asked of a sound card (not the `file` or `null` PCM), kept full and
+        /// topped up when it has drained to `bufferMs`; commands take back what it holds.
+        /// 0: the buffer is `bufferMs`, written one period at a time.
+        public var deepBufferMs = 500
         /// An ALSA mixer control for hardware volume; empty means software volume.
         public var mixer = ""
         public var startVolume = 40
