@@ -117,6 +117,11 @@ enum Schema {
         ALTER TABLE queue ADD COLUMN version INTEGER NOT NULL DEFAULT 0;
         ALTER TABLE playback ADD COLUMN next_entry_id INTEGER NOT NULL DEFAULT 1;
         """,
+        // 8 -> 9: the playback speed a long track (a book) was last played at, in hundredths
+        // (NULL: the box's speed, `settings.speed`).
+        """
+        ALTER TABLE tracks ADD COLUMN speed INTEGER;
+        """,
     ]
 
     /// The version this code writes.
