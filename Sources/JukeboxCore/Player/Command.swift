@@ -84,8 +84,7 @@ public enum CommandParser {
         volume V     set the volume from 0 to 100; volume +5 or volume -5 changes it
         mode M       set the mode: in-order, repeat-all, repeat-one or shuffle
         mode         switch to the next mode
-        speed X      play at X times the speed (0.5 to 2), the pitch kept; speed +0.25 or
-                     speed -0.25 changes it; speed cycle steps 1, 1.25, 1.5, 1.75, 2, 0.75
+        speed X      play X times as fast (0.5 to 2), the pitch kept; speed +0.25, speed -0.25, speed cycle
         status       show what is playing
         help         show this list
         """

@@ -730,7 +730,7 @@ public struct PlayerMachine: Sendable, Equatable {
             }
         }
         lines.append("volume: \(volume)")
-        lines.append("speed: \(speed)")
+        if speed != .normal { lines.append("speed: \(speed)") }
         let options = queue.options
         lines.append("repeat: \(options.repeat ? 1 : 0)")
         lines.append("random: \(options.random ? 1 : 0)")
