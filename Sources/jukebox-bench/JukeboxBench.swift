@@ -22,7 +22,7 @@ struct JukeboxBench: ParsableCommand {
 
     static let sectionNames = [
         "material", "cpu", "memory", "disk", "startup", "scan", "instructions", "input", "control", "display",
-        "menu", "mp4", "cards",
+        "menu", "mp4", "cards", "speed",
     ]
     static let aliases = [
         "rss": "memory", "mem": "memory", "ttfb": "startup", "resume": "startup", "io": "disk",
@@ -126,6 +126,7 @@ struct JukeboxBench: ParsableCommand {
             case "menu": bench.sectionMenu()
             case "mp4": bench.sectionMP4()
             case "cards": bench.sectionCards()
+            case "speed": bench.sectionSpeed()
             default: break
             }
             try? writeText("\(workDir)/results.md", report.markdown())  // partial results survive a crash
