@@ -5,7 +5,7 @@ import LinuxSupport
 import Testing
 
 /// Playback speed in the real daemon: track time runs 1.5 s per second at 1.5×, and after
-/// `kill -9` the book comes back at its place and at its speed.
+/// `kill -9` the book comes back at its place and at its speed; a card sets it back to 1.
 @Suite(.serialized) struct SpeedDaemonTests {
     @Test(.timeLimit(.minutes(1)))
     func aLongTrackAtOneAndAHalfResumesAfterKillNineWhereItWasAtItsSpeed() throws {
@@ -37,6 +37,10 @@ import Testing
         #expect(status.songID == song)
         #expect(status.speed == "1.5", "\(harness.log)")
         #expect(abs(position - resumedAt) <= 2, "\(position) s before, resumed at \(resumedAt) s")
+        // A card whose command sets the speed (the card command path runs console lines).
+        harness.send("card assign 04A1B2 command \"speed 1\"")
+        harness.send("card 04A1B2")
+        #expect(harness.waitForStatus { $0.speed == "1" } != nil, "\(harness.log)")
         process.kill(SIGTERM)
         _ = process.waitForExit(timeout: .seconds(5))
     }
