@@ -502,15 +502,7 @@ extension AudioPipeline {
             return handleFlush(&s, &o)
         }
         s.needsResolve = false
-        let oldest = max(o.historyStart, o.itemFirstWritten, o.written - Int64(o.historyFrames - o.period))
-        let available = Int(max(0, o.written - oldest))
-        let rewound: Int
-        if o.clock {
-            rewound = min(available, o.delay(MonotonicClock.nanoseconds()))
-        } else {
-            rewound = (try? o.sink.rewind(min(available, o.sink.rewindable()))) ?? 0
-        }
-        o.written -= Int64(rewound)
+        let rewound = rewindForReplay(&o)
         let fade = min(rewound, max(1, o.rate / 200))
         let resumeAt = o.written + Int64(fade)
         s.anchor = (playing, .frame(max(0, o.itemFrame(at: resumeAt))))
@@ -550,6 +542,21 @@ extension AudioPipeline {
         }
     }
 
+    /// Takes back what the device still holds as far as the history can play it again (not
+    /// past the item's first frame); returns how many frames `written` went back.
+    private func rewindForReplay<Sink>(_ o: inout OutputLocals<Sink>) -> Int {
+        let oldest = max(o.historyStart, o.itemFirstWritten, o.written - Int64(o.historyFrames - o.period))
+        let available = Int(max(0, o.written - oldest))
+        let rewound: Int
+        if o.clock {
+            rewound = min(available, o.delay(MonotonicClock.nanoseconds()))
+        } else {
+            rewound = (try? o.sink.rewind(min(available, o.sink.rewindable()))) ?? 0
+        }
+        o.written -= Int64(max(0, rewound))
+        return max(0, rewound)
+    }
+
     /// A new software gain: start a ~5 ms ramp and re-render what ALSA still holds.
     private func handleGain<Sink>(_ s: inout SharedState, _ o: inout OutputLocals<Sink>) {
         o.gainTarget = s.gainTarget
@@ -566,17 +573,7 @@ extension AudioPipeline {
         o.rampStep = (o.gainTarget - o.gain) / Float(ramp)
         o.rampLeft = ramp
         guard !o.reanchor else { return }
-        let oldest = max(o.historyStart, o.itemFirstWritten, o.written - Int64(o.historyFrames - o.period))
-        let available = Int(max(0, o.written - oldest))
-        let rewound: Int
-        if o.clock {
-            rewound = min(available, o.delay(MonotonicClock.nanoseconds()))
-        } else {
-            let rewindable = o.sink.rewindable()
-            rewound = (try? o.sink.rewind(min(available, rewindable))) ?? 0
-        }
-        guard rewound > 0 else { return }
-        o.written -= Int64(rewound)
+        let rewound = rewindForReplay(&o)
         o.replayEnd = max(o.replayEnd, o.written + Int64(rewound))
     }
 
