@@ -33,6 +33,7 @@ let package = Package(
         .systemLibrary(name: "CVorbis", providers: [.apt(["libvorbis-dev"])]),
         .systemLibrary(name: "COpus", providers: [.apt(["libopusfile-dev"])]),
         .systemLibrary(name: "CSoxr", providers: [.apt(["libsoxr-dev"])]),
+        .systemLibrary(name: "CSonic", providers: [.apt(["libsonic-dev"])]),
         .target(name: "CLazyLibraries", cSettings: [.unsafeFlags(["-I/usr/include/opus"])]),
         .target(name: "COggHeaders", dependencies: ["CLazyLibraries"]),
         // FFmpeg's headers only (libavformat-dev, libavcodec-dev, libavutil-dev): the libraries
@@ -46,6 +47,7 @@ let package = Package(
         .target(name: "SQLite", dependencies: ["CSQLite", "LinuxSupport"]),
         .target(name: "GPIO", dependencies: ["CGPIOD", "LinuxSupport"]),
         .target(name: "Soxr", dependencies: ["CSoxr", "CLazyLibraries"]),
+        .target(name: "Sonic", dependencies: ["CSonic", "CLazyLibraries"]),
         .target(name: "FLAC", dependencies: ["CFLAC", "CLazyLibraries", "LinuxSupport"]),
         .target(name: "Ogg", dependencies: ["COggHeaders", "LinuxSupport"]),
         .target(name: "Vorbis", dependencies: ["CVorbis", "CLazyLibraries", "COggHeaders", "Ogg"]),
@@ -63,7 +65,7 @@ let package = Package(
         .target(
             name: "JukeboxAudio",
             dependencies: [
-                "JukeboxCore", "LinuxSupport", "ALSA", "MPG123", "Soxr", "FLAC", "Vorbis", "Opus", "FFmpeg",
+                "JukeboxCore", "LinuxSupport", "ALSA", "MPG123", "Soxr", "Sonic", "FLAC", "Vorbis", "Opus", "FFmpeg",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .target(

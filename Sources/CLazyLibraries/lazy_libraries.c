@@ -11,16 +11,18 @@
 #include <ogg/ogg.h>
 #include <opusfile.h>
 #include <pthread.h>
+#include <sonic.h>
 #include <soxr.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <vorbis/vorbisfile.h>
 
-/* Debian 12's sonames (libflac12, libogg0, libvorbisfile3, libopusfile0, libsoxr0). A test checks them
+/* Debian 12's sonames (libflac12, libogg0, libvorbisfile3, libopusfile0, libsoxr0, libsonic0). A test checks them
    against the -dev packages' links, so a distribution that moves on fails there. */
 static const char *const sonames[JB_LIB_COUNT] = {
-    "libFLAC.so.12", "libogg.so.0", "libvorbisfile.so.3", "libopusfile.so.0", "libsoxr.so.0"};
+    "libFLAC.so.12", "libogg.so.0", "libvorbisfile.so.3", "libopusfile.so.0", "libsoxr.so.0",
+    "libsonic.so.0"};
 static void *handles[JB_LIB_COUNT];
 static const char *failures[JB_LIB_COUNT];
 static pthread_mutex_t loading = PTHREAD_MUTEX_INITIALIZER;
@@ -173,3 +175,14 @@ LAZY(S, void, soxr_delete, (soxr_t resampler), (resampler))
 LAZY(S, soxr_io_spec_t, soxr_io_spec, (soxr_datatype_t itype, soxr_datatype_t otype), (itype, otype))
 LAZY(S, soxr_quality_spec_t, soxr_quality_spec, (unsigned long recipe, unsigned long flags), (recipe, flags))
 #undef S
+
+#define SN JB_LIB_SONIC
+LAZY(SN, sonicStream, sonicCreateStream, (int sampleRate, int numChannels), (sampleRate, numChannels))
+LAZY(SN, void, sonicDestroyStream, (sonicStream stream), (stream))
+LAZY(SN, void, sonicSetSpeed, (sonicStream stream, float speed), (stream, speed))
+LAZY(SN, int, sonicWriteShortToStream, (sonicStream stream, short *samples, int numSamples),
+     (stream, samples, numSamples))
+LAZY(SN, int, sonicReadShortFromStream, (sonicStream stream, short *samples, int maxSamples),
+     (stream, samples, maxSamples))
+LAZY(SN, int, sonicFlushStream, (sonicStream stream), (stream))
+#undef SN

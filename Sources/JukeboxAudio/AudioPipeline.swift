@@ -167,6 +167,25 @@ public final class AudioPipeline: @unchecked Sendable {
         outputWork.broadcast()
     }
 
+    /// Plays `speed` times as fast with the pitch kept (libsonic on jb-decode; at exactly 1 the
+    /// decoders' samples go to the device as they are). While playing, what the device holds
+    /// fades out over ~5 ms and the audio from the frame where it ends comes at the new speed,
+    /// fading in; positions stay in track time. Paused or stopped, the next start uses it.
+    public func setSpeed(_ speed: Double) {
+        let changed = shared.withLock { s -> Bool in
+            guard s.speed != speed else { return false }
+            s.speed = speed
+            guard s.state == .playing else { return false }
+            s.send(.speed)
+            if s.anchorDecoding && !s.startPending { s.needsResolve = true }
+            s.stopDecoding()
+            return true
+        }
+        guard changed else { return }
+        decodeWork.broadcast()
+        outputWork.broadcast()
+    }
+
     /// Stops and forgets the current and the follow-up item.
     public func stop() {
         shared.withLock { s in

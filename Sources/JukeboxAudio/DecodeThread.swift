@@ -17,9 +17,10 @@ extension AudioPipeline {
 
     /// Opens `item`'s decoder, resampled to `deviceRate` when the device takes only that
     /// rate and the file has another, going on with `carried` (the previous item's resampler
-    /// and the tail it holds) when the rates are the same.
+    /// and the tail it holds) when the rates are the same, and stretched to `speed` when that
+    /// is not 1.
     private static func open(
-        _ item: PlaybackItem, at start: StartPosition, deviceRate: Int?, carried: Resampler? = nil
+        _ item: PlaybackItem, at start: StartPosition, deviceRate: Int?, speed: Double, carried: Resampler? = nil
     ) -> Opened {
         do {
             var decoder = try item.openDecoder()
@@ -28,6 +29,7 @@ extension AudioPipeline {
                     throw AudioFileError(path: item.path, reason: "resampling to \(deviceRate) Hz: \(error)")
                 }
             }
+            decoder = try stretched(decoder, item, speed: speed)
             let frame = start.frames(rate: decoder.format.rate)
             var usedHint = false
             if frame > 0 { usedHint = try decoder.seek(toFrame: frame, hint: item.seekHint) }
@@ -37,12 +39,24 @@ extension AudioPipeline {
         }
     }
 
-    /// The same item again (play after pause, a seek): the decoder it had seeks in place, from
-    /// the frames it noted while decoding, instead of a new one reading from the file's start.
-    private static func reposition(_ decoder: any AudioDecoder, _ item: PlaybackItem, at start: StartPosition)
-        -> Opened
+    /// `decoder` at `speed`: itself at 1, else through libsonic.
+    private static func stretched(_ decoder: any AudioDecoder, _ item: PlaybackItem, speed: Double) throws
+        -> any AudioDecoder
     {
+        guard speed != 1 else { return decoder }
+        do { return try StretchedDecoder(decoder, speed: speed) } catch {
+            throw AudioFileError(path: item.path, reason: "playing at \(speed)x: \(error)")
+        }
+    }
+
+    /// The same item again (play after pause, a seek, a new speed): the decoder it had seeks in
+    /// place, from the frames it noted while decoding, instead of a new one reading from the
+    /// file's start.
+    private static func reposition(
+        _ parked: any AudioDecoder, _ item: PlaybackItem, at start: StartPosition, speed: Double
+    ) -> Opened {
         do {
+            let decoder = try stretched(parked, item, speed: speed)
             let frame = start.frames(rate: decoder.format.rate)
             let usedHint = try decoder.seek(toFrame: frame, hint: item.seekHint)
             return .ok(decoder, frame, usedHint: usedHint)
@@ -78,10 +92,15 @@ extension AudioPipeline {
         var serial: UInt32 = 0
         // The decoder a pause or a seek stopped, kept for a request for the same item.
         var parked: (decoder: any AudioDecoder, item: PlaybackItem)?
-        var nextFrame: Int64 = 0
         var gen: UInt64 = 0
         /// The only rate the device takes, when it refused a file's (read with each request).
         var deviceRate: Int?
+        /// The playback speed (read with each request) and the one of the current decoder.
+        var speed = 1.0
+        var decoderSpeed = 1.0
+        /// The item frame the current decoder started at, and the (stretched) frames it gave since.
+        var startFrame: Int64 = 0
+        var framesOut: Int64 = 0
         /// The current item's ReplayGain factor.
         var gain: Float = 1
         var atEnd = false
@@ -112,6 +131,7 @@ extension AudioPipeline {
             let step = shared.withLock { s -> DecodeStep in
                 if s.shutdown { return .exit }
                 deviceRate = s.deviceRate
+                speed = s.speed
                 if s.decodeGen != gen {
                     gen = s.decodeGen
                     s.awaitingNext = false
@@ -155,7 +175,8 @@ extension AudioPipeline {
             case .again:
                 continue
             case .restart(let request, let restartAtEnd):
-                if let d = decoder { parked = (d, item) }
+                // Parked unstretched, so that a request at another speed can take it.
+                if let d = decoder { parked = ((d as? StretchedDecoder)?.source ?? d, item) }
                 carried = nil
                 decoder = nil
                 pending = nil
@@ -168,15 +189,17 @@ extension AudioPipeline {
                 }
                 parked = nil
                 let opened =
-                    reusable.map { Self.reposition($0, request.item, at: request.start) }
-                    ?? Self.open(request.item, at: request.start, deviceRate: deviceRate)
+                    reusable.map { Self.reposition($0, request.item, at: request.start, speed: speed) }
+                    ?? Self.open(request.item, at: request.start, deviceRate: deviceRate, speed: speed)
                 switch opened {
                 case .ok(let d, let frame, let usedHint):
                     guard register(request.item, failure: nil, usedHint: usedHint) else { continue }
                     decoder = d
                     item = request.item
                     gain = replayGainScale(d, item)
-                    nextFrame = frame
+                    startFrame = frame
+                    framesOut = 0
+                    decoderSpeed = speed
                     announce = request.announce
                 case .failed(let message):
                     guard register(request.item, failure: message, usedHint: nil) else { continue }
@@ -186,13 +209,15 @@ extension AudioPipeline {
             case .openNext(let next):
                 let continuing = carried
                 carried = nil
-                switch Self.open(next, at: .frame(0), deviceRate: deviceRate, carried: continuing) {
+                switch Self.open(next, at: .frame(0), deviceRate: deviceRate, speed: speed, carried: continuing) {
                 case .ok(let d, _, _):
                     guard register(next, failure: nil, usedHint: nil) else { continue }
                     decoder = d
                     item = next
                     gain = replayGainScale(d, item)
-                    nextFrame = 0
+                    startFrame = 0
+                    framesOut = 0
+                    decoderSpeed = speed
                     atEnd = false
                     announce = true
                 case .failed(let message):
@@ -214,8 +239,9 @@ extension AudioPipeline {
                 }
                 let hint = d.seekHint
                 let chunk = ChunkInfo(
-                    kind: .audio, serial: serial, token: item.token, frameOffset: nextFrame, frames: result.frames,
-                    read: 0, format: format, gain: gain, announce: announce)
+                    kind: .audio, serial: serial, token: item.token,
+                    frameOffset: startFrame + trackFrames(framesOut, speed: decoderSpeed), frames: result.frames,
+                    read: 0, format: format, gain: gain, announce: announce, speed: decoderSpeed)
                 let published = shared.withLock { s -> Bool in
                     guard gen == s.decodeGen else { return false }
                     if let hint, s.seekHint?.token != chunk.token || s.seekHint?.hint != hint {
@@ -231,7 +257,7 @@ extension AudioPipeline {
                 guard published else { continue }
                 if chunk.frames > 0 {
                     announce = false
-                    nextFrame += Int64(chunk.frames)
+                    framesOut += Int64(chunk.frames)
                 }
                 if failure == nil, result.isEnd, let resampled, resampled.keepsTail { carried = resampled.resampler }
                 if failure != nil || result.isEnd {

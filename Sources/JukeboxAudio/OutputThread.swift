@@ -72,11 +72,16 @@ struct OutputLocals<Sink: AudioSink>: ~Copyable {
 
     /// The item being written (by serial and token) and the one before it.
     var item: (serial: UInt32, token: UInt64)?
-    /// `written` index that corresponds to frame 0 of `item`.
+    /// `written` index at which `item` was anchored, the item frame (track time) there, and
+    /// the speed its frames play at (each written frame is `itemSpeed` item frames).
     var itemOrigin: Int64 = 0
+    var itemBase: Int64 = 0
+    var itemSpeed = 1.0
     var itemFirstWritten: Int64 = 0
     var prevItem: (serial: UInt32, token: UInt64)?
     var prevOrigin: Int64 = 0
+    var prevBase: Int64 = 0
+    var prevSpeed = 1.0
     /// After a flush the next audio chunk anchors the item bookkeeping again.
     var reanchor = true
 
@@ -99,6 +104,10 @@ struct OutputLocals<Sink: AudioSink>: ~Copyable {
     var itemGain: Float = 1
     var rampStep: Float = 0
     var rampLeft = 0
+    /// Where the ramp ends: the gain target, or 0 for the fade-out before a speed change.
+    var rampTo: Float = 1
+    /// A speed change faded the device out: the next anchored chunk fades in.
+    var fadeInAtAnchor = false
 
     var clockBaseNs: UInt64 = 0
     var clockBaseFrames: Int64 = 0
@@ -165,10 +174,19 @@ struct OutputLocals<Sink: AudioSink>: ~Copyable {
         guard let item, !reanchor else { return nil }
         let played = written - Int64(delay)
         if played >= itemFirstWritten {
-            return Audible(serial: item.serial, token: item.token, frame: played - itemOrigin)
+            return Audible(serial: item.serial, token: item.token, frame: itemFrame(at: played))
         }
-        if let prevItem { return Audible(serial: prevItem.serial, token: prevItem.token, frame: played - prevOrigin) }
-        return Audible(serial: item.serial, token: item.token, frame: itemFirstWritten - itemOrigin)
+        if let prevItem {
+            return Audible(
+                serial: prevItem.serial, token: prevItem.token,
+                frame: prevBase + trackFrames(played - prevOrigin, speed: prevSpeed))
+        }
+        return Audible(serial: item.serial, token: item.token, frame: itemFrame(at: itemFirstWritten))
+    }
+
+    /// The frame of `item` (track time) that `written` index `index` plays.
+    func itemFrame(at index: Int64) -> Int64 {
+        itemBase + trackFrames(index - itemOrigin, speed: itemSpeed)
     }
 
     /// Hands the history's frames up to `end` (they played) to `playedAudio`, as they sounded
@@ -242,7 +260,7 @@ struct OutputLocals<Sink: AudioSink>: ~Copyable {
             if rampLeft > 0 {
                 gain += rampStep
                 rampLeft -= 1
-                if rampLeft == 0 { gain = gainTarget }
+                if rampLeft == 0 { gain = rampTo }
             }
             for _ in 0..<ch {
                 let v = (Float(samples[i]) * gain * itemGain).rounded()
@@ -304,6 +322,7 @@ extension AudioPipeline {
         if !s.commands.isEmpty {
             switch s.commands.removeFirst() {
             case .play, .pause, .resume, .seek, .stop: handleFlush(&s, &o)
+            case .speed: handleSpeed(&s, &o)
             case .gain: handleGain(&s, &o)
             case .shutdown: return .exit
             }
@@ -385,8 +404,19 @@ extension AudioPipeline {
         if o.reanchor || (c.announce && c.read == 0) || o.item?.serial != c.serial {
             o.prevItem = o.reanchor ? nil : o.item
             o.prevOrigin = o.itemOrigin
+            o.prevBase = o.itemBase
+            o.prevSpeed = o.itemSpeed
             o.item = (c.serial, c.token)
-            o.itemOrigin = o.written - (c.frameOffset + Int64(c.read))
+            o.itemOrigin = o.written
+            o.itemBase = c.frameOffset + trackFrames(Int64(c.read), speed: c.speed)
+            o.itemSpeed = c.speed
+            if o.fadeInAtAnchor {
+                o.fadeInAtAnchor = false
+                o.gain = 0
+                o.rampTo = o.gainTarget
+                o.rampLeft = max(1, o.rate / 200)
+                o.rampStep = o.gainTarget / Float(o.rampLeft)
+            }
             o.itemFirstWritten = o.written
             o.reanchor = false
             if c.announce && c.read == 0 { started = c.token }
@@ -578,6 +608,34 @@ extension AudioPipeline {
         settle(&s, audible: audibleNow)
     }
 
+    /// A new speed while playing: what the device holds is rewound, its first ~5 ms played
+    /// again from the history fading out, and decoding starts again at the item frame where
+    /// the fade ends, at the new speed, fading in (click-free, heard within about a period).
+    /// With nothing to rewind (the device just started, or is gone), it is an ordinary flush.
+    private func handleSpeed<Sink>(_ s: inout SharedState, _ o: inout OutputLocals<Sink>) {
+        let resolve = s.needsResolve
+        guard resolve, o.isOpen, !o.reanchor, !s.startPending, let item = o.item,
+            let playing = s.items.item(item.serial)
+        else {
+            o.fadeInAtAnchor = o.isOpen
+            return handleFlush(&s, &o)
+        }
+        s.needsResolve = false
+        let rewound = rewindForReplay(&o)
+        let fade = min(rewound, max(1, o.rate / 200))
+        let resumeAt = o.written + Int64(fade)
+        s.anchor = (playing, .frame(max(0, o.itemFrame(at: resumeAt))))
+        if fade > 0 {
+            o.replayEnd = resumeAt
+            o.rampTo = 0
+            o.rampLeft = fade
+            o.rampStep = -o.gain / Float(fade)
+        }
+        o.reanchor = true
+        o.fadeInAtAnchor = true
+        settle(&s, audible: nil)
+    }
+
     /// After a flush or a lost device: anchors playback at `audible` (when known) or at the
     /// pending seek, and has jb-decode start there if playing and not decoding it already.
     private func settle(_ s: inout SharedState, audible: Audible?) {
@@ -604,9 +662,26 @@ extension AudioPipeline {
         }
     }
 
+    /// Takes back what the device still holds as far as the history can play it again (not
+    /// past the item's first frame); returns how many frames `written` went back.
+    private func rewindForReplay<Sink>(_ o: inout OutputLocals<Sink>) -> Int {
+        let oldest = max(o.historyStart, o.itemFirstWritten, o.written - Int64(o.historyFrames - o.period))
+        let available = Int(max(0, o.written - oldest))
+        let rewound: Int
+        if o.clock {
+            rewound = min(available, o.delay(MonotonicClock.nanoseconds()))
+        } else {
+            rewound = (try? o.sink.rewind(min(available, o.sink.rewindable()))) ?? 0
+        }
+        o.written -= Int64(max(0, rewound))
+        return max(0, rewound)
+    }
+
     /// A new software gain: start a ~5 ms ramp and re-render what ALSA still holds.
     private func handleGain<Sink>(_ s: inout SharedState, _ o: inout OutputLocals<Sink>) {
         o.gainTarget = s.gainTarget
+        o.rampTo = o.gainTarget
+        o.fadeInAtAnchor = false
         guard o.isOpen, s.state == .playing else {
             // Nothing sounds: the next audio starts at the new gain, with no ramp to hear (a
             // start with the output muted must not begin with 5 ms at full volume).
@@ -618,17 +693,7 @@ extension AudioPipeline {
         o.rampStep = (o.gainTarget - o.gain) / Float(ramp)
         o.rampLeft = ramp
         guard !o.reanchor else { return }
-        let oldest = max(o.historyStart, o.itemFirstWritten, o.written - Int64(o.historyFrames - o.period))
-        let available = Int(max(0, o.written - oldest))
-        let rewound: Int
-        if o.clock {
-            rewound = min(available, o.delay(MonotonicClock.nanoseconds()))
-        } else {
-            let rewindable = o.sink.rewindable()
-            rewound = (try? o.sink.rewind(min(available, rewindable))) ?? 0
-        }
-        guard rewound > 0 else { return }
-        o.written -= Int64(rewound)
+        let rewound = rewindForReplay(&o)
         o.replayEnd = max(o.replayEnd, o.written + Int64(rewound))
         o.lastDelay = max(0, o.lastDelay - rewound)
         o.refilling = true
@@ -727,7 +792,8 @@ extension AudioPipeline {
         let c = s.chunks[s.ringHead]
         guard s.ringCount > 0, c.kind == .audio, let item = s.items.item(c.serial) else { return }
         if let decoding = s.decodingItem, decoding.token != item.token, s.nextItem == nil { s.nextItem = decoding }
-        let start = StartPosition.ms((c.frameOffset + Int64(c.read)) * 1000 / Int64(format.rate))
+        let start = StartPosition.ms(
+            (c.frameOffset + trackFrames(Int64(c.read), speed: c.speed)) * 1000 / Int64(format.rate))
         o.restartStream(MonotonicClock.nanoseconds())
         s.clearRing()
         s.anchor = (item, start)

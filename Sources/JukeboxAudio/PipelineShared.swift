@@ -29,7 +29,7 @@ struct ChunkInfo {
     /// The slot's item in `SharedState.items`, and its token.
     var serial: UInt32 = 0
     var token: UInt64 = 0
-    /// Frame index within the item of the slot's first frame.
+    /// Frame index within the item (track time) of the slot's first frame.
     var frameOffset: Int64 = 0
     var frames = 0
     /// Frames the output thread has taken.
@@ -40,6 +40,14 @@ struct ChunkInfo {
     /// The first chunk of an item that `play` or a gapless transition started: jb-output
     /// sends `.started` when it has written it (not after resume or seek).
     var announce = false
+    /// The playback speed its frames were stretched to: each stands for `speed` item frames.
+    var speed = 1.0
+}
+
+/// The item frames (track time) that `frames` frames played at `speed` stand for; exactly
+/// `frames` at 1.
+func trackFrames(_ frames: Int64, speed: Double) -> Int64 {
+    speed == 1 ? frames : Int64((Double(frames) * speed).rounded())
 }
 
 /// The items ring slots refer to, by serial, so that slots carry no String. jb-decode
@@ -99,6 +107,8 @@ enum OutputCommand: Equatable {
     case seek
     /// Drop what the device holds and forget the items.
     case stop
+    /// Fade out what the device holds over ~5 ms, then play on from there at `SharedState.speed`.
+    case speed
     /// Ramp to `gainTarget` and re-render what the device still holds.
     case gain
     /// Close the device and end the thread.
@@ -108,7 +118,7 @@ enum OutputCommand: Equatable {
     /// on the latest shared fields.
     var isFlush: Bool {
         switch self {
-        case .play, .pause, .resume, .seek, .stop: return true
+        case .play, .pause, .resume, .seek, .stop, .speed: return true
         case .gain, .shutdown: return false
         }
     }
@@ -176,6 +186,8 @@ struct SharedState {
     var muted = false
     /// The sleep timer's fade (1: none), on top of the volume, also with a hardware mixer.
     var fadeGain: Float = 1.0
+    /// The playback speed jb-decode stretches to (1: the decoder's samples as they are).
+    var speed = 1.0
 
     // MARK: reported by jb-output
     var events: [PipelineEvent] = []

@@ -78,6 +78,8 @@ extension Daemon {
                 perform(machine.handle(.command(.setMode(mode)), now: Instant.now))
             case .setSleep(let target):
                 console?.announce("menu: " + setSleep(target))
+            case .setSpeed(let speed):
+                perform(machine.handle(.command(.setSpeed(speed)), now: Instant.now))
             case .nudgeLyrics(let ms):
                 perform(.lyricsOffset(LyricNudge(relative: true, ms: ms)), source: "menu")
             case .closed:

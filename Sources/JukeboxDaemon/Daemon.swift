@@ -208,6 +208,7 @@ final class Daemon {
         if !start.positions.isEmpty {
             perform(machine.handle(.savedPositionsLoaded(start.positions), now: Instant.now))
         }
+        loadSpeeds()
         if let saved {
             let found = journal.read()
             start.savedSequence = saved.journalSequence
@@ -443,6 +444,7 @@ final class Daemon {
         if menu.isOpen {
             menu.playMode = machine.options.preset ?? .inOrder
             menu.lyricsOffsetMs = lyrics.timeline?.nudgeMs
+            menu.speed = machine.speed
             menu.sleepTarget = sleepTimer.target
             display.showMenu(menu, now: now)
             return
@@ -529,6 +531,11 @@ final class Daemon {
                 mpd.observer.mark(.player)
             case .setVolume(let percent):
                 pipeline.setVolume(percent: percent, gain: VolumeCurve.gain(percent: percent))
+            case .setSpeed(let speed):
+                pipeline.setSpeed(speed.factor)
+                mpd.observer.mark(.options)
+            case .rememberSpeed(let speed, let track):
+                rememberSpeed(speed, track: track)
             case .persist(let kind):
                 _ = keeper.handle(.changed(kind), now: Instant.now)
             case .reply(let text):

@@ -277,6 +277,27 @@ public final class LibraryStore {
         }
     }
 
+    /// Every long track's own playback speed, in hundredths.
+    public func savedTrackSpeeds() throws -> [Int64: Int] {
+        let statement = try cached("SELECT id, speed FROM tracks WHERE speed IS NOT NULL")
+        defer { statement.reset() }
+        var speeds: [Int64: Int] = [:]
+        while try statement.step() { speeds[statement.int64(at: 0)] = statement.int(at: 1) }
+        return speeds
+    }
+
+    /// Remembers the playback speed (hundredths) of a track: one durable transaction, as a
+    /// setting (a speed is chosen rarely, by hand).
+    public func setSpeed(_ hundredths: Int, ofTrack id: Int64) throws {
+        let statement = try cached("UPDATE tracks SET speed = ? WHERE id = ?")
+        try connection.transaction(durable: true) {
+            defer { statement.reset() }
+            try statement.bind(Int64(hundredths), at: 1)
+            try statement.bind(id, at: 2)
+            try statement.run()
+        }
+    }
+
     /// The seek hints stored with remembered positions.
     public func savedSeekHints() throws -> [Int64: SeekHint] {
         let statement = try cached(

@@ -130,6 +130,11 @@ enum Schema {
             OR NOT (lower(path) LIKE '%.mp3' OR lower(path) LIKE '%.m4a' OR lower(path) LIKE '%.m4b'
                 OR lower(path) LIKE '%.mp4');
         """,
+        // 9 -> 10: the playback speed a long track (a book) was last played at, in hundredths
+        // (NULL: the box's speed, `settings.speed`).
+        """
+        ALTER TABLE tracks ADD COLUMN speed INTEGER;
+        """,
     ]
 
     /// The version this code writes.

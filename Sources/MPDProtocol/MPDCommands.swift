@@ -285,6 +285,14 @@ public enum MPDCommands {
             guard (0...100).contains(value) else { throw MPDError(.argument, "Invalid volume value") }
             w.run(.setVolume(value))
         },
+        // Not MPD's: playback speed with the pitch kept (`speed 1.5`, `speed +0.25`, `speed
+        // cycle`), the console's words; `status` shows it as `speed:`.
+        "speed": Spec(permission: .control, min: 1, max: 1) { w, c in
+            switch CommandParser.parse("speed " + c.arguments[0]) {
+            case .success(let command): w.run(command)
+            case .failure(let error): throw MPDError(.argument, error.message)
+            }
+        },
         "volume": Spec(permission: .control, min: 1, max: 1) { w, c in
             let value = try signedInteger(c.arguments[0])
             guard (-100...100).contains(value) else { throw MPDError(.argument, "Invalid volume value") }
@@ -561,6 +569,7 @@ public enum MPDCommands {
             }
         }
         if let job = w.host.updatingJob { r.add("updating_db", job) }
+        r.add("speed", machine.speed.description)
         c.response.append(r)
     }
 

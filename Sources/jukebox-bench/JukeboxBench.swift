@@ -23,7 +23,7 @@ struct JukeboxBench: ParsableCommand {
 
     static let sectionNames = [
         "material", "cpu", "memory", "disk", "startup", "scan", "instructions", "input", "control", "display",
-        "menu", "mp4", "cards", "vboard",
+        "menu", "mp4", "cards", "speed", "vboard",
     ]
     static let aliases = [
         "rss": "memory", "mem": "memory", "ttfb": "startup", "resume": "startup", "io": "disk",
@@ -128,6 +128,7 @@ struct JukeboxBench: ParsableCommand {
             case "mp4": bench.sectionMP4()
             case "cards": bench.sectionCards()
             case "vboard": bench.sectionVirtualBoard()
+            case "speed": bench.sectionSpeed()
             default: break
             }
             try? writeText("\(workDir)/results.md", report.markdown())  // partial results survive a crash

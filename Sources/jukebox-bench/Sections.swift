@@ -108,27 +108,36 @@ final class Bench: @unchecked Sendable {
                 guard e.exited && e.exitCode == 0 else { throw BenchError("\(command[0]) failed: \(e.text)") }
                 peer.values.append(e.cpuS)
             }
-            jb.attempt {
-                let cfg = DaemonConfig.bench(
-                    musicDir: musicDir, database: "\(dir)/state/jukebox.sqlite", pacing: "device", onStart: "play")
-                removeDatabase(cfg.database)
-                let d = try startDaemon(jukeboxd!, cfg, dir: dir, label: "run\(r + 1)")
-                guard let p = d.waitPlaying(timeout: 30) else {
-                    throw failure(d, "no track started playing within 30 s")
-                }
-                guard let end = d.waitEndOfQueue(timeout: 90) else {
-                    throw failure(d, "playback did not reach the end of the queue within 90 s")
-                }
-                let procCPU = ProcessStats.read(d.pid)?.cpuSeconds
-                let (e, _) = d.stop()
-                guard let e else { throw failure(d, "did not exit after SIGTERM") }
-                exits.append(e.text)
-                jb.values.append(e.cpuS)
-                if let procCPU { jb.extra["proc", default: []].append(procCPU) }
-                jb.extra["wall", default: []].append(end - p.t)
-            }
+            jb.attempt { exits.append(try playQueue(musicDir: musicDir, dir: dir, label: "run\(r + 1)", into: jb)) }
         }
         return (peer, jb, exits)
+    }
+
+    /// One unpaced jukeboxd run over `musicDir` from a fresh database to the end of the
+    /// queue, at `speed` (a console `speed` command as the first track starts) when given:
+    /// its CPU seconds (wait4) go to `side`, with /proc's just before SIGTERM and the wall
+    /// time from the first track to the end. Returns how it exited.
+    func playQueue(musicDir: String, dir: String, label: String, speed: String? = nil, into side: Side) throws
+        -> String
+    {
+        let cfg = DaemonConfig.bench(
+            musicDir: musicDir, database: "\(dir)/state/jukebox.sqlite", pacing: "device", onStart: "play")
+        removeDatabase(cfg.database)
+        let d = try startDaemon(jukeboxd!, cfg, dir: dir, label: label)
+        guard let p = d.waitPlaying(timeout: 30) else {
+            throw failure(d, "no track started playing within 30 s")
+        }
+        if let speed { d.send("speed \(speed)") }
+        guard let end = d.waitEndOfQueue(timeout: 90) else {
+            throw failure(d, "playback did not reach the end of the queue within 90 s")
+        }
+        let procCPU = ProcessStats.read(d.pid)?.cpuSeconds
+        let (e, _) = d.stop()
+        guard let e else { throw failure(d, "did not exit after SIGTERM") }
+        side.values.append(e.cpuS)
+        if let procCPU { side.extra["proc", default: []].append(procCPU) }
+        side.extra["wall", default: []].append(end - p.t)
+        return e.text
     }
 
     func sectionCPU() {

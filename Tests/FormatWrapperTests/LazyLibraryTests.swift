@@ -18,7 +18,16 @@ import Testing
             ?? run(["pkg-config", "--variable=pcfiledir", package]).stdoutText.split(separator: "\n").first.map {
                 $0 + "/.."
             }
-        let dev = try #require(libdir.map { "\($0)/lib\(name).so" })
+        try expectSoname(of: try #require(libdir.map { "\($0)/lib\(name).so" }), library: library)
+    }
+
+    /// libsonic-dev ships no pkg-config file: its link is on the compiler's library path.
+    @Test func libsonicsSonameIsTheInstalledLibrarys() throws {
+        let dev = try run(["cc", "-print-file-name=libsonic.so"]).stdoutText.split(separator: "\n").first
+        try expectSoname(of: String(try #require(dev)), library: Int(JB_LIB_SONIC))
+    }
+
+    func expectSoname(of dev: String, library: Int) throws {
         let dynamic = try run(["objdump", "-p", dev]).stdoutText
         let soname = dynamic.split(separator: "\n").first { $0.contains("SONAME") }?.split(separator: " ").last
         let ours = String(cString: jb_lazy_soname(Int32(library)))

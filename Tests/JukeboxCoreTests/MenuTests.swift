@@ -362,6 +362,25 @@ func menuLibrary(artists: Int, albumsPerArtist: Int, tracksPerAlbum: Int) -> [Tr
         #expect(menu.label(.settings, 2) == "Sleep timer: 30 min")
     }
 
+    @Test func speedSetting() {
+        var menu = opened()
+        menu.speed = PlaybackSpeed(clamping: 150)
+        _ = menu.handle(.move(6), now: t0)
+        _ = menu.handle(.press, now: t0)
+        _ = menu.handle(.move(3), now: t0)
+        #expect(menu.page(rows: 1, now: t0)?.rows.map(\.label) == ["Speed: 1.5×"])
+        _ = menu.handle(.press, now: t0)
+        #expect(menu.highlighted == 4)  // the speed playing
+        #expect(
+            menu.page(rows: 7, now: t0)?.rows.map(\.label) == [
+                "  0.5×", "  0.75×", "  1×", "  1.25×", "✓ 1.5×", "  1.75×", "  2×",
+            ])
+        _ = menu.handle(.move(-2), now: t0)
+        #expect(menu.handle(.press, now: t0) == [.setSpeed(.normal)])
+        #expect(menu.place == .settings)
+        #expect(menu.label(.settings, 3) == "Speed: 1×")
+    }
+
     @Test func emptyListsAndNewCatalogs() {
         var menu = opened()
         _ = menu.handle(.move(3), now: t0)

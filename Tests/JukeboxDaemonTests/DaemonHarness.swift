@@ -82,6 +82,8 @@ final class DaemonHarness {
         var volume: Int
         var mode: String
         var playlistLength: Int
+        /// The playback speed (`1` when the reply has no `speed:` line).
+        var speed = "1"
         /// When the reply's first line arrived (MonotonicClock).
         var at: UInt64
     }
@@ -106,7 +108,8 @@ final class DaemonHarness {
             state: fields["state"] ?? "?", songID: fields["songid"].flatMap { Int64($0) },
             elapsed: fields["elapsed"].flatMap { Double($0) } ?? 0, duration: fields["duration"].flatMap { Double($0) },
             volume: fields["volume"].flatMap { Int($0) } ?? -1, mode: fields["mode"] ?? "?",
-            playlistLength: fields["playlistlength"].flatMap { Int($0) } ?? 0, at: first.nanoseconds)
+            playlistLength: fields["playlistlength"].flatMap { Int($0) } ?? 0, speed: fields["speed"] ?? "1",
+            at: first.nanoseconds)
     }
 
     /// Asks `status` (every 20 ms) until `condition` holds; returns that status, or nil when

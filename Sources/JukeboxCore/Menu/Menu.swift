@@ -30,6 +30,8 @@ public enum MenuAction: Sendable, Equatable {
     case setMode(PlayMode)
     /// Set the sleep timer (nil: off).
     case setSleep(SleepTarget?)
+    /// Set the playback speed.
+    case setSpeed(PlaybackSpeed)
     /// Move the playing track's lyrics by this many milliseconds (+: later).
     case nudgeLyrics(Int64)
     /// The menu closed (chosen, backed out or idle): show what plays again.
@@ -60,6 +62,7 @@ public struct Menu: Sendable {
         case playMode
         case lyricsOffset
         case sleepTimer
+        case speed
     }
 
     /// One list being browsed.
@@ -79,6 +82,7 @@ public struct Menu: Sendable {
         case recent(RecentlyPlayed.Entry)
         case mode(PlayMode)
         case sleep(SleepTarget?)
+        case speed(PlaybackSpeed)
         /// Does nothing (the lyrics offset's value).
         case value
     }
@@ -95,6 +99,10 @@ public struct Menu: Sendable {
     public var lyricsOffsetMs: Int64?
     /// The sleep timer set, as Settings shows it (the daemon keeps it up to date).
     public var sleepTarget: SleepTarget?
+    /// The speed playing, as Settings shows it (the daemon keeps it up to date).
+    public var speed = PlaybackSpeed.normal
+    /// The speed setting's choices.
+    public static let speedChoices = [50, 75, 100, 125, 150, 175, 200].map { PlaybackSpeed(clamping: $0) }
     /// The sleep timer's choices.
     public static let sleepChoices: [SleepTarget?] = [
         nil, .after(ms: 15 * 60_000), .after(ms: 30 * 60_000), .after(ms: 60 * 60_000), .endOfTrack, .endOfAlbum,
@@ -196,6 +204,7 @@ public struct Menu: Sendable {
                 var next = Level(place: place)
                 if place == .playMode { next.highlighted = PlayMode.allCases.firstIndex(of: playMode) ?? 0 }
                 if place == .sleepTimer { next.highlighted = Self.sleepChoices.firstIndex(of: sleepTarget) ?? 0 }
+                if place == .speed { next.highlighted = Self.speedChoices.firstIndex(of: speed) ?? 2 }
                 next.groups = groups(place)
                 stack.append(next)
                 letterUntil = nil
@@ -213,6 +222,10 @@ public struct Menu: Sendable {
                 sleepTarget = target
                 stack.removeLast()
                 return [.setSleep(target)]
+            case .speed(let chosen):
+                speed = chosen
+                stack.removeLast()
+                return [.setSpeed(chosen)]
             case .value:
                 return []
             }
@@ -294,10 +307,11 @@ public struct Menu: Sendable {
         case .favourites: return catalog.favourites.isEmpty ? 0 : 1 + catalog.favourites.count
         case .recent: return catalog.recent.entries.count
         case .playlists: return catalog.playlists.count
-        case .settings: return 3
+        case .settings: return 4
         case .playMode: return PlayMode.allCases.count
         case .lyricsOffset: return 1
         case .sleepTimer: return Self.sleepChoices.count
+        case .speed: return Self.speedChoices.count
         }
     }
 
@@ -320,10 +334,11 @@ public struct Menu: Sendable {
         case .favourites: return .play(.favourites, track: index == 0 ? nil : catalog.favourites[index - 1])
         case .recent: return .recent(catalog.recent.entries[index])
         case .playlists: return .playlist(catalog.playlists[index])
-        case .settings: return .open([.playMode, .lyricsOffset, .sleepTimer][index])
+        case .settings: return .open([.playMode, .lyricsOffset, .sleepTimer, .speed][index])
         case .playMode: return .mode(PlayMode.allCases[index])
         case .lyricsOffset: return .value
         case .sleepTimer: return .sleep(Self.sleepChoices[index])
+        case .speed: return .speed(Self.speedChoices[index])
         }
     }
 
@@ -357,6 +372,7 @@ public struct Menu: Sendable {
         case .settings:
             if index == 0 { return "Play mode: \(playMode.rawValue)" }
             if index == 2 { return "Sleep timer: " + (sleepTarget.map { "\($0)" } ?? "off") }
+            if index == 3 { return "Speed: \(speed)×" }
             return "Lyrics offset: " + (lyricsOffsetMs.map { "\($0 > 0 ? "+" : "")\($0) ms" } ?? "no lyrics")
         case .playMode:
             let mode = PlayMode.allCases[index]
@@ -366,6 +382,9 @@ public struct Menu: Sendable {
         case .sleepTimer:
             let target = Self.sleepChoices[index]
             return (target == sleepTarget ? "✓ " : "  ") + (target.map { "\($0)" } ?? "off")
+        case .speed:
+            let choice = Self.speedChoices[index]
+            return (choice == speed ? "✓ " : "  ") + "\(choice)×"
         }
     }
 
@@ -385,6 +404,7 @@ public struct Menu: Sendable {
         case .playMode: return "Play mode"
         case .lyricsOffset: return "Lyrics offset"
         case .sleepTimer: return "Sleep timer"
+        case .speed: return "Speed"
         }
     }
 

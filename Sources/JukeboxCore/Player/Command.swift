@@ -23,6 +23,12 @@ public enum Command: Sendable, Equatable {
     case setOptions(PlayOptions)
     /// Switch to the next preset (in-order from flags that are no preset).
     case cycleMode
+    /// Play at this speed, the pitch kept (a long track remembers it; see `PlayerMachine`).
+    case setSpeed(PlaybackSpeed)
+    /// Change the speed by a signed number of hundredths (`speed +0.25`).
+    case changeSpeed(Int)
+    /// The next speed of `PlaybackSpeed.cycle` (one button or card for all of them).
+    case cycleSpeed
     case status
     case help
     /// Change the queue's entries (MPD add, delete, move, clear, shuffle).
@@ -79,6 +85,7 @@ public enum CommandParser {
         volume V     set the volume from 0 to 100; volume +5 or volume -5 changes it
         mode M       set the mode: in-order, repeat-all, repeat-one or shuffle
         mode         switch to the next mode
+        speed X      play X times as fast (0.5 to 2), the pitch kept; speed +0.25, speed -0.25, speed cycle
         status       show what is playing
         help         show this list
         """
@@ -168,6 +175,14 @@ public enum CommandParser {
                     "expected in-order, repeat-all, repeat-one or shuffle, found '\(arguments.joined(separator: " "))'")
             }
             return .success(.setMode(mode))
+        case "speed":
+            let expected = "expected a speed from 0.5 to 2 like 1.5, a step like +0.25, or cycle"
+            guard arguments.count == 1 else { return bad(name, expected) }
+            let argument = arguments[0].lowercased()
+            if argument == "cycle" { return .success(.cycleSpeed) }
+            if let step = PlaybackSpeed.parseStep(argument) { return .success(.changeSpeed(step)) }
+            guard let speed = PlaybackSpeed.parse(argument) else { return bad(name, expected) }
+            return .success(.setSpeed(speed))
         default:
             return .failure(.unknownCommand(shortened(first)))
         }
@@ -269,6 +284,9 @@ extension Command {
         case .changeVolume(let delta): "volume \(delta < 0 ? "-" : "+")\(abs(delta))"
         case .setMode(let mode): "mode \(mode.rawValue)"
         case .cycleMode: "mode"
+        case .setSpeed(let speed): "speed \(speed)"
+        case .changeSpeed(let step): "speed \(step < 0 ? "-" : "+")\(PlaybackSpeed.decimal(abs(step)))"
+        case .cycleSpeed: "speed cycle"
         case .status: "status"
         case .help: "help"
         // These come from MPD clients only; the console language has no words for them.

@@ -69,6 +69,9 @@ public enum PlayerEvent: Sendable, Equatable {
     case tracksDescribed([TrackInfo])
     /// Saved positions of long tracks, as loaded from the store.
     case savedPositionsLoaded([TrackID: Int64])
+    /// The speeds long tracks were left at and the box's speed for the others, as loaded
+    /// from the store. Send it before `.restored`.
+    case savedSpeedsLoaded([TrackID: PlaybackSpeed], box: PlaybackSpeed)
     /// The persisted state, on start-up. A snapshot that was playing or paused resumes the same
     /// track at the same position as `onStart` says; a stopped one stays stopped. The volume comes
     /// back at most at `startVolume` (power-up is at a safe volume), and always as a `.setVolume`.
@@ -90,6 +93,10 @@ public enum PlayerAction: Sendable, Equatable {
     case seek(ms: Int64)
     /// Apply this volume percent (already within the limits); map it with `VolumeCurve`.
     case setVolume(Int)
+    /// Play at this speed from now on (the pipeline; positions stay in track time).
+    case setSpeed(PlaybackSpeed)
+    /// Store a chosen speed: the long track's own, or (nil) the box's for the other tracks.
+    case rememberSpeed(PlaybackSpeed, track: TrackID?)
     /// Save `PlayerMachine.snapshot` (hand the kind to `ResumeKeeper`).
     case persist(PersistKind)
     /// Text for the console that sent the command.
@@ -183,6 +190,10 @@ public struct PlayerMachine: Sendable, Equatable {
     public internal(set) var positionMs: Int64 = 0
     /// Saved positions of long tracks.
     public private(set) var savedPositions: [TrackID: Int64] = [:]
+    /// The speed playing now; the one for tracks without their own; the long tracks' own.
+    public internal(set) var speed = PlaybackSpeed.normal
+    public internal(set) var boxSpeed = PlaybackSpeed.normal
+    public internal(set) var savedSpeeds: [TrackID: PlaybackSpeed] = [:]
     public private(set) var tracks: [TrackID: TrackInfo] = [:]
     /// The request playing (or being started) in the pipeline; nil when nothing is loaded.
     public private(set) var currentRequest: PlaybackRequest?
@@ -244,6 +255,9 @@ public struct PlayerMachine: Sendable, Equatable {
             for info in infos { tracks[info.id] = info }
         case .savedPositionsLoaded(let positions):
             savedPositions.merge(positions) { _, new in new }
+        case .savedSpeedsLoaded(let speeds, let box):
+            savedSpeeds.merge(speeds) { _, new in new }
+            boxSpeed = box
         case .restored(let snapshot, let onStart):
             restore(snapshot, onStart: onStart, into: &actions)
         case .headphones(let plugged):
@@ -356,6 +370,12 @@ public struct PlayerMachine: Sendable, Equatable {
             setOptions(options, into: &actions)
         case .cycleMode:
             setOptions(queue.options.cycled, into: &actions)
+        case .setSpeed(let chosen):
+            choose(chosen, into: &actions)
+        case .changeSpeed(let step):
+            choose(PlaybackSpeed(clamping: speed.hundredths + step), into: &actions)
+        case .cycleSpeed:
+            choose(speed.nextInCycle, into: &actions)
         case .status:
             actions.append(.reply(statusText))
         case .help:
@@ -490,6 +510,7 @@ public struct PlayerMachine: Sendable, Equatable {
             positionMs = next.fromMs
             consecutiveFailures = 0
             let reset = resetPriorityOfCurrent()
+            followSpeed(of: next.trackID, into: &actions)
             refreshFollowUp(into: &actions, always: true)
             actions.append(.persist(forgot || reset ? .event : .progress))
             return
@@ -630,6 +651,7 @@ public struct PlayerMachine: Sendable, Equatable {
         positionMs = request.fromMs
         state = .playing
         resetPriorityOfCurrent()
+        followSpeed(of: track, into: &actions)
         actions.append(.startPlayback(request))
         refreshFollowUp(into: &actions, always: true)
         actions.append(.persist(.event))
@@ -674,7 +696,7 @@ public struct PlayerMachine: Sendable, Equatable {
         return max(saved, 0)
     }
 
-    private func isLong(_ track: TrackID) -> Bool {
+    func isLong(_ track: TrackID) -> Bool {
         guard let duration = tracks[track]?.durationMs else { return false }
         return duration > configuration.longTrackMs
     }
@@ -708,6 +730,7 @@ public struct PlayerMachine: Sendable, Equatable {
             }
         }
         lines.append("volume: \(volume)")
+        if speed != .normal { lines.append("speed: \(speed)") }
         let options = queue.options
         lines.append("repeat: \(options.repeat ? 1 : 0)")
         lines.append("random: \(options.random ? 1 : 0)")
