@@ -40,6 +40,12 @@ struct ChunkInfo {
     /// The first chunk of an item that `play` or a gapless transition started: jb-output
     /// sends `.started` when it has written it (not after resume or seek).
     var announce = false
+    /// A crossfade: this chunk's frames are mixed with the next slot's (the follow-up's
+    /// first frames), its first frame being frame `fadeStart` of a fade of `fadeLength`.
+    var fadeStart = 0
+    var fadeLength = 0
+    /// The follow-up's frames mixed into the chunk before it: jb-output only releases it.
+    var partner = false
 }
 
 /// The items ring slots refer to, by serial, so that slots carry no String. jb-decode
@@ -131,6 +137,9 @@ struct SharedState {
     var publishedSeq = 0
     var consumedSeq = 0
     var followUpSeq: Int?
+    /// When the follow-up began with a crossfade: where the item it fades out of was when the
+    /// fade began (replacing the follow-up decodes that item's end again).
+    var fadeOrigin: (item: PlaybackItem, start: StartPosition)?
     var items = ItemTable()
 
     // MARK: decoding
@@ -176,6 +185,9 @@ struct SharedState {
     var muted = false
     /// The sleep timer's fade (1: none), on top of the volume, also with a hardware mixer.
     var fadeGain: Float = 1.0
+    /// MPD's `crossfade`: seconds by which the end of an item overlaps the start of its
+    /// follow-up (0: gapless).
+    var crossfadeSeconds = 0
 
     // MARK: reported by jb-output
     var events: [PipelineEvent] = []
@@ -217,6 +229,7 @@ struct SharedState {
         ringCount = 0
         consumedSeq = publishedSeq
         followUpSeq = nil
+        fadeOrigin = nil
     }
 
     /// How many chunks jb-output waits for when the ring ran dry mid-stream: one after a

@@ -142,6 +142,7 @@ extension Daemon: MPDPlayerHost {
         let outputSwitched = world.host.outputEnabled != mpd.host.outputEnabled
         mpd.absorb(world)
         if outputSwitched { switchOutput(enabled: world.host.outputEnabled) }
+        applyCrossfade()
         // A client's queue is no longer the source the box chose.
         if machine.queue.entries != queueBefore { recordHistory(.queueTakenOver(at: placeBefore)) }
         if world.observer.isMarked(.storedPlaylist) { refreshMenuLists() }

@@ -176,6 +176,7 @@ final class Daemon {
         loadHistory()
         reloadLibrary()
         if !mpd.host.outputEnabled { pipeline.setMuted(true) }
+        applyCrossfade()
         var saved: PlaybackRecord?
         var start = ResumeStart(saved: nil, savedSequence: 0, journal: nil, journalSurvivedRestart: false)
         do {
@@ -531,6 +532,11 @@ final class Daemon {
     func switchOutput(enabled: Bool) {
         logger.info("output 0 (\(config.audio.device)) \(enabled ? "enabled" : "disabled")")
         pipeline.setMuted(!enabled)
+    }
+
+    /// The crossfade MPD clients set, for the pipeline's next transitions.
+    func applyCrossfade() {
+        pipeline.setCrossfade(seconds: mpd.crossfadeSeconds)
     }
 
     // MARK: - persistence

@@ -20,8 +20,7 @@ import Testing
         "sendmessage chan hello": "not supported: client-to-client messages (subscribe/sendmessage)",
         "listneighbors": "not supported: no neighbor plugins",
         "mount": "not supported: no storage mounts",
-        // Crossfade and MixRamp: issue 15 item 6 (crossfade) is not done; MixRamp is not planned.
-        "crossfade 2": "not supported yet: crossfade",
+        // MixRamp is not planned.
         "mixrampdb -17": "not supported: MixRamp",
         "mixrampdelay 1": "not supported: MixRamp",
     ]
