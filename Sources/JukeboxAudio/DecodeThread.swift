@@ -126,6 +126,24 @@ extension AudioPipeline {
             return retired != nil
         }
 
+        /// Publishes a decoded chunk (and its crossfade partner) unless a command came
+        /// meanwhile; returns whether it did.
+        func publish(_ chunk: ChunkInfo, partner: ChunkInfo?, hint: SeekHint?, isEnd: Bool, failure: String?) -> Bool {
+            shared.withLock { s -> Bool in
+                guard gen == s.decodeGen else { return false }
+                if let hint, s.seekHint?.token != chunk.token || s.seekHint?.hint != hint {
+                    s.seekHint = (chunk.token, hint)
+                }
+                if chunk.frames > 0 {
+                    s.publish(chunk)
+                    if let partner { s.publish(partner) }
+                    if s.ringCount >= s.outputWaitsFor || isEnd { outputWork.broadcast() }
+                }
+                if let failure { s.items.setFailure(chunk.serial, failure) }
+                return true
+            }
+        }
+
         while true {
             let step = shared.withLock { s -> DecodeStep in
                 if s.shutdown { return .exit }
@@ -286,21 +304,8 @@ extension AudioPipeline {
                 let mixed = ChunkInfo(
                     kind: .audio, serial: f.serial, token: f.item.token, frameOffset: Int64(f.done),
                     frames: result.frames, format: format, gain: f.gain, partner: true)
-                let hint = d.seekHint
-                let published = shared.withLock { s -> Bool in
-                    guard gen == s.decodeGen else { return false }
-                    if let hint, s.seekHint?.token != chunk.token || s.seekHint?.hint != hint {
-                        s.seekHint = (chunk.token, hint)
-                    }
-                    if chunk.frames > 0 {
-                        s.publish(chunk)
-                        s.publish(mixed)
-                        if s.ringCount >= s.outputWaitsFor || result.isEnd { outputWork.broadcast() }
-                    }
-                    if let failure { s.items.setFailure(chunk.serial, failure) }
-                    return true
-                }
-                guard published else { continue }
+                guard publish(chunk, partner: mixed, hint: d.seekHint, isEnd: result.isEnd, failure: failure)
+                else { continue }
                 if chunk.frames > 0 { announce = false }
                 nextFrame += Int64(chunk.frames)
                 f.done += result.frames
@@ -333,23 +338,12 @@ extension AudioPipeline {
                 } catch {
                     failure = "\(error)"
                 }
-                let hint = d.seekHint
                 let chunk = ChunkInfo(
                     kind: .audio, serial: serial, token: item.token, frameOffset: nextFrame, frames: result.frames,
                     read: 0, format: format, gain: gain, announce: announce)
-                let published = shared.withLock { s -> Bool in
-                    guard gen == s.decodeGen else { return false }
-                    if let hint, s.seekHint?.token != chunk.token || s.seekHint?.hint != hint {
-                        s.seekHint = (chunk.token, hint)
-                    }
-                    if chunk.frames > 0 {
-                        s.publish(chunk)
-                        if s.ringCount >= s.outputWaitsFor || result.isEnd { outputWork.broadcast() }
-                    }
-                    if let failure { s.items.setFailure(chunk.serial, failure) }
-                    return true
+                guard publish(chunk, partner: nil, hint: d.seekHint, isEnd: result.isEnd, failure: failure) else {
+                    continue
                 }
-                guard published else { continue }
                 if chunk.frames > 0 {
                     announce = false
                     nextFrame += Int64(chunk.frames)

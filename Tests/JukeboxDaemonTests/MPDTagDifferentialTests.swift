@@ -66,9 +66,11 @@ import Testing
         let jukebox: MPDTestClient
         let reference: MPDTestClient
 
-        init(mpdStickers: Bool = false) throws {
+        /// `withFLACPictures`: also Flac/pictures.flac (make-flac-pictures.sh).
+        init(mpdStickers: Bool = false, withFLACPictures: Bool = false) throws {
             harness = try DaemonHarness(tracks: [], configExtra: "", onStart: "off", mode: "in-order")
-            try Fixtures.makeTagLibrary(in: harness.musicDir)
+            try Fixtures.makeTagLibrary(in: harness.musicDir, withFLACPictures: withFLACPictures)
+            let songs = withFLACPictures ? "10" : "9"
             jukeboxPort = freeLoopbackPort()
             try "\n[network]\nport = \(jukeboxPort)\n".appendLine(to: harness.configPath)
             daemon = try harness.start()
@@ -84,10 +86,10 @@ import Testing
             #expect(reference.greeting.hasPrefix("OK MPD 0.23"))
             _ = reference.command("update")
             let updated = waitUntil(timeout: .seconds(30), pollingEvery: .milliseconds(10)) { [reference] in
-                reference.fields("status")["updating_db"] == nil && reference.fields("stats")["songs"] == "9"
+                reference.fields("status")["updating_db"] == nil && reference.fields("stats")["songs"] == songs
             }
             try #require(updated, "MPD did not finish its update")
-            #expect(jukebox.fields("stats")["songs"] == "9")
+            #expect(jukebox.fields("stats")["songs"] == songs)
         }
 
         deinit {
