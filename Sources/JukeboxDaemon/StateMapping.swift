@@ -56,7 +56,8 @@ extension TrackRecord {
             id: id, path: path, title: title.isEmpty ? nil : title, artist: artist, album: album,
             trackNumber: trackNumber,
             durationMs: durationMs, lyricPath: lyricPath, tags: tags, format: format,
-            modifiedSeconds: mtimeNs / 1_000_000_000, cue: cue)
+            modifiedSeconds: mtimeNs / 1_000_000_000, cue: cue,
+            chapters: ChapterList(chapters, durationMs: durationMs))
     }
 }
 
