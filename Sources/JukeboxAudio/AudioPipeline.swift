@@ -119,6 +119,16 @@ public final class AudioPipeline: @unchecked Sendable {
                 return
             }
             s.dropFollowUp()
+            if let origin = s.fadeOrigin {
+                // The old follow-up was mixed into the end of the item before it: decode that
+                // end again, towards the new follow-up.
+                s.fadeOrigin = nil
+                s.followUpSeq = nil
+                s.nextItem = item
+                s.restartDecoding((origin.item, origin.start, false))
+                s.restartAtEnd = false
+                return
+            }
             s.nextItem = nil
             s.restartDecoding(item.map { ($0, .frame(0), true) })
             if item != nil {
@@ -129,6 +139,14 @@ public final class AudioPipeline: @unchecked Sendable {
             }
         }
         decodeWork.broadcast()
+    }
+
+    /// MPD's `crossfade`: from the next transition to a follow-up on, its first `seconds`
+    /// overlap the end of the item before it, mixed linearly (MPD's way) by jb-output, when
+    /// both have the same format and the follow-up is longer than that. 0: gapless. A skip
+    /// (`play`) never fades, as with MPD.
+    public func setCrossfade(seconds: Int) {
+        shared.withLock { s in s.crossfadeSeconds = max(0, seconds) }
     }
 
     /// Stops output within a period; `resume()` continues at the sample that was audible.

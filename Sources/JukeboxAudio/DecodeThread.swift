@@ -77,8 +77,13 @@ extension AudioPipeline {
         case restart(request: (item: PlaybackItem, start: StartPosition, announce: Bool)?, atEnd: Bool)
         /// Go on gaplessly with the follow-up.
         case openNext(PlaybackItem)
-        /// Decode into ring slot `slot`.
-        case decode(slot: Int, followUp: Bool)
+        /// Decode into ring slot `slot`, at most `limit` frames (where a crossfade begins).
+        case decode(slot: Int, followUp: Bool, limit: Int)
+        /// Open the follow-up now: its first `frames` frames overlap the current item's last.
+        case beginFade(PlaybackItem, frames: Int)
+        /// Decode the current item into `slot` and as many frames of the follow-up into the
+        /// slot after it, for jb-output to mix.
+        case decodePair(slot: Int, partner: Int)
         case exit
     }
 
@@ -105,6 +110,19 @@ extension AudioPipeline {
         var gain: Float = 1
         var atEnd = false
         var announce = false
+        /// The current decoder's length in frames, when it knows it (a crossfade needs it).
+        var length: Int64?
+        /// A crossfade into the follow-up under way: its decoder, its serial and ReplayGain
+        /// factor, the frames the fade lasts, how many of them were decoded and how many the
+        /// follow-up gave.
+        var fade:
+            (
+                decoder: any AudioDecoder, item: PlaybackItem, serial: UInt32, gain: Float, frames: Int, done: Int,
+                taken: Int
+            )?
+        /// A follow-up that cannot be faded into (another format, too short, or failing to
+        /// open): it follows gaplessly.
+        var unfadeable: UInt64?
         // A marker waiting for room in the ring: at most one, as decoding stops at an end or failure.
         var pending: ChunkInfo?
         let slotSamples = Self.chunkFrames * Self.maxChannels
@@ -125,6 +143,24 @@ extension AudioPipeline {
                 return (entry, previous)
             }
             return retired != nil
+        }
+
+        /// Publishes a decoded chunk (and its crossfade partner) unless a command came
+        /// meanwhile; returns whether it did.
+        func publish(_ chunk: ChunkInfo, partner: ChunkInfo?, hint: SeekHint?, isEnd: Bool, failure: String?) -> Bool {
+            shared.withLock { s -> Bool in
+                guard gen == s.decodeGen else { return false }
+                if let hint, s.seekHint?.token != chunk.token || s.seekHint?.hint != hint {
+                    s.seekHint = (chunk.token, hint)
+                }
+                if chunk.frames > 0 {
+                    s.publish(chunk)
+                    if let partner { s.publish(partner) }
+                    if s.ringCount >= s.outputWaitsFor || isEnd { outputWork.broadcast() }
+                }
+                if let failure { s.items.setFailure(chunk.serial, failure) }
+                return true
+            }
         }
 
         while true {
@@ -163,11 +199,28 @@ extension AudioPipeline {
                     shared.wait(decodeWork, &s)
                     return .again
                 }
+                if fade != nil {
+                    if s.ringCount > slots - 2 {
+                        shared.wait(decodeWork, &s)
+                        return .again
+                    }
+                    let slot = (s.ringHead + s.ringCount) % slots
+                    return .decodePair(slot: slot, partner: (slot + 1) % slots)
+                }
+                var limit = Int.max
+                if s.crossfadeSeconds > 0, decoderSpeed == 1, let next = s.nextItem, next.token != unfadeable, let length,
+                    let rate = decoder?.format.rate
+                {
+                    let left = length - (startFrame + framesOut)
+                    let fadeFrames = Int64(s.crossfadeSeconds) * Int64(rate)
+                    if left > 0 && left <= fadeFrames { return .beginFade(next, frames: Int(left)) }
+                    limit = Int(min(left - fadeFrames, Int64(Int.max)))
+                }
                 if s.ringCount == slots {
                     shared.wait(decodeWork, &s)
                     return .again
                 }
-                return .decode(slot: (s.ringHead + s.ringCount) % slots, followUp: s.nextItem != nil)
+                return .decode(slot: (s.ringHead + s.ringCount) % slots, followUp: s.nextItem != nil, limit: limit)
             }
             switch step {
             case .exit:
@@ -179,6 +232,7 @@ extension AudioPipeline {
                 if let d = decoder { parked = ((d as? StretchedDecoder)?.source ?? d, item) }
                 carried = nil
                 decoder = nil
+                fade = nil
                 pending = nil
                 atEnd = restartAtEnd
                 guard let request else { continue }
@@ -195,6 +249,7 @@ extension AudioPipeline {
                 case .ok(let d, let frame, let usedHint):
                     guard register(request.item, failure: nil, usedHint: usedHint) else { continue }
                     decoder = d
+                    length = d.lengthFrames
                     item = request.item
                     gain = replayGainScale(d, item)
                     startFrame = frame
@@ -213,6 +268,7 @@ extension AudioPipeline {
                 case .ok(let d, _, _):
                     guard register(next, failure: nil, usedHint: nil) else { continue }
                     decoder = d
+                    length = d.lengthFrames
                     item = next
                     gain = replayGainScale(d, item)
                     startFrame = 0
@@ -224,7 +280,77 @@ extension AudioPipeline {
                     guard register(next, failure: message, usedHint: nil) else { continue }
                     pending = ChunkInfo(kind: .failed, serial: serial, token: next.token)
                 }
-            case .decode(let slot, let followUp):
+            case .beginFade(let next, let frames):
+                unfadeable = next.token
+                guard let format = decoder?.format,
+                    case .ok(let d, _, _) = Self.open(next, at: .frame(0), deviceRate: deviceRate),
+                    d.format == format, let nextLength = d.lengthFrames, nextLength > Int64(frames)
+                else { continue }
+                // As MPD: only into a follow-up of the same format that is longer than the fade.
+                let began = shared.withLock { s -> (ItemTable.Entry, PlaybackItem?)? in
+                    guard gen == s.decodeGen, s.nextItem?.token == next.token else { return nil }
+                    s.nextItem = nil
+                    s.followUpSeq = s.publishedSeq
+                    s.fadeOrigin = (item, .frame(startFrame + framesOut))
+                    let previous = s.decodingItem
+                    s.decodingItem = next
+                    let (fadeSerial, entry) = s.items.register(next)
+                    fade = (d, next, fadeSerial, replayGainScale(d, next), frames, 0, 0)
+                    return (entry, previous)
+                }
+                if began == nil { continue }
+            case .decodePair(let slot, let partner):
+                guard let d = decoder, var f = fade else { continue }
+                let format = d.format
+                let channels = format.channels
+                var result = DecodeResult(frames: 0, isEnd: true, formatChanged: false)
+                var failure: String?
+                do {
+                    result = try d.read(
+                        into: samples.base + slot * slotSamples,
+                        capacityFrames: min(slotSamples / channels, f.frames - f.done))
+                } catch {
+                    failure = "\(error)"
+                }
+                // The follow-up's frames for as many: what it cannot give is silence.
+                let into = samples.base + partner * slotSamples
+                var got = 0
+                while got < result.frames {
+                    guard let r = try? f.decoder.read(into: into + got * channels, capacityFrames: result.frames - got),
+                        r.frames > 0
+                    else { break }
+                    got += r.frames
+                    if r.isEnd || r.formatChanged { break }
+                }
+                (into + got * channels).update(repeating: 0, count: (result.frames - got) * channels)
+                let chunk = ChunkInfo(
+                    kind: .audio, serial: serial, token: item.token, frameOffset: startFrame + framesOut,
+                    frames: result.frames, read: 0, format: format, gain: gain, announce: announce, fadeStart: f.done, fadeLength: f.frames)
+                let mixed = ChunkInfo(
+                    kind: .audio, serial: f.serial, token: f.item.token, frameOffset: Int64(f.done),
+                    frames: result.frames, format: format, gain: f.gain, partner: true)
+                guard publish(chunk, partner: mixed, hint: d.seekHint, isEnd: result.isEnd, failure: failure)
+                else { continue }
+                if chunk.frames > 0 { announce = false }
+                framesOut += Int64(chunk.frames)
+                f.done += result.frames
+                f.taken += got
+                fade = f
+                if failure != nil || result.isEnd || result.formatChanged || f.done >= f.frames {
+                    // The item ends here (what it has past the fade is dropped); the follow-up
+                    // goes on after the frames the fade took.
+                    pending = ChunkInfo(kind: failure != nil ? .failed : .finished, serial: serial, token: item.token)
+                    decoder = f.decoder
+                    item = f.item
+                    serial = f.serial
+                    gain = f.gain
+                    length = f.decoder.lengthFrames
+                    startFrame = Int64(f.taken)
+                    framesOut = 0
+                    announce = true
+                    fade = nil
+                }
+            case .decode(let slot, let followUp, let limit):
                 guard let d = decoder else { continue }
                 let resampled = d as? ResampledDecoder
                 resampled?.keepsTail = followUp
@@ -233,28 +359,18 @@ extension AudioPipeline {
                 var failure: String?
                 do {
                     result = try d.read(
-                        into: samples.base + slot * slotSamples, capacityFrames: slotSamples / format.channels)
+                        into: samples.base + slot * slotSamples,
+                        capacityFrames: min(slotSamples / format.channels, max(1, limit)))
                 } catch {
                     failure = "\(error)"
                 }
-                let hint = d.seekHint
                 let chunk = ChunkInfo(
                     kind: .audio, serial: serial, token: item.token,
                     frameOffset: startFrame + trackFrames(framesOut, speed: decoderSpeed), frames: result.frames,
                     read: 0, format: format, gain: gain, announce: announce, speed: decoderSpeed)
-                let published = shared.withLock { s -> Bool in
-                    guard gen == s.decodeGen else { return false }
-                    if let hint, s.seekHint?.token != chunk.token || s.seekHint?.hint != hint {
-                        s.seekHint = (chunk.token, hint)
-                    }
-                    if chunk.frames > 0 {
-                        s.publish(chunk)
-                        if s.ringCount >= s.outputWaitsFor || result.isEnd { outputWork.broadcast() }
-                    }
-                    if let failure { s.items.setFailure(chunk.serial, failure) }
-                    return true
+                guard publish(chunk, partner: nil, hint: d.seekHint, isEnd: result.isEnd, failure: failure) else {
+                    continue
                 }
-                guard published else { continue }
                 if chunk.frames > 0 {
                     announce = false
                     framesOut += Int64(chunk.frames)

@@ -227,6 +227,30 @@ struct OutputLocals<Sink: AudioSink>: ~Copyable {
         if first < frames { history.base.update(from: source + first * ch, count: (frames - first) * ch) }
     }
 
+    /// Writes into the history at `written` a crossfade of `frames` frames: `outgoing` fading
+    /// out and `incoming` (scaled by `scale`, its ReplayGain over the outgoing one's, which
+    /// the gain stage applies) fading in, linearly over a fade of `length` frames from its
+    /// frame `at` on, as MPD mixes them. Preallocated buffers only.
+    func saveCrossfade(
+        _ outgoing: UnsafePointer<Int16>, _ incoming: UnsafePointer<Int16>, frames: Int, at: Int, length: Int,
+        scale: Float
+    ) {
+        let ch = channels
+        var index = Int(written % Int64(historyFrames))
+        let step = 1 / Float(length)
+        for f in 0..<frames {
+            let share = Float(at + f) * step
+            let dest = history.base + index * ch
+            for k in 0..<ch {
+                let v = (Float(outgoing[f * ch + k]) * (1 - share) + Float(incoming[f * ch + k]) * share * scale)
+                    .rounded()
+                dest[k] = Int16(max(-32768, min(32767, v)))
+            }
+            index += 1
+            if index == historyFrames { index = 0 }
+        }
+    }
+
     /// Copies `frames` frames of history starting at `written` into the period buffer.
     func loadHistory(frames: Int) {
         let ch = channels
@@ -349,6 +373,11 @@ extension AudioPipeline {
         let head = s.ringHead
         if !replaying {
             let c = s.chunks[head]
+            if c.partner {
+                // Its frames went out mixed into the chunk before it.
+                popChunk(&s)
+                return .again
+            }
             if c.kind != .audio || c.read >= c.frames {
                 switch c.kind {
                 case .audio: break
@@ -424,7 +453,15 @@ extension AudioPipeline {
         let frames = min(o.block, c.frames - c.read)
         o.itemGain = c.gain
         let source = samples.base + head * Self.chunkFrames * Self.maxChannels + c.read * c.format.channels
-        o.saveHistory(source, frames: frames)
+        if c.fadeLength > 0 {
+            let partner = (head + 1) % slots
+            let incoming = samples.base + partner * Self.chunkFrames * Self.maxChannels + c.read * c.format.channels
+            o.saveCrossfade(
+                source, incoming, frames: frames, at: c.fadeStart + c.read, length: c.fadeLength,
+                scale: s.chunks[partner].gain / c.gain)
+        } else {
+            o.saveHistory(source, frames: frames)
+        }
         s.chunks[head].read += frames
         if s.chunks[head].read >= c.frames { popChunk(&s) }
         return .write(frames: frames, started: started)

@@ -42,6 +42,12 @@ struct ChunkInfo {
     var announce = false
     /// The playback speed its frames were stretched to: each stands for `speed` item frames.
     var speed = 1.0
+    /// A crossfade: this chunk's frames are mixed with the next slot's (the follow-up's
+    /// first frames), its first frame being frame `fadeStart` of a fade of `fadeLength`.
+    var fadeStart = 0
+    var fadeLength = 0
+    /// The follow-up's frames mixed into the chunk before it: jb-output only releases it.
+    var partner = false
 }
 
 /// The item frames (track time) that `frames` frames played at `speed` stand for; exactly
@@ -141,6 +147,9 @@ struct SharedState {
     var publishedSeq = 0
     var consumedSeq = 0
     var followUpSeq: Int?
+    /// When the follow-up began with a crossfade: where the item it fades out of was when the
+    /// fade began (replacing the follow-up decodes that item's end again).
+    var fadeOrigin: (item: PlaybackItem, start: StartPosition)?
     var items = ItemTable()
 
     // MARK: decoding
@@ -188,6 +197,9 @@ struct SharedState {
     var fadeGain: Float = 1.0
     /// The playback speed jb-decode stretches to (1: the decoder's samples as they are).
     var speed = 1.0
+    /// MPD's `crossfade`: seconds by which the end of an item overlaps the start of its
+    /// follow-up (0: gapless).
+    var crossfadeSeconds = 0
 
     // MARK: reported by jb-output
     var events: [PipelineEvent] = []
@@ -234,6 +246,7 @@ struct SharedState {
         ringCount = 0
         consumedSeq = publishedSeq
         followUpSeq = nil
+        fadeOrigin = nil
     }
 
     /// How many chunks jb-output waits for when the ring ran dry mid-stream: one after a

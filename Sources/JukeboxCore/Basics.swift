@@ -49,6 +49,21 @@ public struct TrackInfo: Sendable, Equatable, Hashable {
     public func values(_ name: TagName) -> [String] {
         tags.compactMap { $0.name == name ? $0.value : nil }
     }
+
+    /// What the box shows as its title: the tag, else the file name without its extension
+    /// (MPD gives an untagged song no title; its clients show the file name too).
+    public var shownTitle: String {
+        if let title, !title.isEmpty { return title }
+        return Self.fileStem(path)
+    }
+
+    /// The last component of `path` without its extension (`a/07 Song.mp3` -> `07 Song`).
+    public static func fileStem(_ path: String) -> String {
+        var name = Substring(path)
+        if let slash = name.lastIndex(of: "/") { name = name[name.index(after: slash)...] }
+        if let dot = name.lastIndex(of: "."), dot != name.startIndex { name = name[..<dot] }
+        return String(name)
+    }
 }
 
 /// A point on the monotonic clock, in nanoseconds. The core never reads a clock: the daemon passes it in.

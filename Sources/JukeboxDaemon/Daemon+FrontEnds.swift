@@ -153,6 +153,7 @@ extension Daemon: MPDPlayerHost {
         mpd.absorb(world)
         if outputSwitched { switchOutput(enabled: world.host.outputEnabled) }
         if extraSwitched, let snapcast = world.host.extraOutputs.first { switchSnapcast(enabled: snapcast.enabled) }
+        applyCrossfade()
         // A client's queue is no longer the source the box chose.
         if machine.queue.entries != queueBefore { recordHistory(.queueTakenOver(at: placeBefore)) }
         if world.observer.isMarked(.storedPlaylist) { refreshMenuLists() }

@@ -192,6 +192,7 @@ final class Daemon {
         reloadLibrary()
         if !mpd.host.outputEnabled { pipeline.setMuted(true) }
         if mpd.host.extraOutputs.first?.enabled == false { playedAudio?.isEnabled = false }
+        applyCrossfade()
         var saved: PlaybackRecord?
         var start = ResumeStart(saved: nil, savedSequence: 0, journal: nil, journalSurvivedRestart: false)
         do {
@@ -570,6 +571,11 @@ final class Daemon {
     func switchOutput(enabled: Bool) {
         logger.info("output 0 (\(config.audio.device)) \(enabled ? "enabled" : "disabled")")
         pipeline.setMuted(!enabled)
+    }
+
+    /// The crossfade MPD clients set, for the pipeline's next transitions.
+    func applyCrossfade() {
+        pipeline.setCrossfade(seconds: mpd.crossfadeSeconds)
     }
 
     // MARK: - persistence

@@ -101,7 +101,7 @@ final class DisplayController {
         lastRender = now
         let playing = track.map {
             NowPlaying(
-                title: $0.title ?? Self.fileStem($0.path), artist: $0.artist ?? "",
+                title: $0.shownTitle, artist: $0.artist ?? "",
                 state: state == .playing ? .playing : state == .paused ? .paused : .stopped, positionMs: positionMs,
                 durationMs: $0.durationMs, favourite: favourite, sleepLeftMs: sleepLeftMs,
                 chapter: $0.chapters?.moment(at: scrubTargetMs ?? positionMs), scrubTargetMs: scrubTargetMs)
@@ -122,11 +122,4 @@ final class DisplayController {
     }
 
     func close() { screen.close() }
-
-    static func fileStem(_ path: String) -> String {
-        var name = Substring(path)
-        if let slash = name.lastIndex(of: "/") { name = name[name.index(after: slash)...] }
-        if let dot = name.lastIndex(of: "."), dot != name.startIndex { name = name[..<dot] }
-        return String(name)
-    }
 }

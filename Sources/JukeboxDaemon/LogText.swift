@@ -10,9 +10,9 @@ func formatTime(ms: Int64) -> String {
 }
 
 extension TrackInfo {
-    /// `"Title" by Artist`, the path when it has no title.
+    /// `"Title" by Artist`, the file name when it has no title.
     var spoken: String {
-        let title = title ?? path
+        let title = shownTitle
         if let artist, !artist.isEmpty { return "\"\(title)\" by \(artist)" }
         return "\"\(title)\""
     }

@@ -28,6 +28,8 @@ final class MPDFrontEnd {
     private let stickers: Stickers
     /// `replay_gain_mode`, kept in the database's settings.
     private(set) var replayGainMode = ReplayGainMode.off
+    /// `crossfade` in seconds, kept in the database's settings (as MPD's state file keeps it).
+    private(set) var crossfadeSeconds = 0
     private let startedAt = MonotonicClock.nanoseconds()
     private var lastTurn = MonotonicClock.nanoseconds()
     private var playedNanoseconds: UInt64 = 0
@@ -43,6 +45,13 @@ final class MPDFrontEnd {
                     replayGainMode = mode
                 } else {
                     logger.warning("settings: unknown replay_gain_mode '\(saved)'; using off")
+                }
+            }
+            if let saved = try store.setting(Self.crossfadeSetting) {
+                if let seconds = Int(saved), seconds >= 0 {
+                    crossfadeSeconds = seconds
+                } else {
+                    logger.warning("settings: unknown crossfade '\(saved)'; using 0")
                 }
             }
             // Output 0 stays as a client switched it, as MPD's state file keeps it.
@@ -135,10 +144,11 @@ final class MPDFrontEnd {
             machine: machine, library: library, observer: observer, now: Instant.now, host: info,
             hostPathProblem: { MPDFrontEnd.escapes(root: root, relative: $0) }, playlists: playlists,
             stickers: stickers, musicFolder: files, tagCards: TagCardMapping(store: stickers.store),
-            replayGainMode: replayGainMode)
+            replayGainMode: replayGainMode, crossfadeSeconds: crossfadeSeconds)
     }
 
     static let replayGainSetting = "replay_gain_mode"
+    static let crossfadeSetting = "crossfade"
     static let outputSetting = "output_0_enabled"
     static func extraOutputSetting(_ id: Int) -> String { "output_\(id)_enabled" }
 
@@ -153,6 +163,14 @@ final class MPDFrontEnd {
                 try stickers.store.setSetting(Self.replayGainSetting, to: replayGainMode.rawValue)
             } catch {
                 logger.error("cannot save replay_gain_mode: \(error)")
+            }
+        }
+        if world.crossfadeSeconds != crossfadeSeconds {
+            crossfadeSeconds = world.crossfadeSeconds
+            do {
+                try stickers.store.setSetting(Self.crossfadeSetting, to: String(crossfadeSeconds))
+            } catch {
+                logger.error("cannot save crossfade: \(error)")
             }
         }
         if world.host.outputEnabled != host.outputEnabled {

@@ -71,11 +71,11 @@ struct RenderCommand {
         var timeline: LyricTimeline?
         if let track {
             if let media = try? MediaProbe.probe(path: track) {
-                if title == nil { playing.title = media.title ?? DisplayController.fileStem(track) }
+                if title == nil { playing.title = media.title ?? TrackInfo.fileStem(track) }
                 if artist == nil { playing.artist = media.artist ?? "" }
                 playing.durationMs = media.durationMs
             } else if title == nil {
-                playing.title = DisplayController.fileStem(track)
+                playing.title = TrackInfo.fileStem(track)
             }
             if lyricFile == nil {
                 let stem = track.lastIndex(of: ".").map { String(track[..<$0]) } ?? track

@@ -53,7 +53,8 @@ extension QueueRecord {
 extension TrackRecord {
     var info: TrackInfo {
         TrackInfo(
-            id: id, path: path, title: title, artist: artist, album: album, trackNumber: trackNumber,
+            id: id, path: path, title: title.isEmpty ? nil : title, artist: artist, album: album,
+            trackNumber: trackNumber,
             durationMs: durationMs, lyricPath: lyricPath, tags: tags, format: format,
             modifiedSeconds: mtimeNs / 1_000_000_000, cue: cue,
             chapters: ChapterList(chapters, durationMs: durationMs))

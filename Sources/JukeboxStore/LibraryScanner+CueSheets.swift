@@ -159,12 +159,11 @@ extension LibraryScanner {
                 logger.info("\(sheetPath): track \(track.number) starts past the end of \(file)")
                 continue
             }
-            let standIn = Self.title(nil, path: audio.path)
             let names = Set(track.tags.map(\.name))
             rows.append(
                 TrackRecord(
                     id: 0, path: path, size: audio.size, mtimeNs: audio.mtimeNs,
-                    title: Self.title(track.title ?? (audio.title == standIn ? nil : audio.title), path: path),
+                    title: Self.title(Self.nonEmpty(track.title) ?? audio.title),
                     artist: Self.nonEmpty(track.artist) ?? audio.artist,
                     album: Self.nonEmpty(track.album) ?? audio.album,
                     trackNumber: track.trackNumber ?? audio.trackNumber, durationMs: durationMs,

@@ -127,7 +127,7 @@ public final class LibraryScanner: @unchecked Sendable {
         case insert(DirectoryWalker.File, ProbedTags?, problem: String?, lyricPath: String?)
         case update(Int64, DirectoryWalker.File, ProbedTags?, problem: String?, lyricPath: String?)
         /// New tags for an unchanged file (its remembered position stays).
-        case retag(Int64, DirectoryWalker.File, ProbedTags)
+        case retag(Int64, ProbedTags)
         case lyric(Int64, String?)
         case delete(Int64)
     }
@@ -224,7 +224,7 @@ public final class LibraryScanner: @unchecked Sendable {
                 report.updated += 1
             }
             if let old, let tags, old.size == file.size, old.mtimeNs == file.mtimeNs {
-                pending.append(.retag(old.id, file, tags))
+                pending.append(.retag(old.id, tags))
                 if old.lyricPath != lyricPath { pending.append(.lyric(old.id, lyricPath)) }
             } else if let old {
                 pending.append(.update(old.id, file, tags, problem: problem, lyricPath: lyricPath))
@@ -336,9 +336,9 @@ public final class LibraryScanner: @unchecked Sendable {
                         try update.bind(id, at: 1)
                         try bindTrack(update, file, tags, problem, lyricPath)
                         try update.run()
-                    case .retag(let id, let file, let tags):
+                    case .retag(let id, let tags):
                         try retag.bind(id, at: 1)
-                        try retag.bind(LibraryScanner.title(tags.title, path: file.path), at: 2)
+                        try retag.bind(LibraryScanner.title(tags.title), at: 2)
                         try retag.bind(LibraryScanner.nonEmpty(tags.artist), at: 3)
                         try retag.bind(LibraryScanner.nonEmpty(tags.album), at: 4)
                         try retag.bind(tags.trackNumber, at: 5)
@@ -372,7 +372,7 @@ public final class LibraryScanner: @unchecked Sendable {
         ) throws {
             try statement.bind(file.size, at: 2)
             try statement.bind(file.mtimeNs, at: 3)
-            try statement.bind(LibraryScanner.title(tags?.title, path: file.path), at: 4)
+            try statement.bind(LibraryScanner.title(tags?.title), at: 4)
             try statement.bind(LibraryScanner.nonEmpty(tags?.artist), at: 5)
             try statement.bind(LibraryScanner.nonEmpty(tags?.album), at: 6)
             try statement.bind(tags?.trackNumber, at: 7)
@@ -386,11 +386,10 @@ public final class LibraryScanner: @unchecked Sendable {
         }
     }
 
-    /// The tag title, or the file name without its extension when the tag is missing or blank.
-    static func title(_ tagged: String?, path: String) -> String {
-        if let tagged = nonEmpty(tagged) { return tagged }
-        let name = path.lastIndex(of: "/").map { String(path[path.index(after: $0)...]) } ?? path
-        return String(DirectoryWalker.stem(of: name))
+    /// The tag title; empty when the tag is missing or blank (MPD gives such a song no Title,
+    /// the screen and the menu show its file name).
+    static func title(_ tagged: String?) -> String {
+        nonEmpty(tagged) ?? ""
     }
 
     static func nonEmpty(_ text: String?) -> String? {

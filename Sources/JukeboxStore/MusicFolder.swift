@@ -117,9 +117,11 @@ public final class MusicFolder {
         }
     }
 
-    /// The user text tags of file `relative` (ID3 TXXX in an MP3), as MPD's readcomments lists them.
+    /// The user text tags of file `relative` as MPD's readcomments lists them: a FLAC's Vorbis
+    /// comments, an MP3's ID3 TXXX frames.
     public func userTexts(of relative: String) throws(Errno) -> [(name: String, value: String)] {
         let file = try FileDescriptor(path: absolute(relative), flags: O_RDONLY)
+        if let (blocks, read) = try Self.flacBlocks(file) { return blocks.comments(read) }
         guard let (tag, read) = try Self.id3Tag(file) else { return [] }
         return tag.userTexts(read)
     }
@@ -134,12 +136,36 @@ public final class MusicFolder {
         return tag.chapters(read)
     }
 
-    /// Where a file keeps its first picture. The containers with pictures go here: an ID3v2
-    /// tag at the start (MP3) now; FLAC's PICTURE blocks and MP4's `covr` atom join as
-    /// `EmbeddedPicture` sources when those formats are read.
+    /// Where a file keeps its first picture: a FLAC's first PICTURE block, else the first
+    /// APIC frame of an ID3v2 tag at the start (MP3).
     static func locatePicture(_ file: FileDescriptor) throws(Errno) -> EmbeddedPicture? {
+        if let (blocks, read) = try flacBlocks(file) { return blocks.firstPicture(read) }
         guard let (tag, read) = try id3Tag(file) else { return nil }
         return tag.firstPicture(read)
+    }
+
+    /// The file's FLAC metadata blocks and a reader of its bytes; nil when it is no FLAC.
+    static func flacBlocks(_ file: FileDescriptor) throws(Errno) -> (FLACMetadataBlocks, (Int64, Int) -> [UInt8])? {
+        try walk(file, FLACMetadataBlocks.read)
+    }
+
+    /// Runs a pure walker (which takes a non-throwing reader) over `file`; throws the first
+    /// read error it met. Returns what it found and the reader.
+    static func walk<T>(_ file: FileDescriptor, _ walker: ((Int64, Int) -> [UInt8]) -> T?) throws(Errno) -> (
+        T, (Int64, Int) -> [UInt8]
+    )? {
+        var failure: Errno?
+        let reader: (Int64, Int) -> [UInt8] = { offset, count in
+            do throws(Errno) {
+                return try read(file, at: offset, count: count)
+            } catch {
+                failure = error
+                return []
+            }
+        }
+        let found = walker(reader)
+        if let failure { throw failure }
+        return found.map { ($0, reader) }
     }
 
     /// The file's ID3v2 tag and a reader of its bytes: the file itself, or, for a tag that is
@@ -160,18 +186,7 @@ public final class MusicFolder {
             let reader = memoryReader(try read(file, at: 0, count: size))
             return ID3Tag.read(reader).map { ($0, reader) }
         }
-        var failure: Errno?
-        let reader: (Int64, Int) -> [UInt8] = { offset, count in
-            do throws(Errno) {
-                return try read(file, at: offset, count: count)
-            } catch {
-                failure = error
-                return []
-            }
-        }
-        let tag = ID3Tag.read(reader)
-        if let failure { throw failure }
-        return tag.map { ($0, reader) }
+        return try walk(file, ID3Tag.read)
     }
 
     /// A reader of `bytes` as `ID3Tag.read` takes one.

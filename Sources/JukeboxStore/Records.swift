@@ -9,7 +9,7 @@ public struct TrackRecord: Equatable, Sendable {
     public var size: Int64
     /// Modification time in nanoseconds since the epoch (`st_mtim`).
     public var mtimeNs: Int64
-    /// The tag title, or the file name without its extension for untagged files.
+    /// The tag title; empty for untagged files.
     public var title: String
     public var artist: String?
     public var album: String?

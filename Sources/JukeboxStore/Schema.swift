@@ -135,6 +135,14 @@ enum Schema {
         """
         ALTER TABLE tracks ADD COLUMN speed INTEGER;
         """,
+        // 10 -> 11: untagged files now have an empty title (MPD gives them none; the file name was
+        // stored instead). A title that may be the file name cannot tell whether a tag said so,
+        // so those files' tags are marked unread and the next scan reads them again (a few
+        // more files, named like a folder or with dots, are read again for nothing).
+        """
+        UPDATE tracks SET tags = NULL
+        WHERE cue_file IS NULL AND instr('/' || path, '/' || title || '.') > 0;
+        """,
     ]
 
     /// The version this code writes.

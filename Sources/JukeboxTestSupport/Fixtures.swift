@@ -39,10 +39,10 @@ public enum Fixtures {
 
     /// Writes the tag library of `Tests/Fixtures/make-tag-library.sh` into `directory`: nine
     /// files with tags in every ID3 version and text encoding (One/, Bee/, Misc/).
-    public static func makeTagLibrary(in directory: String) throws {
-        let result = try run(["/bin/sh", path("Tests/Fixtures/make-tag-library.sh"), directory])
-        guard result.status == 0 else {
-            throw Errno(code: EIO, call: "make-tag-library.sh", path: result.stderrText)
+    public static func makeTagLibrary(in directory: String, withFLACPictures: Bool = false) throws {
+        for script in ["make-tag-library.sh"] + (withFLACPictures ? ["make-flac-pictures.sh"] : []) {
+            let result = try run(["/bin/sh", path("Tests/Fixtures/" + script), directory])
+            guard result.status == 0 else { throw Errno(code: EIO, call: script, path: result.stderrText) }
         }
     }
 

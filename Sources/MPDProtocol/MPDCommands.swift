@@ -318,8 +318,10 @@ public enum MPDCommands {
             let on = try boolean(c.arguments[0])
             setOption(&w) { $0.consume = on }
         },
-        "crossfade": Spec(permission: .control, min: 1, max: 1) { _, c in
-            if try unsigned(c.arguments[0]) != 0 { throw MPDError(.argument, "crossfade is not supported") }
+        "crossfade": Spec(permission: .control, min: 1, max: 1) { w, c in
+            w.crossfadeSeconds = try unsigned(c.arguments[0])
+            // MPD wakes `options` even when the value stays the same.
+            w.observer.mark(.options)
         },
         "mode": Spec(permission: .control, min: 0, max: 1) { w, c in
             guard let argument = c.arguments.first else {
@@ -547,6 +549,7 @@ public enum MPDCommands {
         r.add("playlistlength", machine.queue.count)
         r.add("mixrampdb", "0")
         r.add("state", machine.state.statusWord)
+        if w.crossfadeSeconds > 0 { r.add("xfade", w.crossfadeSeconds) }
         if let index = machine.queue.currentIndex, let entry = machine.queue.currentEntry {
             r.add("song", index)
             r.add("songid", entry.id)

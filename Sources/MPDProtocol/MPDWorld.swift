@@ -25,6 +25,8 @@ public struct MPDWorld {
     public var tagCards: (any MPDTagCardMapping)?
     /// `replay_gain_mode`; the daemon keeps it across turns and restarts.
     public var replayGainMode: ReplayGainMode = .off
+    /// `crossfade` in seconds (0: off); the daemon keeps it and hands it to the audio pipeline.
+    public var crossfadeSeconds = 0
 
     /// Player actions the daemon must perform (replies meant for the human console are dropped).
     public var actions: [PlayerAction] = []
@@ -48,7 +50,7 @@ public struct MPDWorld {
         hostPathProblem: @escaping (String) -> String? = { _ in nil }, lyrics: MPDLyrics? = nil,
         playlists: (any MPDPlaylistFolder)? = nil, stickers: (any MPDStickerDatabase)? = nil,
         musicFolder: (any MPDMusicFolder)? = nil, tagCards: (any MPDTagCardMapping)? = nil,
-        replayGainMode: ReplayGainMode = .off
+        replayGainMode: ReplayGainMode = .off, crossfadeSeconds: Int = 0
     ) {
         self.machine = machine
         self.library = library
@@ -62,6 +64,7 @@ public struct MPDWorld {
         self.musicFolder = musicFolder
         self.tagCards = tagCards
         self.replayGainMode = replayGainMode
+        self.crossfadeSeconds = crossfadeSeconds
     }
 
     /// Sends a command to the machine and keeps its actions (without its console replies).

@@ -71,8 +71,7 @@ extension MPDDifferentialTests {
     @discardableResult
     static func runQueueSteps(_ servers: Servers, _ sides: (QueueSide, QueueSide), _ steps: [String]) -> Int {
         let queueKeys: Set<String> = ["file", "Pos", "Id", "Prio"]
-        // The song's tags are MPDTagDifferentialTests' part (WAVs have none; jukeboxd shows a
-        // Title from the file name).
+        // The song's tags are MPDTagDifferentialTests' part.
         let answerKeys = queueKeys.union(["cpos"])
         let statusKeys: Set<String> = ["state", "song", "songid", "nextsong", "nextsongid", "playlistlength"]
         let checks: [(query: String, keys: Set<String>?)] = [

@@ -7,7 +7,8 @@ import Testing
 /// Stickers, cover art and embedded pictures, listfiles, readcomments, searchaddpl, replay
 /// gain and the small commands, sent to jukeboxd and to MPD 0.23 (a sticker file configured)
 /// on the same generated library (make-tag-library.sh: cover files, APIC frames in ID3v2.4,
-/// ID3v2.3 with a UTF-16 description and an unsynchronised v2.4 frame, TXXX frames), over raw
+/// ID3v2.3 with a UTF-16 description and an unsynchronised v2.4 frame, TXXX frames; and
+/// make-flac-pictures.sh: a FLAC with two PICTURE blocks and Vorbis comments), over raw
 /// sockets. Answers are compared line by line and binary chunks byte by byte; after every
 /// command a second client of each side that waited in `idle` reports what woke it.
 ///
@@ -69,6 +70,9 @@ extension MPDDifferentialTests {
         ("readpicture \"Bee/03 Three.mp3\" 0", .exact), ("readpicture \"Bee/03 Three.mp3\" 16384", .exact),
         ("readpicture \"One/03 Third.mp3\" 0", .exact), ("readpicture \"Bee/02 Two.mp3\" 0", .exact),
         ("readpicture Nope.mp3 0", .exact), ("readpicture \"Misc/tone.wav\" 0", .exact),
+        ("readpicture Flac/pictures.flac 0", .exact), ("readpicture Flac/pictures.flac 8192", .exact),
+        ("readpicture Flac/pictures.flac 99999", .exact), ("readpicture Flac/pictures.flac 100000", .exact),
+        ("albumart Flac/pictures.flac 0", .exact),
         ("binarylimit 10", .exact), ("binarylimit 99999999", .exact), ("binarylimit 64", .exact),
         ("albumart \"One/01 First.mp3\" 0", .exact), ("readpicture \"One/01 First.mp3\" 99968", .exact),
         ("readpicture \"Bee/03 Three.mp3\" 640", .exact), ("binarylimit 8192", .exact),
@@ -80,14 +84,17 @@ extension MPDDifferentialTests {
         ("listfiles ../", .differs("the jukebox refuses paths out of music_dir")),
         ("readcomments \"One/01 First.mp3\"", .exact), ("readcomments \"One/02 Second.mp3\"", .exact),
         ("readcomments \"Bee/02 Two.mp3\"", .exact), ("readcomments \"Misc/tone.wav\"", .exact),
-        ("readcomments Nope.mp3", .exact), ("readcomments", .exact),
+        ("readcomments Nope.mp3", .exact), ("readcomments", .exact), ("readcomments Flac/pictures.flac", .exact),
+        ("listfiles Flac", .exact),
     ]
 
     static let smallCommands: [(String, Comparison)] = [
         ("replay_gain_status", .exact), ("replay_gain_mode album", .exact), ("replay_gain_status", .exact),
         ("replay_gain_mode album", .exact), ("replay_gain_mode loud", .exact), ("replay_gain_mode auto", .exact),
         ("replay_gain_status", .exact), ("replay_gain_mode off", .exact), ("channels", .exact),
-        ("listpartitions", .exact), ("clearerror", .exact), ("clearerror x", .exact),
+        ("listpartitions", .exact), ("clearerror", .exact), ("clearerror x", .exact), ("crossfade 3", .exact),
+        ("crossfade 3", .exact), ("crossfade x", .exact), ("crossfade -1", .exact), ("crossfade", .exact),
+        ("crossfade 0", .exact),
         ("searchaddpl pl1 artist bee", .exact), ("listplaylist pl1", .sortedLines),
         ("searchaddpl pl1 \"(Artist == \\\"Ärtist One\\\")\" position 1", .exact), ("listplaylist pl1", .sortedLines),
         ("searchaddpl pl2 artist bee sort Title", .exact),
@@ -104,7 +111,7 @@ extension MPDDifferentialTests {
 
     @Test(.enabled(if: hasMPD), .timeLimit(.minutes(3)))
     func stickersPicturesAndFilesAnswerAsMPD() throws {
-        let servers = try MPDTagDifferentialTests.TagLibraryServers(mpdStickers: true)
+        let servers = try MPDTagDifferentialTests.TagLibraryServers(mpdStickers: true, withFLACPictures: true)
         let (jukebox, reference) = (servers.jukebox, servers.reference)
         let watchers = (
             jukebox: try MPDTestClient(port: servers.jukeboxPort),

@@ -205,7 +205,7 @@ import Testing
         #expect(report.added == names.count)
         let stored = try f.tracks()
         #expect(Set(stored.map(\.path)) == Set(names))
-        #expect(stored.contains { $0.title == "戦場のメリークリスマス" })
+        #expect(stored.contains { $0.title == "" && TrackInfo(id: $0.id, path: $0.path).shownTitle == "戦場のメリークリスマス" })
         #expect(try f.scanner.scan().unchanged == names.count)
     }
 
@@ -250,15 +250,55 @@ import Testing
         #expect(try f.track("B/five.mp3")?.lyricPath == f.music + "/B/five.lrc")
     }
 
-    @Test func untaggedFilesAreTitledByFileName() throws {
+    /// As MPD: a file without a title tag (or with a blank one) has no title; the screen and the
+    /// menu show its file name instead.
+    @Test func untaggedFilesHaveNoTitle() throws {
         let f = try Fixture([
             "Album/07 - Some Song.mp3": "untagged", "blank.mp3": "TAG   |Artist", "v1.2.final.wav": "x",
+            "Named.mp3": "TAG Named|Artist",
         ])
         _ = try f.scanner.scan()
-        #expect(try f.track("Album/07 - Some Song.mp3")?.title == "07 - Some Song")
-        #expect(try f.track("blank.mp3")?.title == "blank")
+        #expect(try f.track("Album/07 - Some Song.mp3")?.title == "")
+        #expect(try f.track("blank.mp3")?.title == "")
         #expect(try f.track("blank.mp3")?.artist == "Artist")
-        #expect(try f.track("v1.2.final.wav")?.title == "v1.2.final")
+        #expect(try f.track("v1.2.final.wav")?.title == "")
+        #expect(try f.track("Named.mp3")?.title == "Named")
+    }
+
+    /// A version 8 database stored the file name as an untagged file's title: the files whose
+    /// title may be their file name are read again by the next scan (once), the others not.
+    @Test func fileNameTitlesOfAnOlderDatabaseAreReadAgain() throws {
+        let dir = try TemporaryDirectory()
+        let music = dir.file("music")
+        let files = [
+            "Album/plain.mp3": "untagged", "Album/Same.mp3": "TAG Same|A", "other.mp3": "TAG Other title|A",
+        ]
+        for (path, text) in files {
+            writeFile(music + "/" + path, text)
+            setModificationTime(music + "/" + path, seconds: 1000)
+        }
+        let database = dir.file("jukebox.sqlite")
+        try makeOldDatabase(
+            at: database, version: 3,
+            rows: files.keys.sorted().map { path in
+                let title =
+                    files[path]!.hasPrefix("TAG ")
+                    ? String(files[path]!.dropFirst(4).prefix { $0 != "|" })
+                    : String(path.split(separator: "/").last!.dropLast(4))
+                return """
+                    INSERT INTO tracks(path, size, mtime_ns, title, tags, format)
+                        VALUES ('\(path)', \(files[path]!.utf8.count), 1000000000000, '\(title)', '', '44100:16:2');
+                    """
+            }.joined(separator: "\n"))
+        let store = try LibraryStore.open(path: database, logger: quietLogger).store
+        let counter = ProbeCounter()
+        let scanner = makeScanner(database: database, music: music, counter: counter)
+        let first = try scanner.scan()
+        #expect(first.updated == 2 && first.unchanged == 1 && counter.value == 2)
+        let byPath = Dictionary(uniqueKeysWithValues: try store.playableTracks().map { ($0.path, $0.title) })
+        #expect(byPath == ["Album/plain.mp3": "", "Album/Same.mp3": "Same", "other.mp3": "Other title"])
+        _ = try scanner.scan()
+        #expect(counter.value == 2)
     }
 
     @Test func cancelledScanKeepsCommittedBatches() throws {

@@ -233,6 +233,19 @@ final class MemoryMusicFolder: MPDMusicFolder {
         #expect(Self.run("clearerror", &world) == "OK\n")
     }
 
+    /// crossfade is kept, reported as `xfade` after `state` when not 0, and wakes `options`.
+    @Test func crossfadeIsKeptAndReported() {
+        var world = Self.world()
+        #expect(!Self.run("status", &world).contains("xfade"))
+        #expect(Self.run("crossfade 3", &world) == "OK\n")
+        #expect(world.crossfadeSeconds == 3)
+        #expect(world.observer.changes(world.machine) == [.options])
+        #expect(Self.run("status", &world).contains("state: stop\nxfade: 3\n"))
+        #expect(Self.run("crossfade x", &world) == "ACK [2@0] {crossfade} Integer expected: x\n")
+        #expect(Self.run("crossfade 0", &world) == "OK\n")
+        #expect(!Self.run("status", &world).contains("xfade"))
+    }
+
     /// findadd/searchadd take `sort`, `window` and `position` as MPD 0.23 does.
     @Test func findAddWithSortWindowAndPosition() {
         var world = Self.world()

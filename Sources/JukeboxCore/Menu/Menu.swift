@@ -351,7 +351,7 @@ public struct Menu: Sendable {
             if index == 0 { return Self.playAll }
             if index - 1 < folder.folders.count { return catalog.folders[folder.folders[index - 1]].name + "/" }
             let track = folder.tracks[index - 1 - folder.folders.count]
-            return MenuCatalog.stem(MenuCatalog.fileName(catalog.tracks[track].path))
+            return TrackInfo.fileStem(catalog.tracks[track].path)
         case .artists: return Self.name(catalog.artists[index].name, or: "Unknown artist")
         case .artist(let i): return Self.name(catalog.albums[catalog.artists[i].albums[index]].name, or: "No album")
         case .album(let i):

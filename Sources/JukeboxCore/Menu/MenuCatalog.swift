@@ -194,9 +194,7 @@ public struct MenuCatalog: Sendable {
 
     /// What a track is called in lists: its title, else its file name without the extension.
     public func title(_ track: Int) -> String {
-        let info = tracks[track]
-        if let title = info.title, !title.isEmpty { return title }
-        return Self.stem(Self.fileName(info.path))
+        tracks[track].shownTitle
     }
 
     /// The album a track belongs to: album artist (else artist) and album.
@@ -208,10 +206,5 @@ public struct MenuCatalog: Sendable {
     static func fileName(_ path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return path }
         return String(path[path.index(after: slash)...])
-    }
-
-    static func stem(_ name: String) -> String {
-        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return name }
-        return String(name[..<dot])
     }
 }

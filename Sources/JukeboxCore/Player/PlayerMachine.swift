@@ -739,7 +739,7 @@ public struct PlayerMachine: Sendable, Equatable {
         lines.append("playlistlength: \(queue.count)")
         lines.append("mode: \(options)")
         if let track = queue.currentTrack, let info = tracks[track] {
-            if let title = info.title { lines.append("title: \(ReplyLine.oneLine(title))") }
+            lines.append("title: \(ReplyLine.oneLine(info.shownTitle))")
             if let artist = info.artist { lines.append("artist: \(ReplyLine.oneLine(artist))") }
         }
         return lines.joined(separator: "\n")
