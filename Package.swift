@@ -66,7 +66,7 @@ let package = Package(
         .target(
             name: "JukeboxAudio",
             dependencies: [
-                "JukeboxCore", "LinuxSupport", "ALSA", "MPG123", "Soxr", "FLAC", "Vorbis", "Opus", "FFmpeg",
+                "JukeboxCore", "LinuxSupport", "ALSA", "MPG123", "Soxr", "FLAC", "Vorbis", "Opus", "FFmpeg", "HTTP",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .target(

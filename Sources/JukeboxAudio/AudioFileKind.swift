@@ -1,5 +1,7 @@
 import Glibc
+import JukeboxCore
 import LinuxSupport
+import Logging
 
 /// One kind of audio file the player plays: how to recognise it, how to decode it and how the
 /// scanner reads its length and tags. Adding a format is writing its `AudioDecoder` and probe
@@ -120,7 +122,9 @@ extension AudioFileKind {
         open: { try OpusFileDecoder(path: $0) }, probe: MediaProbe.opus)
 }
 
-/// Opens the right decoder for a file (see `AudioFileKind.of`).
+/// Opens the right decoder for a file (see `AudioFileKind.of`), or for a live stream when
+/// `path` is an http(s) URL (`StreamDecoder`).
 public func openDecoder(path: String) throws -> any AudioDecoder {
-    try AudioFileKind.of(path: path).open(path)
+    if StationPlaylist.isStreamURL(path) { return try StreamDecoder(url: path, logger: Logger(label: "jukebox.radio")) }
+    return try AudioFileKind.of(path: path).open(path)
 }

@@ -89,6 +89,8 @@ public final class AudioPipeline: @unchecked Sendable {
     /// Flushes everything and starts `item` at `fromMs`, with `next` as the gapless follow-up
     /// (set atomically, so an item that fails at once still hands over to it).
     public func play(_ item: PlaybackItem, fromMs: Int64 = 0, next: PlaybackItem? = nil) {
+        // A decoder waiting on a stream's pipe sees its end and lets go.
+        LiveStreams.shared.stop(except: item.path)
         shared.withLock { s in
             s.send(.play)
             s.state = .playing
@@ -166,6 +168,7 @@ public final class AudioPipeline: @unchecked Sendable {
 
     /// Stops and forgets the current and the follow-up item.
     public func stop() {
+        LiveStreams.shared.stop(except: nil)
         shared.withLock { s in
             s.send(.stop)
             s.state = .stopped

@@ -1,0 +1,282 @@
+import Glibc
+import HTTP
+import JukeboxCore
+import LinuxSupport
+import Logging
+import MPG123
+
+// Web radio. An item whose path is an http(s) URL is a live stream: a `StationConnection` on
+// its own thread (jb-net) fetches it with libcurl (a station playlist first when the URL names
+// one), splits the ICY metadata off, and writes the audio bytes into a pipe; the stream's
+// decoder (libmpg123) reads the pipe on jb-decode as it would a file. No network I/O happens
+// on jb-decode or jb-output: jb-decode only blocks in read(2) on the pipe, which the
+// connection closes when it stops. A drop reconnects with `ReconnectBackoff` and goes on
+// writing into the same pipe, so the same decoder continues the same station.
+
+/// What the control thread shows of a live stream (ICY headers and metadata).
+public struct StationInfo: Sendable, Equatable {
+    public var url: String
+    /// `icy-name` (MPD's `Name`).
+    public var name: String?
+    /// The last `StreamTitle` (MPD's `Title`, the screen's lyric line).
+    public var title: String?
+    /// Whether a response is being received now.
+    public var connected = false
+    /// Connections made after the first (after drops).
+    public var reconnects = 0
+}
+
+/// The live streams of the process, for the control thread (their `StationInfo`) and the
+/// pipeline (ending those it no longer plays).
+public final class LiveStreams: Sendable {
+    public static let shared = LiveStreams()
+    private let registry = PILock(Registry())
+
+    private struct Registry {
+        var open: [ObjectIdentifier: (connection: StationConnection, thread: NamedThread?)] = [:]
+        /// Threads whose connection ended, joined by the next call here.
+        var ended: [NamedThread] = []
+    }
+
+    /// Runs `connection` on a jb-net thread of its own, which alone holds `pipe`.
+    func start(_ connection: StationConnection, writingTo pipe: FileDescriptor) {
+        reap()
+        let id = ObjectIdentifier(connection)
+        registry.withLock { r in
+            // Under the lock, so the thread's end (which takes it) finds its entry.
+            let thread = NamedThread(name: "jb-net") { [self] in
+                connection.run(pipe)
+                registry.withLock { r in
+                    if let thread = r.open.removeValue(forKey: id)?.thread { r.ended.append(thread) }
+                }
+            }
+            r.open[id] = (connection, thread)
+        }
+    }
+
+    private func reap() {
+        for thread in registry.withLock({ r in
+            defer { r.ended = [] }
+            return r.ended
+        }) {
+            thread.join()
+        }
+    }
+
+    /// The newest open stream of `url`.
+    public func info(url: String) -> StationInfo? {
+        reap()
+        return registry.withLock { r in
+            r.open.values.map(\.connection).filter { $0.url == url }.max { $0.serial < $1.serial }
+        }?.info
+    }
+
+    /// Ends every stream but those of `url` (a decoder blocked on one then reads its end).
+    public func stop(except url: String?) {
+        reap()
+        let connections = registry.withLock { r in r.open.values.map(\.connection) }
+        for connection in connections where connection.url != url { connection.stop() }
+    }
+}
+
+/// One station's connection: the jb-net thread and the pipe's write end (the thread's only).
+final class StationConnection: Sendable {
+    let url: String
+    let serial: UInt64
+    private static let serials = PILock<UInt64>(0)
+    private let stopSwitch = HTTPStop()
+    private let state: PILock<State>
+    private let changed = LockCondition()
+    private let logger: Logger
+
+    private struct State {
+        var info: StationInfo
+        /// The first response's Content-Type, or why none came (nil while waiting).
+        var opened: Result<String, AudioFileError>?
+    }
+
+    /// Starts fetching `url` into `pipe`'s write end (closed when the connection ends, so the
+    /// reader sees the stream's end).
+    init(url: String, writingTo pipe: FileDescriptor, logger: Logger) {
+        self.url = url
+        self.logger = logger
+        serial = Self.serials.withLock {
+            $0 += 1
+            return $0
+        }
+        state = PILock(State(info: StationInfo(url: url)))
+        LiveStreams.shared.start(self, writingTo: pipe)
+    }
+
+    var info: StationInfo { state.withLock { $0.info } }
+
+    func stop() {
+        stopSwitch.stop()
+        settle(.failure(AudioFileError(path: url, reason: "stopped")))
+    }
+
+    /// Waits for the first response: its Content-Type, or why it failed.
+    func awaitOpened() throws(AudioFileError) -> String {
+        let result = state.withLock { s in
+            while s.opened == nil { state.wait(changed, &s) }
+            return s.opened!
+        }
+        return try result.get()
+    }
+
+    private func settle(_ result: Result<String, AudioFileError>) {
+        state.withLock { if $0.opened == nil { $0.opened = result } }
+        changed.broadcast()
+    }
+
+    /// jb-net: connects, streams and reconnects until stopped or refused.
+    func run(_ pipe: FileDescriptor) {
+        var backoff = ReconnectBackoff()
+        var client: HTTPClient
+        do { client = try HTTPClient() } catch {
+            settle(.failure(AudioFileError(path: url, reason: error.message)))
+            return
+        }
+        var streamURL = url
+        var dropLogged = false
+        while !stopSwitch.isStopped {
+            let connectedAt = Instant(nanoseconds: Int64(MonotonicClock.nanoseconds()))
+            var delivered = false
+            do {
+                if StationPlaylist.isPlaylist(url: url) { streamURL = try resolvePlaylist(client) }
+                delivered = try stream(streamURL, client, into: pipe)
+            } catch {
+                let failure = error as? AudioFileError ?? AudioFileError(path: url, reason: "\(error)")
+                // Before the first response the decoder fails with it (the pipeline's one line);
+                // a station that answers with something else than audio is not tried again.
+                let everOpened = state.withLock { s in
+                    if case .success = s.opened { true } else { false }
+                }
+                guard everOpened, !(error is AudioFileError) else {
+                    settle(.failure(failure))
+                    return
+                }
+                if !dropLogged, !stopSwitch.isStopped {
+                    logger.warning("stream \(url): \(failure.reason); reconnecting")
+                    dropLogged = true
+                }
+            }
+            state.withLock { $0.info.connected = false }
+            if stopSwitch.isStopped { return }
+            if delivered { dropLogged = false }
+            let now = Instant(nanoseconds: Int64(MonotonicClock.nanoseconds()))
+            let at = backoff.dropped(connectedAt: delivered ? connectedAt : nil, now: now)
+            while !stopSwitch.isStopped, Instant(nanoseconds: Int64(MonotonicClock.nanoseconds())) < at {
+                MonotonicClock.sleep(nanoseconds: 20_000_000)
+            }
+            state.withLock { $0.info.reconnects += 1 }
+        }
+    }
+
+    /// The first stream URL of the station playlist at `url` (at most 64 KiB).
+    private func resolvePlaylist(_ client: HTTPClient) throws -> String {
+        var request = HTTPRequest(url: url)
+        request.maxBodyBytes = 64 << 10
+        var text: [UInt8] = []
+        _ = try client.get(request, stop: stopSwitch) { bytes in
+            text += bytes
+            return true
+        }
+        do {
+            return try StationPlaylist.streams(in: String(decoding: text, as: UTF8.self))[0]
+        } catch {
+            throw AudioFileError(path: url, reason: "station playlist: \(error)")
+        }
+    }
+
+    /// One connection: writes the audio into `pipe` until it ends. Returns whether audio came.
+    private func stream(_ streamURL: String, _ client: HTTPClient, into pipe: FileDescriptor) throws -> Bool {
+        var request = HTTPRequest(url: streamURL)
+        request.headers = ["Icy-MetaData: 1"]
+        request.lowSpeedSeconds = 5
+        var demuxer = ICYDemuxer(interval: nil)
+        var refused: AudioFileError?
+        var delivered = false
+        var pipeClosed = false
+        _ = try client.get(
+            request, stop: stopSwitch,
+            response: { response in
+                let type = (response.header("content-type") ?? "").lowercased()
+                guard Self.isAudio(type) else {
+                    refused = AudioFileError(
+                        path: url, reason: "not an audio stream (Content-Type: \(type.isEmpty ? "none" : type))")
+                    return false
+                }
+                demuxer = ICYDemuxer(interval: response.header("icy-metaint").flatMap { Int($0) })
+                state.withLock {
+                    $0.info.connected = true
+                    if let name = response.header("icy-name") { $0.info.name = name }
+                }
+                settle(.success(type))
+                return true
+            },
+            body: { bytes in
+                let blocks = demuxer.feed(bytes) { audio in
+                    guard !pipeClosed, audio.count > 0 else { return }
+                    do { try pipe.writeAll(audio.baseAddress!, count: audio.count) } catch { pipeClosed = true }
+                }
+                delivered = true
+                if let title = blocks.compactMap(\.streamTitle).last {
+                    state.withLock { $0.info.title = title.isEmpty ? nil : title }
+                }
+                // The decoder went away (its read end closed): nothing more to fetch.
+                if pipeClosed { stopSwitch.stop() }
+                return !pipeClosed
+            })
+        if let refused { throw refused }
+        return delivered
+    }
+
+    /// MP3 is decoded; the rest a station may send is refused by its type (see the report).
+    static func isAudio(_ type: String) -> Bool {
+        type.hasPrefix("audio/mpeg") || type.hasPrefix("audio/mp3") || type.hasPrefix("audio/x-mpeg")
+    }
+}
+
+/// A live stream's decoder: libmpg123 over the pipe its `StationConnection` fills.
+final class StreamDecoder: AudioDecoder {
+    private let connection: StationConnection
+    private let inner: MP3Decoder
+    private let url: String
+
+    init(url: String, logger: Logger) throws {
+        self.url = url
+        let pipe = try FileDescriptor.pipe()
+        connection = StationConnection(url: url, writingTo: pipe.write, logger: logger)
+        do {
+            _ = try connection.awaitOpened()
+            // Another open file of the same pipe: libmpg123's reader owns it; ours closes.
+            inner = try MP3Decoder(path: "/proc/self/fd/\(pipe.read.rawValue)")
+        } catch let error as MPG123Error {
+            connection.stop()
+            throw Self.failure(error, url)
+        } catch {
+            connection.stop()
+            throw error
+        }
+    }
+
+    deinit { connection.stop() }
+
+    var format: AudioFormat { inner.format }
+    var lengthFrames: Int64? { nil }
+
+    func read(into buffer: UnsafeMutablePointer<Int16>, capacityFrames: Int) throws -> DecodeResult {
+        do { return try inner.read(into: buffer, capacityFrames: capacityFrames) } catch let error as MPG123Error {
+            throw Self.failure(error, url)
+        }
+    }
+
+    /// libmpg123's error, named by the station's URL rather than the pipe's path.
+    private static func failure(_ error: MPG123Error, _ url: String) -> AudioFileError {
+        AudioFileError(path: url, reason: "\(error.call) failed: \(error.message)")
+    }
+
+    /// A live stream has no position to go to: it goes on where it is.
+    func seek(toFrame frame: Int64) throws {}
+}
