@@ -117,6 +117,14 @@ enum Schema {
         ALTER TABLE queue ADD COLUMN version INTEGER NOT NULL DEFAULT 0;
         ALTER TABLE playback ADD COLUMN next_entry_id INTEGER NOT NULL DEFAULT 1;
         """,
+        // 8 -> 9: web radio stations in the queue: a queue row's track_id -N is the stream `id` N
+        // (track ids are positive), so a queue of songs and stations is saved as before.
+        """
+        CREATE TABLE streams (
+            id  INTEGER PRIMARY KEY,
+            url TEXT NOT NULL UNIQUE
+        );
+        """,
     ]
 
     /// The version this code writes.

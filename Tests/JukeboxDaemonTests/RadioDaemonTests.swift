@@ -1,0 +1,61 @@
+import Foundation
+import Glibc
+import JukeboxTestSupport
+import LinuxSupport
+import Testing
+
+/// Web radio in the real daemon, against a real Icecast server fed by ffmpeg: `add URL` over
+/// MPD, the station's name and StreamTitle in `currentsong` and on the screen, the station kept
+/// in the saved queue across a restart.
+@Suite(.serialized) struct RadioDaemonTests {
+    @Test(.timeLimit(.minutes(2)))
+    func aStationPlaysWithItsTitleInCurrentsongAndOnTheScreen() throws {
+        let icecast = try IcecastServer()
+        try icecast.setTitle("Ann - Alpha")
+        let port = freeLoopbackPort()
+        let harness = try DaemonHarness(
+            tracks: DaemonTests.demoTracks,
+            configExtra: """
+                [network]
+                port = \(port)
+                \(DisplayDaemonTests.display)
+                """)
+        let process = try harness.start()
+        #expect(process.waitForLine(matching: "MPD protocol on", on: .stderr) != nil, "\(harness.log)")
+        let client = try MPDTestClient(port: port)
+        #expect(client.command("clear") == ["OK"])
+        #expect(client.command("add \"\(icecast.url)\"") == ["OK"])
+        #expect(client.command("play 0") == ["OK"])
+
+        let song = { client.fields("currentsong") }
+        let named = waitUntil(timeout: .seconds(10), pollingEvery: .milliseconds(100)) {
+            song()["Name"] == "Jukebox Test FM" && song()["Title"] == "Ann - Alpha"
+        }
+        #expect(named, "\(song())\n\(harness.log)")
+        #expect(song()["file"] == icecast.url)
+        #expect(client.fields("status")["state"] == "play")
+        try icecast.setTitle("Bob - Beta")
+        #expect(
+            waitUntil(timeout: .seconds(10), pollingEvery: .milliseconds(100)) { song()["Title"] == "Bob - Beta" },
+            "\(song())")
+        // The screen (a terminal display on a pipe prints a changed frame at most once a second).
+        #expect(
+            process.waitForLine(matching: "lcd| Jukebox Test FM | Bob - Beta", on: .stderr, timeout: .seconds(5))
+                != nil,
+            "\(harness.log)")
+
+        // The saved queue keeps the station: it plays again after a restart.
+        process.kill(SIGTERM)
+        #expect(process.waitForExit(timeout: .seconds(5)) == 0)
+        let again = try harness.start()
+        #expect(again.waitForLine(matching: "MPD protocol on", on: .stderr) != nil, "\(harness.log)")
+        let after = try MPDTestClient(port: port)
+        let back = waitUntil(timeout: .seconds(10), pollingEvery: .milliseconds(100)) {
+            after.fields("currentsong")["file"] == icecast.url && after.fields("status")["state"] == "play"
+                && after.fields("currentsong")["Name"] == "Jukebox Test FM"
+        }
+        #expect(back, "\(after.fields("currentsong"))\n\(harness.log)")
+        again.kill(SIGTERM)
+        #expect(again.waitForExit(timeout: .seconds(5)) == 0)
+    }
+}
