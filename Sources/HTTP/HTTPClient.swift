@@ -75,12 +75,19 @@ public struct HTTPError: Error, Sendable, Equatable, CustomStringConvertible {
     public var message: String
     /// 0 when no response came.
     public var status: Int
+    /// curl's CURLcode; 0 for the body limit.
+    public var code: Int
 
-    public init(url: String, message: String, status: Int = 0) {
+    public init(url: String, message: String, status: Int = 0, code: Int = 0) {
         self.url = url
         self.message = message
         self.status = status
+        self.code = code
     }
+
+    /// The host could not be resolved or reached, or did not answer in time: no network yet,
+    /// or none to that host (CURLE_COULDNT_RESOLVE_HOST, _COULDNT_CONNECT, _OPERATION_TIMEDOUT).
+    public var isUnreachable: Bool { status == 0 && [6, 7, 28].contains(code) }
 
     public var description: String { "\(url): \(message)" }
 }
@@ -125,7 +132,9 @@ public final class HTTPClient {
                         HTTPError(url: request.url, message: failure, status: status))
                 }
                 if transfer.stopped { return .success(.stopped(final)) }
-                if code != 0 { return .failure(HTTPError(url: request.url, message: message, status: status)) }
+                if code != 0 {
+                    return .failure(HTTPError(url: request.url, message: message, status: status, code: Int(code)))
+                }
                 return .success(.complete(final))
             }
         }

@@ -129,6 +129,9 @@ final class StationConnection: Sendable {
         changed.broadcast()
     }
 
+    /// How long a station that was never reached is tried before its item fails.
+    static let networkWaitNanoseconds: UInt64 = 120_000_000_000
+
     /// jb-net: connects, streams and reconnects until stopped or refused.
     func run(_ pipe: FileDescriptor) {
         var backoff = ReconnectBackoff()
@@ -139,6 +142,7 @@ final class StationConnection: Sendable {
         }
         var streamURL = url
         var dropLogged = false
+        let startedAt = MonotonicClock.nanoseconds()
         while !stopSwitch.isStopped {
             let connectedAt = Instant(nanoseconds: Int64(MonotonicClock.nanoseconds()))
             var delivered = false
@@ -146,18 +150,26 @@ final class StationConnection: Sendable {
                 if StationPlaylist.isPlaylist(url: url) { streamURL = try resolvePlaylist(client) }
                 delivered = try stream(streamURL, client, into: pipe)
             } catch {
-                let failure = error as? AudioFileError ?? AudioFileError(path: url, reason: "\(error)")
-                // Before the first response the decoder fails with it (the pipeline's one line);
-                // a station that answers with something else than audio is not tried again.
+                let failure =
+                    error as? AudioFileError
+                    ?? AudioFileError(path: url, reason: (error as? HTTPError)?.message ?? "\(error)")
                 let everOpened = state.withLock { s in
                     if case .success = s.opened { true } else { false }
                 }
-                guard everOpened, !(error is AudioFileError) else {
+                // Out of reach before the first response: the network may still be coming up
+                // (a box that resumes a station at power-up), so wait for it, a while. Anything
+                // else before it fails the decoder (the pipeline's one line), and a station
+                // that answers with something else than audio is not tried again.
+                let waitsForNetwork =
+                    !everOpened && (error as? HTTPError)?.isUnreachable == true
+                    && MonotonicClock.nanoseconds() - startedAt < Self.networkWaitNanoseconds
+                guard everOpened || waitsForNetwork, !(error is AudioFileError) else {
                     settle(.failure(failure))
                     return
                 }
                 if !dropLogged, !stopSwitch.isStopped {
-                    logger.warning("stream \(url): \(failure.reason); reconnecting")
+                    let next = everOpened ? "reconnecting" : "waiting for the network"
+                    logger.warning("stream \(url): \(failure.reason); \(next)")
                     dropLogged = true
                 }
             }

@@ -87,6 +87,7 @@ func fetch(_ request: HTTPRequest, client: HTTPClient? = nil) throws -> (HTTPOut
         let request = HTTPRequest(url: server.url("/status/404"))
         let error = #expect(throws: HTTPError.self) { try fetch(request) }
         #expect(error?.status == 404)
+        #expect(error?.isUnreachable == false)
         #expect(error?.message.contains("404") == true)
     }
 
@@ -96,6 +97,7 @@ func fetch(_ request: HTTPRequest, client: HTTPClient? = nil) throws -> (HTTPOut
         #expect(error?.url == url)
         #expect(error?.status == 0)
         #expect(error?.message.lowercased().contains("connect") == true)
+        #expect(error?.isUnreachable == true)
     }
 
     @Test(arguments: ["/bytes/100000", "/unsized/100000"])

@@ -40,11 +40,44 @@ import Testing
         let back = waitUntil(timeout: .seconds(10)) { Self.sound(sink, after: offset, seconds: 0.5) }
         let seconds = Double(MonotonicClock.nanoseconds() - restarted) / 1e9
         #expect(back && seconds < 5, "playing again after \(seconds) s")
+        print("station playing again \(seconds) s after the server's restart")
         #expect(LiveStreams.shared.info(url: server.url)?.reconnects ?? 0 >= 1)
         #expect(!h.events.contains { if case .failed = $0 { true } else { false } }, "\(h.events)")
 
         h.pipeline.stop()
         #expect(waitUntil(timeout: .seconds(5)) { LiveStreams.shared.info(url: server.url) == nil })
+    }
+
+    /// At power-up the network may come after the box: a station never reached yet is tried
+    /// again (no failure) and plays once its server is there; meanwhile other music plays at once.
+    @Test func aStationOutOfReachPlaysOnceItIsThereWithoutHoldingUpOtherMusic() throws {
+        let server = try Self.icecast.get()
+        server.kill()
+        let sink = try PacedFifoSink(bytesPerSecond: 44100 * 4)
+        let h = Harness(device: sink.alsaDevice)
+        h.pipeline.setVolume(percent: 100, gain: 1)
+        h.pipeline.play(PlaybackItem(token: 1, path: server.url))
+        #expect(waitUntil(timeout: .seconds(10)) { LiveStreams.shared.info(url: server.url)?.reconnects ?? 0 >= 2 })
+        h.pump(timeoutSeconds: 0) { _ in false }
+        #expect(h.events.isEmpty, "\(h.events)")
+        try server.start()
+        #expect(h.pump(timeoutSeconds: 10) { $0.contains(.started(1)) }, "\(h.events)")
+        #expect(waitUntil(timeout: .seconds(10)) { Self.sound(sink, after: 0, seconds: 0.5) })
+
+        // A station nobody answers for, then a local file: the file starts at once.
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let tone = (0..<44100 * 2).map { Int16(8000 * sin(Double($0 / 2) * 2 * .pi * 440 / 44100)) }
+        writeWAV(dir.file("tone.wav"), rate: 44100, channels: 2, samples: tone)
+        let nowhere = "http://127.0.0.1:\(freeLoopbackPort())/radio.mp3"
+        h.pipeline.play(PlaybackItem(token: 2, path: nowhere))
+        #expect(waitUntil(timeout: .seconds(10)) { LiveStreams.shared.info(url: nowhere)?.reconnects ?? 0 >= 1 })
+        let asked = MonotonicClock.nanoseconds()
+        h.pipeline.play(PlaybackItem(token: 3, path: dir.file("tone.wav")))
+        #expect(h.pump(timeoutSeconds: 5) { $0.contains(.started(3)) }, "\(h.events)")
+        #expect(Double(MonotonicClock.nanoseconds() - asked) / 1e9 < 1.5)
+        #expect(waitUntil(timeout: .seconds(5)) { LiveStreams.shared.info(url: nowhere) == nil })
+        h.pipeline.stop()
     }
 
     @Test(arguments: [
