@@ -22,6 +22,9 @@ import Testing
                 """)
         let process = try harness.start()
         #expect(process.waitForLine(matching: "MPD protocol on", on: .stderr) != nil, "\(harness.log)")
+        // A first start queues the library once it is scanned: the station replaces that queue.
+        #expect(process.waitForLine(matching: "library scan of", on: .stderr) != nil, "\(harness.log)")
+        #expect(process.waitForLine(matching: "playing", on: .stderr) != nil, "\(harness.log)")
         let client = try MPDTestClient(port: port)
         #expect(client.command("clear") == ["OK"])
         #expect(client.command("add \"\(icecast.url)\"") == ["OK"])
@@ -43,6 +46,18 @@ import Testing
             process.waitForLine(matching: "lcd| Jukebox Test FM | Bob - Beta", on: .stderr, timeout: .seconds(5))
                 != nil,
             "\(harness.log)")
+
+        // A stored playlist keeps the station's URL (as MPD writes it) and loads it back.
+        #expect(client.command("save Radio") == ["OK"])
+        let saved = try String(contentsOfFile: harness.directory.file("state/playlists/Radio.m3u"), encoding: .utf8)
+        #expect(saved == icecast.url + "\n")
+        #expect(client.command("playlistadd Radio \"\(icecast.url)?b\"") == ["OK"])
+        #expect(client.command("load Radio") == ["OK"])
+        #expect(
+            client.command("playlist") == [
+                "0:file: \(icecast.url)", "1:file: \(icecast.url)", "2:file: \(icecast.url)?b", "OK",
+            ])
+        #expect(client.command("delete 1:3") == ["OK"])
 
         // The saved queue keeps the station: it plays again after a restart.
         process.kill(SIGTERM)
