@@ -214,9 +214,14 @@ final class StationConnection: Sendable {
             request, stop: stopSwitch,
             response: { response in
                 let type = (response.header("content-type") ?? "").lowercased()
-                guard Self.isAudio(type) else {
+                guard Self.isMP3(type) else {
+                    let shown = type.isEmpty ? "none" : type
+                    let isAudio = type.hasPrefix("audio/") || type.hasPrefix("application/ogg")
                     refused = AudioFileError(
-                        path: url, reason: "not an audio stream (Content-Type: \(type.isEmpty ? "none" : type))")
+                        path: url,
+                        reason: isAudio
+                            ? "Content-Type \(shown): only MP3 streams are played"
+                            : "not an audio stream (Content-Type: \(shown))")
                     return false
                 }
                 demuxer = ICYDemuxer(interval: response.header("icy-metaint").flatMap { Int($0) })
@@ -244,8 +249,8 @@ final class StationConnection: Sendable {
         return delivered
     }
 
-    /// MP3 is decoded; the rest a station may send is refused by its type (see the report).
-    static func isAudio(_ type: String) -> Bool {
+    /// MP3 is decoded; Ogg and AAC stations are refused by their type, by name.
+    static func isMP3(_ type: String) -> Bool {
         type.hasPrefix("audio/mpeg") || type.hasPrefix("audio/mp3") || type.hasPrefix("audio/x-mpeg")
     }
 }

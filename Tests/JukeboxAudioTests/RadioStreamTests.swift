@@ -84,6 +84,7 @@ import Testing
         ("junk without HTTP", ""),
         ("audio/mpeg that is noise", "HTTP/1.0 200 OK\\r\\nContent-Type: audio/mpeg\\r\\n\\r\\n"),
         ("a web page", "HTTP/1.0 200 OK\\r\\nContent-Type: text/html\\r\\n\\r\\n"),
+        ("AAC, not played yet", "HTTP/1.0 200 OK\\r\\nContent-Type: audio/aacp\\r\\n\\r\\n"),
     ])
     func aServerSendingGarbageFailsTheItemOnce(what: String, reply: String) throws {
         let garbage = try GarbageServer(reply: reply)
