@@ -12,19 +12,10 @@ import Testing
     func aStationPlaysWithItsTitleInCurrentsongAndOnTheScreen() throws {
         let icecast = try IcecastServer()
         try icecast.setTitle("Ann - Alpha")
-        let port = freeLoopbackPort()
-        let harness = try DaemonHarness(
-            tracks: DaemonTests.demoTracks,
-            configExtra: """
-                [network]
-                port = \(port)
-                \(DisplayDaemonTests.display)
-                """)
-        let process = try harness.start()
-        #expect(process.waitForLine(matching: "MPD protocol on", on: .stderr) != nil, "\(harness.log)")
-        // A first start queues the library once it is scanned: the station replaces that queue.
-        #expect(process.waitForLine(matching: "library scan of", on: .stderr) != nil, "\(harness.log)")
-        #expect(process.waitForLine(matching: "playing", on: .stderr) != nil, "\(harness.log)")
+        // A first start queues the library once it is scanned (then plays): the station
+        // replaces that queue.
+        let (harness, port) = try MPDDaemonTests.start(extra: DisplayDaemonTests.display)
+        let process = try #require(harness.process)
         let client = try MPDTestClient(port: port)
         #expect(client.command("clear") == ["OK"])
         #expect(client.command("add \"\(icecast.url)\"") == ["OK"])
