@@ -19,10 +19,11 @@ extension AudioPipeline {
     /// rate and the file has another, going on with `carried` (the previous item's resampler
     /// and the tail it holds) when the rates are the same.
     private static func open(
-        _ item: PlaybackItem, at start: StartPosition, deviceRate: Int?, carried: Resampler? = nil
+        _ item: PlaybackItem, at start: StartPosition, deviceRate: Int?, carried: Resampler? = nil,
+        streams: LiveStreams
     ) -> Opened {
         do {
-            var decoder = try item.openDecoder()
+            var decoder = try item.openDecoder(streams: streams)
             if let deviceRate, decoder.format.rate != deviceRate {
                 do { decoder = try ResampledDecoder(decoder, outputRate: deviceRate, continuing: carried) } catch {
                     throw AudioFileError(path: item.path, reason: "resampling to \(deviceRate) Hz: \(error)")
@@ -169,7 +170,7 @@ extension AudioPipeline {
                 parked = nil
                 let opened =
                     reusable.map { Self.reposition($0, request.item, at: request.start) }
-                    ?? Self.open(request.item, at: request.start, deviceRate: deviceRate)
+                    ?? Self.open(request.item, at: request.start, deviceRate: deviceRate, streams: streams)
                 switch opened {
                 case .ok(let d, let frame, let usedHint):
                     guard register(request.item, failure: nil, usedHint: usedHint) else { continue }
@@ -186,7 +187,7 @@ extension AudioPipeline {
             case .openNext(let next):
                 let continuing = carried
                 carried = nil
-                switch Self.open(next, at: .frame(0), deviceRate: deviceRate, carried: continuing) {
+                switch Self.open(next, at: .frame(0), deviceRate: deviceRate, carried: continuing, streams: streams) {
                 case .ok(let d, _, _):
                     guard register(next, failure: nil, usedHint: nil) else { continue }
                     decoder = d

@@ -26,11 +26,12 @@ public struct StationInfo: Sendable, Equatable {
     public var reconnects = 0
 }
 
-/// The live streams of the process, for the control thread (their `StationInfo`) and the
-/// pipeline (ending those it no longer plays).
+/// The live streams of one pipeline (`AudioPipeline.streams`), for the control thread (their
+/// `StationInfo`) and the pipeline (ending those it no longer plays).
 public final class LiveStreams: Sendable {
-    public static let shared = LiveStreams()
     private let registry = PILock(Registry())
+
+    public init() {}
 
     private struct Registry {
         var open: [ObjectIdentifier: (connection: StationConnection, thread: NamedThread?)] = [:]
@@ -77,6 +78,19 @@ public final class LiveStreams: Sendable {
         let connections = registry.withLock { r in r.open.values.map(\.connection) }
         for connection in connections where connection.url != url { connection.stop() }
     }
+
+    /// Ends every stream and waits for their threads (within about a second: curl's tick).
+    func shutdown() {
+        stop(except: nil)
+        let threads = registry.withLock { r in
+            defer {
+                r.open = [:]
+                r.ended = []
+            }
+            return r.open.values.compactMap(\.thread) + r.ended
+        }
+        for thread in threads { thread.join() }
+    }
 }
 
 /// One station's connection: the jb-net thread and the pipe's write end (the thread's only).
@@ -97,7 +111,7 @@ final class StationConnection: Sendable {
 
     /// Starts fetching `url` into `pipe`'s write end (closed when the connection ends, so the
     /// reader sees the stream's end).
-    init(url: String, writingTo pipe: FileDescriptor, logger: Logger) {
+    init(url: String, writingTo pipe: FileDescriptor, logger: Logger, streams: LiveStreams) {
         self.url = url
         self.logger = logger
         serial = Self.serials.withLock {
@@ -105,7 +119,7 @@ final class StationConnection: Sendable {
             return $0
         }
         state = PILock(State(info: StationInfo(url: url)))
-        LiveStreams.shared.start(self, writingTo: pipe)
+        streams.start(self, writingTo: pipe)
     }
 
     var info: StationInfo { state.withLock { $0.info } }
@@ -261,10 +275,10 @@ final class StreamDecoder: AudioDecoder {
     private let inner: MP3Decoder
     private let url: String
 
-    init(url: String, logger: Logger) throws {
+    init(url: String, logger: Logger, streams: LiveStreams) throws {
         self.url = url
         let pipe = try FileDescriptor.pipe()
-        connection = StationConnection(url: url, writingTo: pipe.write, logger: logger)
+        connection = StationConnection(url: url, writingTo: pipe.write, logger: logger, streams: streams)
         do {
             _ = try connection.awaitOpened()
             // Another open file of the same pipe: libmpg123's reader owns it; ours closes.

@@ -46,13 +46,13 @@ extension Daemon {
 
     /// Follows the playing station's ICY name and title (polled each turn of the loop): MPD's
     /// `Title` and `Name`, and the screen's lyric line.
-    func followStation() {
+    func followStation(_ streams: LiveStreams) {
         guard let id = machine.queue.currentTrack, let url = radio.stations[id] else {
             radio.name = nil
             radio.title = nil
             return
         }
-        let info = LiveStreams.shared.info(url: url)
+        let info = streams.info(url: url)
         guard info?.name != radio.name || info?.title != radio.title else { return }
         radio.name = info?.name
         if info?.title != radio.title {

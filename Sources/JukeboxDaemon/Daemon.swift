@@ -325,7 +325,7 @@ final class Daemon {
         }
         runSleepTimer(now: now)
         runIdlePowerOff(now: now)
-        followStation()
+        followStation(pipeline.streams)
         updateDisplay(now: now)
     }
 

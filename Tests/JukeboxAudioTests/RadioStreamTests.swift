@@ -25,15 +25,15 @@ import Testing
         h.pipeline.play(PlaybackItem(token: 1, path: server.url))
         #expect(h.pump(timeoutSeconds: 10) { $0.contains(.started(1)) })
         #expect(waitUntil(timeout: .seconds(10)) { Self.sound(sink, after: 0, seconds: 1) })
-        #expect(LiveStreams.shared.info(url: server.url)?.name == "Jukebox Test FM")
+        #expect(h.pipeline.streams.info(url: server.url)?.name == "Jukebox Test FM")
 
         try server.setTitle("Ann – Alpha")
-        #expect(waitUntil(timeout: .seconds(10)) { LiveStreams.shared.info(url: server.url)?.title == "Ann – Alpha" })
+        #expect(waitUntil(timeout: .seconds(10)) { h.pipeline.streams.info(url: server.url)?.title == "Ann – Alpha" })
         try server.setTitle("Bob - Beta")
-        #expect(waitUntil(timeout: .seconds(10)) { LiveStreams.shared.info(url: server.url)?.title == "Bob - Beta" })
+        #expect(waitUntil(timeout: .seconds(10)) { h.pipeline.streams.info(url: server.url)?.title == "Bob - Beta" })
 
         server.kill()
-        #expect(waitUntil(timeout: .seconds(10)) { LiveStreams.shared.info(url: server.url)?.connected == false })
+        #expect(waitUntil(timeout: .seconds(10)) { h.pipeline.streams.info(url: server.url)?.connected == false })
         let restarted = MonotonicClock.nanoseconds()
         try server.start()
         let offset = sink.byteCount
@@ -41,11 +41,11 @@ import Testing
         let seconds = Double(MonotonicClock.nanoseconds() - restarted) / 1e9
         #expect(back && seconds < 5, "playing again after \(seconds) s")
         print("station playing again \(seconds) s after the server's restart")
-        #expect(LiveStreams.shared.info(url: server.url)?.reconnects ?? 0 >= 1)
+        #expect(h.pipeline.streams.info(url: server.url)?.reconnects ?? 0 >= 1)
         #expect(!h.events.contains { if case .failed = $0 { true } else { false } }, "\(h.events)")
 
         h.pipeline.stop()
-        #expect(waitUntil(timeout: .seconds(5)) { LiveStreams.shared.info(url: server.url) == nil })
+        #expect(waitUntil(timeout: .seconds(5)) { h.pipeline.streams.info(url: server.url) == nil })
     }
 
     /// At power-up the network may come after the box: a station never reached yet is tried
@@ -57,7 +57,7 @@ import Testing
         let h = Harness(device: sink.alsaDevice)
         h.pipeline.setVolume(percent: 100, gain: 1)
         h.pipeline.play(PlaybackItem(token: 1, path: server.url))
-        #expect(waitUntil(timeout: .seconds(10)) { LiveStreams.shared.info(url: server.url)?.reconnects ?? 0 >= 2 })
+        #expect(waitUntil(timeout: .seconds(10)) { h.pipeline.streams.info(url: server.url)?.reconnects ?? 0 >= 2 })
         h.pump(timeoutSeconds: 0) { _ in false }
         #expect(h.events.isEmpty, "\(h.events)")
         try server.start()
@@ -71,12 +71,12 @@ import Testing
         writeWAV(dir.file("tone.wav"), rate: 44100, channels: 2, samples: tone)
         let nowhere = "http://127.0.0.1:\(freeLoopbackPort())/radio.mp3"
         h.pipeline.play(PlaybackItem(token: 2, path: nowhere))
-        #expect(waitUntil(timeout: .seconds(10)) { LiveStreams.shared.info(url: nowhere)?.reconnects ?? 0 >= 1 })
+        #expect(waitUntil(timeout: .seconds(10)) { h.pipeline.streams.info(url: nowhere)?.reconnects ?? 0 >= 1 })
         let asked = MonotonicClock.nanoseconds()
         h.pipeline.play(PlaybackItem(token: 3, path: dir.file("tone.wav")))
         #expect(h.pump(timeoutSeconds: 5) { $0.contains(.started(3)) }, "\(h.events)")
         #expect(Double(MonotonicClock.nanoseconds() - asked) / 1e9 < 1.5)
-        #expect(waitUntil(timeout: .seconds(5)) { LiveStreams.shared.info(url: nowhere) == nil })
+        #expect(waitUntil(timeout: .seconds(5)) { h.pipeline.streams.info(url: nowhere) == nil })
         h.pipeline.stop()
     }
 
@@ -95,6 +95,6 @@ import Testing
         let failures = h.events.compactMap { if case .failed(_, let message) = $0 { message } else { nil } }
         #expect(failures.count == 1, "\(what): \(h.events)")
         #expect(failures.first?.contains(garbage.url) == true, "\(what): \(failures)")
-        #expect(waitUntil(timeout: .seconds(5)) { LiveStreams.shared.info(url: garbage.url) == nil }, "\(what)")
+        #expect(waitUntil(timeout: .seconds(5)) { h.pipeline.streams.info(url: garbage.url) == nil }, "\(what)")
     }
 }
