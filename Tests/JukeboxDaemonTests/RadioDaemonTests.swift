@@ -61,6 +61,15 @@ import Testing
                 && after.fields("currentsong")["Name"] == "Jukebox Test FM"
         }
         #expect(back, "\(after.fields("currentsong"))\n\(harness.log)")
+        // A card assigned the station's URL plays it (the queue becomes the station).
+        let card = icecast.url + "?card"
+        #expect(after.command("card assign R1 url \"\(card)\"") == ["card: R1 url \"\(card)\"", "OK"])
+        harness.send("card R1")
+        let carded = waitUntil(timeout: .seconds(10), pollingEvery: .milliseconds(100)) {
+            after.fields("currentsong")["file"] == card && after.fields("status")["state"] == "play"
+        }
+        #expect(carded, "\(after.fields("currentsong"))\n\(harness.log)")
+        #expect(after.command("playlist") == ["0:file: \(card)", "OK"])
         again.kill(SIGTERM)
         #expect(again.waitForExit(timeout: .seconds(5)) == 0)
     }
