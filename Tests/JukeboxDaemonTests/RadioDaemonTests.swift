@@ -16,6 +16,10 @@ import Testing
         // replaces that queue.
         let (harness, port) = try MPDDaemonTests.start(extra: DisplayDaemonTests.display)
         let process = try #require(harness.process)
+        // libcurl is mapped only once a station plays (a box that never streams never loads it).
+        let maps = { (try? run(["/bin/cat", "/proc/\(process.pid)/maps"]))?.stdoutText ?? "" }
+        #expect(!maps().contains("libcurl"))
+        let local = ProcessStats.read(process.pid)
         let client = try MPDTestClient(port: port)
         #expect(client.command("clear") == ["OK"])
         #expect(client.command("add \"\(icecast.url)\"") == ["OK"])
@@ -27,6 +31,11 @@ import Testing
         }
         #expect(named, "\(song())\n\(harness.log)")
         #expect(song()["file"] == icecast.url)
+        #expect(maps().contains("/libcurl.so"))
+        let streaming = ProcessStats.read(process.pid)
+        print(
+            "jukeboxd RSS playing an MP3 file: \(local?.vmRSSKiB ?? 0) KiB (anon \(local?.rssAnonKiB ?? 0)); "
+                + "playing a station: \(streaming?.vmRSSKiB ?? 0) KiB (anon \(streaming?.rssAnonKiB ?? 0))")
         #expect(client.fields("status")["state"] == "play")
         try icecast.setTitle("Bob - Beta")
         #expect(
