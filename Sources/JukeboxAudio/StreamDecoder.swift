@@ -105,8 +105,9 @@ final class StationConnection: Sendable {
 
     private struct State {
         var info: StationInfo
-        /// The first response's Content-Type, or why none came (nil while waiting).
-        var opened: Result<String, AudioFileError>?
+        /// The first audio bytes (64, fewer when the stream ended sooner), or why none came
+        /// (nil while waiting).
+        var opened: Result<[UInt8], AudioFileError>?
     }
 
     /// Starts fetching `url` into `pipe`'s write end (closed when the connection ends, so the
@@ -130,7 +131,7 @@ final class StationConnection: Sendable {
     }
 
     /// Waits for the first response: its Content-Type, or why it failed.
-    func awaitOpened() throws(AudioFileError) -> String {
+    func awaitOpened() throws(AudioFileError) -> [UInt8] {
         let result = state.withLock { s in
             while s.opened == nil { state.wait(changed, &s) }
             return s.opened!
@@ -138,7 +139,7 @@ final class StationConnection: Sendable {
         return try result.get()
     }
 
-    private func settle(_ result: Result<String, AudioFileError>) {
+    private func settle(_ result: Result<[UInt8], AudioFileError>) {
         state.withLock { if $0.opened == nil { $0.opened = result } }
         changed.broadcast()
     }
@@ -224,17 +225,17 @@ final class StationConnection: Sendable {
         var refused: AudioFileError?
         var delivered = false
         var pipeClosed = false
+        var head: [UInt8] = []
         _ = try client.get(
             request, stop: stopSwitch,
             response: { response in
                 let type = (response.header("content-type") ?? "").lowercased()
-                guard Self.isMP3(type) else {
+                guard Self.isPlayed(type) else {
                     let shown = type.isEmpty ? "none" : type
-                    let isAudio = type.hasPrefix("audio/") || type.hasPrefix("application/ogg")
                     refused = AudioFileError(
                         path: url,
-                        reason: isAudio
-                            ? "Content-Type \(shown): only MP3 streams are played"
+                        reason: type.hasPrefix("audio/")
+                            ? "Content-Type \(shown): only MP3 and Ogg (Vorbis, Opus) streams are played"
                             : "not an audio stream (Content-Type: \(shown))")
                     return false
                 }
@@ -243,12 +244,17 @@ final class StationConnection: Sendable {
                     $0.info.connected = true
                     if let name = response.header("icy-name") { $0.info.name = name }
                 }
-                settle(.success(type))
                 return true
             },
             body: { bytes in
                 let blocks = demuxer.feed(bytes) { audio in
                     guard !pipeClosed, audio.count > 0 else { return }
+                    // The decoder is chosen by the first bytes: they go to it before the pipe
+                    // can fill.
+                    if head.count < 64 {
+                        head += audio.prefix(64 - head.count)
+                        if head.count == 64 { settle(.success(head)) }
+                    }
                     do { try pipe.writeAll(audio.baseAddress!, count: audio.count) } catch { pipeClosed = true }
                 }
                 delivered = true
@@ -260,35 +266,45 @@ final class StationConnection: Sendable {
                 return !pipeClosed
             })
         if let refused { throw refused }
+        if !head.isEmpty { settle(.success(head)) }
         return delivered
     }
 
-    /// MP3 is decoded; Ogg and AAC stations are refused by their type, by name.
-    static func isMP3(_ type: String) -> Bool {
-        type.hasPrefix("audio/mpeg") || type.hasPrefix("audio/mp3") || type.hasPrefix("audio/x-mpeg")
+    /// MP3 and Ogg are decoded; AAC stations are refused by their type, by name.
+    static func isPlayed(_ type: String) -> Bool {
+        ["audio/mpeg", "audio/mp3", "audio/x-mpeg", "application/ogg", "audio/ogg", "audio/vorbis", "audio/opus"]
+            .contains { type.hasPrefix($0) }
     }
 }
 
-/// A live stream's decoder: libmpg123 over the pipe its `StationConnection` fills.
+/// A live stream's decoder over the pipe its `StationConnection` fills: libmpg123, or
+/// libvorbisfile or libopusfile when the first bytes are an Ogg stream's (read as a pipe:
+/// unseekable, no length; a new link is a format change).
 final class StreamDecoder: AudioDecoder {
     private let connection: StationConnection
-    private let inner: MP3Decoder
+    private let inner: any AudioDecoder
     private let url: String
+    /// The pipe as the inner decoder opened it (its messages name it; ours name the URL).
+    private let pipePath: String
 
     init(url: String, logger: Logger, streams: LiveStreams) throws {
         self.url = url
         let pipe = try FileDescriptor.pipe()
         connection = StationConnection(url: url, writingTo: pipe.write, logger: logger, streams: streams)
+        // Another open file of the same pipe: the inner decoder owns it; ours closes.
+        pipePath = "/proc/self/fd/\(pipe.read.rawValue)"
         do {
-            _ = try connection.awaitOpened()
-            // Another open file of the same pipe: libmpg123's reader owns it; ours closes.
-            inner = try MP3Decoder(path: "/proc/self/fd/\(pipe.read.rawValue)")
-        } catch let error as MPG123Error {
-            connection.stop()
-            throw Self.failure(error, url)
+            let head = try connection.awaitOpened()
+            if Self.oggFirstPacket(head, startsWith: Array("OpusHead".utf8)) {
+                inner = try OpusFileDecoder(path: pipePath)
+            } else if Self.oggFirstPacket(head, startsWith: [1] + Array("vorbis".utf8)) {
+                inner = try VorbisFileDecoder(path: pipePath)
+            } else {
+                inner = try MP3Decoder(path: pipePath)
+            }
         } catch {
             connection.stop()
-            throw error
+            throw Self.failure(error, url, pipePath)
         }
     }
 
@@ -298,16 +314,26 @@ final class StreamDecoder: AudioDecoder {
     var lengthFrames: Int64? { nil }
 
     func read(into buffer: UnsafeMutablePointer<Int16>, capacityFrames: Int) throws -> DecodeResult {
-        do { return try inner.read(into: buffer, capacityFrames: capacityFrames) } catch let error as MPG123Error {
-            throw Self.failure(error, url)
+        do { return try inner.read(into: buffer, capacityFrames: capacityFrames) } catch {
+            throw Self.failure(error, url, pipePath)
         }
-    }
-
-    /// libmpg123's error, named by the station's URL rather than the pipe's path.
-    private static func failure(_ error: MPG123Error, _ url: String) -> AudioFileError {
-        AudioFileError(path: url, reason: "\(error.call) failed: \(error.message)")
     }
 
     /// A live stream has no position to go to: it goes on where it is.
     func seek(toFrame frame: Int64) throws {}
+
+    /// The decoder's error, named by the station's URL rather than the pipe's path.
+    private static func failure(_ error: any Error, _ url: String, _ pipePath: String) -> AudioFileError {
+        if let error = error as? AudioFileError { return error }
+        let text = "\(error)"
+        return AudioFileError(
+            path: url, reason: text.hasPrefix(pipePath + ": ") ? String(text.dropFirst(pipePath.count + 2)) : text)
+    }
+
+    /// Whether `head` is an Ogg page whose first packet starts with `magic` (a codec's ID header).
+    static func oggFirstPacket(_ head: [UInt8], startsWith magic: [UInt8]) -> Bool {
+        guard head.count > 27, head.starts(with: Array("OggS".utf8)) else { return false }
+        let start = 27 + Int(head[26])
+        return head.count >= start + magic.count && head[start..<start + magic.count].elementsEqual(magic)
+    }
 }

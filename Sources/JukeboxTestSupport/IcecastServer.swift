@@ -19,6 +19,8 @@ public final class IcecastServer: @unchecked Sendable {
     public let port = freeLoopbackPort()
     private var server: DaemonProcess?
     private var source: DaemonProcess?
+    /// Sources `addSource` started (stopped by `kill`).
+    private var extraSources: [DaemonProcess] = []
     static let mount = "/live.mp3"
 
     public init() throws {
@@ -27,7 +29,7 @@ public final class IcecastServer: @unchecked Sendable {
         _ = chmod(dir.path, 0o777)
         let config = """
             <icecast>
-              <limits><clients>20</clients><sources>2</sources><queue-size>524288</queue-size>
+              <limits><clients>20</clients><sources>4</sources><queue-size>524288</queue-size>
                 <client-timeout>30</client-timeout><header-timeout>15</header-timeout>
                 <source-timeout>10</source-timeout><burst-size>65535</burst-size></limits>
               <authentication><source-password>hackme</source-password><admin-user>admin</admin-user>
@@ -66,7 +68,29 @@ public final class IcecastServer: @unchecked Sendable {
             "ffmpeg's mount did not come up")
     }
 
+    /// Starts another ffmpeg source of the tone on `mount` with `codec` (ffmpeg's arguments),
+    /// sent as `contentType` in container `format`, and waits until it plays; returns its URL.
+    public func addSource(mount: String, codec: [String], contentType: String, format: String) throws -> String {
+        extraSources.append(
+            try DaemonProcess(
+                executable: "/usr/bin/ffmpeg",
+                arguments: [
+                    "-nostdin", "-v", "error", "-re", "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000",
+                    "-ac", "2",
+                ] + codec + [
+                    "-content_type", contentType, "-f", format, "icecast://source:hackme@127.0.0.1:\(port)\(mount)",
+                ]))
+        try require(
+            waitUntil(timeout: .seconds(10)) { (try? curlStatus(mount)) == "200" }, "ffmpeg's \(mount) did not come up")
+        return "http://127.0.0.1:\(port)\(mount)"
+    }
+
     public func kill() {
+        for extra in extraSources {
+            _ = extra.kill(SIGKILL)
+            _ = extra.waitForTermination()
+        }
+        extraSources = []
         _ = source?.kill(SIGKILL)
         _ = server?.kill(SIGKILL)
         _ = source?.waitForTermination()

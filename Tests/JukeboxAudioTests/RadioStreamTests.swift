@@ -80,6 +80,25 @@ import Testing
         h.pipeline.stop()
     }
 
+    /// Ogg stations: Vorbis and Opus from the same server, decoded from the pipe as unseekable
+    /// streams.
+    @Test(arguments: [
+        ("/live.ogg", ["-c:a", "libvorbis", "-b:a", "96k"], "application/ogg"),
+        ("/live.opus", ["-c:a", "libopus", "-b:a", "96k"], "audio/ogg"),
+    ])
+    func playsOggStations(mount: String, codec: [String], contentType: String) throws {
+        let server = try Self.icecast.get()
+        let url = try server.addSource(mount: mount, codec: codec, contentType: contentType, format: "ogg")
+        let sink = try PacedFifoSink(bytesPerSecond: 48000 * 4)
+        let h = Harness(device: sink.alsaDevice)
+        h.pipeline.setVolume(percent: 100, gain: 1)
+        h.pipeline.play(PlaybackItem(token: 1, path: url))
+        #expect(h.pump(timeoutSeconds: 10) { $0.contains(.started(1)) }, "\(h.events)")
+        #expect(waitUntil(timeout: .seconds(10)) { Self.sound(sink, after: 0, seconds: 1) }, "\(h.events)")
+        #expect(h.pipeline.status().format == AudioFormat(rate: 48000, channels: 2))
+        h.pipeline.stop()
+    }
+
     @Test(arguments: [
         ("junk without HTTP", ""),
         ("audio/mpeg that is noise", "HTTP/1.0 200 OK\\r\\nContent-Type: audio/mpeg\\r\\n\\r\\n"),
