@@ -4,13 +4,12 @@ import JukeboxTestSupport
 import LinuxSupport
 import Testing
 
-/// Tests/Tools/http_fixture.py on a free loopback port, one per suite run.
+/// Tests/Tools/http_fixture.py on a free loopback port, one per suite run (`FixtureScope`).
 final class FixtureServer: Sendable {
-    static let shared = FixtureServer()
     let process: DaemonProcess
     let base: String
 
-    private init() {
+    init() {
         process = try! DaemonProcess(
             executable: "/usr/bin/python3", arguments: [Fixtures.path("Tests/Tools/http_fixture.py")])
         let line = process.waitForLine(matching: "port ", on: .stdout) ?? "port 0"
@@ -32,8 +31,20 @@ func fetch(_ request: HTTPRequest, client: HTTPClient? = nil) throws -> (HTTPOut
     return (outcome, body)
 }
 
-@Suite(.serialized) struct HTTPClientTests {
-    let server = FixtureServer.shared
+/// The suite's fixture server: started before its first test, stopped after its last.
+struct FixtureScope: SuiteTrait, TestScoping {
+    @TaskLocal static var server: FixtureServer?
+
+    func provideScope(
+        for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
+    ) async throws {
+        let server = FixtureServer()
+        try await Self.$server.withValue(server) { try await function() }
+    }
+}
+
+@Suite(.serialized, FixtureScope()) struct HTTPClientTests {
+    let server = FixtureScope.server!
 
     @Test func wholeBodyWithResponseHeaders() throws {
         let (outcome, body) = try fetch(HTTPRequest(url: server.url("/bytes/100000")))

@@ -5,8 +5,23 @@ import JukeboxTestSupport
 import LinuxSupport
 import Testing
 
-@Suite(.serialized) struct RadioStreamTests {
-    static let icecast = Result { try IcecastServer() }
+/// One icecast2 for the suite: started before its first test and stopped after its last (a
+/// static would outlive the test process).
+struct IcecastScope: SuiteTrait, TestScoping {
+    @TaskLocal static var server: IcecastServer?
+
+    func provideScope(
+        for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
+    ) async throws {
+        let server = try IcecastServer()
+        try await Self.$server.withValue(server) { try await function() }
+    }
+}
+
+@Suite(.serialized, IcecastScope()) struct RadioStreamTests {
+    static var icecast: Result<IcecastServer, any Error> {
+        Result { try #require(IcecastScope.server, "no icecast2 for this suite") }
+    }
 
     /// Whether the sink got `seconds` of sound (not silence) after byte `offset`.
     static func sound(_ sink: PacedFifoSink, after offset: Int, seconds: Double) -> Bool {
