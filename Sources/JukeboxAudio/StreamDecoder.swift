@@ -93,6 +93,13 @@ public final class LiveStreams: Sendable {
     }
 }
 
+/// What a station's first response says it sends: its Content-Type and first audio bytes (64,
+/// fewer when it ended sooner), which choose the decoder.
+struct StreamStart: Sendable {
+    var type: String
+    var head: [UInt8]
+}
+
 /// One station's connection: the jb-net thread and the pipe's write end (the thread's only).
 final class StationConnection: Sendable {
     let url: String
@@ -105,9 +112,8 @@ final class StationConnection: Sendable {
 
     private struct State {
         var info: StationInfo
-        /// The first audio bytes (64, fewer when the stream ended sooner), or why none came
-        /// (nil while waiting).
-        var opened: Result<[UInt8], AudioFileError>?
+        /// The first response's start, or why none came (nil while waiting).
+        var opened: Result<StreamStart, AudioFileError>?
     }
 
     /// Starts fetching `url` into `pipe`'s write end (closed when the connection ends, so the
@@ -131,7 +137,7 @@ final class StationConnection: Sendable {
     }
 
     /// Waits for the first response: its Content-Type, or why it failed.
-    func awaitOpened() throws(AudioFileError) -> [UInt8] {
+    func awaitOpened() throws(AudioFileError) -> StreamStart {
         let result = state.withLock { s in
             while s.opened == nil { state.wait(changed, &s) }
             return s.opened!
@@ -139,7 +145,7 @@ final class StationConnection: Sendable {
         return try result.get()
     }
 
-    private func settle(_ result: Result<[UInt8], AudioFileError>) {
+    private func settle(_ result: Result<StreamStart, AudioFileError>) {
         state.withLock { if $0.opened == nil { $0.opened = result } }
         changed.broadcast()
     }
@@ -226,16 +232,17 @@ final class StationConnection: Sendable {
         var delivered = false
         var pipeClosed = false
         var head: [UInt8] = []
+        var type = ""
         _ = try client.get(
             request, stop: stopSwitch,
             response: { response in
-                let type = (response.header("content-type") ?? "").lowercased()
+                type = (response.header("content-type") ?? "").lowercased()
                 guard Self.isPlayed(type) else {
                     let shown = type.isEmpty ? "none" : type
                     refused = AudioFileError(
                         path: url,
                         reason: type.hasPrefix("audio/")
-                            ? "Content-Type \(shown): only MP3 and Ogg (Vorbis, Opus) streams are played"
+                            ? "Content-Type \(shown): only MP3, AAC and Ogg (Vorbis, Opus) streams are played"
                             : "not an audio stream (Content-Type: \(shown))")
                     return false
                 }
@@ -253,7 +260,7 @@ final class StationConnection: Sendable {
                     // can fill.
                     if head.count < 64 {
                         head += audio.prefix(64 - head.count)
-                        if head.count == 64 { settle(.success(head)) }
+                        if head.count == 64 { settle(.success(StreamStart(type: type, head: head))) }
                     }
                     do { try pipe.writeAll(audio.baseAddress!, count: audio.count) } catch { pipeClosed = true }
                 }
@@ -266,20 +273,23 @@ final class StationConnection: Sendable {
                 return !pipeClosed
             })
         if let refused { throw refused }
-        if !head.isEmpty { settle(.success(head)) }
+        if !head.isEmpty { settle(.success(StreamStart(type: type, head: head))) }
         return delivered
     }
 
-    /// MP3 and Ogg are decoded; AAC stations are refused by their type, by name.
+    /// MP3, AAC (ADTS) and Ogg are decoded; other types are refused by name.
     static func isPlayed(_ type: String) -> Bool {
-        ["audio/mpeg", "audio/mp3", "audio/x-mpeg", "application/ogg", "audio/ogg", "audio/vorbis", "audio/opus"]
-            .contains { type.hasPrefix($0) }
+        [
+            "audio/mpeg", "audio/mp3", "audio/x-mpeg", "application/ogg", "audio/ogg", "audio/vorbis", "audio/opus",
+            "audio/aac", "audio/aacp", "audio/x-aac",
+        ].contains { type.hasPrefix($0) }
     }
 }
 
 /// A live stream's decoder over the pipe its `StationConnection` fills: libmpg123, or
-/// libvorbisfile or libopusfile when the first bytes are an Ogg stream's (read as a pipe:
-/// unseekable, no length; a new link is a format change).
+/// libvorbisfile or libopusfile when the first bytes are an Ogg stream's, or FFmpeg's ADTS
+/// demuxer and AAC decoder when they are an ADTS header (each reads the pipe as an
+/// unseekable stream with no length; a new Ogg link is a format change).
 final class StreamDecoder: AudioDecoder {
     private let connection: StationConnection
     private let inner: any AudioDecoder
@@ -294,11 +304,14 @@ final class StreamDecoder: AudioDecoder {
         // Another open file of the same pipe: the inner decoder owns it; ours closes.
         pipePath = "/proc/self/fd/\(pipe.read.rawValue)"
         do {
-            let head = try connection.awaitOpened()
+            let start = try connection.awaitOpened()
+            let head = start.head
             if Self.oggFirstPacket(head, startsWith: Array("OpusHead".utf8)) {
                 inner = try OpusFileDecoder(path: pipePath)
             } else if Self.oggFirstPacket(head, startsWith: [1] + Array("vorbis".utf8)) {
                 inner = try VorbisFileDecoder(path: pipePath)
+            } else if start.type.contains("aac") || Self.isADTS(head) {
+                inner = try MP4FileDecoder(path: pipePath)
             } else {
                 inner = try MP3Decoder(path: pipePath)
             }
@@ -328,6 +341,12 @@ final class StreamDecoder: AudioDecoder {
         let text = "\(error)"
         return AudioFileError(
             path: url, reason: text.hasPrefix(pipePath + ": ") ? String(text.dropFirst(pipePath.count + 2)) : text)
+    }
+
+    /// Whether `head` starts with an ADTS frame header (AAC's sync word 0xFFF, layer 0), which
+    /// no MPEG audio frame has (its layer bits are never 0).
+    static func isADTS(_ head: [UInt8]) -> Bool {
+        head.count > 1 && head[0] == 0xFF && head[1] & 0xF6 == 0xF0
     }
 
     /// Whether `head` is an Ogg page whose first packet starts with `magic` (a codec's ID header).

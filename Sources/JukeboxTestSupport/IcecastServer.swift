@@ -29,7 +29,7 @@ public final class IcecastServer: @unchecked Sendable {
         _ = chmod(dir.path, 0o777)
         let config = """
             <icecast>
-              <limits><clients>20</clients><sources>4</sources><queue-size>524288</queue-size>
+              <limits><clients>20</clients><sources>5</sources><queue-size>524288</queue-size>
                 <client-timeout>30</client-timeout><header-timeout>15</header-timeout>
                 <source-timeout>10</source-timeout><burst-size>65535</burst-size></limits>
               <authentication><source-password>hackme</source-password><admin-user>admin</admin-user>

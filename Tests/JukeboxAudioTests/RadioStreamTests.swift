@@ -95,15 +95,16 @@ struct IcecastScope: SuiteTrait, TestScoping {
         h.pipeline.stop()
     }
 
-    /// Ogg stations: Vorbis and Opus from the same server, decoded from the pipe as unseekable
-    /// streams.
+    /// Ogg Vorbis, Opus and ADTS AAC stations from the same server, decoded from the pipe as
+    /// unseekable streams.
     @Test(arguments: [
-        ("/live.ogg", ["-c:a", "libvorbis", "-b:a", "96k"], "application/ogg"),
-        ("/live.opus", ["-c:a", "libopus", "-b:a", "96k"], "audio/ogg"),
+        ("/live.ogg", ["-c:a", "libvorbis", "-b:a", "96k"], "application/ogg", "ogg"),
+        ("/live.opus", ["-c:a", "libopus", "-b:a", "96k"], "audio/ogg", "ogg"),
+        ("/live.aac", ["-c:a", "aac", "-b:a", "128k"], "audio/aac", "adts"),
     ])
-    func playsOggStations(mount: String, codec: [String], contentType: String) throws {
+    func playsOggAndAACStations(mount: String, codec: [String], contentType: String, format: String) throws {
         let server = try Self.icecast.get()
-        let url = try server.addSource(mount: mount, codec: codec, contentType: contentType, format: "ogg")
+        let url = try server.addSource(mount: mount, codec: codec, contentType: contentType, format: format)
         let sink = try PacedFifoSink(bytesPerSecond: 48000 * 4)
         let h = Harness(device: sink.alsaDevice)
         h.pipeline.setVolume(percent: 100, gain: 1)
@@ -118,7 +119,7 @@ struct IcecastScope: SuiteTrait, TestScoping {
         ("junk without HTTP", ""),
         ("audio/mpeg that is noise", "HTTP/1.0 200 OK\\r\\nContent-Type: audio/mpeg\\r\\n\\r\\n"),
         ("a web page", "HTTP/1.0 200 OK\\r\\nContent-Type: text/html\\r\\n\\r\\n"),
-        ("AAC, not played yet", "HTTP/1.0 200 OK\\r\\nContent-Type: audio/aacp\\r\\n\\r\\n"),
+        ("WMA, not played", "HTTP/1.0 200 OK\\r\\nContent-Type: audio/x-ms-wma\\r\\n\\r\\n"),
     ])
     func aServerSendingGarbageFailsTheItemOnce(what: String, reply: String) throws {
         let garbage = try GarbageServer(reply: reply)
