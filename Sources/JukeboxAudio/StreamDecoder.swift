@@ -3,12 +3,12 @@ import HTTP
 import JukeboxCore
 import LinuxSupport
 import Logging
-import MPG123
 
 // Web radio. An item whose path is an http(s) URL is a live stream: a `StationConnection` on
 // its own thread (jb-net) fetches it with libcurl (a station playlist first when the URL names
 // one), splits the ICY metadata off, and writes the audio bytes into a pipe; the stream's
-// decoder (libmpg123) reads the pipe on jb-decode as it would a file. No network I/O happens
+// decoder (libmpg123, libvorbisfile, libopusfile or FFmpeg's AAC) reads the pipe on jb-decode
+// as it would a file. No network I/O happens
 // on jb-decode or jb-output: jb-decode only blocks in read(2) on the pipe, which the
 // connection closes when it stops. A drop reconnects with `ReconnectBackoff` and goes on
 // writing into the same pipe, so the same decoder continues the same station.
@@ -136,7 +136,7 @@ final class StationConnection: Sendable {
         settle(.failure(AudioFileError(path: url, reason: "stopped")))
     }
 
-    /// Waits for the first response: its Content-Type, or why it failed.
+    /// Waits for the first response's audio: its Content-Type and first bytes, or why it failed.
     func awaitOpened() throws(AudioFileError) -> StreamStart {
         let result = state.withLock { s in
             while s.opened == nil { state.wait(changed, &s) }
@@ -148,6 +148,13 @@ final class StationConnection: Sendable {
     private func settle(_ result: Result<StreamStart, AudioFileError>) {
         state.withLock { if $0.opened == nil { $0.opened = result } }
         changed.broadcast()
+    }
+
+    /// Whether audio came (the decoder was given its start).
+    private var hasOpened: Bool {
+        state.withLock { s in
+            if case .success = s.opened { true } else { false }
+        }
     }
 
     /// How long a station that was never reached is tried before its item fails.
@@ -170,13 +177,14 @@ final class StationConnection: Sendable {
             do {
                 if StationPlaylist.isPlaylist(url: url) { streamURL = try resolvePlaylist(client) }
                 delivered = try stream(streamURL, client, into: pipe)
+                if !delivered, !hasOpened, !stopSwitch.isStopped {
+                    throw AudioFileError(path: url, reason: "the station's response holds no audio")
+                }
             } catch {
                 let failure =
                     error as? AudioFileError
                     ?? AudioFileError(path: url, reason: (error as? HTTPError)?.message ?? "\(error)")
-                let everOpened = state.withLock { s in
-                    if case .success = s.opened { true } else { false }
-                }
+                let everOpened = hasOpened
                 // Out of reach before the first response: the network may still be coming up
                 // (a box that resumes a station at power-up), so wait for it, a while. Anything
                 // else before it fails the decoder (the pipeline's one line), and a station
