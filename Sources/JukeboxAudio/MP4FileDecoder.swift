@@ -43,8 +43,12 @@ extension MediaProbe {
             throw AudioFileError(path: path, reason: "MP4 file holds no audio of a known length")
         }
         let sampleFormat = decoder.bitsPerSample.map { $0 > 16 ? "32" : "16" } ?? "f"
-        return ProbedMedia(
+        var media = ProbedMedia(
             MP4TagMapping.vorbisComments(decoder.tags), frames: decoder.totalFrames, rate: decoder.rate,
             sampleFormat: sampleFormat, channels: decoder.channels)
+        media.chapters = decoder.chapters.map {
+            Chapter(title: $0.title, startMs: $0.startFrame * 1000 / Int64(decoder.rate))
+        }
+        return media
     }
 }

@@ -24,6 +24,8 @@ public struct ProbedMedia: Sendable, Equatable {
     public var lyrics: String?
     /// A CUE sheet inside the file (a FLAC's CUESHEET comment or block), as sheet text.
     public var cueSheet: String?
+    /// The file's chapters (an MP4 chapter list). MP3's ID3 CHAP frames are read by the daemon.
+    public var chapters: [Chapter] = []
 
     /// `44100:16:2`, as MPD's `Format:` line.
     public var format: String { "\(sampleRate):\(sampleFormat):\(channels)" }

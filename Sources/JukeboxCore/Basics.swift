@@ -21,13 +21,16 @@ public struct TrackInfo: Sendable, Equatable, Hashable {
     public var modifiedSeconds: Int64?
     /// For a CUE sheet's track: the part of the audio file it is (nil for a whole file).
     public var cue: CueSpan?
+    /// The file's chapters (an audiobook's), nil when it has none.
+    public var chapters: ChapterList?
 
     /// A track; only the id and path are required.
     public init(
         id: TrackID, path: String, title: String? = nil, artist: String? = nil, album: String? = nil,
         trackNumber: Int? = nil, durationMs: Int64? = nil, lyricPath: String? = nil, tags: [TrackTag] = [],
-        format: String? = nil, modifiedSeconds: Int64? = nil, cue: CueSpan? = nil
+        format: String? = nil, modifiedSeconds: Int64? = nil, cue: CueSpan? = nil, chapters: ChapterList? = nil
     ) {
+        self.chapters = chapters
         self.id = id
         self.path = path
         self.title = title

@@ -51,7 +51,8 @@ extension Daemon {
         }
         switch CommandParser.parse(trimmed) {
         case .success(let command):
-            perform(machine.handle(.command(command), now: Instant.now))
+            perform(machine.handle(.command(userCommand(command)), now: Instant.now))
+            if command == .status, let lines = chapterStatusLines { console?.reply(lines) }
         case .failure(let error):
             // Words the console does not know may be MPD commands (currentsong, playlistinfo, add, ...).
             if case .unknownCommand = error, let reply = mpd.stdinLine(trimmed, host: self) {
@@ -83,6 +84,14 @@ extension Daemon {
                 defer { afterGesture = false }
                 if afterGesture ? gestureTaken : menu.isOpen { continue }
                 perform(action, source: "input")
+            case .scrub(let units, let at):
+                logger.debug("input: \(output)")
+                scrub(units, at: at)
+                afterGesture = false
+            case .scrubEnd:
+                logger.debug("input: \(output)")
+                endScrub()
+                afterGesture = false
             }
         }
         if !outputs.isEmpty { ControlInputs.reapChildren() }
@@ -103,7 +112,7 @@ extension Daemon {
         logger.debug("\(source): -> \(action)")
         switch action {
         case .command(let command):
-            perform(machine.handle(.command(command), now: Instant.now))
+            perform(machine.handle(.command(userCommand(command)), now: Instant.now))
         case .lyricsOffset(let nudge):
             lyrics.follow(currentTrackInfo)
             if let offset = lyrics.nudge(nudge) {

@@ -66,6 +66,10 @@ final class Daemon {
     var menuCatalogIsStale = true
     /// `sleep N`, `sleep track`, ...; its fade is applied on top of the player's volume.
     var sleepTimer: SleepTimer
+    /// The chapter whose end `sleep chapter` waits for.
+    var sleepChapter = ChapterEnd()
+    /// Hold the scrub button and turn the knob: where the player will jump at the release.
+    var scrubber: Scrubber
     /// The fade last given to the pipeline (1 when not fading).
     private var sleepGain: Float = 1
     /// `[audio] headphone_detect`, read each tick; nil when none is configured or it failed.
@@ -139,7 +143,7 @@ final class Daemon {
         keeper = ResumeKeeper(syncIntervalMs: config.resume.syncIntervalMs)
         scan = ScanRunner(
             databasePath: config.database, musicDirectory: config.musicDir, lyricsDirectory: config.lyricsDir,
-            logger: logger, wakeup: wakeup)
+            chapters: config.chapters, logger: logger, wakeup: wakeup)
         // A tty path is the serial console, which speaks the MPD protocol (MPDFrontEnd).
         console =
             config.console.device.hasPrefix("/")
@@ -149,6 +153,7 @@ final class Daemon {
         display = DisplayController.make(config: config, logger: logger)
         lyrics = TrackLyrics(config: config, logger: logger)
         sleepTimer = SleepTimer(fadeMs: Int64(config.sleep.fadeSeconds) * 1000)
+        scrubber = Scrubber(stepMs: Int64(config.encoder.scrubStepSeconds) * 1000)
         if let line = config.sleep.holdLine {
             do {
                 powerHold = try PowerHold(chip: config.sleep.holdChip, line: line, level: config.sleep.holdHigh)
@@ -305,6 +310,9 @@ final class Daemon {
         if let mpdTimeout = mpd.timeoutMilliseconds() { timeout = min(timeout, Int64(mpdTimeout)) }
         if let deadline = cards.nextDeadline { timeout = min(timeout, max(0, deadline.milliseconds(since: now) + 1)) }
         if let deadline = menu.nextDeadline { timeout = min(timeout, max(0, deadline.milliseconds(since: now) + 1)) }
+        if let deadline = scrubber.nextDeadline {
+            timeout = min(timeout, max(0, deadline.milliseconds(since: now) + 1))
+        }
         return Int32(timeout)
     }
 
@@ -319,6 +327,7 @@ final class Daemon {
         let positionKnown = machine.state != .stopped && refreshPosition().current
         perform(keeper.handle(.tick(machine.snapshot, positionKnown: positionKnown), now: now))
         if menu.isOpen { perform(menu.handle(.tick, now: now)) }
+        if scrubber.advance(to: now) { logger.info("scrub: dropped, no release came") }
         if let plugged = try? headphones?.plugged(), plugged != machine.headphonesPlugged {
             logger.info("headphones \(plugged ? "plugged in" : "unplugged")")
             perform(machine.handle(.headphones(plugged: plugged), now: now))
@@ -336,7 +345,8 @@ final class Daemon {
         let playing = machine.state == .playing
         let trackLeft = playing ? currentTrackInfo?.durationMs.map { max($0 - machine.positionMs, 0) } : nil
         let step = sleepTimer.step(
-            now: now, trackLeftMs: trackLeft, albumLeftMs: playing ? albumLeftMs(trackLeft) : nil)
+            now: now, trackLeftMs: trackLeft, albumLeftMs: playing ? albumLeftMs(trackLeft) : nil,
+            chapterLeftMs: chapterLeftMs(trackLeftMs: trackLeft))
         var gain: Float = 1
         switch step {
         case .off:
@@ -393,11 +403,13 @@ final class Daemon {
     /// Sets the sleep timer (from a console, the menu or a gesture); the reply.
     func setSleep(_ target: SleepTarget?) -> String {
         sleepTimer.set(target, now: Instant.now)
+        sleepChapter.reset()
         tick()
         return target.map { "sleep: \($0)" } ?? "sleep: off"
     }
 
-    /// `sleep`: the timer left; `sleep 30`, `sleep 90s`, `sleep track`, `sleep album`, `sleep off`.
+    /// `sleep`: the timer left; `sleep 30`, `sleep 90s`, `sleep track`, `sleep album`, `sleep chapter`,
+    /// `sleep off`.
     func handleSleep(_ arguments: [String]) -> String {
         guard let argument = arguments.first else {
             guard let target = sleepTimer.target else { return "sleep: off" }
@@ -431,7 +443,8 @@ final class Daemon {
             now: now, track: track, lyrics: station ?? lyrics.timeline, lyricsVersion: lyrics.version + radio.version,
             state: machine.state,
             positionMs: machine.positionMs, volume: machine.volume, options: machine.options,
-            favourite: track.map { favouritePaths.contains($0.path) } ?? false, sleepLeftMs: sleepLeftMs)
+            favourite: track.map { favouritePaths.contains($0.path) } ?? false, sleepLeftMs: sleepLeftMs,
+            scrubTargetMs: scrubber.targetMs)
     }
 
     /// The library entry of the queue's current track.

@@ -20,6 +20,7 @@ final class DisplayController {
     private var lastOptions: PlayOptions?
     private var lastState: PlayState?
     private var lastPositionMs: Int64 = 0
+    private var lastScrubTargetMs: Int64?
     /// The menu was on the screen: what plays is drawn at once when it closes.
     private var showedMenu = false
 
@@ -67,9 +68,12 @@ final class DisplayController {
 
     /// Called every loop turn with the player's state, the audio-clock position and the
     /// playing track's lyrics (`lyricsVersion` changes when they are reloaded or nudged).
+    /// While the knob scrubs, `scrubTargetMs` is where the player will jump (the chapter shown
+    /// is the target's).
     func update(
         now: Instant, track: TrackInfo?, lyrics: LyricTimeline?, lyricsVersion: Int, state: PlayState,
-        positionMs: Int64, volume: Int, options: PlayOptions, favourite: Bool, sleepLeftMs: Int64?
+        positionMs: Int64, volume: Int, options: PlayOptions, favourite: Bool, sleepLeftMs: Int64?,
+        scrubTargetMs: Int64?
     ) {
         var urgent = false
         if track != self.track || lyricsVersion != self.lyricsVersion || favourite != self.favourite {
@@ -86,7 +90,8 @@ final class DisplayController {
         }
         urgent =
             urgent || showedMenu || lastVolume != volume || lastOptions != options || lastState != state
-            || abs(positionMs - lastPositionMs) > 1500
+            || abs(positionMs - lastPositionMs) > 1500 || scrubTargetMs != lastScrubTargetMs
+        lastScrubTargetMs = scrubTargetMs
         lastVolume = volume
         lastOptions = options
         lastState = state
@@ -98,7 +103,8 @@ final class DisplayController {
             NowPlaying(
                 title: $0.title ?? Self.fileStem($0.path), artist: $0.artist ?? "",
                 state: state == .playing ? .playing : state == .paused ? .paused : .stopped, positionMs: positionMs,
-                durationMs: $0.durationMs, favourite: favourite, sleepLeftMs: sleepLeftMs)
+                durationMs: $0.durationMs, favourite: favourite, sleepLeftMs: sleepLeftMs,
+                chapter: $0.chapters?.moment(at: scrubTargetMs ?? positionMs), scrubTargetMs: scrubTargetMs)
         }
         screen.refresh(playing, lyrics: lyrics, now: now)
     }

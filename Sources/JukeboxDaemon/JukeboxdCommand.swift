@@ -170,7 +170,8 @@ struct ScanCommand {
             _ = try LibraryStore.open(path: config.database, logger: logger)
             let scanner = LibraryScanner(
                 databasePath: config.database, musicDirectory: config.musicDir, lyricsDirectory: config.lyricsDir,
-                audioExtensions: AudioFileKind.extensions, probe: ScanRunner.probe, logger: logger)
+                audioExtensions: AudioFileKind.extensions, probe: ScanRunner.probe, logger: logger,
+                cueSheets: config.chapters.cueSheets, cueChaptersMs: config.chapters.cueChaptersMs)
             let report = try scanner.scan()
             for skipped in report.skipped { writeStdout("not playable: \(skipped.path): \(skipped.reason)\n") }
             let files = report.added + report.updated + report.unchanged + report.skipped.count

@@ -1,4 +1,5 @@
 import JukeboxAudio
+import JukeboxCore
 import JukeboxStore
 import LinuxSupport
 import Logging
@@ -9,6 +10,7 @@ final class ScanRunner: @unchecked Sendable {
     private let databasePath: String
     private let musicDirectory: String
     private let lyricsDirectory: String?
+    private let chapters: JukeboxConfig.Chapters
     private let logger: Logger
     private let wakeup: WakeupEvent
     /// Protects `thread`, `result`, `running` and `again`.
@@ -19,14 +21,20 @@ final class ScanRunner: @unchecked Sendable {
     private var again = false
 
     /// Tags and duration of a media file, as the scanner stores them.
+    /// Chapters: MP4's from the probe, else an ID3v2 tag's CHAP frames (MP3).
     static let probe: @Sendable (String) throws -> ProbedTags = { path in
         let media = try MediaProbe.probe(path: path)
         return ProbedTags(
             title: media.title, artist: media.artist, album: media.album, trackNumber: media.trackNumber,
-            durationMs: media.durationMs, tags: media.tags, format: media.format, cueSheet: media.cueSheet)
+            durationMs: media.durationMs, tags: media.tags, format: media.format, cueSheet: media.cueSheet,
+            chapters: media.chapters.isEmpty ? MusicFolder.id3Chapters(path: path) : media.chapters)
     }
 
-    init(databasePath: String, musicDirectory: String, lyricsDirectory: String?, logger: Logger, wakeup: WakeupEvent) {
+    init(
+        databasePath: String, musicDirectory: String, lyricsDirectory: String?, chapters: JukeboxConfig.Chapters,
+        logger: Logger, wakeup: WakeupEvent
+    ) {
+        self.chapters = chapters
         self.databasePath = databasePath
         self.musicDirectory = musicDirectory
         self.lyricsDirectory = lyricsDirectory
@@ -49,7 +57,8 @@ final class ScanRunner: @unchecked Sendable {
             do {
                 let scanner = LibraryScanner(
                     databasePath: databasePath, musicDirectory: musicDirectory, lyricsDirectory: lyricsDirectory,
-                    audioExtensions: AudioFileKind.extensions, probe: Self.probe, logger: logger)
+                    audioExtensions: AudioFileKind.extensions, probe: Self.probe, logger: logger,
+                    cueSheets: chapters.cueSheets, cueChaptersMs: chapters.cueChaptersMs)
                 outcome = .success(try scanner.scan())
             } catch {
                 outcome = .failure(error)

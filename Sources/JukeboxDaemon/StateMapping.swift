@@ -55,7 +55,8 @@ extension TrackRecord {
         TrackInfo(
             id: id, path: path, title: title, artist: artist, album: album, trackNumber: trackNumber,
             durationMs: durationMs, lyricPath: lyricPath, tags: tags, format: format,
-            modifiedSeconds: mtimeNs / 1_000_000_000, cue: cue)
+            modifiedSeconds: mtimeNs / 1_000_000_000, cue: cue,
+            chapters: ChapterList(chapters, durationMs: durationMs))
     }
 }
 

@@ -75,11 +75,11 @@ public struct PixelScreen {
         switch band {
         case 0:
             let title = lineLayout.headingRow(
-                playing.title, positionMs: playing.positionMs, favourite: playing.favourite)
+                playing.topLine, positionMs: playing.positionMs, favourite: playing.favourite)
             let markCell = playing.favourite ? columns - 1 : -1
             canvas.draw(title, x: 8, y: 6, font: font) { $0 == markCell ? Self.favouriteColor : Self.titleColor }
         case 1:
-            canvas.draw(TextCells.fit(playing.artist, columns: columns), x: 8, y: 24, font: font) { _ in
+            canvas.draw(TextCells.fit(playing.secondLine, columns: columns), x: 8, y: 24, font: font) { _ in
                 Self.artistColor
             }
         case 2:
@@ -106,14 +106,14 @@ public struct PixelScreen {
         let frame = lyricLayout.frame(playing, lyrics: lyrics, now: now)
         let overlay = "\(lyricLayout.overlayEnds(after: now) != nil)"
         guard let playing else { return [["-"], [], [frame.rows[1], overlay], [], []] }
-        var progress = ["\(playing.state)", ScreenLayout.clock(playing.positionMs)]
-        if let duration = playing.durationMs, duration > 0 {
+        var progress = ["\(playing.state)", ScreenLayout.clock(playing.shownPositionMs)]
+        if let duration = playing.shownDurationMs, duration > 0 {
             progress.append(ScreenLayout.clock(duration))
-            progress.append("\(Int64(width) * min(max(0, playing.positionMs), duration) / duration)")
+            progress.append("\(Int64(width) * min(max(0, playing.shownPositionMs), duration) / duration)")
         }
         return [
-            [lineLayout.headingRow(playing.title, positionMs: playing.positionMs, favourite: playing.favourite)],
-            [playing.artist],
+            [lineLayout.headingRow(playing.topLine, positionMs: playing.positionMs, favourite: playing.favourite)],
+            [playing.secondLine],
             [frame.rows[1], "\(frame.highlight?.cells ?? -1)", overlay],
             height >= 120 ? [lineLayout.frame(playing, lyrics: lyrics, now: now).rows[2]] : [], progress,
         ]
@@ -124,8 +124,9 @@ public struct PixelScreen {
         let glyph: Character =
             playing.state == .playing
             ? ScreenLayout.playGlyph : playing.state == .paused ? ScreenLayout.pauseGlyph : ScreenLayout.stopGlyph
-        let left = "\(glyph) \(ScreenLayout.clock(playing.positionMs))"
-        let right = playing.durationMs.map { ScreenLayout.clock($0) } ?? ""
+        let position = playing.shownPositionMs
+        let left = "\(glyph) \(ScreenLayout.clock(position))"
+        let right = playing.shownDurationMs.map { ScreenLayout.clock($0) } ?? ""
         let leftWidth = canvas.draw(left, x: 8, y: y, font: font) { _ in Self.artistColor }
         let rightWidth = TextCells.width(of: right) * 8
         canvas.draw(right, x: width - 8 - rightWidth, y: y, font: font) { _ in Self.artistColor }
@@ -133,8 +134,8 @@ public struct PixelScreen {
         let barWidth = width - 8 - rightWidth - 8 - barX
         guard barWidth > 4 else { return }
         canvas.fill(x: barX, y: y + 7, width: barWidth, height: 3, color: Self.barColor)
-        if let duration = playing.durationMs, duration > 0 {
-            let filled = Int(Int64(barWidth) * min(max(0, playing.positionMs), duration) / duration)
+        if let duration = playing.shownDurationMs, duration > 0 {
+            let filled = Int(Int64(barWidth) * min(max(0, position), duration) / duration)
             canvas.fill(x: barX, y: y + 7, width: filled, height: 3, color: Self.sungColor)
         }
     }

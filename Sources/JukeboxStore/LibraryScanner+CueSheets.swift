@@ -34,10 +34,18 @@ extension LibraryScanner {
                 embedded.append((path, text))
             }
         }
-        if sheets.isEmpty && embedded.isEmpty && old.isEmpty { return }
+        // Files whose chapters a sheet gave, and what they hold now.
+        var chaptersBefore: [String: String] = [:]
+        let withChapters = try connection.prepare(
+            "SELECT path, cue_chapters FROM tracks WHERE cue_chapters IS NOT NULL")
+        while try withChapters.step() {
+            chaptersBefore[withChapters.string(at: 0) ?? ""] = withChapters.string(at: 1) ?? ""
+        }
+        if sheets.isEmpty && embedded.isEmpty && old.isEmpty && chaptersBefore.isEmpty { return }
         let lookup = try connection.prepare(
             "SELECT \(LibraryStore.trackColumns) FROM tracks WHERE path = ? AND problem IS NULL")
         var writes: [(row: TrackRecord, newSpan: Bool)] = []
+        var chapters: [String: String] = [:]
         let all: [(String, DirectoryWalker.File?, String?)] =
             sheets.map { ($0.path, $0, nil) } + embedded.map { ($0.path, nil, $0.text) }
         for (sheetPath, file, text) in all.sorted(by: { $0.0 < $1.0 }) {
@@ -49,9 +57,18 @@ extension LibraryScanner {
                         throw CueSheet.Problem("too large for a CUE sheet (\(file.size) bytes)")
                     }
                     let bytes = try readWholeFile(musicDirectory + "/" + file.path, limit: Self.cueSheetLimit)
-                    rows = try cueTracks(sheetPath, try CueSheet.parse(bytes), container: nil, audioFiles, lookup)
+                    let parsed = try CueSheet.parse(bytes)
+                    if let found = try cueChapters(sheetPath, parsed, container: nil, audioFiles, lookup) {
+                        chapters[found.file] = found.text
+                        continue
+                    }
+                    rows = try cueTracks(sheetPath, parsed, container: nil, audioFiles, lookup)
                 } else {
                     let parsed = try CueSheet.parse(Array((text ?? "").utf8))
+                    if let found = try cueChapters(sheetPath, parsed, container: sheetPath, audioFiles, lookup) {
+                        chapters[found.file] = found.text
+                        continue
+                    }
                     rows = try cueTracks(sheetPath, parsed, container: sheetPath, audioFiles, lookup)
                 }
             } catch {
@@ -78,6 +95,41 @@ extension LibraryScanner {
             }
         }
         if !writes.isEmpty { try CueTrackWriter(connection).write(writes) }
+        let changed = chapters.filter { chaptersBefore[$0.key] != $0.value }
+        let gone = chaptersBefore.keys.filter { chapters[$0] == nil }
+        if !changed.isEmpty || !gone.isEmpty {
+            let set = try connection.prepare("UPDATE tracks SET cue_chapters = ?2 WHERE path = ?1")
+            try connection.transaction(durable: false) {
+                for (path, text) in changed.map({ ($0.key, Optional($0.value)) }) + gone.map({ ($0, nil) }) {
+                    try set.bind(path, at: 1)
+                    try set.bind(text, at: 2)
+                    try set.run()
+                }
+            }
+            report.updated += changed.count + gone.count
+        }
+    }
+
+    /// The sheet as its file's chapters (`ChapterList.text`), when `cueSheets` says it is
+    /// read so: its tracks all lie in one audio file of the library (the one holding it,
+    /// for a sheet inside a file), which is long enough for `auto`. Each track is a chapter
+    /// from its INDEX 01, titled by its TITLE (else "Track N").
+    private func cueChapters(
+        _ sheetPath: String, _ parsed: CueSheet, container: String?, _ audioFiles: Set<String>, _ lookup: Statement
+    ) throws -> (file: String, text: String)? {
+        guard cueSheets != .tracks else { return nil }
+        let folder = sheetPath.lastIndex(of: "/").map { String(sheetPath[..<$0]) } ?? ""
+        let files = Set(parsed.tracks.map { container ?? Self.resolve($0.file, in: folder, root: musicDirectory) })
+        guard files.count == 1, let only = files.first, let file = only, audioFiles.contains(file),
+            let audio = try record(at: file, lookup),
+            cueSheets.readsAsChapters(files: 1, fileDurationMs: audio.durationMs, minimumMs: cueChaptersMs)
+        else { return nil }
+        let list = ChapterList(
+            parsed.tracks.map { Chapter(title: $0.title ?? "Track \($0.number)", startMs: $0.startMs) },
+            durationMs: audio.durationMs)
+        guard let list else { return nil }
+        for warning in parsed.warnings { logger.info("\(sheetPath): \(warning)") }
+        return (file, list.text)
     }
 
     /// The rows of the tracks of the sheet at `sheetPath` (ids 0); throws when it gives none.

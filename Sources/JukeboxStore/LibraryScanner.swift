@@ -1,4 +1,5 @@
 import Glibc
+import JukeboxCore
 import LinuxSupport
 import Logging
 import SQLite
@@ -75,6 +76,10 @@ public final class LibraryScanner: @unchecked Sendable {
     private let probe: @Sendable (String) throws -> ProbedTags
     let logger: Logger
     private let batchSize: Int
+    /// How CUE sheets are read (`[chapters] cue_sheets`) and, for `auto`, the file length over
+    /// which a sheet is chapters.
+    let cueSheets: CueSheetReading
+    let cueChaptersMs: Int64
     private let cancelled = Atomic<Bool>(false)
     /// Used only by the thread that calls `scan()`.
     private var connection: Connection?
@@ -84,10 +89,14 @@ public final class LibraryScanner: @unchecked Sendable {
     ///   - probe: reads the tags of the file at an absolute path; throwing marks the file
     ///     unplayable, with the error's description as the reason.
     ///   - batchSize: rows written per transaction.
+    ///   - cueSheets, cueChaptersMs: when a CUE sheet is its file's chapters instead of tracks.
     public init(
         databasePath: String, musicDirectory: String, lyricsDirectory: String?, audioExtensions: Set<String>,
-        probe: @escaping @Sendable (String) throws -> ProbedTags, logger: Logger, batchSize: Int = 500
+        probe: @escaping @Sendable (String) throws -> ProbedTags, logger: Logger, batchSize: Int = 500,
+        cueSheets: CueSheetReading = .tracks, cueChaptersMs: Int64 = 80 * 60_000
     ) {
+        self.cueSheets = cueSheets
+        self.cueChaptersMs = cueChaptersMs
         self.audioExtensions = audioExtensions
         self.databasePath = databasePath
         self.musicDirectory = Self.trimmingTrailingSlashes(musicDirectory)
@@ -108,7 +117,8 @@ public final class LibraryScanner: @unchecked Sendable {
         var size: Int64
         var mtimeNs: Int64
         var lyricPath: String?
-        /// False for playable rows scanned before the `tags` column existed: probed again.
+        /// False for playable rows scanned before the `tags` column existed, and for long
+        /// MP3/MP4 rows from before the `chapters` column: probed again.
         var tagsRead: Bool
     }
 
@@ -133,7 +143,10 @@ public final class LibraryScanner: @unchecked Sendable {
 
         var existing: [String: Existing] = [:]
         let select = try connection.prepare(
-            "SELECT id, path, size, mtime_ns, lyric_path, tags IS NOT NULL OR problem IS NOT NULL FROM tracks")
+            """
+            SELECT id, path, size, mtime_ns, lyric_path, (tags IS NOT NULL AND chapters IS NOT NULL) OR problem IS NOT NULL
+            FROM tracks
+            """)
         while try select.step() {
             existing[select.string(at: 1) ?? ""] = Existing(
                 id: select.int64(at: 0), size: select.int64(at: 2), mtimeNs: select.int64(at: 3),
@@ -291,20 +304,20 @@ public final class LibraryScanner: @unchecked Sendable {
             insert = try connection.prepare(
                 """
                 INSERT INTO tracks(path, size, mtime_ns, title, artist, album, track_no, duration_ms, lyric_path,
-                    problem, tags, format, embedded_cue)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    problem, tags, format, embedded_cue, chapters)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """)
             update = try connection.prepare(
                 """
                 UPDATE tracks SET size = ?2, mtime_ns = ?3, title = ?4, artist = ?5, album = ?6, track_no = ?7,
                     duration_ms = ?8, lyric_path = ?9, problem = ?10, tags = ?11, format = ?12, embedded_cue = ?13,
-                    last_position_ms = NULL, last_position_hint = NULL
+                    chapters = ?14, last_position_ms = NULL, last_position_hint = NULL
                 WHERE id = ?1
                 """)
             retag = try connection.prepare(
                 """
                 UPDATE tracks SET title = ?2, artist = ?3, album = ?4, track_no = ?5, duration_ms = ?6, tags = ?7,
-                    format = ?8, embedded_cue = ?9
+                    format = ?8, embedded_cue = ?9, chapters = ?10
                 WHERE id = ?1
                 """)
             lyric = try connection.prepare("UPDATE tracks SET lyric_path = ? WHERE id = ?")
@@ -333,6 +346,7 @@ public final class LibraryScanner: @unchecked Sendable {
                         try retag.bind(TagText.encode(tags.tags), at: 7)
                         try retag.bind(tags.format, at: 8)
                         try retag.bind(tags.cueSheet, at: 9)
+                        try retag.bind(Self.chapterText(tags.chapters, durationMs: tags.durationMs), at: 10)
                         try retag.run()
                     case .lyric(let id, let path):
                         try lyric.bind(path, at: 1)
@@ -346,7 +360,12 @@ public final class LibraryScanner: @unchecked Sendable {
             }
         }
 
-        /// Binds parameters 2...13 (everything but the path or id).
+        /// The `chapters` column of a probed file: '' when it has none.
+        static func chapterText(_ chapters: [Chapter], durationMs: Int64?) -> String {
+            ChapterList(chapters, durationMs: durationMs)?.text ?? ""
+        }
+
+        /// Binds parameters 2...14 (everything but the path or id).
         private func bindTrack(
             _ statement: Statement, _ file: DirectoryWalker.File, _ tags: ProbedTags?, _ problem: String?,
             _ lyricPath: String?
@@ -363,6 +382,7 @@ public final class LibraryScanner: @unchecked Sendable {
             try statement.bind(TagText.encode(tags?.tags ?? []), at: 11)
             try statement.bind(tags?.format, at: 12)
             try statement.bind(tags?.cueSheet, at: 13)
+            try statement.bind(Self.chapterText(tags?.chapters ?? [], durationMs: tags?.durationMs), at: 14)
         }
     }
 

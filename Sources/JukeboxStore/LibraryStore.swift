@@ -92,7 +92,7 @@ public final class LibraryStore {
 
     static let trackColumns =
         "id, path, size, mtime_ns, title, artist, album, track_no, duration_ms, lyric_path, problem, last_position_ms,"
-        + " tags, format, cue_file, cue_start, cue_end, cue_start_ms, cue_end_ms"
+        + " tags, format, cue_file, cue_start, cue_end, cue_start_ms, cue_end_ms, coalesce(cue_chapters, chapters)"
 
     static func track(from row: Statement) -> TrackRecord {
         TrackRecord(
@@ -105,7 +105,8 @@ public final class LibraryStore {
                 CueSpan(
                     file: $0, startFrame: row.int64(at: 15), endFrame: row.optionalInt64(at: 16),
                     startMs: row.int64(at: 17), endMs: row.optionalInt64(at: 18))
-            })
+            },
+            chapters: row.string(at: 19).flatMap { ChapterList(text: $0, durationMs: nil)?.chapters } ?? [])
     }
 
     private func fetchTracks(_ sql: String, bind: (Statement) throws -> Void = { _ in }) throws -> [TrackRecord] {

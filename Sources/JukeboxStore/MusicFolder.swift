@@ -124,6 +124,16 @@ public final class MusicFolder {
         return tag.userTexts(read)
     }
 
+    /// The chapters of the ID3v2 tag at the start of the file at absolute `path` (CHAP
+    /// frames); none when it has no tag or cannot be read (the probe reports unreadable files).
+    /// A tag up to 256 KiB is read in one go; one with a big picture is walked in place.
+    public static func id3Chapters(path: String) -> [Chapter] {
+        guard let file = try? FileDescriptor(path: path, flags: O_RDONLY | O_CLOEXEC),
+            let (tag, read) = try? id3Tag(file, inMemoryUpTo: 256 << 10)
+        else { return [] }
+        return tag.chapters(read)
+    }
+
     /// Where a file keeps its first picture. The containers with pictures go here: an ID3v2
     /// tag at the start (MP3) now; FLAC's PICTURE blocks and MP4's `covr` atom join as
     /// `EmbeddedPicture` sources when those formats are read.
@@ -133,17 +143,21 @@ public final class MusicFolder {
     }
 
     /// The file's ID3v2 tag and a reader of its bytes: the file itself, or, for a tag that is
-    /// unsynchronised as a whole, the decoded tag (read once, at most 16 MiB).
-    static func id3Tag(_ file: FileDescriptor) throws(Errno) -> (ID3Tag, (Int64, Int) -> [UInt8])? {
+    /// unsynchronised as a whole, the decoded tag (read once, at most 16 MiB). A tag of at
+    /// most `inMemoryUpTo` bytes is read whole at once and walked in memory: one read instead
+    /// of one per frame header, for callers that visit every file (the scan).
+    static func id3Tag(_ file: FileDescriptor, inMemoryUpTo limit: Int = 0) throws(Errno) -> (
+        ID3Tag, (Int64, Int) -> [UInt8]
+    )? {
         let header = try read(file, at: 0, count: 10)
         if let size = ID3Tag.wholeTagUnsynchronisedSize(header) {
             guard size <= 16 << 20 else { return nil }
             let raw = try read(file, at: 0, count: size)
-            let decoded = Array(raw.prefix(10)) + ID3Tag.resynchronised(Array(raw.dropFirst(10)))
-            let reader: (Int64, Int) -> [UInt8] = { offset, count in
-                let start = min(Int(offset), decoded.count)
-                return Array(decoded[start..<min(start + count, decoded.count)])
-            }
+            let reader = memoryReader(Array(raw.prefix(10)) + ID3Tag.resynchronised(Array(raw.dropFirst(10))))
+            return ID3Tag.read(reader).map { ($0, reader) }
+        }
+        if let size = ID3Lyrics.tagSize(header), size <= limit {
+            let reader = memoryReader(try read(file, at: 0, count: size))
             return ID3Tag.read(reader).map { ($0, reader) }
         }
         var failure: Errno?
@@ -158,6 +172,14 @@ public final class MusicFolder {
         let tag = ID3Tag.read(reader)
         if let failure { throw failure }
         return tag.map { ($0, reader) }
+    }
+
+    /// A reader of `bytes` as `ID3Tag.read` takes one.
+    private static func memoryReader(_ bytes: [UInt8]) -> (Int64, Int) -> [UInt8] {
+        { offset, count in
+            let start = min(Int(offset), bytes.count)
+            return Array(bytes[start..<min(start + count, bytes.count)])
+        }
     }
 
     /// Up to `count` bytes at `offset` (fewer at the end of the file).

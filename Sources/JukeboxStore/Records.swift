@@ -28,13 +28,16 @@ public struct TrackRecord: Equatable, Sendable {
     /// For a CUE sheet's track: the part of the audio file it is (`size` and `mtimeNs` are
     /// that file's).
     public var cue: CueSpan?
+    /// The file's chapters: a CUE sheet's read as chapters, else its own (MP4, ID3 CHAP).
+    public var chapters: [Chapter]
 
     public init(
         id: Int64, path: String, size: Int64 = 0, mtimeNs: Int64 = 0, title: String, artist: String? = nil,
         album: String? = nil, trackNumber: Int? = nil, durationMs: Int64? = nil, lyricPath: String? = nil,
         problem: String? = nil, lastPositionMs: Int64? = nil, tags: [TrackTag] = [], format: String? = nil,
-        cue: CueSpan? = nil
+        cue: CueSpan? = nil, chapters: [Chapter] = []
     ) {
+        self.chapters = chapters
         self.id = id
         self.path = path
         self.size = size
@@ -132,11 +135,15 @@ public struct ProbedTags: Equatable, Sendable {
     public var format: String?
     /// A CUE sheet inside the file (a FLAC's CUESHEET): the scanner lists its tracks.
     public var cueSheet: String?
+    /// The file's own chapters (MP4 chapter list, ID3 CHAP frames).
+    public var chapters: [Chapter]
 
     public init(
         title: String? = nil, artist: String? = nil, album: String? = nil, trackNumber: Int? = nil,
-        durationMs: Int64? = nil, tags: [TrackTag] = [], format: String? = nil, cueSheet: String? = nil
+        durationMs: Int64? = nil, tags: [TrackTag] = [], format: String? = nil, cueSheet: String? = nil,
+        chapters: [Chapter] = []
     ) {
+        self.chapters = chapters
         self.title = title
         self.artist = artist
         self.album = album

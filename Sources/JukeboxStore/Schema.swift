@@ -117,7 +117,20 @@ enum Schema {
         ALTER TABLE queue ADD COLUMN version INTEGER NOT NULL DEFAULT 0;
         ALTER TABLE playback ADD COLUMN next_entry_id INTEGER NOT NULL DEFAULT 1;
         """,
-        // 8 -> 9: web radio stations in the queue: a queue row's track_id -N is the stream `id` N
+        // 8 -> 9: chapters (`ChapterList.text`: `startMs TAB title` lines; '' = read, none):
+        // the file's own (MP4 chapter list, ID3 CHAP frames), and a CUE sheet's read as the
+        // file's chapters (`[chapters] cue_sheets`; the scanner's CUE pass sets and clears it).
+        // Rows from before are marked read, but for long MP3 and MP4 files (over 5 minutes),
+        // which the next scan reads again (NULL `chapters`) for the chapters they may hold.
+        """
+        ALTER TABLE tracks ADD COLUMN chapters TEXT;
+        ALTER TABLE tracks ADD COLUMN cue_chapters TEXT;
+        UPDATE tracks SET chapters = ''
+        WHERE cue_file IS NOT NULL OR problem IS NOT NULL OR coalesce(duration_ms, 0) <= 300000
+            OR NOT (lower(path) LIKE '%.mp3' OR lower(path) LIKE '%.m4a' OR lower(path) LIKE '%.m4b'
+                OR lower(path) LIKE '%.mp4');
+        """,
+        // 9 -> 10: web radio stations in the queue: a queue row's track_id -N is the stream `id` N
         // (track ids are positive), so a queue of songs and stations is saved as before.
         """
         CREATE TABLE streams (

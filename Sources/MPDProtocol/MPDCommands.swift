@@ -157,7 +157,7 @@ public enum MPDCommands {
             }
         },
         // Knob turns and button gestures, as if made on the box (`knob +2`, `button next long`).
-        "knob": Spec(permission: .control, min: 1, max: 1) { w, c in try inject(["knob"] + c.arguments, into: &w) },
+        "knob": Spec(permission: .control, min: 1, max: 2) { w, c in try inject(["knob"] + c.arguments, into: &w) },
         "favourite": Spec(permission: .control, min: 0, max: 1) { w, c in
             switch ControlAction.parseFavourite(["favourite"] + c.arguments) {
             case .success(let edit)?: w.favouriteEdits.append(edit)

@@ -101,8 +101,10 @@ import Testing
 
     static func controller(extra: [String: String] = [:]) -> InputController {
         var config = JukeboxConfig(musicDir: "/m")
-        // The switch as a short-only button (the default's long press opens the menu).
+        // The switch as a short-only button (the default's long press opens the menu, and
+        // scrubbing with it held makes it act on its release).
         config.encoder.gestures["switch_long"] = nil
+        config.encoder.scrubButton = .none
         config.buttons.gestures.merge(extra) { $1 }
         return InputController(map: ControlMap(config: config), settings: InputController.Settings(config: config))
     }

@@ -27,6 +27,9 @@ import Testing
         ("seek 0", .seek(.absolute(ms: 0))),
         ("seekcur +5", .seek(.relative(ms: 5000))),
         ("seekcur 30", .seek(.absolute(ms: 30_000))),
+        ("skip +10", .seek(.relative(ms: 10_000))),
+        ("skip -30", .seek(.relative(ms: -30_000))),
+        ("Skip +1:00", .seek(.relative(ms: 60_000))),
         ("volume +5", .changeVolume(5)),
         ("volume -5", .changeVolume(-5)),
         ("volume 40", .setVolume(40)),
@@ -76,6 +79,8 @@ import Testing
         ("seek 1.2345", .badArgument(command: "seek", problem: "expected seconds or m:ss like 83, 1:23, +10 or -5")),
         ("seek +-3", .badArgument(command: "seek", problem: "expected seconds or m:ss like 83, 1:23, +10 or -5")),
         ("seek 1:2:3:4", .badArgument(command: "seek", problem: "expected seconds or m:ss like 83, 1:23, +10 or -5")),
+        ("skip 10", .badArgument(command: "skip", problem: "expected seconds with a sign, like +10, -30 or +1:00")),
+        ("skip", .badArgument(command: "skip", problem: "expected seconds with a sign, like +10, -30 or +1:00")),
         (
             "mode loop",
             .badArgument(command: "mode", problem: "expected in-order, repeat-all, repeat-one or shuffle, found 'loop'")
@@ -112,7 +117,7 @@ import Testing
 
     @Test func helpTextHasOneLinePerCommandAndEveryCommandParses() {
         let lines = CommandParser.helpText.split(separator: "\n")
-        #expect(lines.count == 13)
+        #expect(lines.count == 14)
         for line in lines {
             let word = String(line.split(separator: " ")[0])
             if case .failure(.unknownCommand) = CommandParser.parse(word) { Issue.record("help names '\(word)'") }

@@ -123,7 +123,7 @@ import Testing
 
     @Test func badControlKeysAreReportedWithTheirLines() {
         let (config, diagnostics) = Self.validate([
-            Entry(table: "buttons", key: "next_short", value: .string("skip"), line: 3),
+            Entry(table: "buttons", key: "next_short", value: .string("jump"), line: 3),
             Entry(table: "buttons", key: "next_tripple", value: .string("next"), line: 4),
             Entry(table: "buttons", key: "long_press_ms", value: .integer(2000), line: 5),
             Entry(table: "buttons", key: "very_long_press_ms", value: .integer(1500), line: 6),
@@ -136,7 +136,7 @@ import Testing
                 "j.toml:4: buttons.next_tripple: unknown key 'next_tripple'; did you mean 'next'?",
                 "j.toml:7: encoder.step: must be between 1 and 30, found 0",
                 "j.toml:8: encoder.direction: must be one of normal or reversed, found 'backwards'",
-                "j.toml:3: buttons.next_short: not a command (unknown command 'skip' (type 'help')); use a console "
+                "j.toml:3: buttons.next_short: not a command (unknown command 'jump' (type 'help')); use a console "
                     + "command like 'toggle' or 'seek +10', 'favourite', 'shutdown', 'menu' or 'none'",
                 "j.toml:6: buttons.very_long_press_ms: must be longer than long_press_ms (2000), found 1500",
             ])

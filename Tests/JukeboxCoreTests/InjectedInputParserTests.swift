@@ -23,16 +23,23 @@ import Testing
         ("button next+previous chord", .gesture(button: "next+previous", .chord)),
         ("button previous+next chord", .gesture(button: "next+previous", .chord)),
         ("button switch+play_pause chord", .gesture(button: "play_pause+switch", .chord)),
+        ("knob scrub +3", .scrub(3)),
+        ("knob scrub -12", .scrub(-12)),
+        ("knob scrub end", .scrubEnd),
     ])
     func parses(_ line: String, _ expected: InjectedInput) {
         #expect(Self.parse(line) == .success(expected))
     }
 
     @Test(arguments: [
-        ("knob", "knob: expected +N or -N (clicks, up to 100), press or long"),
-        ("knob +0", "knob: expected +N or -N (clicks, up to 100), press or long, found '+0'"),
-        ("knob +101", "knob: expected +N or -N (clicks, up to 100), press or long, found '+101'"),
-        ("knob left", "knob: expected +N or -N (clicks, up to 100), press or long, found 'left'"),
+        ("knob", "knob: expected +N or -N (clicks, up to 100), press, long, scrub ±N or scrub end"),
+        ("knob +0", "knob: expected +N or -N (clicks, up to 100), press, long, scrub ±N or scrub end, found '+0'"),
+        ("knob +101", "knob: expected +N or -N (clicks, up to 100), press, long, scrub ±N or scrub end, found '+101'"),
+        ("knob left", "knob: expected +N or -N (clicks, up to 100), press, long, scrub ±N or scrub end, found 'left'"),
+        (
+            "knob scrub 0",
+            "knob: expected +N or -N (clicks, up to 100), press, long, scrub ±N or scrub end, found 'scrub 0'"
+        ),
         ("button next", "button: expected a button and a gesture, like next long"),
         ("button stop short", "button: unknown button 'stop' (play_pause, next, previous, switch)"),
         ("button next chord", "button: unknown gesture 'chord' (short, double, long, repeat, very_long)"),

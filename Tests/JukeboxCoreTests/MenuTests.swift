@@ -353,8 +353,8 @@ func menuLibrary(artists: Int, albumsPerArtist: Int, tracksPerAlbum: Int) -> [Tr
         _ = menu.handle(.press, now: t0)
         #expect(menu.highlighted == 4)  // the timer set
         #expect(
-            menu.page(rows: 6, now: t0)?.rows.map(\.label) == [
-                "  off", "  15 min", "  30 min", "  60 min", "✓ end of track", "  end of album",
+            menu.page(rows: 7, now: t0)?.rows.map(\.label) == [
+                "  off", "  15 min", "  30 min", "  60 min", "✓ end of track", "  end of album", "  end of chapter",
             ])
         _ = menu.handle(.move(-2), now: t0)
         #expect(menu.handle(.press, now: t0) == [.setSleep(.after(ms: 1_800_000))])

@@ -7,6 +7,7 @@ import Testing
 
     @Test(arguments: [
         ("30", SleepTarget?.some(.after(ms: 1_800_000))), ("track", .endOfTrack), ("ALBUM", .endOfAlbum), ("off", nil),
+        ("chapter", .endOfChapter),
         ("90s", .after(ms: 90_000)),
     ])
     func parsesTheArgument(word: String, target: SleepTarget?) {
@@ -20,13 +21,15 @@ import Testing
                 == .failure(
                     .badArgument(
                         command: "sleep",
-                        problem: "expected minutes (1 to 1440), seconds like 90s, track, album or off, found '\(word)'")
+                        problem:
+                            "expected minutes (1 to 1440), seconds like 90s, track, album, chapter or off, found '\(word)'"
+                    )
                 ))
     }
 
     @Test(arguments: [
         ("sleep 30", ControlAction.sleep(.after(ms: 1_800_000))), ("sleep 90s", .sleep(.after(ms: 90_000))),
-        ("Sleep Track", .sleep(.endOfTrack)), ("sleep off", .sleep(nil)),
+        ("Sleep Track", .sleep(.endOfTrack)), ("sleep off", .sleep(nil)), ("sleep chapter", .sleep(.endOfChapter)),
     ])
     func aGestureCanSetTheTimer(text: String, action: ControlAction) {
         #expect(ControlAction.parse(text) == .success(action))
@@ -36,7 +39,8 @@ import Testing
     @Test func aBadGestureMappingIsOneMessage() {
         #expect(
             ControlAction.parse("sleep")
-                == .failure(.badArgument(command: "sleep", problem: "expected minutes, 90s, track, album or off")))
+                == .failure(
+                    .badArgument(command: "sleep", problem: "expected minutes, 90s, track, album, chapter or off")))
     }
 
     @Test func aTimedTargetRunsFadesAndExpiresOnce() {
@@ -66,12 +70,23 @@ import Testing
         #expect(timer.step(now: Self.at(0), trackLeftMs: 0, albumLeftMs: nil) == .expired)
     }
 
-    @Test(arguments: [(SleepTarget.endOfTrack, Int64(7000)), (.endOfAlbum, 95_000)])
-    func trackAndAlbumTargetsFollowWhatIsLeft(target: SleepTarget, left: Int64) {
+    @Test(arguments: [(SleepTarget.endOfTrack, Int64(7000)), (.endOfAlbum, 95_000), (.endOfChapter, 4000)])
+    func trackAlbumAndChapterTargetsFollowWhatIsLeft(target: SleepTarget, left: Int64) {
         var timer = SleepTimer(fadeMs: 3000)
         timer.set(target, now: Self.at(0))
-        #expect(timer.step(now: Self.at(500), trackLeftMs: 7000, albumLeftMs: 95_000) == .running(leftMs: left))
+        #expect(
+            timer.step(now: Self.at(500), trackLeftMs: 7000, albumLeftMs: 95_000, chapterLeftMs: 4000)
+                == .running(leftMs: left))
         #expect(timer.step(now: Self.at(500), trackLeftMs: nil, albumLeftMs: nil) == .running(leftMs: Int64.max))
+    }
+
+    @Test func theEndOfAChapterFadesAndExpires() {
+        var timer = SleepTimer(fadeMs: 4000)
+        timer.set(.endOfChapter, now: Self.at(0))
+        #expect(
+            timer.step(now: Self.at(0), trackLeftMs: 600_000, albumLeftMs: nil, chapterLeftMs: 2000)
+                == .fading(leftMs: 2000, gain: 0.25))
+        #expect(timer.step(now: Self.at(0), trackLeftMs: 598_000, albumLeftMs: nil, chapterLeftMs: 0) == .expired)
     }
 
     @Test func settingAgainOrOffStartsOver() {

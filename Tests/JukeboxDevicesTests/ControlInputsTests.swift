@@ -44,7 +44,9 @@ final class ScriptedEdgeSource: EdgeEventSource {
     @Test func readingsBecomeCommandsAndTimersFire() throws {
         let source = try ScriptedEdgeSource()
         var config = JukeboxConfig(musicDir: "/m")
-        config.encoder.gestures["switch_long"] = nil  // a short-only switch, which acts on the press
+        // A short-only switch, which acts on the press (not held for scrubbing either).
+        config.encoder.gestures["switch_long"] = nil
+        config.encoder.scrubButton = .none
         let inputs = ControlInputs(
             sources: [source],
             controller: InputController(map: ControlMap(config: config), settings: .init(config: config)),

@@ -79,6 +79,20 @@ let unifontInstalled = access(BitmapFont.unifontPath, R_OK) == 0
         try expectSnapshot(canvas, named: "fb-320x240-rgb565")
     }
 
+    /// An audiobook: the chapter's title on top, the book and author under it, the times and
+    /// the bar the chapter's, `Ch 3/12` and the place in the book on the next-line row.
+    @Test func aChapterOfAnAudiobookMatchesTheSnapshot() throws {
+        let file = temporaryFile("c")
+        defer { unlink(file) }
+        let chapter = ChapterMoment(index: 2, count: 12, title: "The Storm", elapsedMs: 283_000, lengthMs: 754_000)
+        let canvas = try ScreenPicture.framebuffer(
+            NowPlaying(
+                title: "Moby Dick", artist: "Herman Melville", positionMs: 3_723_000, durationMs: 36_000_000,
+                chapter: chapter),
+            lyrics: nil, now: .zero, geometry: .rgb565(width: 320, height: 240), font: BitmapFont.builtin(), file: file)
+        try expectSnapshot(canvas, named: "fb-320x240-chapter")
+    }
+
     @Test(.enabled(if: unifontInstalled, "needs GNU Unifont (Debian package unifont)"))
     func xrgb8888At480x320WithCJKAndWordHighlightMatchesTheSnapshot() throws {
         let file = temporaryFile("b")

@@ -69,8 +69,8 @@ final class ProbeCounter: Sendable {
 }
 
 /// A fake media probe over plain files: an empty file is "not an MPEG audio file (0 bytes)",
-/// a file starting with "BAD" throws its remaining text, "TAG title|artist|album|track|ms|Name=value;..."
-/// gives those tags (and the format 44100:16:2), anything else is untagged.
+/// a file starting with "BAD" throws its remaining text, "TAG title|artist|album|track|ms|Name=value;...|ms:chapter;..."
+/// gives those tags and chapters (and the format 44100:16:2), anything else is untagged.
 func fakeProbe(counter: ProbeCounter? = nil) -> @Sendable (String) throws -> ProbedTags {
     { path in
         _ = counter?.increment()
@@ -89,19 +89,24 @@ func fakeProbe(counter: ProbeCounter? = nil) -> @Sendable (String) throws -> Pro
                     let pair = $0.split(separator: "=", maxSplits: 1)
                     return TrackTag(TagName(rawValue: String(pair[0]))!, String(pair[1]))
                 } : [],
-            format: "44100:16:2")
+            format: "44100:16:2",
+            chapters: fields.count > 6
+                ? fields[6].split(separator: ";").map {
+                    let pair = $0.split(separator: ":", maxSplits: 1)
+                    return Chapter(title: String(pair[1]), startMs: Int64(pair[0])!)
+                } : [])
     }
 }
 
 /// A scanner over `music` writing to `database`, with the fake probe.
 func makeScanner(
     database: String, music: String, lyrics: String? = nil, counter: ProbeCounter? = nil, batchSize: Int = 500,
-    logger: Logger = quietLogger
+    logger: Logger = quietLogger, cueSheets: CueSheetReading = .tracks
 ) -> LibraryScanner {
     LibraryScanner(
         databasePath: database, musicDirectory: music, lyricsDirectory: lyrics, audioExtensions: ["mp3", "wav"],
         probe: fakeProbe(counter: counter),
-        logger: logger, batchSize: batchSize)
+        logger: logger, batchSize: batchSize, cueSheets: cueSheets, cueChaptersMs: 80 * 60_000)
 }
 
 func milliseconds(_ duration: Duration) -> Double {

@@ -299,6 +299,11 @@ public enum ConfigValidator {
             integer("hold_line", gpioLines) { $0.sleep.holdLine = $1 },
             boolean("hold_high") { $0.sleep.holdHigh = $1 },
         ],
+        "chapters": [
+            boolean("navigate") { $0.chapters.navigate = $1 },
+            choice("cue_sheets", CueSheetReading.self) { $0.chapters.cueSheets = $1 },
+            integer("cue_chapters_minutes", 1...10_000) { $0.chapters.cueChaptersMinutes = $1 },
+        ],
         "network": [
             string("address") { $0.network.address = $1 },
             integer("port", 1...65535) { $0.network.port = $1 },

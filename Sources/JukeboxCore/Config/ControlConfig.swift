@@ -23,6 +23,7 @@ extension ControlMap {
         chords.sort { $0.name < $1.name }
         turn = config.encoder.turn
         step = config.encoder.step
+        scrubButton = config.encoder.scrubButton.buttonName
     }
 }
 
@@ -98,6 +99,8 @@ extension ConfigValidator {
             choice("bias", LineBias.self) { $0.encoder.bias = $1 },
             choice("active", LineActive.self) { $0.encoder.active = $1 },
             string("input_device", allowEmpty: true) { $0.encoder.inputDevice = $1 },
+            choice("scrub_button", ScrubButton.self) { $0.encoder.scrubButton = $1 },
+            integer("scrub_step_s", 1...600) { $0.encoder.scrubStepSeconds = $1 },
         ] + gestureKeys(buttons: ["switch"]) { $0.encoder.gestures[$1] = $2 }
 
     /// Mapping values that are not commands, and timings that contradict each other.

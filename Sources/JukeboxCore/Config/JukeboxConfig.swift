@@ -17,6 +17,7 @@ public struct JukeboxConfig: Sendable, Equatable {
     public var display = Display()
     public var network = Network()
     public var sleep = Sleep()
+    public var chapters = Chapters()
     public var cards = Cards()
     /// The `[card_reader.NAME]` tables, in the file's order.
     public var cardReaders: [CardReaderConfig] = []
@@ -189,6 +190,10 @@ public struct JukeboxConfig: Sendable, Equatable {
         public var inputDevice = ""
         /// `switch_<gesture>` → a console command, `shutdown` or `none`.
         public var gestures = ControlDefaults.encoderGestures
+        /// Held while the knob turns: scrub through the track (the jump comes at the release).
+        public var scrubButton = ScrubButton.knobSwitch
+        /// Seconds the scrub target moves per click.
+        public var scrubStepSeconds = 10
 
         /// The defaults.
         public init() {}
@@ -263,6 +268,20 @@ public struct JukeboxConfig: Sendable, Equatable {
 
         /// `idlePowerOffMinutes` in milliseconds; nil for never.
         public var idlePowerOffMs: Int64? { idlePowerOffMinutes > 0 ? Int64(idlePowerOffMinutes * 60_000) : nil }
+
+        /// The defaults.
+        public init() {}
+    }
+
+    /// `[chapters]`: chapters of long files (MP4/M4B, ID3 CHAP, CUE sheets read as chapters).
+    public struct Chapters: Sendable, Equatable {
+        /// `next`/`previous` move by chapter in a file with chapters.
+        public var navigate = true
+        public var cueSheets = CueSheetReading.auto
+        /// `auto`: a sheet over one file longer than this is its chapters.
+        public var cueChaptersMinutes = 80
+
+        public var cueChaptersMs: Int64 { Int64(cueChaptersMinutes) * 60_000 }
 
         /// The defaults.
         public init() {}

@@ -67,6 +67,8 @@ public struct GestureDetector: Sendable, Equatable {
     private struct Button: Sendable, Equatable {
         var profile: Profile
         var inChord: Bool
+        /// Held while the knob turns (scrubbing): a press may turn out to be no gesture.
+        var isModifier = false
         var isDown = false
         var pressedAt = Instant.zero
         /// This press belongs to a chord attempt, is a double press's second, or fired on its
@@ -83,7 +85,7 @@ public struct GestureDetector: Sendable, Equatable {
 
         /// Fires `short` on the press edge: nothing else is mapped that would need waiting.
         var firesOnPress: Bool {
-            profile.gestures.contains(.short) && !inChord
+            profile.gestures.contains(.short) && !inChord && !isModifier
                 && profile.gestures.isDisjoint(with: [.long, .repeated, .veryLong, .double])
         }
     }
@@ -101,16 +103,31 @@ public struct GestureDetector: Sendable, Equatable {
     private var buttons: [String: Button]
     private var chords: [Chord]
 
-    /// `profiles` by button name; `chords` as pairs of button names.
-    public init(profiles: [String: Profile], chords: [(String, String)] = [], timing: GestureTiming = GestureTiming()) {
+    /// `profiles` by button name; `chords` as pairs of button names; `modifiers`: buttons held
+    /// while the knob turns (they fire `short` on the release, never on the press).
+    public init(
+        profiles: [String: Profile], chords: [(String, String)] = [], timing: GestureTiming = GestureTiming(),
+        modifiers: Set<String> = []
+    ) {
         self.timing = timing
         let chordMembers = Set(chords.flatMap { [$0.0, $0.1] })
         buttons = profiles.mapValues { Button(profile: $0, inChord: false) }
-        for name in chordMembers where buttons[name] == nil {
-            buttons[name] = Button(profile: Profile([]), inChord: true)
+        for name in chordMembers.union(modifiers) where buttons[name] == nil {
+            buttons[name] = Button(profile: Profile([]), inChord: false)
         }
         for name in chordMembers { buttons[name]?.inChord = true }
+        for name in modifiers { buttons[name]?.isModifier = true }
         self.chords = chords.map { Chord(first: $0.0, second: $0.1) }
+    }
+
+    /// Whether button `name` is held down.
+    public func isDown(_ name: String) -> Bool { buttons[name]?.isDown ?? false }
+
+    /// Makes the press of `name` (held down) no gesture: no long press or repeat fires, and
+    /// its release is quiet. For a modifier that the knob was turned with.
+    public mutating func silence(_ name: String) {
+        guard buttons[name]?.isDown == true else { return }
+        buttons[name]?.silenced = true
     }
 
     /// Whether `name` fires on its press edge (short-only).

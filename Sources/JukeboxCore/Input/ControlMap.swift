@@ -59,7 +59,8 @@ public enum ControlAction: Sendable, Equatable, CustomStringConvertible {
         if let edit = parseFavourite(words.map(String.init)) { return edit.map { .favourite($0) } }
         if words.first == "sleep" {
             guard words.count == 2 else {
-                return .failure(.badArgument(command: "sleep", problem: "expected minutes, 90s, track, album or off"))
+                return .failure(
+                    .badArgument(command: "sleep", problem: "expected minutes, 90s, track, album, chapter or off"))
             }
             return SleepTarget.parse(String(words[1])).map { .sleep($0) }
         }
@@ -146,6 +147,8 @@ public struct ControlMap: Sendable, Equatable {
     public var turn = EncoderTurn.volume
     /// Percent of volume (or seconds of seek) per detent.
     public var step = 2
+    /// The button that, held while the knob turns, scrubs through the track (nil: none).
+    public var scrubButton: String?
 
     /// A two-button chord.
     public struct Chord: Sendable, Equatable {
@@ -165,12 +168,13 @@ public struct ControlMap: Sendable, Equatable {
 
     public init(
         buttons: [String: [Gesture: ControlAction]] = [:], chords: [Chord] = [], turn: EncoderTurn = .volume,
-        step: Int = 2
+        step: Int = 2, scrubButton: String? = nil
     ) {
         self.buttons = buttons
         self.chords = chords
         self.turn = turn
         self.step = step
+        self.scrubButton = scrubButton
     }
 
     /// `next_very_long` → (`next`, `.veryLong`).

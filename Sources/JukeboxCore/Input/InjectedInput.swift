@@ -6,6 +6,10 @@ public enum InjectedInput: Sendable, Equatable, CustomStringConvertible {
     case turn(Int)
     /// A gesture of a button (`switch` is the knob's push switch).
     case gesture(button: String, Gesture)
+    /// Clicks of the knob turned with the scrub button held (`knob scrub +3`).
+    case scrub(Int)
+    /// The scrub button let go (`knob scrub end`): the player jumps to the target.
+    case scrubEnd
 
     /// The most detents one `knob` line turns.
     public static let maximumDetents = 100
@@ -14,6 +18,7 @@ public enum InjectedInput: Sendable, Equatable, CustomStringConvertible {
     public static let helpText = """
         knob +N      turn the knob N clicks clockwise (knob -N: back)
         knob press   press the knob's switch (knob long: hold it)
+        knob scrub ±N  turn N clicks with the scrub button held (the target shows); knob scrub end: let go and jump
         button B G   gesture G of button B (button next long); B: play_pause, next, previous, switch; \
         G: short, long, double, repeat, very_long; two buttons held together: button next+previous chord
         """
@@ -33,7 +38,14 @@ public enum InjectedInput: Sendable, Equatable, CustomStringConvertible {
     }
 
     private static func parseKnob(_ arguments: [String]) -> Result<InjectedInput, CommandError> {
-        let usage = "expected +N or -N (clicks, up to \(maximumDetents)), press or long"
+        let usage = "expected +N or -N (clicks, up to \(maximumDetents)), press, long, scrub ±N or scrub end"
+        if arguments.count == 2, arguments[0] == "scrub" {
+            if arguments[1] == "end" { return .success(.scrubEnd) }
+            guard let detents = Int(arguments[1]), detents != 0, abs(detents) <= maximumDetents else {
+                return .failure(.badArgument(command: "knob", problem: "\(usage), found 'scrub \(arguments[1])'"))
+            }
+            return .success(.scrub(detents))
+        }
         guard arguments.count == 1 else { return .failure(.badArgument(command: "knob", problem: usage)) }
         switch arguments[0] {
         case "press": return .success(.gesture(button: "switch", .short))
@@ -85,6 +97,8 @@ public enum InjectedInput: Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .turn(let detents): "knob \(detents > 0 ? "+" : "")\(detents)"
         case .gesture(let button, let gesture): "button \(button) \(gesture.rawValue)"
+        case .scrub(let detents): "knob scrub \(detents > 0 ? "+" : "")\(detents)"
+        case .scrubEnd: "knob scrub end"
         }
     }
 
@@ -102,6 +116,8 @@ public enum InjectedInput: Sendable, Equatable, CustomStringConvertible {
             var outputs = [ControlOutput.gesture(event)]
             if let action = map.action(for: event) { outputs.append(.action(action, at: at)) }
             return outputs
+        case .scrub(let detents): return [.scrub(detents, at: at)]
+        case .scrubEnd: return [.scrubEnd(at: at)]
         }
     }
 }

@@ -22,20 +22,26 @@ public enum ControlOutput: Sendable, Equatable, CustomStringConvertible {
     case detent(Int, at: Instant)
     /// An action to carry out.
     case action(ControlAction, at: Instant)
+    /// Clicks of the knob (after acceleration) turned with the scrub button held.
+    case scrub(Int, at: Instant)
+    /// The scrub button let go after scrubbing: jump to the target.
+    case scrubEnd(at: Instant)
 
     public var at: Instant {
         switch self {
         case .gesture(let event): event.at
-        case .detent(_, let at), .action(_, let at): at
+        case .detent(_, let at), .action(_, let at), .scrub(_, let at), .scrubEnd(let at): at
         }
     }
 
-    /// `next short`, `encoder +1`, `-> seek +10`.
+    /// `next short`, `encoder +1`, `-> seek +10`, `scrub +2`, `scrub end`.
     public var description: String {
         switch self {
         case .gesture(let event): "\(event)"
         case .detent(let direction, _): "encoder \(direction > 0 ? "+" : "")\(direction)"
         case .action(let action, _): "-> \(action)"
+        case .scrub(let units, _): "scrub \(units > 0 ? "+" : "")\(units)"
+        case .scrubEnd: "scrub end"
         }
     }
 }
@@ -53,6 +59,8 @@ public struct InputController: Sendable, Equatable {
     private let coalesceNs: Int64
     private var pendingUnits = 0
     private var lastTurnAction: Instant?
+    /// The knob turned while the scrub button was held, since it went down.
+    private var scrubbing = false
 
     /// Settings beyond the mapping.
     public struct Settings: Sendable, Equatable {
@@ -76,7 +84,8 @@ public struct InputController: Sendable, Equatable {
     public init(map: ControlMap, settings: Settings, initialLevels: [InputSignal: Bool] = [:]) {
         self.map = map
         detector = GestureDetector(
-            profiles: map.profiles, chords: map.chords.map { ($0.first, $0.second) }, timing: settings.timing)
+            profiles: map.profiles, chords: map.chords.map { ($0.first, $0.second) }, timing: settings.timing,
+            modifiers: map.scrubButton.map { [$0] } ?? [])
         var debouncers: [String: Debouncer] = [:]
         for name in ControlDefaults.buttonNames {
             debouncers[name] = Debouncer(
@@ -110,9 +119,7 @@ public struct InputController: Sendable, Equatable {
             guard var debouncer = debouncers[name] else { return outputs }
             let changes = debouncer.handle(edge: active, at: at)
             debouncers[name] = debouncer
-            for change in changes {
-                outputs += gestures(detector.handle(button: name, pressed: change.active, at: change.at))
-            }
+            for change in changes { outputs += buttonChanged(name, pressed: change.active, at: change.at) }
         case .encoderA, .encoderB:
             guard var decoder else { return outputs }
             let steps = decoder.handle(signal == .encoderA ? .a : .b, level: active, at: at)
@@ -139,9 +146,7 @@ public struct InputController: Sendable, Equatable {
         )
         .min(by: { $0.1 < $1.1 }), deadline <= now {
             let changes = debouncers[name]!.advance(to: deadline)
-            for change in changes {
-                outputs += gestures(detector.handle(button: name, pressed: change.active, at: change.at))
-            }
+            for change in changes { outputs += buttonChanged(name, pressed: change.active, at: change.at) }
         }
         outputs += gestures(detector.advance(to: now))
         if var decoder {
@@ -154,6 +159,17 @@ public struct InputController: Sendable, Equatable {
             if due <= now { outputs += flushTurn(at: due) }
         }
         return outputs.enumerated().sorted { ($0.element.at, $0.offset) < ($1.element.at, $1.offset) }.map(\.element)
+    }
+
+    /// A debounced press or release: its gestures, and the end of a scrub when it is the
+    /// scrub button's release.
+    private mutating func buttonChanged(_ name: String, pressed: Bool, at: Instant) -> [ControlOutput] {
+        var outputs = gestures(detector.handle(button: name, pressed: pressed, at: at))
+        if name == map.scrubButton, !pressed, scrubbing {
+            scrubbing = false
+            outputs.append(.scrubEnd(at: at))
+        }
+        return outputs
     }
 
     private func gestures(_ events: [GestureEvent]) -> [ControlOutput] {
@@ -169,6 +185,13 @@ public struct InputController: Sendable, Equatable {
         var outputs: [ControlOutput] = []
         for step in steps {
             outputs.append(.detent(step.direction, at: step.at))
+            if let button = map.scrubButton, detector.isDown(button) {
+                // Turned while held: a scrub, and the press is no gesture of its own.
+                detector.silence(button)
+                scrubbing = true
+                outputs.append(.scrub(step.direction * acceleration.factor(for: step), at: step.at))
+                continue
+            }
             if let last = lastTurnAction, pendingUnits != 0, last.adding(nanoseconds: coalesceNs) <= step.at {
                 outputs += flushTurn(at: last.adding(nanoseconds: coalesceNs))
             }

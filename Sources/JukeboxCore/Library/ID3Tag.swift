@@ -33,7 +33,13 @@ public struct ID3Tag: Sendable, Equatable {
             let value = size.reduce(0) { $0 << (version == 4 ? 7 : 8) | Int($1) }
             offset += Int64(version == 4 ? value : value + 4)
         }
-        let end = Int64(total)
+        return ID3Tag(version: version, frames: frames(from: offset, to: Int64(total), version: version, read))
+    }
+
+    /// The frames between `offset` and `end` (a tag's, or those embedded in a CHAP or CTOC
+    /// frame), headers as in a tag of `version`.
+    static func frames(from start: Int64, to end: Int64, version: UInt8, _ read: (Int64, Int) -> [UInt8]) -> [Frame] {
+        var offset = start
         var frames: [Frame] = []
         while offset + 10 <= end {
             let head = read(offset, 10)
@@ -67,7 +73,7 @@ public struct ID3Tag: Sendable, Equatable {
             }
             offset += 10 + Int64(size)
         }
-        return ID3Tag(version: version, frames: frames)
+        return frames
     }
 
     /// The size of the whole tag when it is unsynchronised as a whole (a v2.3 header flag):

@@ -98,6 +98,7 @@ public struct Menu: Sendable {
     /// The sleep timer's choices.
     public static let sleepChoices: [SleepTarget?] = [
         nil, .after(ms: 15 * 60_000), .after(ms: 30 * 60_000), .after(ms: 60 * 60_000), .endOfTrack, .endOfAlbum,
+        .endOfChapter,
     ]
 
     /// An idle menu closes after this long.

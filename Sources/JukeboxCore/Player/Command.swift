@@ -75,6 +75,7 @@ public enum CommandParser {
         next         go to the next track
         previous     go back; restarts the track when past 3 seconds (also: prev)
         seek S       go to S seconds or m:ss into the track; seek +10 or seek -5 moves from here
+        skip ±S      move S seconds from here: skip +10, skip -30 (also m:ss)
         volume V     set the volume from 0 to 100; volume +5 or volume -5 changes it
         mode M       set the mode: in-order, repeat-all, repeat-one or shuffle
         mode         switch to the next mode
@@ -138,6 +139,13 @@ public enum CommandParser {
         case "seek", "seekcur":
             guard arguments.count == 1, let target = parseSeek(arguments[0]) else {
                 return bad(name, "expected seconds or m:ss like 83, 1:23, +10 or -5")
+            }
+            return .success(.seek(target))
+        case "skip":
+            guard arguments.count == 1, arguments[0].hasPrefix("+") || arguments[0].hasPrefix("-"),
+                let target = parseSeek(arguments[0])
+            else {
+                return bad(name, "expected seconds with a sign, like +10, -30 or +1:00")
             }
             return .success(.seek(target))
         case "volume", "vol", "setvol":

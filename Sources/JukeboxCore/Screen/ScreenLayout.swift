@@ -14,12 +14,19 @@ public struct NowPlaying: Sendable, Equatable {
     public var favourite: Bool
     /// What is left of the sleep timer (nil: none); the status row shows it instead of the duration.
     public var sleepLeftMs: Int64?
+    /// The chapter playing (of a file with chapters): row 1 leads with its title, and the
+    /// times and the progress bar are the chapter's.
+    public var chapter: ChapterMoment?
+    /// While the knob scrubs: the time the player will jump to, shown in place of the lyrics.
+    public var scrubTargetMs: Int64?
 
     /// What is playing.
     public init(
         title: String, artist: String = "", state: State = .playing, positionMs: Int64 = 0, durationMs: Int64? = nil,
-        favourite: Bool = false, sleepLeftMs: Int64? = nil
+        favourite: Bool = false, sleepLeftMs: Int64? = nil, chapter: ChapterMoment? = nil, scrubTargetMs: Int64? = nil
     ) {
+        self.chapter = chapter
+        self.scrubTargetMs = scrubTargetMs
         self.sleepLeftMs = sleepLeftMs
         self.title = title
         self.artist = artist
@@ -29,8 +36,29 @@ public struct NowPlaying: Sendable, Equatable {
         self.favourite = favourite
     }
 
-    /// Row 1's text: `title – artist`.
-    public var heading: String { artist.isEmpty ? title : "\(title) – \(artist)" }
+    /// Row 1's text: `title – artist`; in a file with chapters `chapter – title`.
+    public var heading: String {
+        if let chapter { return "\(chapter.title) – \(title)" }
+        return artist.isEmpty ? title : "\(title) – \(artist)"
+    }
+
+    /// The first line of a display with room for two: the chapter's title, else the title.
+    public var topLine: String { chapter?.title ?? title }
+
+    /// The second line: `title – artist` under a chapter's title, else the artist.
+    public var secondLine: String {
+        guard chapter != nil else { return artist }
+        return artist.isEmpty ? title : "\(title) – \(artist)"
+    }
+
+    /// The time shown: in the chapter, else in the track.
+    public var shownPositionMs: Int64 { chapter?.elapsedMs ?? positionMs }
+
+    /// The length shown: the chapter's, else the track's.
+    public var shownDurationMs: Int64? { chapter.map(\.lengthMs) ?? durationMs }
+
+    /// `Ch 3/12` for a file with chapters.
+    public var chapterNumber: String? { chapter.map { "Ch \($0.index + 1)/\($0.count)" } }
 }
 
 /// Something that shows a brief overlay.
@@ -140,6 +168,11 @@ public struct ScreenLayout: Sendable, Equatable {
         let moment = lyrics?.moment(at: position)
         if let text = overlayText(now) {
             out.append(TextCells.fit(text, columns: columns))
+        } else if let target = playing.scrubTargetMs {
+            // The target matters more than the length: without room for both, the target alone.
+            var text = Self.scrubText(target, durationMs: playing.durationMs)
+            if TextCells.width(of: text) > columns { text = Self.scrubText(target, durationMs: nil) }
+            out.append(TextCells.fit(text, columns: columns))
         } else if let lyrics, let moment, !lyrics.lines.isEmpty {
             let (row, sung) = lyricRow(moment, positionMs: position)
             out.append(row)
@@ -148,7 +181,17 @@ public struct ScreenLayout: Sendable, Equatable {
             out.append(TextCells.fit(statusText(playing), columns: columns))
         }
         if rows >= 3 {
-            let next = moment?.next.map { $0.text.isEmpty ? String(Self.noteGlyph) : $0.text } ?? ""
+            var next = moment?.next.map { $0.text.isEmpty ? String(Self.noteGlyph) : $0.text } ?? ""
+            if next.isEmpty, let number = playing.chapterNumber {
+                // The chapter's number and where in the book: `Ch 3/12  1:02:03 / 10:00:00`,
+                // without the book's length when there is no room for it.
+                next = "\(number)  \(Self.clock(position))"
+                if let duration = playing.durationMs,
+                    TextCells.width(of: next) + 3 + Self.clock(duration).count <= columns
+                {
+                    next += " / \(Self.clock(duration))"
+                }
+            }
             out.append(TextCells.fit(next, columns: columns))
         }
         if rows >= 4 {
@@ -174,14 +217,19 @@ public struct ScreenLayout: Sendable, Equatable {
     }
 
     private func statusText(_ playing: NowPlaying) -> String {
-        var text = "\(glyph(playing.state)) \(Self.clock(playing.positionMs))"
+        var text = "\(glyph(playing.state)) \(Self.clock(playing.shownPositionMs))"
         if let left = playing.sleepLeftMs {
             // Rounded up: the last second shows 0:01, not 0:00.
             text += " Zz\(Self.clock((left + 999) / 1000 * 1000))"
-        } else if let duration = playing.durationMs {
+        } else if let duration = playing.shownDurationMs {
             text += " / \(Self.clock(duration))"
         }
         return text
+    }
+
+    /// The scrub row: `» 1:23:45 / 9:59:00`, the track time the player will jump to.
+    public static func scrubText(_ targetMs: Int64, durationMs: Int64?) -> String {
+        "» \(clock(targetMs))" + (durationMs.map { " / \(clock($0))" } ?? "")
     }
 
     /// Row 1: still when it fits; else holds 2 s, then loops at 4 cells/s. A favourite keeps
@@ -227,24 +275,27 @@ public struct ScreenLayout: Sendable, Equatable {
         return (TextCells.window(line.text, offset: offset, columns: columns), sung)
     }
 
-    /// `▶ 1:23 ━━━━──── 3:45`
+    /// `▶ 1:23 ━━━━──── 3:45` (in a file with chapters: the chapter's).
     func progressRow(_ playing: NowPlaying) -> String {
-        let left = "\(glyph(playing.state)) \(Self.clock(playing.positionMs)) "
-        let right = playing.durationMs.map { " \(Self.clock($0))" } ?? ""
+        let position = playing.shownPositionMs
+        let left = "\(glyph(playing.state)) \(Self.clock(position)) "
+        let right = playing.shownDurationMs.map { " \(Self.clock($0))" } ?? ""
         let barCells = columns - TextCells.width(of: left) - TextCells.width(of: right)
         guard barCells >= 3 else { return TextCells.fit(left + right, columns: columns) }
         var filled = 0
-        if let duration = playing.durationMs, duration > 0 {
-            filled = Int(Int64(barCells) * min(max(0, playing.positionMs), duration) / duration)
+        if let duration = playing.shownDurationMs, duration > 0 {
+            filled = Int(Int64(barCells) * min(max(0, position), duration) / duration)
         }
         return TextCells.fit(
             left + String(repeating: "━", count: filled) + String(repeating: "─", count: barCells - filled) + right,
             columns: columns)
     }
 
-    /// `m:ss`.
+    /// `m:ss`, `h:mm:ss` from an hour (an audiobook's).
     public static func clock(_ ms: Int64) -> String {
         let seconds = max(0, ms) / 1000
-        return "\(seconds / 60):\(seconds % 60 < 10 ? "0" : "")\(seconds % 60)"
+        func two(_ n: Int64) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        if seconds >= 3600 { return "\(seconds / 3600):\(two(seconds / 60 % 60)):\(two(seconds % 60))" }
+        return "\(seconds / 60):\(two(seconds % 60))"
     }
 }

@@ -7,31 +7,37 @@ public enum SleepTarget: Sendable, Equatable, CustomStringConvertible {
     case endOfTrack
     /// At the end of the playing album (the last queue entry of the current track's album).
     case endOfAlbum
+    /// At the end of the playing chapter (of a track without chapters: at its end).
+    case endOfChapter
 
-    /// `30 min`, `end of track`, `end of album`.
+    /// `30 min`, `end of track`, `end of album`, `end of chapter`.
     public var description: String {
         switch self {
         case .after(let ms): ms % 60_000 == 0 ? "\(ms / 60_000) min" : "\(ms / 1000) s"
         case .endOfTrack: "end of track"
         case .endOfAlbum: "end of album"
+        case .endOfChapter: "end of chapter"
         }
     }
 
-    /// The argument of `sleep` that `parse` reads back: `30`, `90s`, `track`, `album`.
+    /// The argument of `sleep` that `parse` reads back: `30`, `90s`, `track`, `album`, `chapter`.
     public var consoleArgument: String {
         switch self {
         case .after(let ms): ms % 60_000 == 0 ? "\(ms / 60_000)" : "\(ms / 1000)s"
         case .endOfTrack: "track"
         case .endOfAlbum: "album"
+        case .endOfChapter: "chapter"
         }
     }
 
-    /// Parses the argument of `sleep`: minutes (`30`), seconds (`90s`), `track`, `album`; `off` is nil.
+    /// Parses the argument of `sleep`: minutes (`30`), seconds (`90s`), `track`, `album`,
+    /// `chapter`; `off` is nil.
     public static func parse(_ word: String) -> Result<SleepTarget?, CommandError> {
         switch word.lowercased() {
         case "off", "0": return .success(nil)
         case "track": return .success(.endOfTrack)
         case "album": return .success(.endOfAlbum)
+        case "chapter": return .success(.endOfChapter)
         default:
             if word.hasSuffix("s"), let seconds = Int(word.dropLast()), (1...86_400).contains(seconds) {
                 return .success(.after(ms: Int64(seconds) * 1000))
@@ -40,7 +46,9 @@ public enum SleepTarget: Sendable, Equatable, CustomStringConvertible {
                 return .failure(
                     .badArgument(
                         command: "sleep",
-                        problem: "expected minutes (1 to 1440), seconds like 90s, track, album or off, found '\(word)'")
+                        problem:
+                            "expected minutes (1 to 1440), seconds like 90s, track, album, chapter or off, found '\(word)'"
+                    )
                 )
             }
             return .success(.after(ms: Int64(minutes) * 60_000))
@@ -67,7 +75,7 @@ public enum SleepStep: Sendable, Equatable {
     case expired
 }
 
-/// The sleep timer: ends playback at a time or at the end of the track or album, fading out
+/// The sleep timer: ends playback at a time or at the end of the track, album or chapter, fading out
 /// over the last `fadeMs`. Pure: the daemon gives it the time and what is left of the track
 /// and the album, and applies the step it returns.
 public struct SleepTimer: Sendable, Equatable {
@@ -96,15 +104,19 @@ public struct SleepTimer: Sendable, Equatable {
         }
     }
 
-    /// The step at `now`. `trackLeftMs`/`albumLeftMs`: what is left to play of the current
-    /// track and album (nil when nothing plays: then only a timed target runs down).
-    public mutating func step(now: Instant, trackLeftMs: Int64?, albumLeftMs: Int64?) -> SleepStep {
+    /// The step at `now`. `trackLeftMs`/`albumLeftMs`/`chapterLeftMs`: what is left to play of
+    /// the current track, album and chapter (nil when nothing plays: then only a timed target
+    /// runs down; a track without chapters gives its own rest as the chapter's).
+    public mutating func step(
+        now: Instant, trackLeftMs: Int64?, albumLeftMs: Int64?, chapterLeftMs: Int64? = nil
+    ) -> SleepStep {
         guard let target else { return .off }
         let left: Int64?
         switch target {
         case .after: left = deadline.map { max($0.milliseconds(since: now), 0) }
         case .endOfTrack: left = trackLeftMs
         case .endOfAlbum: left = albumLeftMs
+        case .endOfChapter: left = chapterLeftMs
         }
         guard let left else { return .running(leftMs: Int64.max) }
         if left <= 0 {

@@ -1,0 +1,57 @@
+import JukeboxCore
+
+// Chapters of long files (the core's ChapterList, stored with the track by the scanner):
+// next/previous by chapter, the chapter lines of `status`, and scrubbing with the knob.
+
+extension Daemon {
+    /// The playing track's chapters.
+    var currentChapters: ChapterList? { currentTrackInfo?.chapters }
+
+    /// A user's command (console, buttons, keys) as it acts: `next`/`previous` move by
+    /// chapter in a file with chapters (`[chapters] navigate`). MPD clients' commands are not
+    /// passed through here: for them a file is one song.
+    func userCommand(_ command: Command) -> Command {
+        guard config.chapters.navigate, command == .next || command == .previous, machine.state != .stopped,
+            let chapters = currentChapters
+        else { return command }
+        refreshPosition()
+        return ChapterNavigation.command(
+            for: command, chapters: chapters, positionMs: machine.positionMs,
+            restartThresholdMs: config.playerConfiguration.restartThresholdMs)
+    }
+
+    /// The lines the stdin console's `status` adds in a file with chapters.
+    var chapterStatusLines: String? {
+        guard machine.state != .stopped, let chapters = currentChapters else { return nil }
+        let moment = chapters.moment(at: machine.positionMs)
+        var lines = [
+            "chapter: \(moment.index + 1)", "chapters: \(moment.count)", "chapter_title: \(moment.title)",
+            "chapter_elapsed: \(ReplyLine.seconds(moment.elapsedMs))",
+        ]
+        if let length = moment.lengthMs { lines.append("chapter_duration: \(ReplyLine.seconds(length))") }
+        return lines.joined(separator: "\n")
+    }
+
+    /// What is left of the chapter the sleep timer waits for (of a track without chapters:
+    /// of the track).
+    func chapterLeftMs(trackLeftMs: Int64?) -> Int64? {
+        sleepChapter.leftMs(
+            track: machine.queue.currentTrack, chapters: currentChapters, positionMs: machine.positionMs,
+            trackLeftMs: trackLeftMs)
+    }
+
+    /// Clicks turned with the scrub button held: the target moves (the display shows it).
+    func scrub(_ units: Int, at: Instant) {
+        guard machine.state != .stopped, !menu.isOpen else { return }
+        if scrubber.targetMs == nil { refreshPosition() }
+        scrubber.turn(units, positionMs: machine.positionMs, durationMs: currentTrackInfo?.durationMs, now: at)
+        if let target = scrubber.targetMs { console?.announce("scrub to \(ScreenLayout.clock(target))") }
+    }
+
+    /// The scrub button let go: jump to the target.
+    func endScrub() {
+        guard let target = scrubber.release() else { return }
+        logger.info("scrub: to \(ScreenLayout.clock(target))")
+        perform(machine.handle(.command(.seek(.absolute(ms: target))), now: Instant.now))
+    }
+}
