@@ -39,6 +39,8 @@ let package = Package(
         // FFmpeg's headers only (libavformat-dev, libavcodec-dev, libavutil-dev): the libraries
         // are opened with dlopen on first use, never linked (see include/mp4_audio.h).
         .target(name: "CFFmpeg", linkerSettings: [.linkedLibrary("m")]),
+        // libcurl's headers only (libcurl4-openssl-dev): opened with dlopen on the first transfer.
+        .target(name: "CCurl"),
 
         // MARK: thin wrappers, one per C library
         .target(name: "LinuxSupport", dependencies: ["CLinuxShims"]),
@@ -55,6 +57,7 @@ let package = Package(
             name: "Opus", dependencies: ["COpus", "CLazyLibraries", "COggHeaders", "Ogg"],
             swiftSettings: [.unsafeFlags(["-Xcc", "-I/usr/include/opus"])]),
         .target(name: "FFmpeg", dependencies: ["CFFmpeg"]),
+        .target(name: "HTTP", dependencies: ["CCurl"]),
 
         // MARK: the pure core
         .target(name: "TOML"),
@@ -65,7 +68,7 @@ let package = Package(
         .target(
             name: "JukeboxAudio",
             dependencies: [
-                "JukeboxCore", "LinuxSupport", "ALSA", "MPG123", "Soxr", "Sonic", "FLAC", "Vorbis", "Opus", "FFmpeg",
+                "JukeboxCore", "LinuxSupport", "ALSA", "MPG123", "Soxr", "Sonic", "FLAC", "Vorbis", "Opus", "FFmpeg", "HTTP",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .target(
@@ -115,6 +118,7 @@ let package = Package(
         .testTarget(
             name: "JukeboxAudioTests",
             dependencies: ["JukeboxAudio", "JukeboxCore", "ALSA", "MPG123", "LinuxSupport", "JukeboxTestSupport"]),
+        .testTarget(name: "HTTPTests", dependencies: ["HTTP", "LinuxSupport", "JukeboxTestSupport"]),
         .testTarget(
             name: "FormatWrapperTests",
             dependencies: ["FLAC", "Vorbis", "Opus", "FFmpeg", "CLazyLibraries", "JukeboxTestSupport"]),

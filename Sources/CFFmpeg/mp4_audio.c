@@ -136,6 +136,8 @@ enum { MAX_PATCHES = 8 };
 
 struct jb_mp4 {
     int fd;
+    /* A pipe (a web radio station's ADTS AAC): read as it comes, never seeked. */
+    int sequential;
     int64_t size;
     int64_t pos;
     /* File offsets of the type field of 'covr' atoms: reads see another type there, so the
@@ -242,7 +244,7 @@ static void walk(jb_mp4 *m, int64_t at, int64_t end, int depth) {
 static int io_read(void *opaque, uint8_t *buffer, int size) {
     jb_mp4 *m = opaque;
     ssize_t n;
-    do n = pread(m->fd, buffer, (size_t)size, m->pos);
+    do n = m->sequential ? read(m->fd, buffer, (size_t)size) : pread(m->fd, buffer, (size_t)size, m->pos);
     while (n < 0 && errno == EINTR);
     if (n < 0) return AVERROR(errno);
     if (n == 0) return AVERROR_EOF;
@@ -259,6 +261,7 @@ static int io_read(void *opaque, uint8_t *buffer, int size) {
 
 static int64_t io_seek(void *opaque, int64_t offset, int whence) {
     jb_mp4 *m = opaque;
+    if (m->sequential) return AVERROR(ESPIPE);
     switch (whence & ~AVSEEK_FORCE) {
     case AVSEEK_SIZE: return m->size;
     case SEEK_SET: break;
@@ -367,7 +370,8 @@ int jb_mp4_open(const char *path, jb_mp4 **out, const char **call, char *message
         return fail(code, "open", call, message, message_len);
     }
     m->size = st.st_size;
-    walk(m, 0, m->size, 0);
+    m->sequential = S_ISFIFO(st.st_mode);
+    if (!m->sequential) walk(m, 0, m->size, 0);
 
     int r;
     const char *step = "avformat_open_input";
@@ -379,10 +383,11 @@ int jb_mp4_open(const char *path, jb_mp4 **out, const char **call, char *message
         r = AVERROR(ENOMEM);
         goto failed;
     }
+    if (m->sequential) m->io->seekable = 0;
     m->format->pb = m->io;
     m->format->flags |= AVFMT_FLAG_CUSTOM_IO;
     /* "On failure, ... a user-supplied AVFormatContext will be freed" (avformat.h). */
-    r = av.avformat_open_input(&m->format, path, av.av_find_input_format("mp4"), NULL);
+    r = av.avformat_open_input(&m->format, path, av.av_find_input_format(m->sequential ? "aac" : "mp4"), NULL);
     if (r < 0) goto failed;
 
     /* The first AAC or ALAC stream; the others (video, chapter text) are never read. */

@@ -264,7 +264,8 @@ jb_ogg_stream *jb_ogg_open(const char *path, int codec, uint32_t max_entry) {
         return NULL;
     }
     s->file_size = (uint64_t)st.st_size;
-    walk_headers(s, codec, max_entry);
+    s->sequential = S_ISFIFO(st.st_mode);
+    if (!s->sequential) walk_headers(s, codec, max_entry);
     return s;
 }
 
@@ -281,7 +282,9 @@ static long stream_read(jb_ogg_stream *s, unsigned char *dst, size_t want) {
     size_t done = 0;
     while (done < want && s->pos < s->prefix_len) dst[done++] = s->prefix[s->pos++];
     while (done < want) {
-        ssize_t got = pread(s->fd, dst + done, want - done, (off_t)(s->data_offset + s->pos - s->prefix_len));
+        ssize_t got = s->sequential
+                          ? read(s->fd, dst + done, want - done)
+                          : pread(s->fd, dst + done, want - done, (off_t)(s->data_offset + s->pos - s->prefix_len));
         if (got < 0 && errno == EINTR) continue;
         if (got < 0) return -1;
         if (got == 0) break;
@@ -292,6 +295,7 @@ static long stream_read(jb_ogg_stream *s, unsigned char *dst, size_t want) {
 }
 
 static int stream_seek(jb_ogg_stream *s, int64_t offset, int whence) {
+    if (s->sequential) return -1;
     int64_t base = whence == SEEK_SET ? 0 : whence == SEEK_CUR ? (int64_t)s->pos : (int64_t)stream_length(s);
     if (whence != SEEK_SET && whence != SEEK_CUR && whence != SEEK_END) return -1;
     if (base + offset < 0) return -1;

@@ -1,5 +1,7 @@
 import Glibc
+import JukeboxCore
 import LinuxSupport
+import Logging
 
 /// One kind of audio file the player plays: how to recognise it, how to decode it and how the
 /// scanner reads its length and tags. Adding a format is writing its `AudioDecoder` and probe
@@ -120,7 +122,12 @@ extension AudioFileKind {
         open: { try OpusFileDecoder(path: $0) }, probe: MediaProbe.opus)
 }
 
-/// Opens the right decoder for a file (see `AudioFileKind.of`).
-public func openDecoder(path: String) throws -> any AudioDecoder {
-    try AudioFileKind.of(path: path).open(path)
+/// Opens the right decoder for a file (see `AudioFileKind.of`), or for a live stream when
+/// `path` is an http(s) URL and `streams` (a pipeline's) is given (`StreamDecoder`).
+public func openDecoder(path: String, streams: LiveStreams? = nil) throws -> any AudioDecoder {
+    if StationPlaylist.isStreamURL(path) {
+        guard let streams else { throw AudioFileError(path: path, reason: "a stream plays only in the pipeline") }
+        return try StreamDecoder(url: path, logger: Logger(label: "jukebox.radio"), streams: streams)
+    }
+    return try AudioFileKind.of(path: path).open(path)
 }

@@ -27,6 +27,8 @@ public final class AudioPipeline: @unchecked Sendable {
     let decodeWork = LockCondition()
     /// jb-output waits on it: chunks were published, or a command came.
     let outputWork = LockCondition()
+    /// The web radio stations this pipeline's items opened (jb-decode opens them).
+    public let streams = LiveStreams()
     /// Ring samples: `slots` slots of `chunkFrames * maxChannels` samples. Slot contents belong
     /// to jb-decode until published, then to jb-output until released (see `SharedState`).
     let samples: SampleBuffer
@@ -92,6 +94,8 @@ public final class AudioPipeline: @unchecked Sendable {
     /// Flushes everything and starts `item` at `fromMs`, with `next` as the gapless follow-up
     /// (set atomically, so an item that fails at once still hands over to it).
     public func play(_ item: PlaybackItem, fromMs: Int64 = 0, next: PlaybackItem? = nil) {
+        // A decoder waiting on a stream's pipe sees its end and lets go.
+        streams.stop(except: item.path)
         shared.withLock { s in
             s.send(.play)
             s.state = .playing
@@ -206,6 +210,7 @@ public final class AudioPipeline: @unchecked Sendable {
 
     /// Stops and forgets the current and the follow-up item.
     public func stop() {
+        streams.stop(except: nil)
         shared.withLock { s in
             s.send(.stop)
             s.state = .stopped
@@ -335,10 +340,13 @@ public final class AudioPipeline: @unchecked Sendable {
         }
         decodeWork.broadcast()
         outputWork.broadcast()
+        // A decoder waiting on a station's pipe sees its end.
+        streams.stop(except: nil)
         decodeThread?.join()
         outputThread?.join()
         decodeThread = nil
         outputThread = nil
+        streams.shutdown()
     }
 }
 

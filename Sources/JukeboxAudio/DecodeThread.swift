@@ -20,10 +20,11 @@ extension AudioPipeline {
     /// and the tail it holds) when the rates are the same, and stretched to `speed` when that
     /// is not 1.
     private static func open(
-        _ item: PlaybackItem, at start: StartPosition, deviceRate: Int?, speed: Double, carried: Resampler? = nil
+        _ item: PlaybackItem, at start: StartPosition, deviceRate: Int?, speed: Double, carried: Resampler? = nil,
+        streams: LiveStreams
     ) -> Opened {
         do {
-            var decoder = try item.openDecoder()
+            var decoder = try item.openDecoder(streams: streams)
             if let deviceRate, decoder.format.rate != deviceRate {
                 do { decoder = try ResampledDecoder(decoder, outputRate: deviceRate, continuing: carried) } catch {
                     throw AudioFileError(path: item.path, reason: "resampling to \(deviceRate) Hz: \(error)")
@@ -244,7 +245,8 @@ extension AudioPipeline {
                 parked = nil
                 let opened =
                     reusable.map { Self.reposition($0, request.item, at: request.start, speed: speed) }
-                    ?? Self.open(request.item, at: request.start, deviceRate: deviceRate, speed: speed)
+                    ?? Self.open(
+                        request.item, at: request.start, deviceRate: deviceRate, speed: speed, streams: streams)
                 switch opened {
                 case .ok(let d, let frame, let usedHint):
                     guard register(request.item, failure: nil, usedHint: usedHint) else { continue }
@@ -264,7 +266,9 @@ extension AudioPipeline {
             case .openNext(let next):
                 let continuing = carried
                 carried = nil
-                switch Self.open(next, at: .frame(0), deviceRate: deviceRate, speed: speed, carried: continuing) {
+                switch Self.open(
+                    next, at: .frame(0), deviceRate: deviceRate, speed: speed, carried: continuing, streams: streams)
+                {
                 case .ok(let d, _, _):
                     guard register(next, failure: nil, usedHint: nil) else { continue }
                     decoder = d
@@ -282,8 +286,10 @@ extension AudioPipeline {
                 }
             case .beginFade(let next, let frames):
                 unfadeable = next.token
-                guard let format = decoder?.format,
-                    case .ok(let d, _, _) = Self.open(next, at: .frame(0), deviceRate: deviceRate),
+                // A station has no known length: never faded into (nor connected to for a look).
+                guard let format = decoder?.format, !StationPlaylist.isStreamURL(next.path),
+                    case .ok(let d, _, _) = Self.open(
+                        next, at: .frame(0), deviceRate: deviceRate, speed: 1, streams: streams),
                     d.format == format, let nextLength = d.lengthFrames, nextLength > Int64(frames)
                 else { continue }
                 // As MPD: only into a follow-up of the same format that is longer than the fade.

@@ -151,23 +151,23 @@ public enum MediaProbe {
     /// libvorbisfile reads the headers and the last granule position (the exact length).
     static func vorbis(path: String) throws -> ProbedMedia {
         let decoder = try VorbisFileDecoder(path: path)
-        guard decoder.decoder.totalFrames > 0 else {
+        guard let frames = decoder.decoder.totalFrames, frames > 0 else {
             throw AudioFileError(path: path, reason: "Ogg Vorbis file holds no audio")
         }
         // MPD decodes Vorbis to float.
         return ProbedMedia(
-            decoder.decoder.comments, frames: decoder.decoder.totalFrames, rate: decoder.format.rate,
+            decoder.decoder.comments, frames: frames, rate: decoder.format.rate,
             sampleFormat: "f", channels: decoder.format.channels)
     }
 
     /// libopusfile reads the headers and the last granule position (the exact length at 48 kHz).
     static func opus(path: String) throws -> ProbedMedia {
         let decoder = try OpusFileDecoder(path: path)
-        guard decoder.decoder.totalFrames > 0 else {
+        guard let frames = decoder.decoder.totalFrames, frames > 0 else {
             throw AudioFileError(path: path, reason: "Opus file holds no audio")
         }
         return ProbedMedia(
-            decoder.decoder.comments, frames: decoder.decoder.totalFrames, rate: OpusDecoder.rate,
+            decoder.decoder.comments, frames: frames, rate: OpusDecoder.rate,
             channels: decoder.format.channels)
     }
 

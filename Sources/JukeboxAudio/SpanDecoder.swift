@@ -1,9 +1,9 @@
 import JukeboxCore
 
 extension PlaybackItem {
-    /// The decoder for the item's file, limited to its span when it has one.
-    func openDecoder() throws -> any AudioDecoder {
-        let decoder = try JukeboxAudio.openDecoder(path: path)
+    /// The decoder for the item's file (or station: `streams`), limited to its span when it has one.
+    func openDecoder(streams: LiveStreams) throws -> any AudioDecoder {
+        let decoder = try JukeboxAudio.openDecoder(path: path, streams: streams)
         guard let span else { return decoder }
         return try SpanDecoder(decoder, frames: span, path: path)
     }

@@ -91,8 +91,8 @@ extension Daemon {
             holdingCard = card
             console?.announce("card \(id): playing \(source.title)")
         case .url(let url):
-            logger.info("card \(id): \(url): streams are not played yet")
-            console?.announce("card \(id): \(url): streams are not played yet")
+            playStation(url)
+            console?.announce("card \(id): playing \(url)")
         case .command(let line):
             logger.info("card \(id): \(line)")
             handleConsoleLine(line)

@@ -144,10 +144,16 @@ extension Daemon: MPDPlayerHost {
         let queueBefore = machine.queue.entries
         let placeBefore = currentPlace
         var world = mpd.world(machine: machine, format: status.format.map { ($0.rate, $0.channels) })
+        let stations = StationList(store: store)
+        world.stations = stations
+        if let id = machine.queue.currentTrack, radio.stations[id] != nil, let name = radio.name {
+            world.stationNames[id] = name
+        }
         lyrics.follow(currentTrackInfo)
         world.lyrics = lyrics.atPosition(machine.positionMs)
         let result = body(&world)
         machine = world.machine
+        radio.stations.merge(stations.added) { _, new in new }
         let outputSwitched = world.host.outputEnabled != mpd.host.outputEnabled
         let extraSwitched = world.host.extraOutputs != mpd.host.extraOutputs
         mpd.absorb(world)

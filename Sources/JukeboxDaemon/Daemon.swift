@@ -43,6 +43,8 @@ final class Daemon {
     let lyrics: TrackLyrics
     /// Tracks by id, for paths and durations; refreshed after each scan.
     private(set) var library: [TrackID: TrackInfo] = [:]
+    /// Web radio stations and what the playing one says (Daemon+Radio).
+    var radio = RadioState()
     /// The source the queue holds and Recently played (saved with the resume commits).
     var history = PlayHistory()
     /// The paths in the `Favourites` playlist, for the mark on the display.
@@ -347,6 +349,7 @@ final class Daemon {
         }
         runSleepTimer(now: now)
         runIdlePowerOff(now: now)
+        followStation(pipeline.streams)
         updateDisplay(now: now)
     }
 
@@ -450,15 +453,18 @@ final class Daemon {
             display.showMenu(menu, now: now)
             return
         }
+        // A station's StreamTitle is its lyric line.
+        let station = radio.title.map { LyricTimeline(lyrics: Lyrics.unsynced($0)) }
         display.update(
-            now: now, track: track, lyrics: lyrics.timeline, lyricsVersion: lyrics.version, state: machine.state,
+            now: now, track: track, lyrics: station ?? lyrics.timeline, lyricsVersion: lyrics.version + radio.version,
+            state: machine.state,
             positionMs: machine.positionMs, volume: machine.volume, options: machine.options,
             favourite: track.map { favouritePaths.contains($0.path) } ?? false, sleepLeftMs: sleepLeftMs,
             scrubTargetMs: scrubber.targetMs)
     }
 
     /// The library entry of the queue's current track.
-    var currentTrackInfo: TrackInfo? { machine.queue.currentTrack.flatMap { library[$0] } }
+    var currentTrackInfo: TrackInfo? { machine.queue.currentTrack.flatMap { library[$0] ?? stationTrack($0) } }
 
     // MARK: - events
 
@@ -502,7 +508,7 @@ final class Daemon {
             mpd.libraryChanged(library.values, scanFinished: true)
             // A scan changes the library only: entries of files that went (or no longer
             // play) are dropped from the queue.
-            perform(machine.handle(.libraryChanged(Set(library.keys)), now: Instant.now))
+            perform(machine.handle(.libraryChanged(playableIDs), now: Instant.now))
             fillQueueFromLibrary()
         case .failure(let error):
             logger.error("library scan failed: \(error)")
@@ -549,6 +555,10 @@ final class Daemon {
     }
 
     private func playbackItem(_ request: PlaybackRequest) -> PlaybackItem? {
+        if let url = radio.stations[request.trackID] {
+            requests[request.token] = request
+            return PlaybackItem(token: request.token, path: url)
+        }
         guard let track = library[request.trackID] else {
             logger.warning("track \(request.trackID) is no longer in the library")
             return nil
@@ -661,10 +671,13 @@ final class Daemon {
             logger.error("cannot read the library: \(error)")
         }
         perform(machine.handle(.tracksDescribed(Array(library.values)), now: Instant.now))
+        loadStations()
         mpd?.libraryChanged(library.values, scanFinished: false)
         menuCatalogIsStale = true
         if menu.isOpen { updateMenuCatalog() } else { refreshMenuLists() }
     }
 
-    private func describe(_ id: TrackID?) -> String { id.flatMap { library[$0] }?.spoken ?? "nothing" }
+    private func describe(_ id: TrackID?) -> String {
+        id.flatMap { library[$0]?.spoken ?? radio.stations[$0] } ?? "nothing"
+    }
 }

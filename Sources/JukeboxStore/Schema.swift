@@ -143,6 +143,14 @@ enum Schema {
         UPDATE tracks SET tags = NULL
         WHERE cue_file IS NULL AND instr('/' || path, '/' || title || '.') > 0;
         """,
+        // 11 -> 12: web radio stations in the queue: a queue row's track_id -N is the stream `id` N
+        // (track ids are positive), so a queue of songs and stations is saved as before.
+        """
+        CREATE TABLE streams (
+            id  INTEGER PRIMARY KEY,
+            url TEXT NOT NULL UNIQUE
+        );
+        """,
     ]
 
     /// The version this code writes.

@@ -361,14 +361,15 @@ public enum MPDCommands {
             }
         },
         "add": Spec(permission: .add, min: 1, max: 2) { w, c in
-            let tracks = try resolve(c.arguments[0], in: w)
+            let tracks = try station(c.arguments[0], in: &w).map { [$0] } ?? resolve(c.arguments[0], in: w)
             let at = try c.arguments.count > 1 ? insertPosition(c.arguments[1], in: w) : nil
             w.run(.editQueue(.add(tracks.map(\.id), at: at)))
         },
         "addid": Spec(permission: .add, min: 1, max: 2) { w, c in
             let uri = c.arguments[0]
-            if let problem = pathProblem(uri, in: w) { throw MPDError(.noExist, problem) }
-            guard let track = w.library.track(path: uri) else { throw MPDError(.noExist, "No such song") }
+            let station = try station(uri, in: &w)
+            if station == nil, let problem = pathProblem(uri, in: w) { throw MPDError(.noExist, problem) }
+            guard let track = station ?? w.library.track(path: uri) else { throw MPDError(.noExist, "No such song") }
             let at = try c.arguments.count > 1 ? insertPosition(c.arguments[1], in: w) : nil
             let added = at ?? w.machine.queue.count
             w.run(.editQueue(.add([track.id], at: at)))
@@ -581,6 +582,7 @@ public enum MPDCommands {
     static func queueSong(_ position: Int, _ w: MPDWorld, into r: inout MPDResponse) {
         let entry = w.machine.queue.items[position]
         song(w.info(entry.track), into: &r)
+        if let name = w.stationNames[entry.track] { r.add("Name", name) }
         r.add("Pos", position)
         r.add("Id", entry.id)
         if entry.priority != 0 { r.add("Prio", entry.priority) }
@@ -775,6 +777,18 @@ public enum MPDCommands {
         if let track = w.library.track(path: uri) { return [track] }
         guard w.library.isFolder(uri) else { throw MPDError(.noExist, "No such directory") }
         return w.library.tracks(under: uri)
+    }
+
+    /// The station `uri` names when it is an http(s) URL (told to the machine, so the queue
+    /// shows its URL); nil for anything else.
+    static func station(_ uri: String, in w: inout MPDWorld) throws -> TrackInfo? {
+        guard StationPlaylist.isStreamURL(uri) else { return nil }
+        guard let stations = w.stations else { throw MPDError(.noExist, "Unsupported URI scheme") }
+        let id: TrackID
+        do { id = try stations.trackID(url: uri) } catch { throw MPDError(.system, "\(error)") }
+        let info = TrackInfo(id: id, path: uri)
+        _ = w.machine.handle(.tracksDescribed([info]), now: w.now)
+        return info
     }
 
     static func pathProblem(_ uri: String, in w: MPDWorld) -> String? {

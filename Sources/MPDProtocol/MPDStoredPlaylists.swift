@@ -78,7 +78,11 @@ extension MPDCommands {
         var ids: [TrackID] = []
         var missing: [String] = []
         for (index, entry) in entries.enumerated() where range.contains(index) {
-            if let track = w.library.track(path: entry) { ids.append(track.id) } else { missing.append(entry) }
+            if let track = w.library.track(path: entry) ?? (try? station(entry, in: &w)) ?? nil {
+                ids.append(track.id)
+            } else {
+                missing.append(entry)
+            }
         }
         if let first = missing.first {
             let more = missing.count > 1 ? " and \(missing.count - 1) more" : ""
@@ -105,7 +109,7 @@ extension MPDCommands {
             at = try unsigned(c.arguments[2])
             guard at <= entries.count else { throw MPDError(.argument, "Bad position") }
         }
-        let tracks = try resolve(c.arguments[1], in: w)
+        let tracks = try station(c.arguments[1], in: &w).map { [$0] } ?? resolve(c.arguments[1], in: w)
         guard !tracks.isEmpty else { return }
         entries.insert(contentsOf: tracks.map(\.path), at: at)
         try store(name, entries, in: &w)

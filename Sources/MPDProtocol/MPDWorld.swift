@@ -43,6 +43,10 @@ public struct MPDWorld {
     public var tagCardEvents: [TagCardPresence.Event] = []
     /// Lines the daemon must log (e.g. a loaded playlist's missing entries).
     public var notices: [String] = []
+    /// Web radio stations: their track ids (`add URL`); nil where the host has none.
+    public var stations: (any MPDStationList)?
+    /// What a playing station says of itself (`Name`: icy-name), by its track id.
+    public var stationNames: [TrackID: String] = [:]
 
     /// A world around `machine`.
     public init(
@@ -181,6 +185,12 @@ public struct MPDObserver: Sendable, Equatable {
         defer { marked = [] }
         return first ? [] : marked
     }
+}
+
+/// The web radio stations the queue can hold (the daemon's are SQLite's `streams`).
+public protocol MPDStationList {
+    /// The track id of the station at `url` (an http or https URL), added when it is new.
+    func trackID(url: String) throws -> TrackID
 }
 
 /// The cards' mapping as the `card` command sees it (the daemon's is SQLite's `tag_cards`):

@@ -36,8 +36,9 @@ public final class OpusDecoder {
     public static let rate = 48000
     /// Channels of the link the last read came from (the first link before any read).
     public private(set) var channels: Int
-    /// Frames in the whole stream at 48 kHz, pre-skip and end trimming applied (op_pcm_total).
-    public let totalFrames: Int64
+    /// Frames in the whole stream at 48 kHz, pre-skip and end trimming applied (op_pcm_total);
+    /// nil for a pipe (a web radio stream), which has no end to read.
+    public let totalFrames: Int64?
     /// The first link's OpusTags, split at the first "=", in the file's order (the field
     /// names as written; they are case-insensitive).
     public let comments: [(key: String, value: String)]
@@ -71,7 +72,8 @@ public final class OpusDecoder {
         guard let file = op_open_callbacks(stream.pointer, &callbacks, nil, 0, &error) else {
             throw OpusError(code: error, call: "op_open_callbacks", path: path)
         }
-        let total = op_pcm_total(file, -1)
+        let sequential = stream.pointer.pointee.sequential != 0
+        let total = sequential ? 0 : op_pcm_total(file, -1)
         guard total >= 0, let head = op_head(file, 0)?.pointee else {
             op_free(file)
             throw OpusError(code: total < 0 ? Int32(total) : OP_EINVAL, call: "op_pcm_total", path: path)
@@ -79,7 +81,7 @@ public final class OpusDecoder {
         self.file = file
         self.stream = stream
         self.path = path
-        totalFrames = total
+        totalFrames = sequential ? nil : total
         channels = Int(head.channel_count)
         let tags = op_tags(file, 0)
         comments = OggStream.comments(

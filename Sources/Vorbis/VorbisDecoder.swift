@@ -31,8 +31,9 @@ public final class VorbisDecoder {
     public private(set) var format: VorbisFormat
     /// The most channels of any link.
     public let maxChannels: Int
-    /// Frames in the whole stream, exact from the last granule position (ov_pcm_total).
-    public let totalFrames: Int64
+    /// Frames in the whole stream, exact from the last granule position (ov_pcm_total); nil
+    /// for a pipe (a web radio stream), which has no end to read.
+    public let totalFrames: Int64?
     /// The first link's comments, split at the first "=", in the file's order (the field
     /// names as written; they are case-insensitive).
     public let comments: [(key: String, value: String)]
@@ -69,7 +70,8 @@ public final class VorbisDecoder {
             file.deallocate()
             throw VorbisError(code: rc, call: "ov_open_callbacks", path: path)
         }
-        let total = ov_pcm_total(file, -1)
+        let sequential = stream.pointer.pointee.sequential != 0
+        let total = sequential ? 0 : ov_pcm_total(file, -1)
         guard total >= 0, let info = ov_info(file, 0) else {
             ov_clear(file)
             file.deallocate()
@@ -78,7 +80,7 @@ public final class VorbisDecoder {
         self.file = file
         self.stream = stream
         self.path = path
-        totalFrames = total
+        totalFrames = sequential ? nil : total
         format = VorbisFormat(rate: info.pointee.rate, channels: Int(info.pointee.channels))
         maxChannels = (0..<Int(ov_streams(file))).reduce(0) { widest, link in
             max(widest, Int(ov_info(file, Int32(link))?.pointee.channels ?? 0))

@@ -91,7 +91,7 @@ import Vorbis
         let decoder = try VorbisDecoder(path: chain)
         #expect(decoder.format == VorbisFormat(rate: 22050, channels: 2))
         #expect(decoder.maxChannels == 2)
-        #expect(decoder.totalFrames == 44100 + 44100)
+        #expect(decoder.totalFrames == Int64(44100 + 44100))
         var decoded: [VorbisFormat: [Int16]] = [:]
         var order: [VorbisFormat] = []
         var buffer = [Int16](repeating: 0, count: 4096)
@@ -160,7 +160,7 @@ import Vorbis
         // gives exactly that much.
         let cut = try media.truncated(ogg, to: 0.6, name: "cut.ogg")
         let decoder = try VorbisDecoder(path: cut)
-        #expect(decoder.totalFrames > 10000 && decoder.totalFrames < 44100)
+        #expect((10001..<44100).contains(decoder.totalFrames ?? 0))
         #expect(Int64(try Self.decodeS16(decoder).count / 2) == decoder.totalFrames)
     }
 }

@@ -31,6 +31,22 @@ import Testing
         #expect(try raw.strings("PRAGMA journal_mode") == ["wal"])
     }
 
+    /// A web radio station gets one negative track id, kept with the queue across a reopen.
+    @Test func stationsHaveStableNegativeTrackIDs() throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.file("jukebox.sqlite")
+        let store = try LibraryStore.open(path: path, logger: quietLogger).store
+        let first = try store.streamTrackID(url: "http://radio.example.org/jazz.mp3")
+        let second = try store.streamTrackID(url: "https://radio.example.org/pop.pls")
+        #expect(first < 0 && second < 0 && first != second)
+        #expect(try store.streamTrackID(url: "http://radio.example.org/jazz.mp3") == first)
+        let reopened = try LibraryStore.open(path: path, logger: quietLogger).store
+        #expect(
+            try reopened.streams() == [
+                first: "http://radio.example.org/jazz.mp3", second: "https://radio.example.org/pop.pls",
+            ])
+    }
+
     /// A version 1 database (before seek hints) keeps its remembered positions.
     @Test func aVersion1DatabaseIsMigrated() throws {
         let dir = try TemporaryDirectory()

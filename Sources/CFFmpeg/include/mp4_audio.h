@@ -34,7 +34,8 @@ typedef struct {
     int covers_skipped;  /* 'covr' atoms hidden from the demuxer (never read) */
 } jb_mp4_info;
 
-/* Opens `path` with the MP4 demuxer (no probing: an MP3 named .m4a is refused) and the
+/* Opens `path` with the MP4 demuxer (no probing: an MP3 named .m4a is refused), or a pipe
+   (a web radio station) with the ADTS AAC one, read as it comes (no seeks, no length), and the
    decoder of its first AAC or ALAC stream, and decodes its first frame. On failure returns
    an AVERROR code (< 0), `*out` is NULL, `call` names the failing step and `message` holds
    FFmpeg's text (av_strerror, and the last error FFmpeg logged for this thread). */

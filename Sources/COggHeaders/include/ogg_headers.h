@@ -19,11 +19,14 @@ typedef struct {
     uint64_t file_size;
     uint64_t pos;           /* position in the stream fed to the library */
     uint32_t skipped;       /* comment entries left out */
+    int sequential;         /* a pipe (a web radio stream): read as it comes, never seeked */
 } jb_ogg_stream;
 
 enum { JB_OGG_VORBIS = 1, JB_OGG_OPUS = 2 };
 
-/* Opens `path` (NULL and errno on failure). `max_entry`: the longest comment entry kept. */
+/* Opens `path` (NULL and errno on failure). `max_entry`: the longest comment entry kept.
+   A pipe is fed as it comes (no header walk; seeks fail, so the libraries read it as an
+   unseekable stream). */
 jb_ogg_stream *jb_ogg_open(const char *path, int codec, uint32_t max_entry);
 void jb_ogg_free(jb_ogg_stream *s);
 

@@ -1,0 +1,91 @@
+import Foundation
+import Glibc
+import JukeboxTestSupport
+import LinuxSupport
+import Testing
+
+/// Web radio in the real daemon, against a real Icecast server fed by ffmpeg: `add URL` over
+/// MPD, the station's name and StreamTitle in `currentsong` and on the screen, the station kept
+/// in the saved queue across a restart.
+@Suite(.serialized) struct RadioDaemonTests {
+    @Test(.timeLimit(.minutes(2)))
+    func aStationPlaysWithItsTitleInCurrentsongAndOnTheScreen() throws {
+        let icecast = try IcecastServer()
+        try icecast.setTitle("Ann - Alpha")
+        // A first start queues the library once it is scanned (then plays): the station
+        // replaces that queue.
+        let (harness, port) = try MPDDaemonTests.start(extra: DisplayDaemonTests.display)
+        let process = try #require(harness.process)
+        // libcurl is mapped only once a station plays (a box that never streams never loads it).
+        let maps = { (try? run(["/bin/cat", "/proc/\(process.pid)/maps"]))?.stdoutText ?? "" }
+        #expect(!maps().contains("libcurl"))
+        let local = ProcessStats.read(process.pid)
+        let client = try MPDTestClient(port: port)
+        #expect(client.command("clear") == ["OK"])
+        #expect(client.command("add \"\(icecast.url)\"") == ["OK"])
+        #expect(client.command("play 0") == ["OK"])
+
+        let song = { client.fields("currentsong") }
+        let named = waitUntil(timeout: .seconds(10), pollingEvery: .milliseconds(100)) {
+            song()["Name"] == "Jukebox Test FM" && song()["Title"] == "Ann - Alpha"
+        }
+        #expect(named, "\(song())\n\(harness.log)")
+        #expect(song()["file"] == icecast.url)
+        #expect(maps().contains("/libcurl.so"))
+        let streaming = ProcessStats.read(process.pid)
+        print(
+            "jukeboxd RSS playing an MP3 file: \(local?.vmRSSKiB ?? 0) KiB (anon \(local?.rssAnonKiB ?? 0)); "
+                + "playing a station: \(streaming?.vmRSSKiB ?? 0) KiB (anon \(streaming?.rssAnonKiB ?? 0))")
+        #expect(client.fields("status")["state"] == "play")
+        // A terminal display on a pipe prints a changed frame at most once a second and drops
+        // faster changes: the next title comes a second after its last line.
+        let quiet = waitUntil(timeout: .seconds(5), pollingEvery: .milliseconds(50)) {
+            let last = process.lines.last { $0.text.contains("lcd|") }?.nanoseconds ?? 0
+            return MonotonicClock.nanoseconds() - last > 1_100_000_000
+        }
+        #expect(quiet)
+        try icecast.setTitle("Bob - Beta")
+        #expect(
+            waitUntil(timeout: .seconds(10), pollingEvery: .milliseconds(100)) { song()["Title"] == "Bob - Beta" },
+            "\(song())")
+        #expect(
+            process.waitForLine(matching: "lcd| Jukebox Test FM | Bob - Beta", on: .stderr, timeout: .seconds(5))
+                != nil,
+            "\(harness.log)")
+
+        // A stored playlist keeps the station's URL (as MPD writes it) and loads it back.
+        #expect(client.command("save Radio") == ["OK"])
+        let saved = try String(contentsOfFile: harness.directory.file("state/playlists/Radio.m3u"), encoding: .utf8)
+        #expect(saved == icecast.url + "\n")
+        #expect(client.command("playlistadd Radio \"\(icecast.url)?b\"") == ["OK"])
+        #expect(client.command("load Radio") == ["OK"])
+        #expect(
+            client.command("playlist") == [
+                "0:file: \(icecast.url)", "1:file: \(icecast.url)", "2:file: \(icecast.url)?b", "OK",
+            ])
+        #expect(client.command("delete 1:3") == ["OK"])
+
+        // The saved queue keeps the station: it plays again after a restart.
+        process.kill(SIGTERM)
+        #expect(process.waitForExit(timeout: .seconds(5)) == 0)
+        let again = try harness.start()
+        #expect(again.waitForLine(matching: "MPD protocol on", on: .stderr) != nil, "\(harness.log)")
+        let after = try MPDTestClient(port: port)
+        let back = waitUntil(timeout: .seconds(10), pollingEvery: .milliseconds(100)) {
+            after.fields("currentsong")["file"] == icecast.url && after.fields("status")["state"] == "play"
+                && after.fields("currentsong")["Name"] == "Jukebox Test FM"
+        }
+        #expect(back, "\(after.fields("currentsong"))\n\(harness.log)")
+        // A card assigned the station's URL plays it (the queue becomes the station).
+        let card = icecast.url + "?card"
+        #expect(after.command("card assign R1 url \"\(card)\"") == ["card: R1 url \"\(card)\"", "OK"])
+        harness.send("card R1")
+        let carded = waitUntil(timeout: .seconds(10), pollingEvery: .milliseconds(100)) {
+            after.fields("currentsong")["file"] == card && after.fields("status")["state"] == "play"
+        }
+        #expect(carded, "\(after.fields("currentsong"))\n\(harness.log)")
+        #expect(after.command("playlist") == ["0:file: \(card)", "OK"])
+        again.kill(SIGTERM)
+        #expect(again.waitForExit(timeout: .seconds(5)) == 0)
+    }
+}
