@@ -47,6 +47,7 @@ public enum DaemonConfig {
         config.database = resolve(config.database, against: base)
         if let lyrics = config.lyricsDir { config.lyricsDir = resolve(lyrics, against: base) }
         if let playlists = config.playlistDir { config.playlistDir = resolve(playlists, against: base) }
+        if let cache = config.podcasts.cacheDir { config.podcasts.cacheDir = resolve(cache, against: base) }
         return .success(LoadedConfig(config: config, path: path))
     }
 
