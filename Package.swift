@@ -40,6 +40,8 @@ let package = Package(
         // FFmpeg's headers only (libavformat-dev, libavcodec-dev, libavutil-dev): the libraries
         // are opened with dlopen on first use, never linked (see include/mp4_audio.h).
         .target(name: "CFFmpeg", linkerSettings: [.linkedLibrary("m")]),
+        // libcurl's headers only (libcurl4-openssl-dev): opened with dlopen on the first transfer.
+        .target(name: "CCurl"),
 
         // MARK: thin wrappers, one per C library
         .target(name: "LinuxSupport", dependencies: ["CLinuxShims"]),
@@ -59,6 +61,7 @@ let package = Package(
         .target(
             name: "XML", dependencies: ["CXML2", "CLazyLibraries"],
             swiftSettings: [.unsafeFlags(["-Xcc", "-I/usr/include/libxml2"])]),
+        .target(name: "HTTP", dependencies: ["CCurl"]),
 
         // MARK: the pure core
         .target(name: "TOML"),
@@ -127,6 +130,7 @@ let package = Package(
         .testTarget(
             name: "JukeboxAudioTests",
             dependencies: ["JukeboxAudio", "JukeboxCore", "ALSA", "MPG123", "LinuxSupport", "JukeboxTestSupport"]),
+        .testTarget(name: "HTTPTests", dependencies: ["HTTP", "LinuxSupport", "JukeboxTestSupport"]),
         .testTarget(
             name: "FormatWrapperTests",
             dependencies: ["FLAC", "Vorbis", "Opus", "FFmpeg", "CLazyLibraries", "JukeboxTestSupport"]),
