@@ -93,7 +93,7 @@ let package = Package(
         .target(
             name: "JukeboxPodcasts",
             dependencies: [
-                "JukeboxCore", "XML", "LinuxSupport",
+                "JukeboxCore", "XML", "HTTP", "LinuxSupport",
                 .product(name: "Logging", package: "swift-log"),
             ]),
 

@@ -41,8 +41,11 @@ final class Daemon {
     let display: DisplayController?
     /// The playing track's lyrics (display, `lyrics` on every console, the nudge gesture).
     let lyrics: TrackLyrics
-    /// Tracks by id, for paths and durations; refreshed after each scan.
-    private(set) var library: [TrackID: TrackInfo] = [:]
+    /// Tracks by id, for paths and durations; refreshed after each scan. Podcast episodes
+    /// with a file are here too, under negative ids (`Podcasts.trackID`).
+    var library: [TrackID: TrackInfo] = [:]
+    /// Feeds, episodes and their downloads.
+    var podcasts: Podcasts!
     /// The source the queue holds and Recently played (saved with the resume commits).
     var history = PlayHistory()
     /// The paths in the `Favourites` playlist, for the mark on the display.
@@ -143,6 +146,7 @@ final class Daemon {
             config.console.device.hasPrefix("/")
             ? nil : Console.open(device: config.console.device, force: forceStdinConsole, logger: logger)
         mpd = MPDFrontEnd(config: config, store: store, logger: logger)
+        podcasts = Podcasts(config: config, store: store, logger: logger, wakeup: wakeup)
         playlistFolder = PlaylistFolder(path: config.playlistFolder, musicDir: config.musicDir)
         display = DisplayController.make(config: config, logger: logger)
         lyrics = TrackLyrics(config: config, logger: logger)
@@ -184,7 +188,7 @@ final class Daemon {
             start.saved = saved.map {
                 PlayerMachine.Snapshot(record: $0, queue: queue, fallbackMode: config.queue.mode)
             }
-            start.positions = try store.savedTrackPositions()
+            start.positions = try store.savedTrackPositions().merging(podcasts.savedPositions()) { a, _ in a }
             start.seekHints = try store.savedSeekHints()
         } catch {
             logger.error("cannot read the saved state, starting afresh: \(error)")
@@ -201,6 +205,7 @@ final class Daemon {
             journal.continueAfter(saved.journalSequence)
         }
         perform(keeper.handle(.start(start), now: Instant.now))
+        podcasts.start()
     }
 
     /// First start (or a rebuilt database), once the library has tracks: the queue is the
@@ -252,6 +257,7 @@ final class Daemon {
                     wakeup.drain()
                     handlePipelineEvents()
                     handleScanResult()
+                    handlePodcastReports()
                 } else if let console, readiness.fd == console.inputFD {
                     for event in console.read() {
                         switch event {
@@ -521,7 +527,8 @@ final class Daemon {
         }
         requests[request.token] = request
         return PlaybackItem(
-            token: request.token, path: "\(config.musicDir)/\(track.cue?.file ?? track.path)",
+            token: request.token,
+            path: track.path.hasPrefix("/") ? track.path : "\(config.musicDir)/\(track.cue?.file ?? track.path)",
             seekHint: keeper.seekHints[request.trackID],
             span: track.cue.map { $0.startFrame..<max($0.startFrame, $0.endFrame ?? .max) },
             replayGainMode: mpd.replayGainMode.effective(random: machine.options.random))
@@ -566,8 +573,11 @@ final class Daemon {
                 case .writeRAM(let record): sequence = journal.record(record)
                 case .writeCheckpoint(let record): sequence = journal.recordDurably(record)
                 case .saveQueue(let entries): try store.saveQueue(entries.map(QueueRecord.init), durable: false)
+                case .rememberPosition(let track, let positionMs, _) where track < 0:
+                    podcasts.remember(positionMs: positionMs, ofTrack: track)
                 case .rememberPosition(let track, let positionMs, let hint):
                     try store.setPosition(positionMs, hint: hint, ofTrack: track)
+                case .forgetPosition(let track) where track < 0: podcasts.played(track: track)
                 case .forgetPosition(let track): try store.setPosition(nil, ofTrack: track)
                 case .commit(let snapshot, let durable):
                     // Recently played rides along unsynced; this commit makes it durable.
@@ -602,6 +612,7 @@ final class Daemon {
         console?.close()
         pipeline.shutdown()
         scan.abandon()
+        podcasts.shutdown()
         logger.info("stopped")
     }
 
@@ -610,6 +621,7 @@ final class Daemon {
     private func reloadLibrary() {
         do {
             library = Dictionary(uniqueKeysWithValues: try store.playableTracks().map { ($0.id, $0.info) })
+            library.merge(podcasts.tracks()) { a, _ in a }
         } catch {
             logger.error("cannot read the library: \(error)")
         }

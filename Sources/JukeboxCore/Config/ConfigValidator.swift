@@ -305,7 +305,7 @@ public enum ConfigValidator {
         "podcasts": [
             KeySpec(name: "feeds", kind: .urls) { $0.podcasts.feeds = $1.texts ?? [] },
             path("cache_dir") { $0.podcasts.cacheDir = $1 },
-            integer("cache_limit_mb", 16...1_048_576) { $0.podcasts.cacheLimitMB = $1 },
+            integer("cache_limit_mb", 1...1_048_576) { $0.podcasts.cacheLimitMB = $1 },
         ],
         "network": [
             string("address") { $0.network.address = $1 },
