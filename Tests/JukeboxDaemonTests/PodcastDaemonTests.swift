@@ -62,8 +62,9 @@ final class PodcastServer: Sendable {
         return Array((text + "</channel></rss>").utf8)
     }
 
-    static func daemon(_ extra: String = "") throws -> (DaemonHarness, DaemonProcess) {
-        let harness = try DaemonHarness(tracks: [], configExtra: "[podcasts]\n" + extra, onStart: "off")
+    static func daemon(_ extra: String = "", resumeExtra: String = "") throws -> (DaemonHarness, DaemonProcess) {
+        let harness = try DaemonHarness(
+            tracks: [], configExtra: "[podcasts]\n" + extra, onStart: "off", resumeExtra: resumeExtra)
         let process = try harness.start()
         #expect(process.waitForLine(matching: "jukeboxd", timeout: .seconds(20)) != nil)
         return (harness, process)
@@ -206,5 +207,28 @@ final class PodcastServer: Sendable {
         #expect(process.waitForLine(matching: "6. ", on: .stdout) != nil, "\(harness.log)")
         harness.send("podcast add \(try server.put("bad/fine.xml", valid))")
         #expect(process.waitForLine(matching: "downloaded Fine One", on: .stdout, timeout: .seconds(20)) != nil)
+    }
+
+    @Test func anEpisodeKeepsItsPlaceLikeALongTrack() throws {
+        let mp3 = try #require(Fixtures.longMP3)
+        let url = try server.put("place/ep.mp3", try #require(Self.contents(mp3)))
+        let feed = try server.put("place/feed.xml", Self.rss("Place", [("Place One", url, 6)]))
+        let (harness, process) = try Self.daemon("feeds = [\"\(feed)\"]", resumeExtra: "long_track_minutes = 1")
+        #expect(process.waitForLine(matching: "downloaded Place One", on: .stdout, timeout: .seconds(20)) != nil)
+        harness.send("podcast play 1 1")
+        #expect(process.waitForLine(matching: "OK playing Place One", on: .stdout) != nil, "\(harness.log)")
+        #expect(harness.waitForStatus { $0.state == "play" && $0.duration.map { $0 > 100 } == true } != nil)
+        harness.send("seek 50")
+        #expect(harness.waitForStatus { $0.elapsed >= 50 } != nil, "\(harness.log)")
+        harness.send("pause")
+        #expect(harness.waitForStatus { $0.state == "pause" } != nil)
+        _ = process.kill(SIGTERM)
+        #expect(process.waitForExit() == 0)
+        harness.process?.skipOutput()
+        let again = try harness.start()
+        #expect(again.waitForLine(matching: "podcast Place: 1 episodes", on: .stdout, timeout: .seconds(20)) != nil)
+        harness.send("podcast play 1 1")
+        let resumed = harness.waitForStatus { $0.state == "play" && $0.elapsed > 0 }
+        #expect(resumed.map { abs($0.elapsed - 50) < 3 } == true, "\(String(describing: resumed)) \(harness.log)")
     }
 }
