@@ -3,7 +3,9 @@ import JukeboxCore
 
 // Podcasts on the console and in the player: `podcast ...` and `clear cache` lines, the
 // reports of jb-podcast, and episodes played as tracks of their own (negative ids), which
-// keep their position as long tracks do.
+// keep their position as long tracks do. An episode plays from its whole file: one asked for
+// while it downloads plays once whole (the decoders stop at a partial file's end, which the
+// player would take for the episode's end).
 
 extension Daemon {
     /// A `podcast` line (the words after `podcast`), or `clear cache`.
@@ -15,13 +17,16 @@ extension Daemon {
         }
     }
 
-    /// What jb-podcast finished: stored by `Podcasts`, announced on the console.
+    /// What jb-podcast finished: stored by `Podcasts`, announced on the console; an episode
+    /// asked for before it was whole starts playing.
     func handlePodcastReports() {
-        for line in podcasts.handleReports() { console?.announce(line) }
+        let (announcements, play) = podcasts.handleReports()
+        for line in announcements { console?.announce(line) }
+        if let play { console?.announce(playEpisode(play)) }
     }
 
-    /// Plays an episode, downloaded or downloading (its partial file, as far as it goes),
-    /// from where it was left; one not yet downloaded starts downloading.
+    /// `podcast play N E`: a downloaded episode plays from where it was left; one not yet
+    /// whole downloads before the others and plays once whole.
     func playEpisode(_ number: Int, _ index: Int) -> String {
         let found: EpisodeRecord?
         do {
@@ -30,10 +35,16 @@ extension Daemon {
             return "error: \(error)"
         }
         guard let record = found else { return podcasts.noSuchEpisode(number, index) }
-        if record.state != .complete, record.state != .downloading {
-            podcasts.queueDownload(record)
-            return "OK downloading \(record.episode.title); it can be played once it has begun"
+        guard record.state == .complete else {
+            podcasts.playWhenDownloaded = record.id
+            podcasts.queueDownload(record, first: true)
+            return "OK \(record.episode.title) plays once it is downloaded"
         }
+        return playEpisode(record)
+    }
+
+    /// Plays a downloaded episode as a track of its own, from where it was left.
+    func playEpisode(_ record: EpisodeRecord) -> String {
         let track = podcasts.track(record, durationMs: Self.probedDuration)
         library[track.id] = track
         podcasts.playing = record.id

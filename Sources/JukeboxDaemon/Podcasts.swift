@@ -21,6 +21,8 @@ final class Podcasts {
     private var downloading: Int64?
     /// The episode the player has (never evicted); the daemon keeps it up to date.
     var playing: Int64?
+    /// The episode asked to play before it was whole: it plays when its download completes.
+    var playWhenDownloaded: Int64?
     /// The subscriptions, numbered from 1 in `list`, and the episodes last listed per podcast.
     private(set) var subscriptions: [Subscription] = []
 
@@ -120,7 +122,7 @@ final class Podcasts {
                 queueDownload(record)
                 return "OK downloading \(record.episode.title)"
             case .play:
-                return "error: podcast play is handled by the daemon"
+                preconditionFailure("podcast play goes to the daemon (Daemon.playEpisode)")
             case .clearCache:
                 return clearCache()
             }
@@ -180,8 +182,9 @@ final class Podcasts {
 
     // MARK: - downloads and the cache
 
-    /// Starts (or continues) an episode's download once there is room for it.
-    func queueDownload(_ record: EpisodeRecord) {
+    /// Starts (or continues) an episode's download once there is room for it; `first`:
+    /// before the other episodes waiting.
+    func queueDownload(_ record: EpisodeRecord, first: Bool = false) {
         var record = record
         let incoming = max(0, (record.expectedBytes ?? record.episode.length ?? 0) - record.durableBytes)
         guard makeRoom(for: incoming, besides: record.id) else {
@@ -205,7 +208,7 @@ final class Podcasts {
                 episodeID: record.id, url: record.episode.enclosureURL,
                 partialPath: "\(folder)/\(record.fileName).part",
                 finalPath: "\(folder)/\(record.fileName)", durableBytes: record.durableBytes,
-                expectedBytes: record.expectedBytes, byteLimit: byteLimit))
+                expectedBytes: record.expectedBytes, byteLimit: byteLimit), first: first)
     }
 
     /// Deletes cached episodes (the core's order) until `incoming` more bytes fit; false,
@@ -271,18 +274,24 @@ final class Podcasts {
     }
 
     /// What jb-podcast reported: stores it, queues the newest episode of a feed just read,
-    /// and returns the lines to announce on the console.
-    func handleReports() -> [String] {
-        guard let fetcher else { return [] }
+    /// and returns the lines to announce on the console, and the episode to play now (the
+    /// one `playWhenDownloaded` named, once whole).
+    func handleReports() -> (announcements: [String], play: EpisodeRecord?) {
+        guard let fetcher else { return ([], nil) }
         var announcements: [String] = []
+        var play: EpisodeRecord?
         for report in fetcher.takeReports() {
             do {
                 announcements += try handle(report)
+                if case .completed(let id, _) = report, id == playWhenDownloaded {
+                    playWhenDownloaded = nil
+                    play = try record(id)
+                }
             } catch {
                 logger.error("podcasts: \(error)")
             }
         }
-        return announcements
+        return (announcements, play)
     }
 
     private func handle(_ report: PodcastFetcher.Report) throws -> [String] {

@@ -97,11 +97,14 @@ public final class PodcastFetcher: @unchecked Sendable {
         }
     }
 
-    /// Queues an episode's download (once).
-    public func download(_ job: EpisodeJob) {
+    /// Queues an episode's download (once); `first`: before the other episodes waiting (one
+    /// the listener wants to hear).
+    public func download(_ job: EpisodeJob, first: Bool = false) {
         lock.withLock {
-            guard current?.id != job.episodeID, !jobs.contains(where: { $0.episodeID == job.episodeID }) else { return }
-            jobs.append(.episode(job))
+            guard current?.id != job.episodeID else { return }
+            jobs.removeAll { $0.episodeID == job.episodeID }
+            let firstEpisode = jobs.firstIndex { $0.episodeID != nil } ?? jobs.endIndex
+            jobs.insert(.episode(job), at: first ? firstEpisode : jobs.endIndex)
             startIfNeeded()
         }
     }

@@ -231,4 +231,21 @@ final class PodcastServer: Sendable {
         let resumed = harness.waitForStatus { $0.state == "play" && $0.elapsed > 0 }
         #expect(resumed.map { abs($0.elapsed - 50) < 3 } == true, "\(String(describing: resumed)) \(harness.log)")
     }
+
+    @Test func anEpisodeAskedForWhileItDownloadsPlaysOnceWhole() throws {
+        let mp3 = try #require(Fixtures.longMP3)
+        let bytes = try #require(Self.contents(mp3))
+        let url = try server.put("slow/ep.mp3", bytes) + "?rate=1000000"
+        let older = try server.put("slow/old.mp3", Self.body(1000, seed: 7))
+        let feed = try server.put("slow/feed.xml", Self.rss("Slow", [("Old One", older, 1), ("Slow One", url, 7)]))
+        let (harness, process) = try Self.daemon("feeds = [\"\(feed)\"]")
+        #expect(process.waitForLine(matching: "Slow One: 0 of \(bytes.count) bytes kept", on: .stderr) != nil)
+        harness.send("podcast play 1 1")
+        #expect(process.waitForLine(matching: "OK Slow One plays once it is downloaded", on: .stdout) != nil)
+        #expect(harness.status()?.state == "stop")
+        #expect(
+            process.waitForLine(matching: "* OK playing Slow One", on: .stdout, timeout: .seconds(20)) != nil,
+            "\(harness.log)")
+        #expect(harness.waitForStatus { $0.state == "play" && $0.duration.map { $0 > 100 } == true } != nil)
+    }
 }

@@ -12,7 +12,7 @@ public enum PodcastCommand: Sendable, Equatable {
     case refresh
     /// Download an episode (podcast number, episode number in its list) in the background.
     case download(podcast: Int, episode: Int)
-    /// Play an episode (downloaded or not yet) from where it was left.
+    /// Play an episode from where it was left (one not yet downloaded: once it is).
     case play(podcast: Int, episode: Int)
     /// Delete every downloaded and partial episode.
     case clearCache
