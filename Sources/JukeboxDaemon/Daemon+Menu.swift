@@ -42,6 +42,7 @@ extension Daemon {
             logger.warning("menu: cannot read the stored playlists: \(error)")
         }
         catalog.recent = history.recent
+        catalog.podcasts = podcasts.menuList()
         menu.replaceCatalog(catalog)
     }
 
@@ -80,6 +81,8 @@ extension Daemon {
                 console?.announce("menu: " + setSleep(target))
             case .nudgeLyrics(let ms):
                 perform(.lyricsOffset(LyricNudge(relative: true, ms: ms)), source: "menu")
+            case .playEpisode(let id):
+                console?.announce("menu: " + playEpisode(id: id))
             case .closed:
                 logger.debug("menu: closed")
                 learningCard = nil

@@ -13,7 +13,9 @@ extension Daemon {
         switch PodcastCommand.parse(words.map(String.init)) {
         case .failure(let error): return "error: \(error.message)"
         case .success(.play(let number, let index)): return playEpisode(number, index)
-        case .success(let command): return podcasts.handle(command)
+        case .success(let command):
+            defer { refreshMenuLists() }
+            return podcasts.handle(command)
         }
     }
 
@@ -21,6 +23,7 @@ extension Daemon {
     /// asked for before it was whole starts playing.
     func handlePodcastReports() {
         let (announcements, play) = podcasts.handleReports()
+        if !announcements.isEmpty { refreshMenuLists() }
         for line in announcements { console?.announce(line) }
         if let play { console?.announce(playEpisode(play)) }
     }
@@ -35,6 +38,20 @@ extension Daemon {
             return "error: \(error)"
         }
         guard let record = found else { return podcasts.noSuchEpisode(number, index) }
+        return play(record)
+    }
+
+    /// The menu's choice of an episode (by its row).
+    func playEpisode(id: Int64) -> String {
+        do {
+            guard let record = try podcasts.record(id) else { return "error: that episode is gone" }
+            return play(record)
+        } catch {
+            return "error: \(error)"
+        }
+    }
+
+    private func play(_ record: EpisodeRecord) -> String {
         guard record.state == .complete else {
             podcasts.playWhenDownloaded = record.id
             podcasts.queueDownload(record, first: true)

@@ -395,6 +395,23 @@ extension Podcasts {
             durationMs: durationMs(path))
     }
 
+    /// The podcasts and their episodes (new first) for the menu.
+    func menuList() -> [MenuCatalog.Podcast] {
+        do {
+            subscriptions = try store.subscriptions()
+            return try subscriptions.map { subscription in
+                MenuCatalog.Podcast(
+                    title: subscription.title,
+                    episodes: try store.episodes(of: subscription.id).map { record in
+                        (record.id, record.episode.title)
+                    })
+            }
+        } catch {
+            logger.error("podcasts: \(error)")
+            return []
+        }
+    }
+
     /// Every downloaded episode as a track (the queue and the resume journal may name them),
     /// with the length its row knows (probed when played).
     func tracks() -> [TrackID: TrackInfo] {

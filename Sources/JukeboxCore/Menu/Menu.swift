@@ -32,6 +32,8 @@ public enum MenuAction: Sendable, Equatable {
     case setSleep(SleepTarget?)
     /// Move the playing track's lyrics by this many milliseconds (+: later).
     case nudgeLyrics(Int64)
+    /// Play a podcast episode (by its row) from where it was left.
+    case playEpisode(Int64)
     /// The menu closed (chosen, backed out or idle): show what plays again.
     case closed
 }
@@ -60,6 +62,8 @@ public struct Menu: Sendable {
         case playMode
         case lyricsOffset
         case sleepTimer
+        case podcasts
+        case podcast(Int)
     }
 
     /// One list being browsed.
@@ -79,6 +83,7 @@ public struct Menu: Sendable {
         case recent(RecentlyPlayed.Entry)
         case mode(PlayMode)
         case sleep(SleepTarget?)
+        case episode(Int64)
         /// Does nothing (the lyrics offset's value).
         case value
     }
@@ -140,6 +145,7 @@ public struct Menu: Sendable {
             case .folder(let i): return i < catalog.folders.count
             case .artist(let i): return i < catalog.artists.count
             case .album(let i): return i < catalog.albums.count
+            case .podcast(let i): return i < catalog.podcasts.count
             default: return true
             }
         }
@@ -212,6 +218,8 @@ public struct Menu: Sendable {
                 sleepTarget = target
                 stack.removeLast()
                 return [.setSleep(target)]
+            case .episode(let id):
+                return [.playEpisode(id)] + close()
             case .value:
                 return []
             }
@@ -276,13 +284,19 @@ public struct Menu: Sendable {
         ("Recently played", .recent), ("Playlists", .playlists), ("Settings", .settings),
     ]
 
+    /// The top list: Podcasts (before Settings) only when some are followed.
+    var topList: [(String, Place)] {
+        if catalog.podcasts.isEmpty { return Self.topEntries }
+        return Self.topEntries.dropLast() + [("Podcasts", .podcasts)] + Self.topEntries.suffix(1)
+    }
+
     /// Lists of playable tracks start with this entry.
     public static let playAll = "▶ Play all"
 
     /// How many entries a list has.
     public func count(_ place: Place) -> Int {
         switch place {
-        case .top: return Self.topEntries.count
+        case .top: return topList.count
         case .folder(let i):
             let folder = catalog.folders[i]
             return 1 + folder.folders.count + folder.tracks.count
@@ -297,13 +311,15 @@ public struct Menu: Sendable {
         case .playMode: return PlayMode.allCases.count
         case .lyricsOffset: return 1
         case .sleepTimer: return Self.sleepChoices.count
+        case .podcasts: return catalog.podcasts.count
+        case .podcast(let i): return catalog.podcasts[i].episodes.count
         }
     }
 
     /// What entry `index` of a list does.
     public func entry(_ place: Place, _ index: Int) -> Entry {
         switch place {
-        case .top: return .open(Self.topEntries[index].1)
+        case .top: return .open(topList[index].1)
         case .folder(let i):
             let folder = catalog.folders[i]
             let source = PlaySource.folder(path: folder.path)
@@ -323,13 +339,15 @@ public struct Menu: Sendable {
         case .playMode: return .mode(PlayMode.allCases[index])
         case .lyricsOffset: return .value
         case .sleepTimer: return .sleep(Self.sleepChoices[index])
+        case .podcasts: return .open(.podcast(index))
+        case .podcast(let i): return .episode(catalog.podcasts[i].episodes[index].id)
         }
     }
 
     /// The text of entry `index` of a list.
     public func label(_ place: Place, _ index: Int) -> String {
         switch place {
-        case .top: return Self.topEntries[index].0
+        case .top: return topList[index].0
         case .folder(let i):
             let folder = catalog.folders[i]
             if index == 0 { return Self.playAll }
@@ -365,6 +383,8 @@ public struct Menu: Sendable {
         case .sleepTimer:
             let target = Self.sleepChoices[index]
             return (target == sleepTarget ? "✓ " : "  ") + (target.map { "\($0)" } ?? "off")
+        case .podcasts: return catalog.podcasts[index].title
+        case .podcast(let i): return catalog.podcasts[i].episodes[index].title
         }
     }
 
@@ -384,6 +404,8 @@ public struct Menu: Sendable {
         case .playMode: return "Play mode"
         case .lyricsOffset: return "Lyrics offset"
         case .sleepTimer: return "Sleep timer"
+        case .podcasts: return "Podcasts"
+        case .podcast(let i): return catalog.podcasts[i].title
         }
     }
 
