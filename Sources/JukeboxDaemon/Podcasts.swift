@@ -160,24 +160,8 @@ final class Podcasts {
         case .failed: state = " [failed: \(record.problem ?? "")]"
         }
         if record.played { state += " [played]" }
-        let date = record.episode.published.map { " (\(Self.day($0)))" } ?? ""
+        let date = record.episode.published.map { " (\(CivilTime.dayText($0)))" } ?? ""
         return record.episode.title + date + state
-    }
-
-    /// `2024-01-31` for seconds since 1970.
-    static func day(_ seconds: Int64) -> String {
-        // Howard Hinnant's civil_from_days.
-        let z = seconds / 86_400 + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let day = doy - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        let year = yoe + era * 400 + (month <= 2 ? 1 : 0)
-        func two(_ n: Int64) -> String { n < 10 ? "0\(n)" : "\(n)" }
-        return "\(year)-\(two(month))-\(two(day))"
     }
 
     // MARK: - downloads and the cache

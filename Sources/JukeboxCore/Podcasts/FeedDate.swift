@@ -35,8 +35,10 @@ public enum FeedDate {
             guard let zone = zoneMinutes(words[4]) else { return nil }
             offset = zone
         }
-        return seconds(year: year, month: Int64(month) + 1, day: day, hour: hour, minute: minute, second: second)
-            .map { $0 - offset * 60 }
+        return CivilTime.seconds(
+            year: year, month: Int64(month) + 1, day: day, hour: hour, minute: minute, second: second
+        )
+        .map { $0 - offset * 60 }
     }
 
     static func zoneMinutes(_ word: String) -> Int64? {
@@ -52,7 +54,7 @@ public enum FeedDate {
         let date = parts[0].split(separator: "-").map { Int64($0) }
         guard date.count == 3, let year = date[0], let month = date[1], let day = date[2] else { return nil }
         guard parts.count == 2 else {
-            return seconds(year: year, month: month, day: day, hour: 0, minute: 0, second: 0)
+            return CivilTime.seconds(year: year, month: month, day: day, hour: 0, minute: 0, second: 0)
         }
         var clock = Substring(parts[1])
         var offset: Int64 = 0
@@ -68,22 +70,7 @@ public enum FeedDate {
         guard fields.count == 3, let hour = fields[0], let minute = fields[1], let second = fields[2] else {
             return nil
         }
-        return seconds(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
+        return CivilTime.seconds(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
             .map { $0 - offset * 60 }
-    }
-
-    /// Seconds since 1970 of a UTC civil time (Howard Hinnant's days_from_civil); nil when a
-    /// field is out of range.
-    static func seconds(year: Int64, month: Int64, day: Int64, hour: Int64, minute: Int64, second: Int64) -> Int64? {
-        guard (1...12).contains(month), (1...31).contains(day), (0...23).contains(hour), (0...59).contains(minute),
-            (0...60).contains(second), (1...9999).contains(year)
-        else { return nil }
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        let days = era * 146_097 + dayOfEra - 719_468
-        return days * 86_400 + hour * 3600 + minute * 60 + second
     }
 }
