@@ -299,7 +299,7 @@ final class Daemon {
             let due = idleSince.adding(milliseconds: idleMs)
             timeout = min(timeout, max(0, due.milliseconds(since: now) + 1))
         }
-        for deadline in [startupScanDue, keeper.nextDeadline].compactMap({ $0 }) {
+        for deadline in [startupScanDue, keeper.nextDeadline, podcasts.nextRefresh].compactMap({ $0 }) {
             timeout = min(timeout, max(0, deadline.milliseconds(since: now) + 1))
         }
         if let limit = display?.sleepLimitMs(now: now) { timeout = min(timeout, limit) }
@@ -320,6 +320,7 @@ final class Daemon {
             scan.start()
         }
         if let due = cards.nextDeadline, now >= due { handleTagCard(.tick) }
+        if let due = podcasts.nextRefresh, now >= due { podcasts.refresh() }
         let positionKnown = machine.state != .stopped && refreshPosition().current
         perform(keeper.handle(.tick(machine.snapshot, positionKnown: positionKnown), now: now))
         if menu.isOpen { perform(menu.handle(.tick, now: now)) }

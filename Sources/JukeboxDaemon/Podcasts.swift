@@ -23,8 +23,12 @@ final class Podcasts {
     var playing: Int64?
     /// The episode asked to play before it was whole: it plays when its download completes.
     var playWhenDownloaded: Int64?
-    /// The subscriptions, numbered from 1 in `list`, and the episodes last listed per podcast.
+    /// The subscriptions, numbered from 1 in `list`.
     private(set) var subscriptions: [Subscription] = []
+    /// Feeds are read again this long after the last reading of them all.
+    static let refreshIntervalMs: Int64 = 6 * 3_600_000
+    /// When every feed is read again; nil while none is followed.
+    private(set) var nextRefresh: Instant?
 
     init(config: JukeboxConfig, store: LibraryStore, logger: Logger, wakeup: WakeupEvent) {
         self.store = store
@@ -57,8 +61,9 @@ final class Podcasts {
         "\(folder)/\(record.fileName)" + (record.state == .complete ? "" : ".part")
     }
 
-    /// Reads every feed again.
+    /// Reads every feed again (and again after `refreshIntervalMs`).
     func refresh() {
+        nextRefresh = subscriptions.isEmpty ? nil : Instant.now.adding(milliseconds: Self.refreshIntervalMs)
         for subscription in subscriptions {
             fetcherOnFirstUse().readFeed(podcastID: subscription.id, url: subscription.url)
         }
@@ -77,6 +82,7 @@ final class Podcasts {
                     return "error: not added"
                 }
                 fetcherOnFirstUse().readFeed(podcastID: subscription.id, url: url)
+                if nextRefresh == nil { nextRefresh = Instant.now.adding(milliseconds: Self.refreshIntervalMs) }
                 logger.info("podcasts: \(added ? "subscribed to" : "already following") \(url)")
                 return "OK podcast \(subscriptions.count): \(url)" + (added ? "" : " (already subscribed)")
             case .list:
