@@ -10,6 +10,7 @@ import JukeboxCore
 extension Daemon {
     /// A `podcast` line (the words after `podcast`), or `clear cache`.
     func handlePodcastLine(_ words: [Substring]) -> String {
+        notePlayingEpisode()
         switch PodcastCommand.parse(words.map(String.init)) {
         case .failure(let error): return "error: \(error.message)"
         case .success(.play(let number, let index)): return playEpisode(number, index)
@@ -22,6 +23,7 @@ extension Daemon {
     /// What jb-podcast finished: stored by `Podcasts`, announced on the console; an episode
     /// asked for before it was whole starts playing.
     func handlePodcastReports() {
+        notePlayingEpisode()
         let (announcements, play) = podcasts.handleReports()
         if !announcements.isEmpty { refreshMenuLists() }
         for line in announcements { console?.announce(line) }
@@ -73,6 +75,11 @@ extension Daemon {
         perform(machine.handle(.command(.play(index: 0)), now: now))
         logger.info("playing podcast episode \(record.episode.title)")
         return "OK playing \(record.episode.title)"
+    }
+
+    /// The episode the queue is at (if it is one), which the cache never deletes.
+    private func notePlayingEpisode() {
+        podcasts.playing = machine.queue.currentTrack.flatMap { $0 < 0 ? -$0 : nil }
     }
 
     /// An episode file's length, from its headers (nil when they do not say).

@@ -253,7 +253,7 @@ final class Podcasts {
         downloading = nil
         do {
             let cached = try store.episodes(of: nil).filter { $0.id != playing }
-            try store.forgetDownloads()
+            try store.forgetDownloads(keeping: playing)
             for record in cached { removeFiles(of: record) }
             logger.info("podcasts: cache cleared (\(cached.count) files)")
             return "OK cache cleared: \(cached.count) episode\(cached.count == 1 ? "" : "s")"

@@ -139,13 +139,18 @@ extension LibraryStore {
         }
     }
 
-    /// `clear cache`: no episode has a file or a checkpoint any more (a durable commit, made
-    /// before the files are deleted, so a power cut between leaves files no row names).
-    public func forgetDownloads() throws {
+    /// `clear cache`: no episode but `keeping` (the one playing) has a file or a checkpoint
+    /// any more (a durable commit, made before the files are deleted, so a power cut between
+    /// leaves files no row names, never rows naming no file).
+    public func forgetDownloads(keeping: Int64?) throws {
+        let update = try cached(
+            """
+            UPDATE episodes SET state = 'listed', durable_bytes = 0, expected_bytes = NULL, file = NULL, problem = NULL
+            WHERE id IS NOT ?
+            """)
         try connection.transaction(durable: true) {
-            try connection.execute(
-                "UPDATE episodes SET state = 'listed', durable_bytes = 0, expected_bytes = NULL, file = NULL, problem = NULL"
-            )
+            try update.bind(keeping, at: 1)
+            try update.run()
         }
     }
 }

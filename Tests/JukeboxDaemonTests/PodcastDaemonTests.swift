@@ -230,6 +230,13 @@ final class PodcastServer: Sendable {
         harness.send("podcast play 1 1")
         let resumed = harness.waitForStatus { $0.state == "play" && $0.elapsed > 0 }
         #expect(resumed.map { abs($0.elapsed - 50) < 3 } == true, "\(String(describing: resumed)) \(harness.log)")
+        // `clear cache` leaves the episode that plays.
+        harness.send("clear cache")
+        #expect(again.waitForLine(matching: "OK cache cleared: 0 episodes", on: .stdout) != nil, "\(harness.log)")
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: harness.directory.file("state/podcasts"))
+                .filter { !$0.hasPrefix(".") }.count == 1)
+        #expect(harness.status()?.state == "play")
     }
 
     @Test func anEpisodeAskedForWhileItDownloadsPlaysOnceWhole() throws {
