@@ -2,7 +2,7 @@ import JukeboxAudio
 import JukeboxCore
 
 // Podcasts on the console and in the player: `podcast ...` and `clear cache` lines, the
-// reports of jb-podcast, and episodes played as tracks of their own (negative ids), which
+// reports of jb-podcast, and episodes played as tracks of their own (`Podcasts.trackID`), which
 // keep their position as long tracks do. An episode plays from its whole file: one asked for
 // while it downloads plays once whole (the decoders stop at a partial file's end, which the
 // player would take for the episode's end).
@@ -79,7 +79,7 @@ extension Daemon {
 
     /// The episode the queue is at (if it is one), which the cache never deletes.
     private func notePlayingEpisode() {
-        podcasts.playing = machine.queue.currentTrack.flatMap { $0 < 0 ? -$0 : nil }
+        podcasts.playing = machine.queue.currentTrack.flatMap(Podcasts.episodeID)
     }
 
     /// An episode file's length, from its headers (nil when they do not say).

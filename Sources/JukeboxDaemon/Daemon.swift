@@ -42,7 +42,7 @@ final class Daemon {
     /// The playing track's lyrics (display, `lyrics` on every console, the nudge gesture).
     let lyrics: TrackLyrics
     /// Tracks by id, for paths and durations; refreshed after each scan. Podcast episodes
-    /// with a file are here too, under negative ids (`Podcasts.trackID`).
+    /// with a file are here too, under ids of their own (`Podcasts.trackID`).
     var library: [TrackID: TrackInfo] = [:]
     /// Feeds, episodes and their downloads.
     var podcasts: Podcasts!
@@ -574,11 +574,11 @@ final class Daemon {
                 case .writeRAM(let record): sequence = journal.record(record)
                 case .writeCheckpoint(let record): sequence = journal.recordDurably(record)
                 case .saveQueue(let entries): try store.saveQueue(entries.map(QueueRecord.init), durable: false)
-                case .rememberPosition(let track, let positionMs, _) where track < 0:
+                case .rememberPosition(let track, let positionMs, _) where Podcasts.episodeID(track) != nil:
                     podcasts.remember(positionMs: positionMs, ofTrack: track)
                 case .rememberPosition(let track, let positionMs, let hint):
                     try store.setPosition(positionMs, hint: hint, ofTrack: track)
-                case .forgetPosition(let track) where track < 0: podcasts.played(track: track)
+                case .forgetPosition(let track) where Podcasts.episodeID(track) != nil: podcasts.played(track: track)
                 case .forgetPosition(let track): try store.setPosition(nil, ofTrack: track)
                 case .commit(let snapshot, let durable):
                     // Recently played rides along unsynced; this commit makes it durable.

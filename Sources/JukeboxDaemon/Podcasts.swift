@@ -373,8 +373,15 @@ final class Podcasts {
 // MARK: - episodes as tracks
 
 extension Podcasts {
-    /// The player's id for an episode: negative, so it never meets a library row's.
-    static func trackID(_ episodeID: Int64) -> TrackID { -episodeID }
+    /// Episodes' track ids lie below this: library rows are positive and web radio's stations
+    /// take the small negative ids (-1, -2, ...), so neither ever meets an episode's.
+    static let trackIDBase: TrackID = -(1 << 40)
+
+    /// The player's id for an episode.
+    static func trackID(_ episodeID: Int64) -> TrackID { trackIDBase - episodeID }
+
+    /// The episode a track id names, if it names one.
+    static func episodeID(_ track: TrackID) -> Int64? { track < trackIDBase ? trackIDBase - track : nil }
 
     /// An episode as a track of the player, its file's absolute path as the path.
     func track(_ record: EpisodeRecord, durationMs: (String) -> Int64?) -> TrackInfo {
@@ -443,12 +450,12 @@ extension Podcasts {
             record.positionMs = 0
             record.played = true
         }
-        logger.info("podcasts: episode \(-track) played")
+        logger.info("podcasts: episode \(Self.episodeID(track) ?? 0) played")
     }
 
     private func update(_ track: TrackID, _ change: (inout EpisodeRecord) -> Void) {
         do {
-            guard var record = try record(-track) else { return }
+            guard let id = Self.episodeID(track), var record = try record(id) else { return }
             change(&record)
             try store.saveEpisode(record, durable: false)
         } catch {
