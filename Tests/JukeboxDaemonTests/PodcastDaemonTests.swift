@@ -237,6 +237,8 @@ final class PodcastServer: Sendable {
             try FileManager.default.contentsOfDirectory(atPath: harness.directory.file("state/podcasts"))
                 .filter { !$0.hasPrefix(".") }.count == 1)
         #expect(harness.status()?.state == "play")
+        harness.send("podcast 1")
+        #expect(again.waitForLine(matching: "1. Place One (2024-01-06) [downloaded]", on: .stdout) != nil)
     }
 
     @Test func anEpisodeAskedForWhileItDownloadsPlaysOnceWhole() throws {
