@@ -124,6 +124,7 @@ public final class PodcastFetcher: @unchecked Sendable {
         jobs.removeAll { job in job.episodeID.map { episodes?.contains($0) ?? true } ?? false }
         while let running = current, episodes?.contains(running.id) ?? true {
             running.stop.stop()
+            lock.broadcast()  // ends a backoff wait at once
             lock.wait()
         }
     }

@@ -56,7 +56,9 @@ extension LibraryStore {
     /// are kept, so a downloaded one stays playable. Unsynced: nothing is lost that the next
     /// read would not bring back.
     public func saveFeed(_ feed: Feed, podcastID: Int64) throws {
-        let title = try cached("UPDATE podcasts SET title = ?, problem = NULL WHERE id = ?")
+        // A feed without a title keeps the one it had (its URL at first).
+        let title = try cached(
+            "UPDATE podcasts SET title = coalesce(nullif(?, ''), title), problem = NULL WHERE id = ?")
         let upsert = try cached(
             """
             INSERT INTO episodes(podcast_id, guid, title, published, url, length, type) VALUES (?, ?, ?, ?, ?, ?, ?)

@@ -257,4 +257,15 @@ final class PodcastServer: Sendable {
             "\(harness.log)")
         #expect(harness.waitForStatus { $0.state == "play" && $0.duration.map { $0 > 100 } == true } != nil)
     }
+
+    @Test func clearCacheEndsADownloadWaitingToTryAgain() throws {
+        let feed = try server.put("gone/feed.xml", Self.rss("Gone", [("Gone One", "\(server.base)/gone/ep.mp3", 8)]))
+        let (harness, process) = try Self.daemon("feeds = [\"\(feed)\"]")
+        // Three 404s: the third failure backs off 4 s.
+        #expect(waitUntil(timeout: .seconds(15)) { server.requests(for: "gone/ep.mp3").count == 3 }, "\(harness.log)")
+        let asked = MonotonicClock.nanoseconds()
+        harness.send("clear cache")
+        let answer = process.waitForOutputLine(matching: "OK cache cleared", on: .stdout)
+        #expect(answer.map { seconds(from: asked, to: $0.nanoseconds) < 1.5 } == true, "\(harness.log)")
+    }
 }

@@ -28,8 +28,10 @@ import Testing
         try store.saveEpisode(old, durable: true)
         // Read again with a new title: the feed's facts change, what the box did stays.
         var renamed = feed
+        renamed.title = ""
         renamed.episodes[1].title = "Old, renamed"
         try store.saveFeed(renamed, podcastID: podcast.id)
+        #expect(try store.subscriptions().first?.title == "A")
         let episodes = try store.episodes(of: podcast.id)
         #expect(episodes.map(\.episode.title) == ["New", "Old, renamed", "Undated"])
         #expect(episodes[1].state == .complete && episodes[1].positionMs == 5000 && episodes[1].file == "\(old.id).mp3")
