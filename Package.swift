@@ -34,7 +34,9 @@ let package = Package(
         .systemLibrary(name: "COpus", providers: [.apt(["libopusfile-dev"])]),
         .systemLibrary(name: "CSoxr", providers: [.apt(["libsoxr-dev"])]),
         .systemLibrary(name: "CSonic", providers: [.apt(["libsonic-dev"])]),
-        .target(name: "CLazyLibraries", cSettings: [.unsafeFlags(["-I/usr/include/opus"])]),
+        .systemLibrary(name: "CXML2", providers: [.apt(["libxml2-dev"])]),
+        .target(
+            name: "CLazyLibraries", cSettings: [.unsafeFlags(["-I/usr/include/opus", "-I/usr/include/libxml2"])]),
         .target(name: "COggHeaders", dependencies: ["CLazyLibraries"]),
         // FFmpeg's headers only (libavformat-dev, libavcodec-dev, libavutil-dev): the libraries
         // are opened with dlopen on first use, never linked (see include/mp4_audio.h).
@@ -57,6 +59,10 @@ let package = Package(
             name: "Opus", dependencies: ["COpus", "CLazyLibraries", "COggHeaders", "Ogg"],
             swiftSettings: [.unsafeFlags(["-Xcc", "-I/usr/include/opus"])]),
         .target(name: "FFmpeg", dependencies: ["CFFmpeg"]),
+        // libxml2's reader for podcast feeds, opened on first use (CLazyLibraries).
+        .target(
+            name: "XML", dependencies: ["CXML2", "CLazyLibraries"],
+            swiftSettings: [.unsafeFlags(["-Xcc", "-I/usr/include/libxml2"])]),
         .target(name: "HTTP", dependencies: ["CCurl"]),
 
         // MARK: the pure core
@@ -85,6 +91,14 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]),
 
+        // Podcasts: feeds read with libxml2, episodes downloaded on jb-podcast.
+        .target(
+            name: "JukeboxPodcasts",
+            dependencies: [
+                "JukeboxCore", "XML", "HTTP", "LinuxSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+
         .target(
             name: "JukeboxDevices",
             dependencies: [
@@ -97,7 +111,7 @@ let package = Package(
             name: "JukeboxDaemon",
             dependencies: [
                 "TOML", "JukeboxCore", "MPDProtocol", "JukeboxAudio", "JukeboxStore", "JukeboxDisplay",
-                "JukeboxDevices", "LinuxSupport",
+                "JukeboxDevices", "JukeboxPodcasts", "LinuxSupport",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .executableTarget(name: "jukeboxd", dependencies: ["JukeboxDaemon"]),
@@ -122,6 +136,9 @@ let package = Package(
         .testTarget(
             name: "FormatWrapperTests",
             dependencies: ["FLAC", "Vorbis", "Opus", "FFmpeg", "CLazyLibraries", "JukeboxTestSupport"]),
+        .testTarget(
+            name: "JukeboxPodcastsTests",
+            dependencies: ["JukeboxPodcasts", "JukeboxCore", "XML", "CLazyLibraries", "JukeboxTestSupport"]),
         .testTarget(
             name: "JukeboxStoreTests",
             dependencies: [

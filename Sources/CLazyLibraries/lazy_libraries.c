@@ -6,6 +6,7 @@
 #include "lazy_libraries.h"
 
 #include <FLAC/metadata.h>
+#include <libxml/xmlreader.h>
 #include <FLAC/stream_decoder.h>
 #include <dlfcn.h>
 #include <ogg/ogg.h>
@@ -18,11 +19,11 @@
 #include <string.h>
 #include <vorbis/vorbisfile.h>
 
-/* Debian 12's sonames (libflac12, libogg0, libvorbisfile3, libopusfile0, libsoxr0, libsonic0). A test checks them
-   against the -dev packages' links, so a distribution that moves on fails there. */
+/* Debian 12's sonames (libflac12, libogg0, libvorbisfile3, libopusfile0, libsoxr0, libsonic0, libxml2). A test
+   checks them against the -dev packages' links, so a distribution that moves on fails there. */
 static const char *const sonames[JB_LIB_COUNT] = {
     "libFLAC.so.12", "libogg.so.0", "libvorbisfile.so.3", "libopusfile.so.0", "libsoxr.so.0",
-    "libsonic.so.0"};
+    "libsonic.so.0", "libxml2.so.2"};
 static void *handles[JB_LIB_COUNT];
 static const char *failures[JB_LIB_COUNT];
 static pthread_mutex_t loading = PTHREAD_MUTEX_INITIALIZER;
@@ -186,3 +187,18 @@ LAZY(SN, int, sonicReadShortFromStream, (sonicStream stream, short *samples, int
      (stream, samples, maxSamples))
 LAZY(SN, int, sonicFlushStream, (sonicStream stream), (stream))
 #undef SN
+#define X JB_LIB_XML2
+LAZY(X, xmlTextReaderPtr, xmlReaderForFile, (const char *filename, const char *encoding, int options),
+     (filename, encoding, options))
+LAZY(X, void, xmlFreeTextReader, (xmlTextReaderPtr reader), (reader))
+LAZY(X, int, xmlTextReaderRead, (xmlTextReaderPtr reader), (reader))
+LAZY(X, int, xmlTextReaderNodeType, (xmlTextReaderPtr reader), (reader))
+LAZY(X, int, xmlTextReaderIsEmptyElement, (xmlTextReaderPtr reader), (reader))
+LAZY(X, int, xmlTextReaderMoveToNextAttribute, (xmlTextReaderPtr reader), (reader))
+LAZY(X, int, xmlTextReaderMoveToElement, (xmlTextReaderPtr reader), (reader))
+LAZY(X, const xmlChar *, xmlTextReaderConstLocalName, (xmlTextReaderPtr reader), (reader))
+LAZY(X, const xmlChar *, xmlTextReaderConstNamespaceUri, (xmlTextReaderPtr reader), (reader))
+LAZY(X, const xmlChar *, xmlTextReaderConstValue, (xmlTextReaderPtr reader), (reader))
+LAZY(X, void, xmlTextReaderSetStructuredErrorHandler, (xmlTextReaderPtr reader, xmlStructuredErrorFunc f, void *arg),
+     (reader, f, arg))
+#undef X

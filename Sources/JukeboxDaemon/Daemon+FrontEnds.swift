@@ -20,7 +20,7 @@ extension Daemon {
             console?.reply(
                 [
                     CommandParser.helpText, InjectedInput.helpText, ControlAction.favouriteHelpText,
-                    Self.sourcesHelpText, TagCardCommand.helpText,
+                    Self.sourcesHelpText, TagCardCommand.helpText, PodcastCommand.helpText,
                 ]
                 .joined(separator: "\n"))
             return
@@ -36,6 +36,10 @@ extension Daemon {
         }
         if words.first?.lowercased() == "recent" {
             console?.reply(handleRecent(Array(words.dropFirst())))
+            return
+        }
+        if words.first?.lowercased() == "podcast" || trimmed.lowercased() == "clear cache" {
+            console?.reply(handlePodcastLine(Array(words.dropFirst(words.first?.lowercased() == "podcast" ? 1 : 0))))
             return
         }
         if words.first?.lowercased() == "card" {

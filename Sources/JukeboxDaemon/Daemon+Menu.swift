@@ -42,6 +42,7 @@ extension Daemon {
             logger.warning("menu: cannot read the stored playlists: \(error)")
         }
         catalog.recent = history.recent
+        catalog.podcasts = podcasts.menuList()
         menu.replaceCatalog(catalog)
     }
 
@@ -82,6 +83,8 @@ extension Daemon {
                 perform(machine.handle(.command(.setSpeed(speed)), now: Instant.now))
             case .nudgeLyrics(let ms):
                 perform(.lyricsOffset(LyricNudge(relative: true, ms: ms)), source: "menu")
+            case .playEpisode(let id):
+                console?.announce("menu: " + playEpisode(id: id))
             case .closed:
                 logger.debug("menu: closed")
                 learningCard = nil

@@ -41,10 +41,13 @@ final class Daemon {
     let display: DisplayController?
     /// The playing track's lyrics (display, `lyrics` on every console, the nudge gesture).
     let lyrics: TrackLyrics
-    /// Tracks by id, for paths and durations; refreshed after each scan.
-    private(set) var library: [TrackID: TrackInfo] = [:]
+    /// Tracks by id, for paths and durations; refreshed after each scan. Podcast episodes
+    /// with a file are here too, under ids of their own (`Podcasts.trackID`).
+    var library: [TrackID: TrackInfo] = [:]
     /// Web radio stations and what the playing one says (Daemon+Radio).
     var radio = RadioState()
+    /// Feeds, episodes and their downloads.
+    var podcasts: Podcasts!
     /// The source the queue holds and Recently played (saved with the resume commits).
     var history = PlayHistory()
     /// The paths in the `Favourites` playlist, for the mark on the display.
@@ -159,6 +162,7 @@ final class Daemon {
             config.console.device.hasPrefix("/")
             ? nil : Console.open(device: config.console.device, force: forceStdinConsole, logger: logger)
         mpd = MPDFrontEnd(config: config, store: store, logger: logger)
+        podcasts = Podcasts(config: config, store: store, logger: logger, wakeup: wakeup)
         playlistFolder = PlaylistFolder(path: config.playlistFolder, musicDir: config.musicDir)
         display = DisplayController.make(config: config, logger: logger)
         lyrics = TrackLyrics(config: config, logger: logger)
@@ -203,7 +207,7 @@ final class Daemon {
             start.saved = saved.map {
                 PlayerMachine.Snapshot(record: $0, queue: queue, fallbackMode: config.queue.mode)
             }
-            start.positions = try store.savedTrackPositions()
+            start.positions = try store.savedTrackPositions().merging(podcasts.savedPositions()) { a, _ in a }
             start.seekHints = try store.savedSeekHints()
         } catch {
             logger.error("cannot read the saved state, starting afresh: \(error)")
@@ -221,6 +225,7 @@ final class Daemon {
             journal.continueAfter(saved.journalSequence)
         }
         perform(keeper.handle(.start(start), now: Instant.now))
+        podcasts.start()
     }
 
     /// First start (or a rebuilt database), once the library has tracks: the queue is the
@@ -273,6 +278,7 @@ final class Daemon {
                     wakeup.drain()
                     handlePipelineEvents()
                     handleScanResult()
+                    handlePodcastReports()
                 } else if let console, readiness.fd == console.inputFD {
                     for event in console.read() {
                         switch event {
@@ -315,7 +321,9 @@ final class Daemon {
             let due = idleSince.adding(milliseconds: idleMs)
             timeout = min(timeout, max(0, due.milliseconds(since: now) + 1))
         }
-        for deadline in [startupScanDue, keeper.nextDeadline, serviceManager.nextPing].compactMap({ $0 }) {
+        for deadline in [startupScanDue, keeper.nextDeadline, serviceManager.nextPing, podcasts.nextRefresh].compactMap({
+            $0
+        }) {
             timeout = min(timeout, max(0, deadline.milliseconds(since: now) + 1))
         }
         if let limit = display?.sleepLimitMs(now: now) { timeout = min(timeout, limit) }
@@ -339,6 +347,7 @@ final class Daemon {
             scan.start()
         }
         if let due = cards.nextDeadline, now >= due { handleTagCard(.tick) }
+        if let due = podcasts.nextRefresh, now >= due { podcasts.refresh() }
         let positionKnown = machine.state != .stopped && refreshPosition().current
         perform(keeper.handle(.tick(machine.snapshot, positionKnown: positionKnown), now: now))
         if menu.isOpen { perform(menu.handle(.tick, now: now)) }
@@ -565,7 +574,8 @@ final class Daemon {
         }
         requests[request.token] = request
         return PlaybackItem(
-            token: request.token, path: "\(config.musicDir)/\(track.cue?.file ?? track.path)",
+            token: request.token,
+            path: track.path.hasPrefix("/") ? track.path : "\(config.musicDir)/\(track.cue?.file ?? track.path)",
             seekHint: keeper.seekHints[request.trackID],
             span: track.cue.map { $0.startFrame..<max($0.startFrame, $0.endFrame ?? .max) },
             replayGainMode: mpd.replayGainMode.effective(random: machine.options.random))
@@ -621,8 +631,11 @@ final class Daemon {
                 case .writeRAM(let record): sequence = journal.record(record)
                 case .writeCheckpoint(let record): sequence = journal.recordDurably(record)
                 case .saveQueue(let entries): try store.saveQueue(entries.map(QueueRecord.init), durable: false)
+                case .rememberPosition(let track, let positionMs, _) where Podcasts.episodeID(track) != nil:
+                    podcasts.remember(positionMs: positionMs, ofTrack: track)
                 case .rememberPosition(let track, let positionMs, let hint):
                     try store.setPosition(positionMs, hint: hint, ofTrack: track)
+                case .forgetPosition(let track) where Podcasts.episodeID(track) != nil: podcasts.played(track: track)
                 case .forgetPosition(let track): try store.setPosition(nil, ofTrack: track)
                 case .commit(let snapshot, let durable):
                     // Recently played rides along unsynced; this commit makes it durable.
@@ -659,6 +672,7 @@ final class Daemon {
         pipeline.shutdown()
         snapcast?.shutdown()
         scan.abandon()
+        podcasts.shutdown()
         logger.info("stopped")
     }
 
@@ -667,6 +681,7 @@ final class Daemon {
     private func reloadLibrary() {
         do {
             library = Dictionary(uniqueKeysWithValues: try store.playableTracks().map { ($0.id, $0.info) })
+            library.merge(podcasts.tracks()) { a, _ in a }
         } catch {
             logger.error("cannot read the library: \(error)")
         }

@@ -48,6 +48,7 @@ public enum DaemonConfig {
         if let lyrics = config.lyricsDir { config.lyricsDir = resolve(lyrics, against: base) }
         if let playlists = config.playlistDir { config.playlistDir = resolve(playlists, against: base) }
         if !config.snapcast.fifo.isEmpty { config.snapcast.fifo = resolve(config.snapcast.fifo, against: base) }
+        if let cache = config.podcasts.cacheDir { config.podcasts.cacheDir = resolve(cache, against: base) }
         return .success(LoadedConfig(config: config, path: path))
     }
 

@@ -151,6 +151,36 @@ enum Schema {
             url TEXT NOT NULL UNIQUE
         );
         """,
+        // 12 -> 13: podcasts: the followed feeds and their episodes, with each episode's download
+        // checkpoint (`durable_bytes` fdatasync'd of `expected_bytes`), its file in the cache
+        // folder, whether it was played and where it was left.
+        """
+        CREATE TABLE podcasts (
+            id          INTEGER PRIMARY KEY,
+            url         TEXT NOT NULL UNIQUE,
+            title       TEXT NOT NULL DEFAULT '',
+            from_config INTEGER NOT NULL DEFAULT 0,
+            problem     TEXT
+        );
+        CREATE TABLE episodes (
+            id             INTEGER PRIMARY KEY,
+            podcast_id     INTEGER NOT NULL,
+            guid           TEXT NOT NULL,
+            title          TEXT NOT NULL,
+            published      INTEGER,
+            url            TEXT NOT NULL,
+            length         INTEGER,
+            type           TEXT,
+            state          TEXT NOT NULL DEFAULT 'listed',
+            durable_bytes  INTEGER NOT NULL DEFAULT 0,
+            expected_bytes INTEGER,
+            file           TEXT,
+            played         INTEGER NOT NULL DEFAULT 0,
+            position_ms    INTEGER NOT NULL DEFAULT 0,
+            problem        TEXT,
+            UNIQUE (podcast_id, guid)
+        );
+        """,
     ]
 
     /// The version this code writes.

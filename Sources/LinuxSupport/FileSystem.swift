@@ -20,6 +20,18 @@ public enum FileSystem {
         _ = try SystemCall.value("rename", path) { Glibc.rename(path, target) }
     }
 
+    /// Removes a file (unlink(2)); false when there was none.
+    @discardableResult
+    public static func removeFile(_ path: String) throws(Errno) -> Bool {
+        do {
+            _ = try SystemCall.value("unlink", path) { unlink(path) }
+            return true
+        } catch {
+            if error.code == ENOENT { return false }
+            throw error
+        }
+    }
+
     /// Creates a folder; false when something already exists at `path`.
     @discardableResult
     public static func makeDirectory(_ path: String, mode: mode_t = 0o755) throws(Errno) -> Bool {

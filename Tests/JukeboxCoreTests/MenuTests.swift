@@ -187,6 +187,26 @@ func menuLibrary(artists: Int, albumsPerArtist: Int, tracksPerAlbum: Int) -> [Tr
                     positionMs: 0))
     }
 
+    @Test func podcastsListTheirEpisodesAndOnlyWhenFollowed() {
+        let plain = opened()
+        #expect(!(0..<plain.count(.top)).contains { plain.label(.top, $0) == "Podcasts" })
+        var catalog = self.catalog
+        catalog.podcasts = [
+            .init(title: "Show A", episodes: [(7, "Newest"), (3, "Older")]), .init(title: "Show B", episodes: []),
+        ]
+        var menu = opened(catalog)
+        let top = menu.count(.top)
+        #expect([menu.label(.top, top - 2), menu.label(.top, top - 1)] == ["Podcasts", "Settings"])
+        var now = turn(&menu, top - 2, from: t0)
+        _ = menu.handle(.press, now: now)
+        #expect(menu.page(rows: 3, now: now)?.rows.map(\.label) == ["Show A", "Show B"])
+        _ = menu.handle(.press, now: now)
+        #expect(menu.page(rows: 3, now: now)?.title == "Show A")
+        #expect(menu.page(rows: 3, now: now)?.rows.map(\.label) == ["Newest", "Older"])
+        now = turn(&menu, 1, from: now)
+        #expect(menu.handle(.press, now: now) == [.playEpisode(3), .closed])
+    }
+
     @Test func backGoesUpAndClosesAtTheTop() {
         var menu = opened()
         let now = turn(&menu, 1, from: t0)

@@ -1,7 +1,8 @@
 #ifndef JUKEBOX_LAZY_LIBRARIES_H
 #define JUKEBOX_LAZY_LIBRARIES_H
 
-/* The decoder libraries (and libsoxr, with the libgomp it pulls in: 380 kB resident; and libsonic, the time-stretcher) that
+/* The decoder libraries (and libsoxr, with the libgomp it pulls in: 380 kB resident; libsonic,
+   the time-stretcher; and libxml2 for podcast feeds, which links ICU, libstdc++, liblzma and zlib) that
    jukeboxd opens on first use (dlopen) instead of linking: a box that plays only MP3 on a
    device that takes its rate maps none of them. lazy_libraries.c defines every function of theirs that
    the wrappers call, with the library's own prototype and hidden visibility; each looks the
@@ -14,7 +15,8 @@ enum {
     JB_LIB_OPUSFILE = 3,
     JB_LIB_SOXR = 4,
     JB_LIB_SONIC = 5,
-    JB_LIB_COUNT = 6
+    JB_LIB_XML2 = 6,
+    JB_LIB_COUNT = 7
 };
 
 /* Loads `library` (once; any thread). NULL on success, else dlerror's text. */

@@ -164,6 +164,8 @@ public enum ConfigValidator {
         /// A path: relative ones are taken from the config file's folder by the daemon. With
         /// `allowStdin` (the console device) it is `stdin`, `none` or an absolute device path.
         case path(allowStdin: Bool)
+        /// An array of http:// or https:// URLs.
+        case urls
     }
 
     struct KeySpec: Sendable {
@@ -177,6 +179,7 @@ public enum ConfigValidator {
         var integer: Int?
         var number: Double?
         var boolean: Bool?
+        var texts: [String]?
     }
 
     static func path(
@@ -313,6 +316,11 @@ public enum ConfigValidator {
             choice("cue_sheets", CueSheetReading.self) { $0.chapters.cueSheets = $1 },
             integer("cue_chapters_minutes", 1...10_000) { $0.chapters.cueChaptersMinutes = $1 },
         ],
+        "podcasts": [
+            KeySpec(name: "feeds", kind: .urls) { $0.podcasts.feeds = $1.texts ?? [] },
+            path("cache_dir") { $0.podcasts.cacheDir = $1 },
+            integer("cache_limit_mb", 1...1_048_576) { $0.podcasts.cacheLimitMB = $1 },
+        ],
         "network": [
             string("address") { $0.network.address = $1 },
             integer("port", 1...65535) { $0.network.port = $1 },
@@ -427,6 +435,19 @@ public enum ConfigValidator {
                 return CheckedValue(integer: Int(value))
             case (.boolean, .bool(let value)):
                 return CheckedValue(boolean: value)
+            case (.urls, .array(let values)):
+                var urls: [String] = []
+                for value in values {
+                    guard case .string(let url) = value,
+                        url.lowercased().hasPrefix("http://") || url.lowercased().hasPrefix("https://")
+                    else {
+                        let found = if case .string(let text) = value { "'\(text)'" } else { value.typeName }
+                        report(entry, "expected http:// or https:// URLs, found \(found)")
+                        return nil
+                    }
+                    urls.append(url)
+                }
+                return CheckedValue(texts: urls)
             case (.number(let range), .integer(let value)):
                 return checkNumber(entry, Double(value), range: range, shown: "\(value)")
             case (.number(let range), .float(let value)):
@@ -439,6 +460,8 @@ public enum ConfigValidator {
                 report(entry, "expected true or false, found \(entry.value.typeName)")
             case (.number, _):
                 report(entry, "expected a number, found \(entry.value.typeName)")
+            case (.urls, _):
+                report(entry, "expected an array of URLs, found \(entry.value.typeName)")
             }
             return nil
         }

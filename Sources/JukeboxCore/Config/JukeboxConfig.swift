@@ -20,6 +20,7 @@ public struct JukeboxConfig: Sendable, Equatable {
     public var sleep = Sleep()
     public var chapters = Chapters()
     public var cards = Cards()
+    public var podcasts = Podcasts()
     /// The `[card_reader.NAME]` tables, in the file's order.
     public var cardReaders: [CardReaderConfig] = []
 
@@ -33,6 +34,29 @@ public struct JukeboxConfig: Sendable, Equatable {
         if let playlistDir { return playlistDir }
         guard let slash = database.lastIndex(of: "/") else { return "playlists" }
         return database[..<slash] + "/playlists"
+    }
+
+    /// `[podcasts]`: feeds subscribed from the config, and the episodes' cache.
+    public struct Podcasts: Sendable, Equatable {
+        /// Feed URLs; the console's subscriptions come on top.
+        public var feeds: [String] = []
+        /// Where episodes are downloaded; nil for `podcasts` beside the database.
+        public var cacheDir: String?
+        /// The cache's size limit, in MiB.
+        public var cacheLimitMB = 2048
+
+        /// The defaults.
+        public init() {}
+
+        /// `cacheLimitMB` in bytes.
+        public var cacheLimitBytes: Int64 { Int64(cacheLimitMB) << 20 }
+    }
+
+    /// The episodes' cache folder: `cache_dir`, else `podcasts` beside the database.
+    public var podcastCacheFolder: String {
+        if let cacheDir = podcasts.cacheDir { return cacheDir }
+        guard let slash = database.lastIndex(of: "/") else { return "podcasts" }
+        return database[..<slash] + "/podcasts"
     }
 
     /// `[audio]`: the ALSA output.

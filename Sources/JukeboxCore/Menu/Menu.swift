@@ -34,6 +34,8 @@ public enum MenuAction: Sendable, Equatable {
     case setSpeed(PlaybackSpeed)
     /// Move the playing track's lyrics by this many milliseconds (+: later).
     case nudgeLyrics(Int64)
+    /// Play a podcast episode (by its row) from where it was left.
+    case playEpisode(Int64)
     /// The menu closed (chosen, backed out or idle): show what plays again.
     case closed
 }
@@ -63,6 +65,8 @@ public struct Menu: Sendable {
         case lyricsOffset
         case sleepTimer
         case speed
+        case podcasts
+        case podcast(Int)
     }
 
     /// One list being browsed.
@@ -83,6 +87,7 @@ public struct Menu: Sendable {
         case mode(PlayMode)
         case sleep(SleepTarget?)
         case speed(PlaybackSpeed)
+        case episode(Int64)
         /// Does nothing (the lyrics offset's value).
         case value
     }
@@ -149,6 +154,7 @@ public struct Menu: Sendable {
             case .folder(let i): return i < catalog.folders.count
             case .artist(let i): return i < catalog.artists.count
             case .album(let i): return i < catalog.albums.count
+            case .podcast(let i): return i < catalog.podcasts.count
             default: return true
             }
         }
@@ -226,6 +232,8 @@ public struct Menu: Sendable {
                 speed = chosen
                 stack.removeLast()
                 return [.setSpeed(chosen)]
+            case .episode(let id):
+                return [.playEpisode(id)] + close()
             case .value:
                 return []
             }
@@ -290,13 +298,19 @@ public struct Menu: Sendable {
         ("Recently played", .recent), ("Playlists", .playlists), ("Settings", .settings),
     ]
 
+    /// The top list: Podcasts (before Settings) only when some are followed.
+    var topList: [(String, Place)] {
+        if catalog.podcasts.isEmpty { return Self.topEntries }
+        return Self.topEntries.dropLast() + [("Podcasts", .podcasts)] + Self.topEntries.suffix(1)
+    }
+
     /// Lists of playable tracks start with this entry.
     public static let playAll = "▶ Play all"
 
     /// How many entries a list has.
     public func count(_ place: Place) -> Int {
         switch place {
-        case .top: return Self.topEntries.count
+        case .top: return topList.count
         case .folder(let i):
             let folder = catalog.folders[i]
             return 1 + folder.folders.count + folder.tracks.count
@@ -312,13 +326,15 @@ public struct Menu: Sendable {
         case .lyricsOffset: return 1
         case .sleepTimer: return Self.sleepChoices.count
         case .speed: return Self.speedChoices.count
+        case .podcasts: return catalog.podcasts.count
+        case .podcast(let i): return catalog.podcasts[i].episodes.count
         }
     }
 
     /// What entry `index` of a list does.
     public func entry(_ place: Place, _ index: Int) -> Entry {
         switch place {
-        case .top: return .open(Self.topEntries[index].1)
+        case .top: return .open(topList[index].1)
         case .folder(let i):
             let folder = catalog.folders[i]
             let source = PlaySource.folder(path: folder.path)
@@ -339,13 +355,15 @@ public struct Menu: Sendable {
         case .lyricsOffset: return .value
         case .sleepTimer: return .sleep(Self.sleepChoices[index])
         case .speed: return .speed(Self.speedChoices[index])
+        case .podcasts: return .open(.podcast(index))
+        case .podcast(let i): return .episode(catalog.podcasts[i].episodes[index].id)
         }
     }
 
     /// The text of entry `index` of a list.
     public func label(_ place: Place, _ index: Int) -> String {
         switch place {
-        case .top: return Self.topEntries[index].0
+        case .top: return topList[index].0
         case .folder(let i):
             let folder = catalog.folders[i]
             if index == 0 { return Self.playAll }
@@ -385,6 +403,8 @@ public struct Menu: Sendable {
         case .speed:
             let choice = Self.speedChoices[index]
             return (choice == speed ? "✓ " : "  ") + "\(choice)×"
+        case .podcasts: return catalog.podcasts[index].title
+        case .podcast(let i): return catalog.podcasts[i].episodes[index].title
         }
     }
 
@@ -405,6 +425,8 @@ public struct Menu: Sendable {
         case .lyricsOffset: return "Lyrics offset"
         case .sleepTimer: return "Sleep timer"
         case .speed: return "Speed"
+        case .podcasts: return "Podcasts"
+        case .podcast(let i): return catalog.podcasts[i].title
         }
     }
 

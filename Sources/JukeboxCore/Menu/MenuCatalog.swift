@@ -54,6 +54,25 @@ public struct MenuCatalog: Sendable {
     public private(set) var favourites: [Int] = []
     /// The sources played last, newest first.
     public var recent = RecentlyPlayed()
+    /// The podcasts followed, each with its episodes new first (the daemon keeps it up to date).
+    public var podcasts: [Podcast] = []
+
+    /// A podcast as the menu lists it.
+    public struct Podcast: Sendable, Equatable {
+        public var title: String
+        /// New first: the episode's row and its title.
+        public var episodes: [(id: Int64, title: String)]
+
+        /// A podcast.
+        public init(title: String, episodes: [(id: Int64, title: String)]) {
+            self.title = title
+            self.episodes = episodes
+        }
+
+        public static func == (a: Podcast, b: Podcast) -> Bool {
+            a.title == b.title && a.episodes.elementsEqual(b.episodes) { $0 == $1 }
+        }
+    }
 
     /// Builds the lists from the library's tracks (any order).
     public init(tracks library: [TrackInfo]) {
