@@ -116,6 +116,17 @@ extension Daemon {
         }
     }
 
+    /// After a restart (a kill -9, a power cut) the queue may hold a card's music again: that
+    /// card holds it, so that its place is written when other music replaces it, as before.
+    func findHoldingCard() {
+        guard let source = history.source else { return }
+        do {
+            holdingCard = try store.tagCards().first { $0.content == .source(source) }
+        } catch {
+            logger.error("cannot read the card mapping: \(error)")
+        }
+    }
+
     /// The menu chose `source` while a new card waited: the card plays it from now on.
     func learn(_ source: PlaySource) {
         guard let id = learningCard else { return }

@@ -139,6 +139,40 @@ import Testing
         #expect(abs(continued.elapsed - killed.elapsed) <= 2.0)
     }
 
+    /// The case the place per card must cover too: after the kill -9 another card plays first,
+    /// and the first card, put back, continues where the kill left its music (the restarted
+    /// daemon knows which card the restored queue belongs to, so the switch writes its place).
+    @Test func afterKill9AnotherCardThenTheFirstContinuesWithin2Seconds() throws {
+        let (harness, client, port) = try Self.start(onStart: "paused")
+        Self.assignCards(client)
+        harness.send("card A")
+        #expect(Self.waitForPlaying("Alpha/First", client) != nil, "\(harness.log)")
+        #expect(waitUntil(timeout: .seconds(10)) { Self.now(client).elapsed >= 6.5 })
+        let killed = Self.now(client)
+        let process = try #require(harness.process)
+        process.kill(SIGKILL)
+        _ = process.waitForExit(timeout: .seconds(5))
+
+        let again = try harness.start()
+        defer { MPDDaemonTests.stop(harness) }
+        #expect(again.waitForLine(matching: "MPD protocol on", on: .stderr) != nil, "\(harness.log)")
+        let restarted = try MPDTestClient(port: port)
+        #expect(waitUntil(timeout: .seconds(5)) { restarted.fields("status")["state"] == "pause" }, "\(harness.log)")
+        harness.send("card B")
+        #expect(Self.waitForPlaying("Beta/Second", restarted) != nil, "\(harness.log)")
+        harness.send("card none")
+        harness.send("card A")
+        #expect(Self.waitForPlaying("Alpha/First", restarted) != nil, "\(harness.log)")
+        let continued = Self.now(restarted)
+        print(
+            "killed at \(killed.elapsed) s of \(killed.file ?? "?"), after card B card A continued at \(continued.elapsed) s"
+        )
+        #expect(continued.file == killed.file)
+        #expect(
+            abs(continued.elapsed - killed.elapsed) <= 2.0,
+            "killed at \(killed.elapsed) s, continued at \(continued.elapsed) s")
+    }
+
     @Test func aNewCardLearnsWhatTheMenuChooses() throws {
         let (harness, client, _) = try Self.start()
         defer { MPDDaemonTests.stop(harness) }
