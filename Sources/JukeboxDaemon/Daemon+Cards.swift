@@ -164,7 +164,8 @@ extension Daemon {
     }
 }
 
-/// The card mapping in `tag_cards` as every console's `card` words manage it, and its CSV file.
+/// The card mapping in `tag_cards` as every console's `card` words manage it, and its file
+/// (CSV, or TOML when the name ends in `.toml`).
 struct TagCardMapping: MPDTagCardMapping {
     let store: LibraryStore
 
@@ -194,12 +195,12 @@ struct TagCardMapping: MPDTagCardMapping {
         case .export(let path):
             let cards = try store.tagCards()
             let fd = try FileDescriptor(path: path, flags: O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC)
-            try fd.writeAll(Array(TagCardFile.csv(cards).utf8))
+            try fd.writeAll(Array(TagCardFile.text(cards, as: TagCardFile.Format(path: path)).utf8))
             try fd.syncData()
             return ["\(cards.count) cards written to \(path)"]
         case .import(let path):
             let text = String(decoding: try readWholeFile(path, limit: 4 << 20), as: UTF8.self)
-            let (cards, problems) = TagCardFile.parse(text)
+            let (cards, problems) = TagCardFile.parse(text, as: TagCardFile.Format(path: path))
             guard problems.isEmpty else {
                 // Nothing is imported from a file with a bad line: fix it and import again.
                 throw FileProblem(description: "\(path): nothing imported; " + problems.joined(separator: "; "))

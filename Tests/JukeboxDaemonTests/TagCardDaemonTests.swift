@@ -237,5 +237,30 @@ import Testing
             client.command("card list") == [
                 #"card: A folder "Alpha/First" (continue)"#, #"card: C command "stop""#, "OK",
             ])
+
+        // The same as TOML, chosen by the file's extension.
+        let toml = harness.directory.file("cards.toml")
+        #expect(client.command("card export \"\(toml)\"") == ["card: 2 cards written to \(toml)", "OK"])
+        let exported = try String(contentsOfFile: toml, encoding: .utf8)
+        #expect(
+            exported.hasSuffix(
+                "\n[card.A]\nfolder = \"Alpha/First\"\npolicy = \"continue\"\n\n[card.C]\ncommand = \"stop\"\n"),
+            "\(exported)")
+        try "[card.D]\nplaylist = \"mix\"\n[card.E]\nsong = \"x\"\n[card.F]\n".write(
+            toFile: toml, atomically: true, encoding: .utf8)
+        #expect(
+            client.command("card import \"\(toml)\"")
+                == [
+                    "ACK [52@0] {card} \(toml): nothing imported; line 4: card E: unknown key 'song' (folder, album, artist, playlist, url, command, policy); line 5: card F: expected what it plays (folder, album, artist, playlist, url, command)"
+                ])
+        try (exported + "\n[card.D]\nalbum = \"Second\"\nartist = \"Beta\"\n").write(
+            toFile: toml, atomically: true, encoding: .utf8)
+        #expect(client.command("card forget C") == ["OK"])
+        #expect(client.command("card import \"\(toml)\"") == ["card: 3 cards read from \(toml)", "OK"])
+        #expect(
+            client.command("card list") == [
+                #"card: A folder "Alpha/First" (continue)"#, #"card: C command "stop""#,
+                #"card: D album "Beta" "Second""#, "OK",
+            ])
     }
 }
