@@ -176,6 +176,11 @@ struct SharedState {
     var muted = false
     /// The sleep timer's fade (1: none), on top of the volume, also with a hardware mixer.
     var fadeGain: Float = 1.0
+    /// The feedback sound asked for last, its level, and a serial that changes with each
+    /// request (jb-output starts the sound when it sees a new one).
+    var cue: FeedbackSound?
+    var cueLevel: Float = 0
+    var cueSerial: UInt32 = 0
 
     // MARK: reported by jb-output
     var events: [PipelineEvent] = []

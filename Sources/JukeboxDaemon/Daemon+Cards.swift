@@ -32,6 +32,8 @@ extension Daemon {
                     putOn(id)
                     continue
                 }
+                feedback(.cardRead)
+                light.handle(.cardRead, now: Instant.now)
                 switch again {
                 case .toggle: perform(machine.handle(.command(.toggle), now: Instant.now))
                 case .skip: perform(machine.handle(.command(.next), now: Instant.now))
@@ -59,9 +61,12 @@ extension Daemon {
             card = try store.tagCard(id: id)
         } catch {
             logger.error("card \(id): cannot read the card mapping: \(error)")
+            light.handle(.error, now: Instant.now)
             return
         }
+        light.handle(.cardRead, now: Instant.now)
         guard let card else {
+            feedback(.unknownCard)
             learningCard = id
             logger.info("card \(id): new card; choose what it plays in the menu")
             console?.announce("new card \(id): choose what it plays in the menu")
@@ -72,6 +77,7 @@ extension Daemon {
         switch card.content {
         case .source(let source):
             if holdsQueue(card) {
+                feedback(.cardRead)
                 holdingCard = card
                 logger.info("card \(id): continuing \(source.title)")
                 if machine.state != .playing { perform(machine.handle(.command(.play(index: nil)), now: Instant.now)) }
@@ -85,15 +91,20 @@ extension Daemon {
             }
             let count = play(source, trackPath: start?.trackPath, positionMs: start?.positionMs ?? 0)
             guard count > 0 else {
+                feedback(.nothingToPlay)
+                light.handle(.error, now: Instant.now)
                 console?.announce("card \(id): nothing to play in \(source.title)")
                 return
             }
+            feedback(.cardRead)
             holdingCard = card
             console?.announce("card \(id): playing \(source.title)")
         case .url(let url):
+            feedback(.nothingToPlay)
             logger.info("card \(id): \(url): streams are not played yet")
             console?.announce("card \(id): \(url): streams are not played yet")
         case .command(let line):
+            feedback(.cardRead)
             logger.info("card \(id): \(line)")
             handleConsoleLine(line)
         }
