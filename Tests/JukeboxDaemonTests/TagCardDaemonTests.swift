@@ -115,7 +115,11 @@ import Testing
         #expect(!harness.log.contains("card: pause"), "\(harness.log)")
     }
 
-    @Test func afterKill9TheCardContinuesWithin2Seconds() throws {
+    /// Card A plays to 6.5 s; the daemon is killed (-9) and started again (paused). Where A
+    /// was, and a client of the new process.
+    static func killWhileAPlays() throws -> (
+        harness: DaemonHarness, killed: (file: String?, elapsed: Double, state: String?), client: MPDTestClient
+    ) {
         let (harness, client, port) = try Self.start(onStart: "paused")
         Self.assignCards(client)
         harness.send("card A")
@@ -127,10 +131,15 @@ import Testing
         _ = process.waitForExit(timeout: .seconds(5))
 
         let again = try harness.start()
-        defer { MPDDaemonTests.stop(harness) }
         #expect(again.waitForLine(matching: "MPD protocol on", on: .stderr) != nil, "\(harness.log)")
         let restarted = try MPDTestClient(port: port)
         #expect(waitUntil(timeout: .seconds(5)) { restarted.fields("status")["state"] == "pause" }, "\(harness.log)")
+        return (harness, killed, restarted)
+    }
+
+    @Test func afterKill9TheCardContinuesWithin2Seconds() throws {
+        let (harness, killed, restarted) = try Self.killWhileAPlays()
+        defer { MPDDaemonTests.stop(harness) }
         harness.send("card A")
         #expect(Self.waitForPlaying("Alpha/First", restarted) != nil, "\(harness.log)")
         let continued = Self.now(restarted)
@@ -143,21 +152,8 @@ import Testing
     /// and the first card, put back, continues where the kill left its music (the restarted
     /// daemon knows which card the restored queue belongs to, so the switch writes its place).
     @Test func afterKill9AnotherCardThenTheFirstContinuesWithin2Seconds() throws {
-        let (harness, client, port) = try Self.start(onStart: "paused")
-        Self.assignCards(client)
-        harness.send("card A")
-        #expect(Self.waitForPlaying("Alpha/First", client) != nil, "\(harness.log)")
-        #expect(waitUntil(timeout: .seconds(10)) { Self.now(client).elapsed >= 6.5 })
-        let killed = Self.now(client)
-        let process = try #require(harness.process)
-        process.kill(SIGKILL)
-        _ = process.waitForExit(timeout: .seconds(5))
-
-        let again = try harness.start()
+        let (harness, killed, restarted) = try Self.killWhileAPlays()
         defer { MPDDaemonTests.stop(harness) }
-        #expect(again.waitForLine(matching: "MPD protocol on", on: .stderr) != nil, "\(harness.log)")
-        let restarted = try MPDTestClient(port: port)
-        #expect(waitUntil(timeout: .seconds(5)) { restarted.fields("status")["state"] == "pause" }, "\(harness.log)")
         harness.send("card B")
         #expect(Self.waitForPlaying("Beta/Second", restarted) != nil, "\(harness.log)")
         harness.send("card none")
