@@ -8,9 +8,10 @@ import Testing
 /// each comes out as its notes (frequency, length), over the music, while paused, and while
 /// stopped with the device still closed.
 @Suite struct FeedbackSoundTests {
-    @Test func stoppedTheDeviceOpensForTheSound() throws {
+    @Test(arguments: [OutputPacing.device, .clock])
+    func stoppedTheDeviceOpensForTheSound(pacing: OutputPacing) throws {
         let sink = try PacedFifoSink(bytesPerSecond: 44100 * 4, speed: 8)
-        let h = Harness(device: sink.alsaDevice)
+        let h = Harness(device: sink.alsaDevice, pacing: pacing)
         h.pipeline.play(.cardRead, level: 1)
         let frames = FeedbackSound.cardRead.frames(rate: 44100)
         #expect(sink.waitForBytes(frames * 4, timeoutSeconds: 5))
@@ -55,6 +56,10 @@ import Testing
             }, "\(ToneBurst.find(in: sink.samples, rate: 44100))")
         #expect(h.pipeline.status().positionMs == paused)
         #expect(h.pipeline.status().state == .paused)
+        // Resumed after the sound let the device run dry: the music goes on from there.
+        h.pipeline.resume()
+        #expect(waitUntil(timeout: .seconds(5)) { h.pipeline.status().positionMs >= paused + 300 })
+        #expect(h.pipeline.status().deviceLosses == 0)
         h.pipeline.shutdown()
         sink.stop()
         let bursts = ToneBurst.find(in: sink.samples, rate: 44100)
