@@ -666,7 +666,10 @@ extension AudioPipeline {
         o.fitHistory(toCover: o.buffer + o.block + o.period)
         let shift = o.written
         o.written = 0
+        // A sound that is over stays over: at another rate its length changes.
+        if o.written >= o.cueEnd { o.cue = nil }
         o.cueStart -= shift
+        o.cueEnd -= shift
         o.placeCue()
         o.lastDelay = 0
         o.itemOrigin -= shift
