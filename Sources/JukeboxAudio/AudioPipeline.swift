@@ -1,5 +1,6 @@
 import ALSA
 import Glibc
+import JukeboxCore
 import LinuxSupport
 import Logging
 
@@ -253,6 +254,18 @@ public final class AudioPipeline: @unchecked Sendable {
             s.fadeGain = min(max(gain, 0), 1)
             s.gainTarget = s.muted ? 0 : s.volumeGain * s.fadeGain
             s.send(.gain)
+        }
+        outputWork.broadcast()
+    }
+
+    /// Mixes `sound` into the output at `level` (a gain, as `VolumeCurve` gives) from the next
+    /// period, over the music, or over silence when paused or stopped (the device is opened
+    /// for it if it is closed). A new sound replaces the one sounding.
+    public func play(_ sound: FeedbackSound, level: Float) {
+        shared.withLock { s in
+            s.cue = sound
+            s.cueLevel = min(max(level, 0), 1)
+            s.cueSerial &+= 1
         }
         outputWork.broadcast()
     }

@@ -1,5 +1,6 @@
 import ALSA
 import Glibc
+import JukeboxCore
 import LinuxSupport
 
 // jb-output: owns the audio sink. It drains the ring one period at a time into the sink,
@@ -20,6 +21,9 @@ import LinuxSupport
 //   position actually played (frames written − snd_pcm_delay), then snd_pcm_drop;
 // - software volume: rewind the frames still queued and re-render them from a history of
 //   source frames with the new gain (from the next period when rewinding is not possible).
+// Feedback sounds (a card read, a limit) are mixed in after the gain, at their place in the
+// `written` count, so a re-render mixes them again where they were; paused or stopped, the
+// output writes them over silence (opening the device if it is closed) and then stops writing.
 // Device faults, as snd_pcm_recover treats them: -EINTR is retried; an underrun (-EPIPE) is
 // prepared; a suspend (-ESTRPIPE) resumed (retried while the driver says -EAGAIN), else
 // prepared; anything else means the device is gone (a USB DAC pulled out): it is closed,
@@ -117,11 +121,68 @@ struct OutputLocals<Sink: AudioSink>: ~Copyable {
     let playedAudio: PlayedAudioRing?
     var publishedUpTo: Int64 = 0
 
+    /// The feedback sounds at the device's rate, and the one sounding: its samples start at
+    /// `cueOffset` of `tones` and lie over the `written` frames `cueStart..<cueEnd`.
+    var tones = FeedbackTones()
+    var cue: FeedbackSound?
+    var cueSerial: UInt32 = 0
+    var cueOffset = 0
+    var cueStart: Int64 = 0
+    var cueEnd: Int64 = 0
+    var cueLevel: Float = 0
+
     init(sink: consuming Sink, playedAudio: PlayedAudioRing?) {
         self.sink = sink
         self.playedAudio = playedAudio
         history = SampleBuffer(count: historyFrames * AudioPipeline.maxChannels)
         periodBuffer = SampleBuffer(count: periodCapacity * AudioPipeline.maxChannels)
+        tones.render(rate: 44100)
+    }
+
+    /// Starts `sound` at the next frame written.
+    mutating func startCue(_ sound: FeedbackSound, level: Float) {
+        cue = sound
+        cueLevel = level
+        cueStart = written
+        placeCue()
+    }
+
+    /// Where the sounding cue lies in the tones and in `written` (again after the tones were
+    /// rendered at another rate).
+    mutating func placeCue() {
+        guard let cue else { return }
+        let range = tones.range(cue)
+        cueOffset = range.lowerBound
+        cueEnd = cueStart + Int64(range.count)
+    }
+
+    /// Whether the cue sounds in the `frames` frames at `written`.
+    func cueSounds(frames: Int) -> Bool { written < cueEnd && written + Int64(frames) > cueStart }
+
+    /// Adds the cue's samples that fall on the `frames` frames at `written` to the period
+    /// buffer, clipped.
+    func mixCue(frames: Int) {
+        let from = max(written, cueStart)
+        let to = min(written + Int64(frames), cueEnd)
+        guard from < to else { return }
+        let ch = channels
+        var out = periodBuffer.base + Int(from - written) * ch
+        var tone = tones.samples + cueOffset + Int(from - cueStart)
+        for _ in from..<to {
+            let t = Float(tone.pointee) * cueLevel
+            for c in 0..<ch { out[c] = Int16(max(-32768, min(32767, (Float(out[c]) + t).rounded()))) }
+            out += ch
+            tone += 1
+        }
+    }
+
+    /// Zeros as the source of the `frames` frames at `written` (the cue sounds over them).
+    func saveSilence(frames: Int) {
+        let ch = channels
+        let index = Int(written % Int64(historyFrames))
+        let first = min(frames, historyFrames - index)
+        (history.base + index * ch).update(repeating: 0, count: first * ch)
+        if first < frames { history.base.update(repeating: 0, count: (frames - first) * ch) }
     }
 
     /// The device cannot take back what it holds: keep only the configured buffer in it
@@ -265,11 +326,13 @@ struct OutputLocals<Sink: AudioSink>: ~Copyable {
     /// else copied into the period buffer with the gain applied.
     mutating func renderPeriod(frames: Int) -> UnsafePointer<Int16> {
         let index = Int(written % Int64(historyFrames))
-        if rampLeft == 0 && gain == 1.0 && itemGain == 1.0 && index + frames <= historyFrames {
+        let cueSounds = cueSounds(frames: frames)
+        if !cueSounds && rampLeft == 0 && gain == 1.0 && itemGain == 1.0 && index + frames <= historyFrames {
             return UnsafePointer(history.base + index * channels)
         }
         loadHistory(frames: frames)
         applyGain(frames: frames)
+        if cueSounds { mixCue(frames: frames) }
         return UnsafePointer(periodBuffer.base)
     }
 
@@ -352,7 +415,20 @@ extension AudioPipeline {
             }
             return .again
         }
+        if s.cueSerial != o.cueSerial, let cue = s.cue {
+            o.cueSerial = s.cueSerial
+            if s.state != .playing && o.isOpen && !o.clock {
+                // The device may have run dry after the last sound: start it afresh.
+                let d = max(0, (try? o.sink.delay()) ?? 0)
+                _ = try? o.sink.drop()
+                _ = try? o.sink.prepare()
+                o.written -= Int64(d)
+                o.restartStream(MonotonicClock.nanoseconds())
+            }
+            o.startCue(cue, level: s.cueLevel)
+        }
         guard s.state == .playing else {
+            if o.written < o.cueEnd + Int64(o.buffer) { return idleCue(&s, &o) }
             shared.wait(outputWork, &s, nanoseconds: 100_000_000)
             return .again
         }
@@ -397,17 +473,7 @@ extension AudioPipeline {
                 return .open(c.format)
             }
         }
-        if o.clock {
-            let now = MonotonicClock.nanoseconds()
-            let played = o.virtualPlayed(now)
-            if played >= o.written { o.rebaseClock(now) }
-            let queued = Int(o.written - o.virtualPlayed(now))
-            let excess = queued + o.period - o.buffer
-            if excess > 0 && !o.deep {
-                shared.wait(outputWork, &s, nanoseconds: UInt64(excess) * 1_000_000_000 / UInt64(o.rate) + 1)
-                return .again
-            }
-        }
+        if paceClock(&s, &o) { return .again }
         if o.deep {
             let queued = o.queuedEstimate(now)
             if !o.refilling {
@@ -465,6 +531,43 @@ extension AudioPipeline {
         s.chunks[head].read += frames
         if s.chunks[head].read >= c.frames { popChunk(&s) }
         return .write(frames: frames, started: started)
+    }
+
+    /// On a clock-paced device: waits while a period would overfill the virtual buffer
+    /// (returns true then: decide again).
+    /// A clock-paced card (no device time) waits until a period fits its buffer; a deep
+    /// buffer is paced by its own marks instead, but for a cue sounding while paused.
+    private func paceClock<Sink>(
+        _ s: inout SharedState, _ o: inout OutputLocals<Sink>, evenWhenDeep: Bool = false
+    ) -> Bool {
+        guard o.clock, evenWhenDeep || !o.deep else { return false }
+        let now = MonotonicClock.nanoseconds()
+        let played = o.virtualPlayed(now)
+        if played >= o.written { o.rebaseClock(now) }
+        let queued = Int(o.written - o.virtualPlayed(now))
+        let excess = queued + o.period - o.buffer
+        guard excess > 0 else { return false }
+        shared.wait(outputWork, &s, nanoseconds: UInt64(excess) * 1_000_000_000 / UInt64(o.rate) + 1)
+        return true
+    }
+
+    /// Paused or stopped with a cue to sound: the cue over silence, a period at a time (the
+    /// device opened for it at the last format when it is closed), then a buffer of silence
+    /// that pushes its end out of the device (a device that runs dry drops what it holds).
+    /// After that the output writes nothing more, as before the cue.
+    private func idleCue<Sink>(_ s: inout SharedState, _ o: inout OutputLocals<Sink>) -> OutputStep {
+        if !o.isOpen {
+            let now = MonotonicClock.nanoseconds()
+            if now < o.retryAtNs {
+                shared.wait(outputWork, &s, nanoseconds: o.retryAtNs - now)
+                return .again
+            }
+            return .open(o.format ?? AudioFormat(rate: 44100, channels: 2))
+        }
+        if paceClock(&s, &o, evenWhenDeep: true) { return .again }
+        let frames = min(o.block, Int(o.cueEnd + Int64(o.buffer) - o.written))
+        o.saveSilence(frames: frames)
+        return .write(frames: frames, started: nil)
     }
 
     /// Writes the period composed at `written` (without the lock), recovering what can be
@@ -755,6 +858,8 @@ extension AudioPipeline {
             periodMicroseconds: UInt32(config.periodMs * 1000), bufferMicroseconds: UInt32(config.bufferMs * 1000),
             deepBufferMicroseconds: UInt32(config.deepBufferMs * 1000))
         let opened = Result { () throws(ALSAError) in try o.sink.open(request) }
+        // The feedback sounds at the device's rate, before taking the lock.
+        if case .success(let grant) = opened { o.tones.render(rate: grant.rate) }
         return shared.withLock { s in
             if o.reopening { s.reopenAttempts += 1 }
             switch opened {
@@ -803,6 +908,11 @@ extension AudioPipeline {
         o.fitHistory(toCover: o.buffer + o.block + o.period)
         let shift = o.written
         o.written = 0
+        // A sound that is over stays over: at another rate its length changes.
+        if o.written >= o.cueEnd { o.cue = nil }
+        o.cueStart -= shift
+        o.cueEnd -= shift
+        o.placeCue()
         o.lastDelay = 0
         o.refilling = true
         o.pendingStart = nil

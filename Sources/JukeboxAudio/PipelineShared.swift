@@ -200,6 +200,11 @@ struct SharedState {
     /// MPD's `crossfade`: seconds by which the end of an item overlaps the start of its
     /// follow-up (0: gapless).
     var crossfadeSeconds = 0
+    /// The feedback sound asked for last, its level, and a serial that changes with each
+    /// request (jb-output starts the sound when it sees a new one).
+    var cue: FeedbackSound?
+    var cueLevel: Float = 0
+    var cueSerial: UInt32 = 0
 
     // MARK: reported by jb-output
     var events: [PipelineEvent] = []

@@ -32,6 +32,8 @@ extension Daemon {
                     putOn(id)
                     continue
                 }
+                feedback(.cardRead)
+                light.handle(.cardRead, now: Instant.now)
                 switch again {
                 case .toggle: perform(machine.handle(.command(.toggle), now: Instant.now))
                 case .skip: perform(machine.handle(.command(.next), now: Instant.now))
@@ -59,9 +61,12 @@ extension Daemon {
             card = try store.tagCard(id: id)
         } catch {
             logger.error("card \(id): cannot read the card mapping: \(error)")
+            light.handle(.error, now: Instant.now)
             return
         }
+        light.handle(.cardRead, now: Instant.now)
         guard let card else {
+            feedback(.unknownCard)
             learningCard = id
             logger.info("card \(id): new card; choose what it plays in the menu")
             console?.announce("new card \(id): choose what it plays in the menu")
@@ -72,6 +77,7 @@ extension Daemon {
         switch card.content {
         case .source(let source):
             if holdsQueue(card) {
+                feedback(.cardRead)
                 holdingCard = card
                 logger.info("card \(id): continuing \(source.title)")
                 if machine.state != .playing { perform(machine.handle(.command(.play(index: nil)), now: Instant.now)) }
@@ -85,15 +91,19 @@ extension Daemon {
             }
             let count = play(source, trackPath: start?.trackPath, positionMs: start?.positionMs ?? 0)
             guard count > 0 else {
+                feedback(.nothingToPlay)
+                light.handle(.error, now: Instant.now)
                 console?.announce("card \(id): nothing to play in \(source.title)")
                 return
             }
+            feedback(.cardRead)
             holdingCard = card
             console?.announce("card \(id): playing \(source.title)")
         case .url(let url):
             playStation(url)
             console?.announce("card \(id): playing \(url)")
         case .command(let line):
+            feedback(.cardRead)
             logger.info("card \(id): \(line)")
             handleConsoleLine(line)
         }
@@ -113,6 +123,17 @@ extension Daemon {
             try store.setTagCardPlace(place, id: card.id)
         } catch {
             logger.error("card \(card.id): cannot save its place: \(error)")
+        }
+    }
+
+    /// After a restart (a kill -9, a power cut) the queue may hold a card's music again: that
+    /// card holds it, so that its place is written when other music replaces it, as before.
+    func findHoldingCard() {
+        guard let source = history.source else { return }
+        do {
+            holdingCard = try store.tagCards().first { $0.content == .source(source) }
+        } catch {
+            logger.error("cannot read the card mapping: \(error)")
         }
     }
 
@@ -153,7 +174,8 @@ extension Daemon {
     }
 }
 
-/// The card mapping in `tag_cards` as every console's `card` words manage it, and its CSV file.
+/// The card mapping in `tag_cards` as every console's `card` words manage it, and its file
+/// (CSV, or TOML when the name ends in `.toml`).
 struct TagCardMapping: MPDTagCardMapping {
     let store: LibraryStore
 
@@ -183,12 +205,12 @@ struct TagCardMapping: MPDTagCardMapping {
         case .export(let path):
             let cards = try store.tagCards()
             let fd = try FileDescriptor(path: path, flags: O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC)
-            try fd.writeAll(Array(TagCardFile.csv(cards).utf8))
+            try fd.writeAll(Array(TagCardFile.text(cards, as: TagCardFile.Format(path: path)).utf8))
             try fd.syncData()
             return ["\(cards.count) cards written to \(path)"]
         case .import(let path):
             let text = String(decoding: try readWholeFile(path, limit: 4 << 20), as: UTF8.self)
-            let (cards, problems) = TagCardFile.parse(text)
+            let (cards, problems) = TagCardFile.parse(text, as: TagCardFile.Format(path: path))
             guard problems.isEmpty else {
                 // Nothing is imported from a file with a bad line: fix it and import again.
                 throw FileProblem(description: "\(path): nothing imported; " + problems.joined(separator: "; "))

@@ -45,6 +45,7 @@ extension Daemon {
         } catch {
             logger.error("cannot read Recently played: \(error)")
         }
+        findHoldingCard()
     }
 
     /// Where playback is (the playing track and position), if anything is current.

@@ -27,7 +27,7 @@ final class Daemon {
     var keeper: ResumeKeeper
     let store: LibraryStore
     private let journal: ResumeJournal
-    private let pipeline: AudioPipeline
+    let pipeline: AudioPipeline
     private let wakeup: WakeupEvent
     private let signals: FileDescriptor
     var console: Console?
@@ -94,9 +94,16 @@ final class Daemon {
     var holdingCard: TagCard?
     /// An unknown card waiting for the menu to choose what it plays.
     var learningCard: String?
+    /// Feedback without a screen: the sounds' decisions, the status LED's pattern and line.
+    var cues: FeedbackCues
+    var light = StatusLight()
+    var statusLED: StatusLED?
+    var ledLit: Bool?
 
     /// Starts everything and runs until SIGTERM/SIGINT. Returns the exit status.
-    static func run(settings: LoadedConfig, logger: Logger, inputReplayFifo: String? = nil) -> Int32 {
+    static func run(
+        settings: LoadedConfig, logger: Logger, inputReplayFifo: String? = nil, ledRecord: String? = nil
+    ) -> Int32 {
         // One malloc arena for the whole process. glibc gives each thread that allocates its
         // own arena (jb-decode: mpg123's handles, jb-scan: its SQLite connection), and each
         // keeps its high-water mark resident: 150-200 kB while playing. Only the control
@@ -112,7 +119,7 @@ final class Daemon {
         do {
             let daemon = try Daemon(
                 config: settings.config, forceStdinConsole: settings.forceStdinConsole,
-                signals: signals, logger: logger, inputReplayFifo: inputReplayFifo)
+                signals: signals, logger: logger, inputReplayFifo: inputReplayFifo, ledRecord: ledRecord)
             return daemon.loop()
         } catch {
             logger.critical("cannot start: \(error)")
@@ -122,7 +129,7 @@ final class Daemon {
 
     private init(
         config: JukeboxConfig, forceStdinConsole: Bool, signals: FileDescriptor, logger: Logger,
-        inputReplayFifo: String?
+        inputReplayFifo: String?, ledRecord: String?
     ) throws {
         self.config = config
         self.logger = logger
@@ -181,6 +188,16 @@ final class Daemon {
             } catch {
                 logger.error("headphone detect: \(error); the maximum stays max_volume")
             }
+        }
+        cues = FeedbackCues(enabled: config.feedback.sounds)
+        do {
+            if let ledRecord {
+                statusLED = try StatusLED(recordingTo: ledRecord, line: config.feedback.ledLine ?? 0)
+            } else if let line = config.feedback.ledLine {
+                statusLED = try StatusLED(chip: config.feedback.ledChip, line: line)
+            }
+        } catch {
+            logger.error("status LED: \(error)")
         }
         cards = TagCardPresence(
             mode: config.cards.mode, swipeAgain: config.cards.swipeAgain,
@@ -336,6 +353,9 @@ final class Daemon {
         if let deadline = scrubber.nextDeadline {
             timeout = min(timeout, max(0, deadline.milliseconds(since: now) + 1))
         }
+        if statusLED != nil, let change = light.nextChange(after: now) {
+            timeout = min(timeout, max(0, change.milliseconds(since: now) + 1))
+        }
         return Int32(timeout)
     }
 
@@ -348,6 +368,7 @@ final class Daemon {
         }
         if let due = cards.nextDeadline, now >= due { handleTagCard(.tick) }
         if let due = podcasts.nextRefresh, now >= due { podcasts.refresh() }
+        defer { updateLight(now: Instant.now) }
         let positionKnown = machine.state != .stopped && refreshPosition().current
         perform(keeper.handle(.tick(machine.snapshot, positionKnown: positionKnown), now: now))
         if menu.isOpen { perform(menu.handle(.tick, now: now)) }
@@ -501,6 +522,7 @@ final class Daemon {
             case .failed(let token, let message):
                 logger.warning("cannot play \(requests[token].map { describe($0.trackID) } ?? "track"): \(message)")
                 perform(machine.handle(.failed(token: token, message: message), now: now))
+                light.handle(.error, now: now)
                 requests[token] = nil
             case .endOfStream:
                 perform(machine.handle(.endOfStream, now: now))
@@ -554,6 +576,8 @@ final class Daemon {
                 rememberSpeed(speed, track: track)
             case .persist(let kind):
                 _ = keeper.handle(.changed(kind), now: Instant.now)
+            case .limitReached(let limit):
+                feedback(.limit(limit))
             case .reply(let text):
                 console?.reply(text)
             case .log(let level, let message):

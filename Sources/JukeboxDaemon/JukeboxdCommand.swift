@@ -39,6 +39,9 @@ public enum Jukeboxd {
                     .option(
                         "input-replay-fifo", help: "Also read edge lines (input-replay formats) from this FIFO.",
                         hidden: true),
+                    .option(
+                        "led-record", help: "Write the status LED's changes as edge lines to this file (tests).",
+                        hidden: true),
                 ]),
             CommandLineCommand(
                 name: "scan",
@@ -132,6 +135,7 @@ struct RunCommand {
     var audioDevice: String?
     var console: String?
     var inputReplayFifo: String?
+    var ledRecord: String?
 
     init(_ parsed: ParsedArguments) {
         options = CommonOptions(parsed)
@@ -139,6 +143,7 @@ struct RunCommand {
         audioDevice = parsed.value("audio-device")
         console = parsed.value("console")
         inputReplayFifo = parsed.value("input-replay-fifo")
+        ledRecord = parsed.value("led-record")
     }
 
     func run() throws {
@@ -152,7 +157,8 @@ struct RunCommand {
             loaded.config.console.device = console
             loaded.forceStdinConsole = console == "stdin"
         }
-        let status = Daemon.run(settings: loaded, logger: logger, inputReplayFifo: inputReplayFifo)
+        let status = Daemon.run(
+            settings: loaded, logger: logger, inputReplayFifo: inputReplayFifo, ledRecord: ledRecord)
         if status != 0 { throw CommandExit(status) }
     }
 }

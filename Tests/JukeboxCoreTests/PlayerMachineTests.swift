@@ -195,10 +195,16 @@ import Testing
 
     @Test(arguments: [
         (Command.setVolume(50), 50, [PlayerAction.setVolume(50), .persist(.event), .reply("volume: 50")]),
-        (.setVolume(100), 85, [.setVolume(85), .persist(.event), .reply("volume: 85 (the maximum)")]),
+        (
+            .setVolume(100), 85,
+            [.setVolume(85), .persist(.event), .limitReached(.maximum), .reply("volume: 85 (the maximum)")]
+        ),
         (.changeVolume(5), 45, [.setVolume(45), .persist(.event), .reply("volume: 45")]),
         (.changeVolume(-200), 0, [.setVolume(0), .persist(.event), .reply("volume: 0")]),
-        (.changeVolume(Int.max), 85, [.setVolume(85), .persist(.event), .reply("volume: 85 (the maximum)")]),
+        (
+            .changeVolume(Int.max), 85,
+            [.setVolume(85), .persist(.event), .limitReached(.maximum), .reply("volume: 85 (the maximum)")]
+        ),
         (.setVolume(40), 40, [.reply("volume: 40")]),
     ])
     func volumeIsClampedToTheMaximum(command: Command, volume: Int, actions: [PlayerAction]) {

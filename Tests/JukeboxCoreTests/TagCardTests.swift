@@ -204,6 +204,91 @@ import Testing
     }
 }
 
+@Suite struct TagCardTOMLFileTests {
+    static let cards = [
+        TagCard(id: "04A1", content: .source(.folder(path: "Kids/Gruffalo, \"read\" \\ here")), policy: .continue),
+        TagCard(id: "04A2", content: .source(.album(artist: "Julia Donaldson", album: "Zog"))),
+        TagCard(id: "04A3", content: .source(.album(artist: "", album: "Zog"))),
+        TagCard(id: "04A4", content: .source(.artist(name: "Björk")), policy: .start),
+        TagCard(id: "04A5", content: .source(.playlist(name: "mix\tnight"))),
+        TagCard(id: "04.A6", content: .url("http://radio/x")),
+        TagCard(id: "04A7", content: .command("volume 30")),
+    ]
+
+    @Test func exportThenImportGivesTheSameCards() {
+        let text = TagCardFile.toml(Self.cards)
+        #expect(
+            text.contains(
+                """
+                [card.04A2]
+                album = "Zog"
+                artist = "Julia Donaldson"
+                """))
+        #expect(text.contains("[card.\"04.A6\"]\nurl = \"http://radio/x\"\n"), "\(text)")
+        let parsed = TagCardFile.parseTOML(text)
+        #expect(parsed.problems == [])
+        #expect(parsed.cards == Self.cards)
+        // The extension chooses the format, both ways.
+        #expect(TagCardFile.Format(path: "/tmp/Cards.TOML") == .toml)
+        #expect(TagCardFile.Format(path: "/tmp/cards.csv") == .csv)
+        #expect(TagCardFile.parse(TagCardFile.text(Self.cards, as: .csv), as: .csv).cards == Self.cards)
+    }
+
+    @Test func everyBadCardIsNamedWithItsLine() {
+        let text = """
+            [card.A1]
+            folder = "Kids"
+
+            [card.A2]
+            song = "x"
+            [card.A3]
+            folder = "x"
+            album = "y"
+            [card.a1]
+            folder = "again"
+            [card.A4]
+            policy = "later"
+            folder = "x"
+            [card.A5]
+            artist = "Queen"
+            folder = "x"
+            [card.A6]
+            folder = 3
+            [card.A7]
+            [card.A8]
+            album = "Zog"
+            artist = "Julia"
+            policy = "start"
+            [other]
+            x = 1
+            """
+        let parsed = TagCardFile.parseTOML(text)
+        #expect(
+            parsed.problems == [
+                "line 5: card A2: unknown key 'song' (folder, album, artist, playlist, url, command, policy)",
+                "line 6: card A3: plays one thing, found folder and album",
+                "line 9: card A1 is already on line 1",
+                "line 12: card A4: policy: expected continue or start, found 'later'",
+                "line 14: card A5: plays one thing, found folder and artist",
+                "line 18: card A6: folder: expected a string, found an integer",
+                "line 19: card A7: expected what it plays (folder, album, artist, playlist, url, command)",
+                "line 25: other.x: unknown key (each card is a table [card.ID])",
+            ])
+        #expect(
+            parsed.cards == [
+                TagCard(id: "A1", content: .source(.folder(path: "Kids"))),
+                TagCard(id: "A8", content: .source(.album(artist: "Julia", album: "Zog")), policy: .start),
+            ])
+    }
+
+    @Test func aSyntaxErrorIsOneMessageWithItsLine() {
+        let parsed = TagCardFile.parseTOML("[card.A1]\nfolder = \"Kids\"\n[card.A2]\nfolder = \"open\n")
+        #expect(parsed.cards == [])
+        #expect(parsed.problems.count == 1)
+        #expect(parsed.problems.first?.hasPrefix("line 4: ") == true, "\(parsed.problems)")
+    }
+}
+
 @Suite struct TagCardConfigTests {
     @Test func theCardsSection() throws {
         let text = """

@@ -35,8 +35,15 @@ import Testing
     func everyCommandStaysInsideTheLimits(command: Command, headphones: Bool, volume: Int, reply: String) {
         var machine = Self.machine()
         _ = machine.handle(.headphones(plugged: headphones), now: .zero)
-        #expect(Self.send(&machine, command).last == .reply(reply))
+        let actions = Self.send(&machine, command)
+        #expect(actions.last == .reply(reply))
         #expect(machine.volume == volume)
+        // Where the reply names a limit, the box says it without a screen too.
+        let limit: VolumeLimit? =
+            reply.hasSuffix("(the maximum)") ? .maximum : reply.hasSuffix("(the minimum)") ? .minimum : nil
+        #expect(
+            actions.filter { if case .limitReached = $0 { true } else { false } } == limit.map { [.limitReached($0)] }
+                ?? [])
     }
 
     @Test func pluggingHeadphonesInLowersALoudVolumeAndUnpluggingKeepsIt() {
@@ -65,8 +72,9 @@ import Testing
             _ = Self.send(&machine, .pause)
         }
         #expect(machine.state == rest)
-        #expect(Self.send(&machine, .changeVolume(30)) == [.reply("volume: 40 (locked while nothing plays)")])
-        #expect(Self.send(&machine, .setVolume(70)) == [.reply("volume: 40 (locked while nothing plays)")])
+        let locked: [PlayerAction] = [.limitReached(.lockedAtRest), .reply("volume: 40 (locked while nothing plays)")]
+        #expect(Self.send(&machine, .changeVolume(30)) == locked)
+        #expect(Self.send(&machine, .setVolume(70)) == locked)
         #expect(machine.volume == 40)
         _ = Self.send(&machine, rest == .paused ? .resume : .play(index: nil))
         #expect(Self.send(&machine, .changeVolume(5)) == [.setVolume(45), .persist(.event), .reply("volume: 45")])

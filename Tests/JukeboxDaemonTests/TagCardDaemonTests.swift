@@ -115,7 +115,11 @@ import Testing
         #expect(!harness.log.contains("card: pause"), "\(harness.log)")
     }
 
-    @Test func afterKill9TheCardContinuesWithin2Seconds() throws {
+    /// Card A plays to 6.5 s; the daemon is killed (-9) and started again (paused). Where A
+    /// was, and a client of the new process.
+    static func killWhileAPlays() throws -> (
+        harness: DaemonHarness, killed: (file: String?, elapsed: Double, state: String?), client: MPDTestClient
+    ) {
         let (harness, client, port) = try Self.start(onStart: "paused")
         Self.assignCards(client)
         harness.send("card A")
@@ -127,16 +131,42 @@ import Testing
         _ = process.waitForExit(timeout: .seconds(5))
 
         let again = try harness.start()
-        defer { MPDDaemonTests.stop(harness) }
         #expect(again.waitForLine(matching: "MPD protocol on", on: .stderr) != nil, "\(harness.log)")
         let restarted = try MPDTestClient(port: port)
         #expect(waitUntil(timeout: .seconds(5)) { restarted.fields("status")["state"] == "pause" }, "\(harness.log)")
+        return (harness, killed, restarted)
+    }
+
+    @Test func afterKill9TheCardContinuesWithin2Seconds() throws {
+        let (harness, killed, restarted) = try Self.killWhileAPlays()
+        defer { MPDDaemonTests.stop(harness) }
         harness.send("card A")
         #expect(Self.waitForPlaying("Alpha/First", restarted) != nil, "\(harness.log)")
         let continued = Self.now(restarted)
         print("killed at \(killed.elapsed) s of \(killed.file ?? "?"), card A continued at \(continued.elapsed) s")
         #expect(continued.file == killed.file)
         #expect(abs(continued.elapsed - killed.elapsed) <= 2.0)
+    }
+
+    /// The case the place per card must cover too: after the kill -9 another card plays first,
+    /// and the first card, put back, continues where the kill left its music (the restarted
+    /// daemon knows which card the restored queue belongs to, so the switch writes its place).
+    @Test func afterKill9AnotherCardThenTheFirstContinuesWithin2Seconds() throws {
+        let (harness, killed, restarted) = try Self.killWhileAPlays()
+        defer { MPDDaemonTests.stop(harness) }
+        harness.send("card B")
+        #expect(Self.waitForPlaying("Beta/Second", restarted) != nil, "\(harness.log)")
+        harness.send("card none")
+        harness.send("card A")
+        #expect(Self.waitForPlaying("Alpha/First", restarted) != nil, "\(harness.log)")
+        let continued = Self.now(restarted)
+        print(
+            "killed at \(killed.elapsed) s of \(killed.file ?? "?"), after card B card A continued at \(continued.elapsed) s"
+        )
+        #expect(continued.file == killed.file)
+        #expect(
+            abs(continued.elapsed - killed.elapsed) <= 2.0,
+            "killed at \(killed.elapsed) s, continued at \(continued.elapsed) s")
     }
 
     @Test func aNewCardLearnsWhatTheMenuChooses() throws {
@@ -202,6 +232,31 @@ import Testing
         #expect(
             client.command("card list") == [
                 #"card: A folder "Alpha/First" (continue)"#, #"card: C command "stop""#, "OK",
+            ])
+
+        // The same as TOML, chosen by the file's extension.
+        let toml = harness.directory.file("cards.toml")
+        #expect(client.command("card export \"\(toml)\"") == ["card: 2 cards written to \(toml)", "OK"])
+        let exported = try String(contentsOfFile: toml, encoding: .utf8)
+        #expect(
+            exported.hasSuffix(
+                "\n[card.A]\nfolder = \"Alpha/First\"\npolicy = \"continue\"\n\n[card.C]\ncommand = \"stop\"\n"),
+            "\(exported)")
+        try "[card.D]\nplaylist = \"mix\"\n[card.E]\nsong = \"x\"\n[card.F]\n".write(
+            toFile: toml, atomically: true, encoding: .utf8)
+        #expect(
+            client.command("card import \"\(toml)\"")
+                == [
+                    "ACK [52@0] {card} \(toml): nothing imported; line 4: card E: unknown key 'song' (folder, album, artist, playlist, url, command, policy); line 5: card F: expected what it plays (folder, album, artist, playlist, url, command)"
+                ])
+        try (exported + "\n[card.D]\nalbum = \"Second\"\nartist = \"Beta\"\n").write(
+            toFile: toml, atomically: true, encoding: .utf8)
+        #expect(client.command("card forget C") == ["OK"])
+        #expect(client.command("card import \"\(toml)\"") == ["card: 3 cards read from \(toml)", "OK"])
+        #expect(
+            client.command("card list") == [
+                #"card: A folder "Alpha/First" (continue)"#, #"card: C command "stop""#,
+                #"card: D album "Beta" "Second""#, "OK",
             ])
     }
 }

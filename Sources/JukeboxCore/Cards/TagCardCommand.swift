@@ -8,7 +8,7 @@ public enum TagCardCommand: Sendable, Equatable {
     case list
     /// `card forget ID`
     case forget(id: String)
-    /// `card export FILE`, `card import FILE` (CSV).
+    /// `card export FILE`, `card import FILE` (CSV, or TOML for a `.toml` file).
     case export(path: String)
     case `import`(path: String)
     /// `card ID`: a reader read this card.
@@ -22,7 +22,8 @@ public enum TagCardCommand: Sendable, Equatable {
         card assign ID KIND VALUE  what card ID does; KIND: folder, album (name, or artist and name), artist, \
         playlist, url, command (card assign 04A1B2 folder "Kids/Gruffalo")
         card policy ID continue|start|auto  where its music starts when it comes back after other music
-        card list, card forget ID, card export FILE, card import FILE (CSV: card,kind,value,artist,policy)
+        card list, card forget ID, card export FILE, card import FILE (CSV: card,kind,value,artist,policy; \
+        a FILE.toml: a table [card.ID] per card)
         """
 
     /// Parses the words after `card` (already split, quotes removed).

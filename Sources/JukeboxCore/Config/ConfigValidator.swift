@@ -116,6 +116,7 @@ public enum ConfigValidator {
         let wired: [(String, String, Int?)] = [
             ("audio.headphone_detect", config.audio.headphoneChip, config.audio.headphoneDetect),
             ("sleep.hold_line", config.sleep.holdChip, config.sleep.holdLine),
+            ("feedback.led_line", config.feedback.ledChip, config.feedback.ledLine),
             ("buttons.play_pause", config.buttons.chip, config.buttons.playPause),
             ("buttons.next", config.buttons.chip, config.buttons.next),
             ("buttons.previous", config.buttons.chip, config.buttons.previous),
@@ -270,6 +271,12 @@ public enum ConfigValidator {
             KeySpec(name: "continue_over_minutes", kind: .number(0...1440)) {
                 $0.cards.continueOverMinutes = $1.number ?? 20
             },
+        ],
+        "feedback": [
+            boolean("sounds") { $0.feedback.sounds = $1 },
+            integer("volume", 0...100) { $0.feedback.volume = $1 },
+            string("led_chip") { $0.feedback.ledChip = $1 },
+            integer("led_line", gpioLines) { $0.feedback.ledLine = $1 },
         ],
         "console": [
             path("device", allowStdin: true) { $0.console.device = $1 },

@@ -21,6 +21,7 @@ public struct JukeboxConfig: Sendable, Equatable {
     public var chapters = Chapters()
     public var cards = Cards()
     public var podcasts = Podcasts()
+    public var feedback = Feedback()
     /// The `[card_reader.NAME]` tables, in the file's order.
     public var cardReaders: [CardReaderConfig] = []
 
@@ -146,6 +147,20 @@ public struct JukeboxConfig: Sendable, Equatable {
 
         /// `continueOverMinutes` in milliseconds.
         public var continueOverMs: Int64 { Int64(continueOverMinutes * 60_000) }
+    }
+
+    /// `[feedback]`: what a box without a screen says (generated sounds, a status LED).
+    public struct Feedback: Sendable, Equatable {
+        /// Short sounds for a card read, an unknown card, a limit reached.
+        public var sounds = true
+        /// Their loudness, as a volume percent (never above `[audio] max_volume`).
+        public var volume = 30
+        public var ledChip = "gpiochip0"
+        /// The status LED's line (lit = high); nil for none.
+        public var ledLine: Int?
+
+        /// The defaults.
+        public init() {}
     }
 
     /// `[console]`: the text command console.

@@ -102,6 +102,14 @@ public enum PlayerAction: Sendable, Equatable {
     /// Text for the console that sent the command.
     case reply(String)
     case log(LogLevel, String)
+    /// A volume request went past a limit (or came while the volume is locked): the box
+    /// says so without a screen (`FeedbackCues`).
+    case limitReached(VolumeLimit)
+}
+
+/// The volume limit a request hit.
+public enum VolumeLimit: Sendable, Equatable {
+    case maximum, minimum, lockedAtRest
 }
 
 /// The player: queue, play options, volume, play state and positions, as a state machine
@@ -425,6 +433,7 @@ public struct PlayerMachine: Sendable, Equatable {
 
     private mutating func setVolume(_ percent: Int, into actions: inout [PlayerAction]) {
         if configuration.volumeLockedAtRest, state != .playing {
+            actions.append(.limitReached(.lockedAtRest))
             return actions.append(.reply("volume: \(volume) (locked while nothing plays)"))
         }
         let range = volumeRange
@@ -434,7 +443,9 @@ public struct PlayerMachine: Sendable, Equatable {
             actions.append(.setVolume(clamped))
             actions.append(.persist(.event))
         }
-        let limit = clamped < percent ? " (the maximum)" : clamped > max(percent, 0) ? " (the minimum)" : ""
+        let hit: VolumeLimit? = clamped < percent ? .maximum : clamped > max(percent, 0) ? .minimum : nil
+        if let hit { actions.append(.limitReached(hit)) }
+        let limit = hit == .maximum ? " (the maximum)" : hit == .minimum ? " (the minimum)" : ""
         actions.append(.reply("volume: \(clamped)\(limit)"))
     }
 
