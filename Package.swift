@@ -74,7 +74,8 @@ let package = Package(
         .target(
             name: "JukeboxAudio",
             dependencies: [
-                "JukeboxCore", "LinuxSupport", "ALSA", "MPG123", "Soxr", "Sonic", "FLAC", "Vorbis", "Opus", "FFmpeg", "HTTP",
+                "JukeboxCore", "LinuxSupport", "ALSA", "MPG123", "Soxr", "Sonic", "FLAC", "Vorbis", "Opus", "FFmpeg",
+                "HTTP",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .target(

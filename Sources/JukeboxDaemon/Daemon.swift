@@ -338,9 +338,11 @@ final class Daemon {
             let due = idleSince.adding(milliseconds: idleMs)
             timeout = min(timeout, max(0, due.milliseconds(since: now) + 1))
         }
-        for deadline in [startupScanDue, keeper.nextDeadline, serviceManager.nextPing, podcasts.nextRefresh].compactMap({
-            $0
-        }) {
+        for deadline in [startupScanDue, keeper.nextDeadline, serviceManager.nextPing, podcasts.nextRefresh].compactMap(
+            {
+                $0
+            })
+        {
             timeout = min(timeout, max(0, deadline.milliseconds(since: now) + 1))
         }
         if let limit = display?.sleepLimitMs(now: now) { timeout = min(timeout, limit) }

@@ -32,7 +32,8 @@ extension BoardDeviceTests {
         }
         try rig.board.check(
             "grep -q '^vfb ' /proc/modules || vboard-load vfb vfb_enable=1 mode_option=320x240-16;"
-                + " for c in /sys/class/vtconsole/vtcon*; do grep -q 'frame buffer' $c/name && echo 0 > $c/bind; done; true")
+                + " for c in /sys/class/vtconsole/vtcon*; do grep -q 'frame buffer' $c/name && echo 0 > $c/bind; done; true"
+        )
         #expect(try rig.board.check("cat /sys/class/graphics/fb0/virtual_size") == "320,240\n")
         let knob = try BoardInputDevice(board: rig.board, name: "rotary", keys: [28], relativeAxes: [0])
         var config = BoardRig.config(name: "fb")
