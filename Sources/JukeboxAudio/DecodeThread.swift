@@ -209,7 +209,8 @@ extension AudioPipeline {
                     return .decodePair(slot: slot, partner: (slot + 1) % slots)
                 }
                 var limit = Int.max
-                if s.crossfadeSeconds > 0, decoderSpeed == 1, let next = s.nextItem, next.token != unfadeable, let length,
+                if s.crossfadeSeconds > 0, decoderSpeed == 1, let next = s.nextItem, next.token != unfadeable,
+                    let length,
                     let rate = decoder?.format.rate
                 {
                     let left = length - (startFrame + framesOut)
@@ -331,7 +332,8 @@ extension AudioPipeline {
                 (into + got * channels).update(repeating: 0, count: (result.frames - got) * channels)
                 let chunk = ChunkInfo(
                     kind: .audio, serial: serial, token: item.token, frameOffset: startFrame + framesOut,
-                    frames: result.frames, read: 0, format: format, gain: gain, announce: announce, fadeStart: f.done, fadeLength: f.frames)
+                    frames: result.frames, read: 0, format: format, gain: gain, announce: announce, fadeStart: f.done,
+                    fadeLength: f.frames)
                 let mixed = ChunkInfo(
                     kind: .audio, serial: f.serial, token: f.item.token, frameOffset: Int64(f.done),
                     frames: result.frames, format: format, gain: f.gain, partner: true)
