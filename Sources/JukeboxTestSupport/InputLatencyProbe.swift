@@ -59,8 +59,10 @@ public enum InputLatencyProbe {
                 b = 6
                 switch = 13
                 # A short-only switch acts on the press edge, which is what is measured; the
-                # default's switch_long = "menu" makes it act on the release.
+                # default's switch_long = "menu" and scrub_button = "switch" (hold and turn)
+                # make it act on the release.
                 switch_long = "none"
+                scrub_button = "none"
                 """
         ).write(to: config)
         let process = try DaemonProcess(
