@@ -86,7 +86,10 @@ public final class PCM {
             let deep =
                 request.deepBufferMicroseconds > request.bufferMicroseconds
                 && kind != SND_PCM_TYPE_FILE && kind != SND_PCM_TYPE_NULL
-            granted = try Self.configure(pcm, request, deep: deep)
+            // ALSA's `file` and `null` PCMs play nothing: zeroing their buffer would only write
+            // the zeros into the file.
+            let device = kind != SND_PCM_TYPE_FILE && kind != SND_PCM_TYPE_NULL
+            granted = try Self.configure(pcm, request, deep: deep, zeroPlayed: device)
         } catch {
             // "snd_pcm_close: Closes the specified PCM handle and frees all associated resources."
             snd_pcm_close(pcm)
@@ -105,7 +108,9 @@ public final class PCM {
 
     deinit { snd_pcm_close(handle) }
 
-    private static func configure(_ pcm: OpaquePointer, _ r: PCMRequest, deep: Bool) throws(ALSAError) -> PCMGranted {
+    private static func configure(
+        _ pcm: OpaquePointer, _ r: PCMRequest, deep: Bool, zeroPlayed: Bool
+    ) throws(ALSAError) -> PCMGranted {
         let dev = r.device
         var hw: OpaquePointer?
         try check(snd_pcm_hw_params_malloc(&hw), "snd_pcm_hw_params_malloc", dev)
@@ -153,10 +158,14 @@ public final class PCM {
         // plays silence, not the stale period left in the buffer (a 20 ms buzz at snd-aloop's
         // capture on the virtual board). The corresponding C functions are
         // snd_pcm_sw_params_get_boundary, snd_pcm_sw_params_set_silence_threshold and _size.
-        var boundary: snd_pcm_uframes_t = 0
-        try check(snd_pcm_sw_params_get_boundary(sw, &boundary), "snd_pcm_sw_params_get_boundary", dev)
-        try check(snd_pcm_sw_params_set_silence_threshold(pcm, sw, 0), "snd_pcm_sw_params_set_silence_threshold", dev)
-        try check(snd_pcm_sw_params_set_silence_size(pcm, sw, boundary), "snd_pcm_sw_params_set_silence_size", dev)
+        if zeroPlayed {
+            var boundary: snd_pcm_uframes_t = 0
+            try check(snd_pcm_sw_params_get_boundary(sw, &boundary), "snd_pcm_sw_params_get_boundary", dev)
+            try check(
+                snd_pcm_sw_params_set_silence_threshold(pcm, sw, 0), "snd_pcm_sw_params_set_silence_threshold", dev)
+            try check(
+                snd_pcm_sw_params_set_silence_size(pcm, sw, boundary), "snd_pcm_sw_params_set_silence_size", dev)
+        }
         try check(snd_pcm_sw_params(pcm, sw), "snd_pcm_sw_params", dev)
         return PCMGranted(
             rate: rate, channels: r.channels, periodFrames: Int(periodFrames), bufferFrames: Int(bufferFrames),

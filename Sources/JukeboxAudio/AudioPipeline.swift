@@ -291,8 +291,8 @@ public final class AudioPipeline: @unchecked Sendable {
             let rate = Int64(s.format?.rate ?? 44100)
             if s.positionNs != 0 && s.state == .playing {
                 let now = MonotonicClock.nanoseconds()
-                let elapsed = now > s.positionNs ? Int64((now - s.positionNs) * UInt64(rate) / 1_000_000_000) : 0
-                frames = min(s.positionLimit, frames + elapsed)
+                let wall = now > s.positionNs ? Int64((now - s.positionNs) * UInt64(rate) / 1_000_000_000) : 0
+                frames = min(s.positionLimit, frames + trackFrames(wall, speed: s.positionSpeed))
             }
             if s.state == .paused || (s.state == .playing && !s.anchorDecoding) || s.startPending,
                 let anchor = s.anchor, !s.needsResolve

@@ -428,7 +428,8 @@ extension AudioPipeline {
             o.startCue(cue, level: s.cueLevel)
         }
         guard s.state == .playing else {
-            if o.written < o.cueEnd + Int64(o.buffer) { return idleCue(&s, &o) }
+            // Only after a cue (serial 0: none yet), or it would write a buffer of silence at start.
+            if o.cueSerial != 0 && o.written < o.cueEnd + Int64(o.buffer) { return idleCue(&s, &o) }
             shared.wait(outputWork, &s, nanoseconds: 100_000_000)
             return .again
         }
@@ -696,13 +697,17 @@ extension AudioPipeline {
         s.positionToken = audible.token
         s.positionFrames = audible.frame
         s.positionNs = o.deep ? max(now, 1) : 0
+        // In track time (an item's frames may be stretched to another speed).
         let played = o.written - Int64(delay)
         if played >= o.itemFirstWritten {
-            s.positionLimit = o.written - o.itemOrigin
+            s.positionLimit = o.itemFrame(at: o.written)
+            s.positionSpeed = o.itemSpeed
         } else if o.prevItem != nil {
-            s.positionLimit = o.itemFirstWritten - o.prevOrigin
+            s.positionLimit = o.prevBase + trackFrames(o.itemFirstWritten - o.prevOrigin, speed: o.prevSpeed)
+            s.positionSpeed = o.prevSpeed
         } else {
             s.positionLimit = audible.frame
+            s.positionSpeed = o.itemSpeed
         }
     }
 

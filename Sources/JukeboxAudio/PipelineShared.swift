@@ -215,6 +215,8 @@ struct SharedState {
     /// the last frame of that item written so far.
     var positionNs: UInt64 = 0
     var positionLimit: Int64 = 0
+    /// Track frames per device frame of that advance (the playback speed of the item heard).
+    var positionSpeed = 1.0
     var format: AudioFormat?
     var underruns = 0
     var suspends = 0

@@ -117,7 +117,7 @@ import Testing
 
     @Test func helpTextHasOneLinePerCommandAndEveryCommandParses() {
         let lines = CommandParser.helpText.split(separator: "\n")
-        #expect(lines.count == 14)
+        #expect(lines.count == 15)
         for line in lines {
             let word = String(line.split(separator: " ")[0])
             if case .failure(.unknownCommand) = CommandParser.parse(word) { Issue.record("help names '\(word)'") }

@@ -83,6 +83,10 @@ import Testing
                 WHERE path = 'book.mp3';
             ALTER TABLE tracks DROP COLUMN chapters;
             ALTER TABLE tracks DROP COLUMN cue_chapters;
+            ALTER TABLE tracks DROP COLUMN speed;
+            DROP TABLE streams;
+            DROP TABLE episodes;
+            DROP TABLE podcasts;
             PRAGMA user_version = 8;
             """)
         let store = try LibraryStore.open(path: f.database, logger: quietLogger).store
