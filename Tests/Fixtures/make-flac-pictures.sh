@@ -7,14 +7,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 dest=$1
 pictures=$(mktemp -d)
 trap 'rm -rf "$pictures"' EXIT
-python3 - "$pictures" <<'PY'
-import random, sys
-def picture(name, signature, size, seed):
-    data = signature + random.Random(seed).randbytes(size - len(signature))
-    open(sys.argv[1] + "/" + name, "wb").write(data)
-picture("front.jpg", b"\xff\xd8\xff\xe0", 100_000, 11)
-picture("back.png", b"\x89PNG\r\n\x1a\n", 3_000, 12)
-PY
+python3 "$here/write_pictures.py" "$pictures" front.jpg:100000:11 back.png:3000:12
 mkdir -p "$dest/Flac"
 flac --silent --force -o "$dest/Flac/pictures.flac" "$here/media/wav/pcm16_stereo.wav"
 metaflac --remove-all-tags --set-tag=TITLE=Bilder --set-tag=ARTIST=Flac --set-tag="COMMENT=Zwei Bilder" \

@@ -8,24 +8,12 @@ dest=$1
 mp3="$here/media/mp3/cbr128.mp3"
 id3() { python3 "$here/write_id3.py" frames "$@"; }
 mkdir -p "$dest/One" "$dest/Bee" "$dest/Misc"
-# Pictures: deterministic bytes behind a JPEG or PNG signature (nothing decodes them), sized to
-# take several albumart/readpicture chunks. Cover files: One/ has cover.jpg, Bee/ cover.png and
+# Pictures (write_pictures.py). Cover files: One/ has cover.jpg, Bee/ cover.png and
 # cover.jpg (MPD takes the PNG first), Misc/ only folder.jpg (the jukebox's extra name).
 pictures=$(mktemp -d)
 trap 'rm -rf "$pictures"' EXIT
-python3 - "$pictures" <<'PY'
-import random, sys
-def picture(name, signature, size, seed):
-    data = signature + random.Random(seed).randbytes(size - len(signature))
-    open(sys.argv[1] + "/" + name, "wb").write(data)
-picture("front.jpg", b"\xff\xd8\xff\xe0", 100_000, 1)
-picture("small.png", b"\x89PNG\r\n\x1a\n", 3_000, 2)
-picture("unsync.jpg", b"\xff\xd8\xff\xe0", 20_000, 3)
-picture("cover-one.jpg", b"\xff\xd8\xff\xe0", 300_000, 4)
-picture("cover-bee.png", b"\x89PNG\r\n\x1a\n", 40_000, 5)
-picture("cover-bee.jpg", b"\xff\xd8\xff\xe0", 1_000, 6)
-picture("folder-misc.jpg", b"\xff\xd8\xff\xe0", 5_000, 7)
-PY
+python3 "$here/write_pictures.py" "$pictures" front.jpg:100000:1 small.png:3000:2 unsync.jpg:20000:3 \
+    cover-one.jpg:300000:4 cover-bee.png:40000:5 cover-bee.jpg:1000:6 folder-misc.jpg:5000:7
 cp "$pictures/cover-one.jpg" "$dest/One/cover.jpg"
 cp "$pictures/cover-bee.png" "$dest/Bee/cover.png"
 cp "$pictures/cover-bee.jpg" "$dest/Bee/cover.jpg"

@@ -16,6 +16,8 @@ import sys
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+from range_response import send_range_headers
+
 
 def pattern(start, end):
     return bytes(i % 251 for i in range(start, end))
@@ -33,23 +35,9 @@ class Handler(BaseHTTPRequestHandler):
         try:
             if kind in ("bytes", "norange"):
                 size = int(arg)
-                wanted = self.headers.get("Range", "")
-                if kind == "bytes" and wanted.startswith("bytes="):
-                    start = int(wanted[6:].split("-")[0])
-                    if start >= size:
-                        self.send_response(416)
-                        self.send_header("Content-Range", f"bytes */{size}")
-                        self.send_header("Content-Length", "0")
-                        self.end_headers()
-                        return
-                    self.send_response(206)
-                    self.send_header("Content-Range", f"bytes {start}-{size - 1}/{size}")
-                else:
-                    start = 0
-                    self.send_response(200)
-                self.send_header("Content-Length", str(size - start))
-                self.send_header("Content-Type", "application/octet-stream")
-                self.end_headers()
+                start = send_range_headers(self, size, "application/octet-stream", honour_range=kind == "bytes")
+                if start is None:
+                    return
                 self.wfile.write(pattern(start, size))
             elif kind == "unsized":
                 self.send_response(200)

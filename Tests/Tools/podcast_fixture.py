@@ -15,6 +15,8 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlparse
 
+from range_response import send_range_headers
+
 ROOT = sys.argv[1]
 
 
@@ -37,22 +39,9 @@ class Handler(BaseHTTPRequestHandler):
         with open(path, "rb") as f:
             data = f.read()
         size = len(data)
-        start = 0
-        if wanted.startswith("bytes="):
-            start = int(wanted[6:].split("-")[0])
-            if start >= size:
-                self.send_response(416)
-                self.send_header("Content-Range", f"bytes */{size}")
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-                return
-            self.send_response(206)
-            self.send_header("Content-Range", f"bytes {start}-{size - 1}/{size}")
-        else:
-            self.send_response(200)
-        self.send_header("Content-Length", str(size - start))
-        self.send_header("Content-Type", "audio/mpeg" if path.endswith(".mp3") else "application/xml")
-        self.end_headers()
+        start = send_range_headers(self, size, "audio/mpeg" if path.endswith(".mp3") else "application/xml")
+        if start is None:
+            return
         end = size
         cut = int(query.get("cut", ["0"])[0])
         if cut and start < cut:
