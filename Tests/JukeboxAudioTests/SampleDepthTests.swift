@@ -1,7 +1,36 @@
+import ALSA
 import Foundation
 import JukeboxAudio
 import JukeboxTestSupport
 import Testing
+
+/// A DAC that takes only one sample format (an I2S DAC that takes only S32_LE, say): the real
+/// ALSA PCM offered only that format (alsa-lib's user-space plugins refuse no format without a
+/// sound card: `null` and `file` take any, `plug` and `linear` convert).
+struct FixedFormatSink: AudioSink {
+    let format: PCMSampleFormat
+    private var real = ALSASink()
+
+    init(_ format: PCMSampleFormat) { self.format = format }
+
+    mutating func open(_ request: PCMRequest) throws(ALSAError) -> SinkGrant {
+        var fixed = request
+        fixed.formats = [format]
+        return try real.open(fixed)
+    }
+
+    mutating func close() { real.close() }
+    mutating func write(_ samples: UnsafePointer<Int16>, frames: Int) throws(ALSAError) -> Int {
+        try real.write(samples, frames: frames)
+    }
+    mutating func delay() throws(ALSAError) -> Int { try real.delay() }
+    mutating func rewindable() -> Int { real.rewindable() }
+    mutating func rewind(_ frames: Int) throws(ALSAError) -> Int { try real.rewind(frames) }
+    mutating func drop() throws(ALSAError) { try real.drop() }
+    mutating func drain() throws(ALSAError) { try real.drain() }
+    mutating func prepare() throws(ALSAError) { try real.prepare() }
+    mutating func resume() throws(ALSAError) { try real.resume() }
+}
 
 /// Sources wider than 16 bits through the whole pipeline into ALSA's `file` PCM.
 @Suite struct SampleDepthTests {
@@ -85,5 +114,33 @@ import Testing
         let expected = Double(1 << 23) * pow(10, -110.0 / 20) / 256
         #expect(abs(fundamental - expected) < 0.01, "1 kHz at \(fundamental) LSB, the source's \(expected)")
         #expect(Self.amplitude(output, at: 3 * Self.frequency) < 0.01)
+    }
+
+    /// Two gapless parts on a device that does not take S16: opened once in the format it
+    /// takes, and every sample is the S16 one widened exactly (the value in the top bits).
+    @Test(arguments: [PCMSampleFormat.s32, .s24, .s24Packed])
+    func aDeviceThatRefusesS16GetsTheSamplesWidened(_ format: PCMSampleFormat) throws {
+        let dir = try TemporaryDirectory()
+        let out = dir.file("wide.raw")
+        let parts = ["gapless/part1.mp3", "gapless/part2.mp3"].map(Fixtures.media)
+        let h = Harness(device: "file:'\(out)',raw", sink: FixedFormatSink(format))
+        h.pipeline.play(PlaybackItem(token: 1, path: parts[0]), fromMs: 0, next: PlaybackItem(token: 2, path: parts[1]))
+        #expect(h.pump { $0.contains(.endOfStream) })
+        let status = h.pipeline.status()
+        h.pipeline.shutdown()
+        #expect(status.deviceOpens == 1)
+        let (_, _, reference) = FormatAndBadMediaTests.playChain(parts, dir: dir)
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: out)))
+        try #require(bytes.count == reference.count * format.bytesPerSample)
+        let width = format.bytesPerSample
+        let got = (0..<reference.count).map { i -> Int16 in
+            let b = bytes[(i * width)..<(i * width + width)]
+            let low = format == .s32 ? b.prefix(2) : b.prefix(1)
+            #expect(
+                low.allSatisfy { $0 == 0 } && (format != .s24 || b.last! == (b[b.startIndex + 2] >= 0x80 ? 0xFF : 0)))
+            let top = format == .s24 ? b.dropLast().suffix(2) : b.suffix(2)
+            return Int16(bitPattern: UInt16(top.first!) | UInt16(top.last!) << 8)
+        }
+        #expect(got == reference)
     }
 }
