@@ -47,6 +47,14 @@ struct FixedFormatSink: AudioSink {
         }
     }
 
+    /// A 440 Hz sine from frame `start`, `count` frames, stereo, at `scale` (1: 16-bit full scale).
+    static func sine(from start: Int, count: Int, scale: Double) -> [Double] {
+        (start..<start + count).flatMap { n -> [Double] in
+            let v = 0.25 * scale * 32767 * sin(2 * .pi * 440 * Double(n) / Double(rate))
+            return [v, v]
+        }
+    }
+
     /// A 24-bit stereo PCM WAV file.
     static func writeWAV24(_ path: String, samples: [Int32]) {
         var d = Data()
@@ -142,5 +150,36 @@ struct FixedFormatSink: AudioSink {
             return Int16(bitPattern: UInt16(top.first!) | UInt16(top.last!) << 8)
         }
         #expect(got == reference)
+    }
+
+    /// A 16-bit FLAC then a 24-bit one at the same rate, gapless: one device open (the bit depth
+    /// alone never reopens it: the ring is S16, so both play on the one S16 device), the 16-bit
+    /// part bit for bit, the 24-bit part dithered within an LSB of the source, and nothing
+    /// lost or added at the join (a sine continued across it).
+    @Test func a16BitAnd24BitTrackJoinGaplesslyOnOneOpenDevice() throws {
+        let dir = try TemporaryDirectory()
+        let first = Self.sine(from: 0, count: Self.rate, scale: 1).map { Int16($0.rounded()) }
+        let second = Self.sine(from: Self.rate, count: Self.rate, scale: 256).map { Int32($0.rounded()) }
+        writeWAV(dir.file("a.wav"), rate: Self.rate, channels: 2, samples: first)
+        Self.writeWAV24(dir.file("b.wav"), samples: second)
+        for name in ["a", "b"] {
+            _ = try run(["/usr/bin/flac", "-s", "-o", dir.file("\(name).flac"), dir.file("\(name).wav")])
+        }
+        let out = dir.file("join.raw")
+        let h = Harness(device: "file:'\(out)',raw")
+        h.pipeline.play(
+            PlaybackItem(token: 1, path: dir.file("a.flac")), fromMs: 0,
+            next: PlaybackItem(token: 2, path: dir.file("b.flac")))
+        #expect(h.pump { $0.contains(.endOfStream) })
+        let status = h.pipeline.status()
+        h.pipeline.shutdown()
+        #expect(h.events == [.started(1), .finished(1), .started(2), .finished(2), .endOfStream])
+        #expect(status.deviceOpens == 1, "reopened at the change of bit depth: not gapless")
+        let got = samples(ofFile: out)
+        try #require(got.count == first.count + second.count)
+        #expect(Array(got.prefix(first.count)) == first)
+        let errors = zip(got.suffix(second.count), second).map { Double($0) - Double($1) / 256 }
+        #expect(errors.allSatisfy { abs($0) < 1.5 })
+        #expect(abs(errors.reduce(0, +) / Double(errors.count)) < 0.02)
     }
 }
