@@ -4,34 +4,6 @@ import JukeboxAudio
 import JukeboxTestSupport
 import Testing
 
-/// A DAC that takes only one sample format (an I2S DAC that takes only S32_LE, say): the real
-/// ALSA PCM offered only that format (alsa-lib's user-space plugins refuse no format without a
-/// sound card: `null` and `file` take any, `plug` and `linear` convert).
-struct FixedFormatSink: AudioSink {
-    let format: PCMSampleFormat
-    private var real = ALSASink()
-
-    init(_ format: PCMSampleFormat) { self.format = format }
-
-    mutating func open(_ request: PCMRequest) throws(ALSAError) -> SinkGrant {
-        var fixed = request
-        fixed.formats = [format]
-        return try real.open(fixed)
-    }
-
-    mutating func close() { real.close() }
-    mutating func write(_ samples: UnsafePointer<Int16>, frames: Int) throws(ALSAError) -> Int {
-        try real.write(samples, frames: frames)
-    }
-    mutating func delay() throws(ALSAError) -> Int { try real.delay() }
-    mutating func rewindable() -> Int { real.rewindable() }
-    mutating func rewind(_ frames: Int) throws(ALSAError) -> Int { try real.rewind(frames) }
-    mutating func drop() throws(ALSAError) { try real.drop() }
-    mutating func drain() throws(ALSAError) { try real.drain() }
-    mutating func prepare() throws(ALSAError) { try real.prepare() }
-    mutating func resume() throws(ALSAError) { try real.resume() }
-}
-
 /// Sources wider than 16 bits through the whole pipeline into ALSA's `file` PCM.
 @Suite struct SampleDepthTests {
     static let rate = 44_100
@@ -53,31 +25,6 @@ struct FixedFormatSink: AudioSink {
             let v = 0.25 * scale * 32767 * sin(2 * .pi * 440 * Double(n) / Double(rate))
             return [v, v]
         }
-    }
-
-    /// A 24-bit stereo PCM WAV file.
-    static func writeWAV24(_ path: String, samples: [Int32]) {
-        var d = Data()
-        func u32(_ v: Int) { withUnsafeBytes(of: UInt32(v).littleEndian) { d.append(contentsOf: $0) } }
-        func u16(_ v: Int) { withUnsafeBytes(of: UInt16(v).littleEndian) { d.append(contentsOf: $0) } }
-        d.append(contentsOf: Array("RIFF".utf8))
-        u32(36 + samples.count * 3)
-        d.append(contentsOf: Array("WAVEfmt ".utf8))
-        u32(16)
-        u16(1)
-        u16(2)
-        u32(rate)
-        u32(rate * 6)
-        u16(6)
-        u16(24)
-        d.append(contentsOf: Array("data".utf8))
-        u32(samples.count * 3)
-        for s in samples {
-            d.append(contentsOf: [
-                UInt8(truncatingIfNeeded: s), UInt8(truncatingIfNeeded: s >> 8), UInt8(truncatingIfNeeded: s >> 16),
-            ])
-        }
-        _ = FileManager.default.createFile(atPath: path, contents: d)
     }
 
     /// The amplitude of `signal` at `frequency` (a whole number of periods: the projection
@@ -102,7 +49,7 @@ struct FixedFormatSink: AudioSink {
         let dir = try TemporaryDirectory()
         let source = Self.quietSine()
         let wav = dir.file("sine.wav")
-        Self.writeWAV24(wav, samples: source)
+        writeWAV(wav, rate: Self.rate, channels: 2, samples24: source)
         let path = dir.file("sine.\(container)")
         switch container {
         case "flac": _ = try run(["/usr/bin/flac", "-s", "-o", path, wav])
@@ -131,7 +78,7 @@ struct FixedFormatSink: AudioSink {
         let dir = try TemporaryDirectory()
         let out = dir.file("wide.raw")
         let parts = ["gapless/part1.mp3", "gapless/part2.mp3"].map(Fixtures.media)
-        let h = Harness(device: "file:'\(out)',raw", sink: FixedFormatSink(format))
+        let h = Harness(device: "file:'\(out)',raw", sink: RestrictedSink { $0.formats = [format] })
         h.pipeline.play(PlaybackItem(token: 1, path: parts[0]), fromMs: 0, next: PlaybackItem(token: 2, path: parts[1]))
         #expect(h.pump { $0.contains(.endOfStream) })
         let status = h.pipeline.status()
@@ -161,7 +108,7 @@ struct FixedFormatSink: AudioSink {
         let first = Self.sine(from: 0, count: Self.rate, scale: 1).map { Int16($0.rounded()) }
         let second = Self.sine(from: Self.rate, count: Self.rate, scale: 256).map { Int32($0.rounded()) }
         writeWAV(dir.file("a.wav"), rate: Self.rate, channels: 2, samples: first)
-        Self.writeWAV24(dir.file("b.wav"), samples: second)
+        writeWAV(dir.file("b.wav"), rate: Self.rate, channels: 2, samples24: second)
         for name in ["a", "b"] {
             _ = try run(["/usr/bin/flac", "-s", "-o", dir.file("\(name).flac"), dir.file("\(name).wav")])
         }
