@@ -191,9 +191,11 @@ public final class I2CCharacterLCD: TextDisplay {
     }
 
     /// On an open fd (tests pass a file or pipe); `pause(µs)` waits for slow instructions.
-    public init(
-        fd: FileDescriptor, columns: Int, rows: Int, smbusOnly: Bool = false, pause: @escaping (Int) -> Void
-    ) {
+    public convenience init(fd: FileDescriptor, columns: Int, rows: Int, pause: @escaping (Int) -> Void) {
+        self.init(fd: fd, columns: columns, rows: rows, smbusOnly: false, pause: pause)
+    }
+
+    private init(fd: FileDescriptor, columns: Int, rows: Int, smbusOnly: Bool, pause: @escaping (Int) -> Void) {
         self.fd = fd
         self.columns = columns
         self.rows = rows
