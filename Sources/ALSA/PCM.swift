@@ -63,6 +63,8 @@ public struct PCMGranted: Sendable, Equatable {
     public var bufferFrames: Int
     /// The deep buffer was asked for (`PCMRequest.deepBufferMicroseconds`).
     public var deep: Bool
+    /// The device takes one of the wide formats the request offers (whichever it was opened in).
+    public var takesWide: Bool
 }
 
 /// The state of a PCM. The corresponding C type is snd_pcm_state_t.
@@ -166,6 +168,7 @@ public final class PCM {
             snd_pcm_hw_params_set_access(pcm, hw, SND_PCM_ACCESS_RW_INTERLEAVED), "snd_pcm_hw_params_set_access", dev)
         // The first format the device takes; when it takes none, set_format's error for the first.
         let format = r.formats.first { snd_pcm_hw_params_test_format(pcm, hw, $0.alsa) == 0 } ?? r.formats[0]
+        let takesWide = r.formats.contains { $0 != .s16 && snd_pcm_hw_params_test_format(pcm, hw, $0.alsa) == 0 }
         try check(snd_pcm_hw_params_set_format(pcm, hw, format.alsa), "snd_pcm_hw_params_set_format", dev)
         try check(snd_pcm_hw_params_set_channels(pcm, hw, r.channels), "snd_pcm_hw_params_set_channels", dev)
         var rate = r.rate
@@ -218,7 +221,7 @@ public final class PCM {
         return PCMGranted(
             format: format, rate: rate, channels: r.channels, periodFrames: Int(periodFrames),
             bufferFrames: Int(bufferFrames),
-            deep: deep)
+            deep: deep, takesWide: takesWide)
     }
 
     /// Writes interleaved S16 frames (widened to the device's format, `widenedFrames` at a
@@ -245,6 +248,50 @@ public final class PCM {
             if n < count { break }
         }
         return done
+    }
+
+    /// Writes interleaved 32-bit frames (the value in the top bits) to a device opened in a
+    /// wide format: as they are for S32_LE, their top 24 bits for S24_LE and S24_3LE (exact for
+    /// sources of up to 24 bits), `widenedFrames` at a time. As `write` otherwise.
+    public func write(wide samples: UnsafePointer<Int32>, frames: Int) throws(ALSAError) -> Int {
+        precondition(granted.format != .s16, "PCM.write(wide:) on an S16 device")
+        guard let widened, granted.format != .s32 else {
+            let n = snd_pcm_writei(handle, samples, snd_pcm_uframes_t(frames))
+            if n < 0 { throw ALSAError(code: Int32(n), call: "snd_pcm_writei", device: device) }
+            return Int(n)
+        }
+        let channels = Int(granted.channels)
+        var done = 0
+        while done < frames {
+            let count = min(frames - done, widenedFrames)
+            Self.narrow(samples + done * channels, count: count * channels, to: granted.format, into: widened)
+            let n = snd_pcm_writei(handle, widened, snd_pcm_uframes_t(count))
+            if n < 0 {
+                if done > 0 { return done }
+                throw ALSAError(code: Int32(n), call: "snd_pcm_writei", device: device)
+            }
+            done += Int(n)
+            if n < count { break }
+        }
+        return done
+    }
+
+    /// 32-bit samples in a 24-bit little-endian format: their top 24 bits.
+    private static func narrow(
+        _ source: UnsafePointer<Int32>, count: Int, to format: PCMSampleFormat, into target: UnsafeMutableRawPointer
+    ) {
+        if format == .s24 {
+            let out = target.assumingMemoryBound(to: Int32.self)
+            for i in 0..<count { out[i] = (source[i] >> 8).littleEndian }
+            return
+        }
+        let out = target.assumingMemoryBound(to: UInt8.self)
+        for i in 0..<count {
+            let v = UInt32(bitPattern: source[i])
+            out[3 * i] = UInt8(truncatingIfNeeded: v >> 8)
+            out[3 * i + 1] = UInt8(truncatingIfNeeded: v >> 16)
+            out[3 * i + 2] = UInt8(truncatingIfNeeded: v >> 24)
+        }
     }
 
     /// S16 samples in a wider little-endian format: the value in the top bits, zeros below.

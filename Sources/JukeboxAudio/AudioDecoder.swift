@@ -59,6 +59,15 @@ public protocol AudioDecoder: AnyObject {
     var replayGain: ReplayGainInfo? { get }
 }
 
+/// A decoder whose source may be wider than 16 bits (FLAC, WAV, ALAC): jb-decode reads it
+/// in 32 bits when it is, for a device that takes a wide format, so nothing is dithered away.
+public protocol WideAudioDecoder: AudioDecoder {
+    /// The source's bits per sample.
+    var bitsPerSample: Int { get }
+    /// As `read`, into 32-bit samples: the source's value in the top bits, zeros below.
+    func read(wide buffer: UnsafeMutablePointer<Int32>, capacityFrames: Int) throws -> DecodeResult
+}
+
 extension AudioDecoder {
     public var seekHint: SeekHint? { nil }
     public var replayGain: ReplayGainInfo? { nil }

@@ -11,8 +11,17 @@ public struct SinkGrant: Sendable, Equatable {
     /// The buffer is the deep one (`PCMRequest.deepBufferMicroseconds`): jb-output keeps it
     /// full, wakes when it drained to the configured buffer, and takes it back on commands.
     public var deep: Bool
+    /// The sample format it was opened in, and whether it takes a wide one (S32_LE, S24_LE or
+    /// S24_3LE) when asked.
+    public var format: PCMSampleFormat
+    public var takesWide: Bool
 
-    public init(rate: Int, periodFrames: Int, bufferFrames: Int, swallowsData: Bool, deep: Bool = false) {
+    public init(
+        rate: Int, periodFrames: Int, bufferFrames: Int, swallowsData: Bool, deep: Bool = false,
+        format: PCMSampleFormat = .s16, takesWide: Bool? = nil
+    ) {
+        self.format = format
+        self.takesWide = takesWide ?? (format != .s16)
         self.deep = deep
         self.rate = rate
         self.periodFrames = periodFrames
@@ -34,6 +43,9 @@ public protocol AudioSink: SendableMetatype {
     mutating func close()
     /// Writes up to `frames` frames, blocking while the device is full; returns how many it took.
     mutating func write(_ samples: UnsafePointer<Int16>, frames: Int) throws(ALSAError) -> Int
+    /// As `write`, from 32-bit samples (the value in the top bits); only when it was opened
+    /// in a wide format (`SinkGrant.format` not S16).
+    mutating func write(wide samples: UnsafePointer<Int32>, frames: Int) throws(ALSAError) -> Int
     /// Frames written but not played yet.
     mutating func delay() throws(ALSAError) -> Int
     /// Frames that can be taken back.
@@ -62,13 +74,18 @@ public struct ALSASink: AudioSink {
         return SinkGrant(
             rate: Int(opened.granted.rate), periodFrames: opened.granted.periodFrames,
             bufferFrames: opened.granted.bufferFrames,
-            swallowsData: opened.type == .null, deep: opened.granted.deep)
+            swallowsData: opened.type == .null, deep: opened.granted.deep, format: opened.granted.format,
+            takesWide: opened.granted.takesWide)
     }
 
     public mutating func close() { pcm = nil }
 
     public mutating func write(_ samples: UnsafePointer<Int16>, frames: Int) throws(ALSAError) -> Int {
         try pcm!.write(samples, frames: frames)
+    }
+
+    public mutating func write(wide samples: UnsafePointer<Int32>, frames: Int) throws(ALSAError) -> Int {
+        try pcm!.write(wide: samples, frames: frames)
     }
 
     public mutating func delay() throws(ALSAError) -> Int { try pcm!.delay() }

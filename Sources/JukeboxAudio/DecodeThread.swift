@@ -101,6 +101,15 @@ extension AudioPipeline {
         var gen: UInt64 = 0
         /// The only rate the device takes, when it refused a file's (read with each request).
         var deviceRate: Int?
+        /// Every source is read in S16: the device took no wide format, or a crossfade is set
+        /// (mixed in S16, dithered). Read with each request.
+        var narrowOnly = false
+        /// `d` read in 32 bits: its source is wider than 16 bits and the device may take that
+        /// (a resampled or stretched source is S16).
+        func wideSource(_ d: any AudioDecoder) -> (any WideAudioDecoder)? {
+            guard !narrowOnly, let w = d as? any WideAudioDecoder, w.bitsPerSample > 16 else { return nil }
+            return w
+        }
         /// The playback speed (read with each request) and the one of the current decoder.
         var speed = 1.0
         var decoderSpeed = 1.0
@@ -168,6 +177,7 @@ extension AudioPipeline {
             let step = shared.withLock { s -> DecodeStep in
                 if s.shutdown { return .exit }
                 deviceRate = s.deviceRate
+                narrowOnly = s.wideRefused || s.crossfadeSeconds > 0
                 speed = s.speed
                 if s.decodeGen != gen {
                     gen = s.decodeGen
@@ -363,19 +373,27 @@ extension AudioPipeline {
                 let resampled = d as? ResampledDecoder
                 resampled?.keepsTail = followUp
                 let format = d.format
+                let wide = wideSource(d)
                 var result = DecodeResult(frames: 0, isEnd: true, formatChanged: false)
                 var failure: String?
                 do {
-                    result = try d.read(
-                        into: samples.base + slot * slotSamples,
-                        capacityFrames: min(slotSamples / format.channels, max(1, limit)))
+                    let into = samples.base + slot * slotSamples
+                    if let wide {
+                        result = try wide.read(
+                            wide: UnsafeMutableRawPointer(into).assumingMemoryBound(to: Int32.self),
+                            capacityFrames: min(slotSamples / 2 / format.channels, max(1, limit)))
+                    } else {
+                        result = try d.read(
+                            into: into, capacityFrames: min(slotSamples / format.channels, max(1, limit)))
+                    }
                 } catch {
                     failure = "\(error)"
                 }
-                let chunk = ChunkInfo(
+                var chunk = ChunkInfo(
                     kind: .audio, serial: serial, token: item.token,
                     frameOffset: startFrame + trackFrames(framesOut, speed: decoderSpeed), frames: result.frames,
                     read: 0, format: format, gain: gain, announce: announce, speed: decoderSpeed)
+                chunk.wide = wide != nil
                 guard publish(chunk, partner: nil, hint: d.seekHint, isEnd: result.isEnd, failure: failure) else {
                     continue
                 }

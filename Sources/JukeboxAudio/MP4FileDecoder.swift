@@ -5,7 +5,7 @@ import JukeboxCore
 /// conversion `ffmpeg -f s16le` makes (AAC's float rounded; ALAC wider than 16 bits narrowed
 /// with TPDF dither instead of keeping its top 16), gapless (encoder delay and padding removed) with the exact length, and sample-exact seeks,
 /// so these files need no `SeekHint` to resume. FFmpeg is loaded by the first file opened.
-public final class MP4FileDecoder: AudioDecoder {
+public final class MP4FileDecoder: WideAudioDecoder {
     let decoder: MP4AudioDecoder
     public let format: AudioFormat
     /// ALAC wider than 16 bits, as FFmpeg gives it (full-scale S32), before it is narrowed.
@@ -34,6 +34,15 @@ public final class MP4FileDecoder: AudioDecoder {
         wide.withUnsafeBufferPointer {
             dither.narrow($0.baseAddress!, bits: 32, into: buffer, count: frames * format.channels)
         }
+        return DecodeResult(frames: frames, isEnd: frames == 0, formatChanged: false)
+    }
+
+    /// 32 for ALAC wider than 16 bits (FFmpeg gives it full-scale), else 16.
+    public var bitsPerSample: Int { (decoder.bitsPerSample ?? 16) > 16 ? 32 : 16 }
+
+    public func read(wide buffer: UnsafeMutablePointer<Int32>, capacityFrames: Int) throws -> DecodeResult {
+        let frames = try decoder.read(
+            into: UnsafeMutableBufferPointer(start: buffer, count: capacityFrames * format.channels))
         return DecodeResult(frames: frames, isEnd: frames == 0, formatChanged: false)
     }
 

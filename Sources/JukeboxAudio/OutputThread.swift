@@ -42,6 +42,10 @@ struct OutputLocals<Sink: AudioSink>: ~Copyable {
     var sink: Sink
     var isOpen = false
     var format: AudioFormat?
+    /// The device is open in a wide format for 32-bit samples (`ChunkInfo.wide`): the history
+    /// and the period buffer then hold Int32 samples, two Int16 words each.
+    var wide = false
+    var words: Int { wide ? 2 : 1 }
     var clock = false
     var period = 441
     /// Frames per write: one period, so that a command is seen within one period; a whole
@@ -95,10 +99,11 @@ struct OutputLocals<Sink: AudioSink>: ~Copyable {
     /// largest buffer the config allows: a 512 KiB ring cost page faults and cache misses.
     private(set) var history: SampleBuffer
     private(set) var historyFrames = 4096
+    private(set) var historyWords = 1
     var historyStart: Int64 = 0
     /// Frames in `written ..< replayEnd` are re-rendered from `history` before the ring is read.
     var replayEnd: Int64 = 0
-    let periodBuffer: SampleBuffer
+    private(set) var periodBuffer: SampleBuffer
     let periodCapacity = 16384
 
     var gainTarget: Float = 1
@@ -120,6 +125,8 @@ struct OutputLocals<Sink: AudioSink>: ~Copyable {
     /// to which they went: a frame goes once it can no longer be rewound.
     let playedAudio: PlayedAudioRing?
     var publishedUpTo: Int64 = 0
+    /// Narrows 32-bit samples for `playedAudio` (S16).
+    var playedDither = TPDFDither()
 
     /// The feedback sounds at the device's rate, and the one sounding: its samples start at
     /// `cueOffset` of `tones` and lie over the `written` frames `cueStart..<cueEnd`.
@@ -166,8 +173,19 @@ struct OutputLocals<Sink: AudioSink>: ~Copyable {
         let to = min(written + Int64(frames), cueEnd)
         guard from < to else { return }
         let ch = channels
-        var out = periodBuffer.base + Int(from - written) * ch
         var tone = tones.samples + cueOffset + Int(from - cueStart)
+        if wide {
+            var out = wideSamples(periodBuffer) + Int(from - written) * ch
+            let level = Double(cueLevel) * 65536
+            for _ in from..<to {
+                let t = Double(tone.pointee) * level
+                for c in 0..<ch { out[c] = Int32(clamping: Int64((Double(out[c]) + t).rounded())) }
+                out += ch
+                tone += 1
+            }
+            return
+        }
+        var out = periodBuffer.base + Int(from - written) * ch
         for _ in from..<to {
             let t = Float(tone.pointee) * cueLevel
             for c in 0..<ch { out[c] = Int16(max(-32768, min(32767, (Float(out[c]) + t).rounded()))) }
@@ -178,7 +196,7 @@ struct OutputLocals<Sink: AudioSink>: ~Copyable {
 
     /// Zeros as the source of the `frames` frames at `written` (the cue sounds over them).
     func saveSilence(frames: Int) {
-        let ch = channels
+        let ch = channels * words
         let index = Int(written % Int64(historyFrames))
         let first = min(frames, historyFrames - index)
         (history.base + index * ch).update(repeating: 0, count: first * ch)
@@ -195,10 +213,20 @@ struct OutputLocals<Sink: AudioSink>: ~Copyable {
     }
 
     /// Grows the history to at least `frames` frames. Only at device open, never per period.
+    /// At the device's sample width (`words`), with the period buffer.
     mutating func fitHistory(toCover frames: Int) {
-        guard frames > historyFrames else { return }
-        historyFrames = frames
-        history = SampleBuffer(count: historyFrames * AudioPipeline.maxChannels)
+        guard frames > historyFrames || words > historyWords else { return }
+        historyFrames = max(frames, historyFrames)
+        historyWords = words
+        history = SampleBuffer(count: historyFrames * AudioPipeline.maxChannels * words)
+        if periodBuffer.count < periodCapacity * AudioPipeline.maxChannels * words {
+            periodBuffer = SampleBuffer(count: periodCapacity * AudioPipeline.maxChannels * words)
+        }
+    }
+
+    /// `buffer`'s words as 32-bit samples.
+    func wideSamples(_ buffer: borrowing SampleBuffer) -> UnsafeMutablePointer<Int32> {
+        UnsafeMutableRawPointer(buffer.base).assumingMemoryBound(to: Int32.self)
     }
 
     var channels: Int { format?.channels ?? 2 }
@@ -259,8 +287,14 @@ struct OutputLocals<Sink: AudioSink>: ~Copyable {
         while from < end {
             let index = Int(from % Int64(historyFrames))
             let count = min(Int(end - from), historyFrames - index)
-            playedAudio.publish(
-                history.base + index * channels, count: count, channels: channels, rate: rate, gain: itemGain)
+            if wide {
+                playedAudio.publish(
+                    wide: wideSamples(history) + index * channels, count: count, channels: channels, rate: rate,
+                    gain: itemGain, dither: &playedDither)
+            } else {
+                playedAudio.publish(
+                    history.base + index * channels, count: count, channels: channels, rate: rate, gain: itemGain)
+            }
             from += Int64(count)
         }
     }
@@ -279,9 +313,9 @@ struct OutputLocals<Sink: AudioSink>: ~Copyable {
         pendingStart = nil
     }
 
-    /// Copies `frames` frames from `source` into the history at `written`.
+    /// Copies `frames` frames from `source` (at the device's width) into the history at `written`.
     func saveHistory(_ source: UnsafePointer<Int16>, frames: Int) {
-        let ch = channels
+        let ch = channels * words
         let index = Int(written % Int64(historyFrames))
         let first = min(frames, historyFrames - index)
         (history.base + index * ch).update(from: source, count: first * ch)
@@ -314,7 +348,7 @@ struct OutputLocals<Sink: AudioSink>: ~Copyable {
 
     /// Copies `frames` frames of history starting at `written` into the period buffer.
     func loadHistory(frames: Int) {
-        let ch = channels
+        let ch = channels * words
         let index = Int(written % Int64(historyFrames))
         let first = min(frames, historyFrames - index)
         periodBuffer.base.update(from: history.base + index * ch, count: first * ch)
@@ -328,7 +362,7 @@ struct OutputLocals<Sink: AudioSink>: ~Copyable {
         let index = Int(written % Int64(historyFrames))
         let cueSounds = cueSounds(frames: frames)
         if !cueSounds && rampLeft == 0 && gain == 1.0 && itemGain == 1.0 && index + frames <= historyFrames {
-            return UnsafePointer(history.base + index * channels)
+            return UnsafePointer(history.base + index * channels * words)
         }
         loadHistory(frames: frames)
         applyGain(frames: frames)
@@ -341,6 +375,24 @@ struct OutputLocals<Sink: AudioSink>: ~Copyable {
     mutating func applyGain(frames: Int) {
         if rampLeft == 0 && gain == 1.0 && itemGain == 1.0 { return }
         let ch = channels
+        if wide {
+            // In Double: a Float has too few bits for 32-bit samples.
+            let samples = wideSamples(periodBuffer)
+            var i = 0
+            for _ in 0..<frames {
+                if rampLeft > 0 {
+                    gain += rampStep
+                    rampLeft -= 1
+                    if rampLeft == 0 { gain = rampTo }
+                }
+                let factor = Double(gain) * Double(itemGain)
+                for _ in 0..<ch {
+                    samples[i] = Int32(clamping: Int64((Double(samples[i]) * factor).rounded()))
+                    i += 1
+                }
+            }
+            return
+        }
         let samples = periodBuffer.base
         var i = 0
         for _ in 0..<frames {
@@ -369,7 +421,7 @@ private enum OutputStep {
     /// Write `frames` frames at `written`; `started` is the item whose first chunk they begin.
     case write(frames: Int, started: UInt64?)
     /// Open the device for `format` (after playing out the old one when it is open).
-    case open(AudioFormat)
+    case open(AudioFormat, wide: Bool)
     /// Nothing is left and no follow-up came: play out what the device holds.
     case drain
     case exit
@@ -396,7 +448,7 @@ extension AudioPipeline {
             switch step {
             case .again: step = shared.withLock { s in nextStep(&s, &o) }
             case .write(let frames, let started): step = writePeriod(&o, frames: frames, started: started)
-            case .open(let format): step = openDevice(&o, format)
+            case .open(let format, let wide): step = openDevice(&o, format, wide: wide)
             case .drain: step = drainAtEnd(&o)
             case .exit:
                 if o.isOpen { o.sink.close() }
@@ -464,14 +516,19 @@ extension AudioPipeline {
                 popChunk(&s)
                 return .again
             }
-            if !o.isOpen || o.format != c.format {
+            if o.isOpen && o.format == c.format && c.wide && s.wideRefused {
+                // Decoded wide before the device was found to take S16 only: again, narrowed.
+                decodeAgain(&s, &o, from: c.format)
+                return .again
+            }
+            if !o.isOpen || o.format != c.format || o.wide != c.wide {
                 let now = MonotonicClock.nanoseconds()
                 if now < o.retryAtNs {
                     shared.wait(outputWork, &s, nanoseconds: o.retryAtNs - now)
                     return .again
                 }
                 if o.deep, let waited = waitUntilPlayedOut(&s, &o) { return waited }
-                return .open(c.format)
+                return .open(c.format, wide: c.wide)
             }
         }
         if paceClock(&s, &o) { return .again }
@@ -519,7 +576,7 @@ extension AudioPipeline {
         }
         let frames = min(o.block, c.frames - c.read)
         o.itemGain = c.gain
-        let source = samples.base + head * Self.chunkFrames * Self.maxChannels + c.read * c.format.channels
+        let source = samples.base + head * Self.chunkFrames * Self.maxChannels + c.read * c.format.channels * o.words
         if c.fadeLength > 0 {
             let partner = (head + 1) % slots
             let incoming = samples.base + partner * Self.chunkFrames * Self.maxChannels + c.read * c.format.channels
@@ -563,7 +620,7 @@ extension AudioPipeline {
                 shared.wait(outputWork, &s, nanoseconds: o.retryAtNs - now)
                 return .again
             }
-            return .open(o.format ?? AudioFormat(rate: 44100, channels: 2))
+            return .open(o.format ?? AudioFormat(rate: 44100, channels: 2), wide: o.wide)
         }
         if paceClock(&s, &o, evenWhenDeep: true) { return .again }
         let frames = min(o.block, Int(o.cueEnd + Int64(o.buffer) - o.written))
@@ -622,7 +679,12 @@ extension AudioPipeline {
         let channels = o.channels
         while outcome.done < frames {
             do throws(ALSAError) {
-                outcome.done += try o.sink.write(period + outcome.done * channels, frames: frames - outcome.done)
+                outcome.done +=
+                    o.wide
+                    ? try o.sink.write(
+                        wide: UnsafeRawPointer(period).assumingMemoryBound(to: Int32.self) + outcome.done * channels,
+                        frames: frames - outcome.done)
+                    : try o.sink.write(period + outcome.done * channels, frames: frames - outcome.done)
             } catch {
                 switch error.code {
                 case EINTR:
@@ -844,9 +906,10 @@ extension AudioPipeline {
         o.refilling = true
     }
 
-    /// Opens (or reopens, after playing out the old format) the device for `format`; on
-    /// failure, tries again after the backoff.
-    private func openDevice<Sink>(_ o: inout OutputLocals<Sink>, _ format: AudioFormat) -> OutputStep {
+    /// Opens (or reopens, after playing out the old format) the device for `format`, in a
+    /// wide sample format first when `wide` (32-bit samples); on failure, tries again after
+    /// the backoff.
+    private func openDevice<Sink>(_ o: inout OutputLocals<Sink>, _ format: AudioFormat, wide: Bool) -> OutputStep {
         if o.isOpen {
             if o.clock {
                 let remaining = o.delay(MonotonicClock.nanoseconds())
@@ -861,23 +924,24 @@ extension AudioPipeline {
         let request = PCMRequest(
             device: config.device, rate: UInt32(format.rate), channels: UInt32(format.channels),
             periodMicroseconds: UInt32(config.periodMs * 1000), bufferMicroseconds: UInt32(config.bufferMs * 1000),
-            deepBufferMicroseconds: UInt32(config.deepBufferMs * 1000))
+            deepBufferMicroseconds: UInt32(config.deepBufferMs * 1000),
+            formats: wide ? [.s32, .s24, .s24Packed, .s16] : [.s16, .s32, .s24, .s24Packed])
         let opened = Result { () throws(ALSAError) in try o.sink.open(request) }
         // The feedback sounds at the device's rate, before taking the lock.
         if case .success(let grant) = opened { o.tones.render(rate: grant.rate) }
         return shared.withLock { s in
             if o.reopening { s.reopenAttempts += 1 }
             switch opened {
-            case .success(let grant) where grant.rate != format.rate:
-                // The device does not take this rate: it stays open at its own, and decoding
-                // starts again where the ring's head is, resampled to it (MPD's way too).
-                o.format = AudioFormat(rate: grant.rate, channels: format.channels)
-                accept(grant, &s, &o)
-                s.deviceRate = grant.rate
-                decodeResampled(&s, &o, from: format)
             case .success(let grant):
-                o.format = format
+                o.format = AudioFormat(rate: grant.rate, channels: format.channels)
+                o.wide = wide && grant.format != .s16
                 accept(grant, &s, &o)
+                // The device does not take this rate, or no wide format: it stays open as it
+                // is, and decoding starts again where the ring's head is, resampled to its
+                // rate (MPD's way too) or narrowed to S16 with dither.
+                if grant.rate != format.rate { s.deviceRate = grant.rate }
+                if !grant.takesWide { s.wideRefused = true }
+                if grant.rate != format.rate || wide != o.wide { decodeAgain(&s, &o, from: format) }
             case .failure(let error):
                 s.deviceError = error.description
                 o.reopening = true
@@ -938,9 +1002,9 @@ extension AudioPipeline {
 
     /// The ring holds audio at `format`, which the device refused: it is dropped and decoding
     /// starts again at the head chunk's position (with its announcement, when nothing of it was
-    /// written), now at the device's rate. A follow-up jb-decode had moved on to stays the follow-up.
-    private func decodeResampled<Sink>(_ s: inout SharedState, _ o: inout OutputLocals<Sink>, from format: AudioFormat)
-    {
+    /// written), now at the device's rate and width. A follow-up jb-decode had moved on to
+    /// stays the follow-up.
+    private func decodeAgain<Sink>(_ s: inout SharedState, _ o: inout OutputLocals<Sink>, from format: AudioFormat) {
         let c = s.chunks[s.ringHead]
         guard s.ringCount > 0, c.kind == .audio, let item = s.items.item(c.serial) else { return }
         if let decoding = s.decodingItem, decoding.token != item.token, s.nextItem == nil { s.nextItem = decoding }

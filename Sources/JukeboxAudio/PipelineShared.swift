@@ -48,6 +48,9 @@ struct ChunkInfo {
     var fadeLength = 0
     /// The follow-up's frames mixed into the chunk before it: jb-output only releases it.
     var partner = false
+    /// Its samples are 32-bit (a source wider than 16 bits, the value in the top bits), half
+    /// as many frames in the slot's memory; jb-output opens the device wide for them.
+    var wide = false
 }
 
 /// The item frames (track time) that `frames` frames played at `speed` stand for; exactly
@@ -189,6 +192,9 @@ struct SharedState {
     /// The rate the device gave when asked for another: jb-decode resamples every file at
     /// another rate to it (set by jb-output when it opens the device).
     var deviceRate: Int?
+    /// The device took no wide format when asked: jb-decode narrows every source to S16
+    /// (with dither) from then on.
+    var wideRefused = false
     /// The software volume's gain (1.0 with a hardware mixer) and the output's mute: the
     /// gain target is 0 while muted, else the volume's.
     var volumeGain: Float = 1.0

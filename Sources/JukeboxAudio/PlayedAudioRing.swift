@@ -1,3 +1,4 @@
+import JukeboxCore
 import Synchronization
 
 /// What jb-output played, handed to a slower thread (the Snapcast writer) without a lock and
@@ -66,6 +67,39 @@ public final class PlayedAudioRing: @unchecked Sendable {
                 let right = from[i * channels + channels - 1]
                 target[2 * i] = gain == 1 ? left : Self.scaled(left, gain)
                 target[2 * i + 1] = gain == 1 ? right : Self.scaled(right, gain)
+            }
+            frames[index] = n
+            rates[index] = rate
+            slot += 1
+            committed.store(slot, ordering: .releasing)
+            done += n
+        }
+    }
+
+    /// As `publish`, from 32-bit samples (the value in the top bits), narrowed with `dither`.
+    func publish(
+        wide source: UnsafePointer<Int32>, count: Int, channels: Int, rate: Int, gain: Float,
+        dither: inout TPDFDither
+    ) {
+        guard isEnabled else { return }
+        var done = 0
+        var slot = committed.load(ordering: .relaxed)
+        let factor = Double(gain)
+        while done < count {
+            guard slot - consumed.load(ordering: .acquiring) < slotCount else {
+                dropped.add(count - done, ordering: .relaxed)
+                return
+            }
+            let index = slot % slotCount
+            let n = min(Self.slotFrames, count - done)
+            let target = samples + index * Self.slotFrames * 2
+            let from = source + done * channels
+            for i in 0..<n {
+                for side in 0..<2 {
+                    let v = from[i * channels + side * (channels - 1)]
+                    let scaled = gain == 1 ? v : Int32(clamping: Int64((Double(v) * factor).rounded()))
+                    target[2 * i + side] = dither.narrow(scaled)
+                }
             }
             frames[index] = n
             rates[index] = rate

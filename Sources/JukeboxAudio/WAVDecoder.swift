@@ -6,7 +6,7 @@ import LinuxSupport
 /// WAVE_FORMAT_PCM or WAVE_FORMAT_EXTENSIBLE with the PCM subformat. Odd-sized chunks are
 /// padded; a data chunk that claims more than the file holds is read up to the end of the file.
 /// Output is S16 (wider samples are narrowed with TPDF dither, 8-bit is unsigned and shifted up).
-public final class WAVDecoder: AudioDecoder {
+public final class WAVDecoder: WideAudioDecoder {
     public let path: String
     public let format: AudioFormat
     public let bitsPerSample: Int
@@ -94,6 +94,38 @@ public final class WAVDecoder: AudioDecoder {
     public var lengthFrames: Int64? { dataFrames }
 
     public func read(into buffer: UnsafeMutablePointer<Int16>, capacityFrames: Int) throws -> DecodeResult {
+        try readBlock(capacityFrames: capacityFrames) { b, samples in
+            switch bitsPerSample / 8 {
+            case 1:
+                for i in 0..<samples { buffer[i] = Int16(Int(b[i]) - 128) << 8 }
+            case 2:
+                for i in 0..<samples { buffer[i] = Int16(bitPattern: UInt16(b[2 * i]) | UInt16(b[2 * i + 1]) << 8) }
+            default:
+                if wide.count < samples { wide = [Int32](repeating: 0, count: samples) }
+                wide.withUnsafeMutableBufferPointer { leftJustified(b, samples, into: $0.baseAddress!) }
+                wide.withUnsafeBufferPointer { dither.narrow($0.baseAddress!, bits: 32, into: buffer, count: samples) }
+            }
+        }
+    }
+
+    public func read(wide buffer: UnsafeMutablePointer<Int32>, capacityFrames: Int) throws -> DecodeResult {
+        try readBlock(capacityFrames: capacityFrames) { b, samples in leftJustified(b, samples, into: buffer) }
+    }
+
+    /// The file's samples in the top bits of 32 (8-bit ones are unsigned).
+    private func leftJustified(_ b: UnsafeBufferPointer<UInt8>, _ samples: Int, into out: UnsafeMutablePointer<Int32>) {
+        let width = bitsPerSample / 8
+        for i in 0..<samples {
+            var v: UInt32 = 0
+            for k in 0..<width { v |= UInt32(b[i * width + k]) << (8 * (4 - width + k)) }
+            out[i] = Int32(bitPattern: width == 1 ? v ^ 0x8000_0000 : v)
+        }
+    }
+
+    /// Reads up to `capacityFrames` frames and hands their bytes and sample count to `convert`.
+    private func readBlock(
+        capacityFrames: Int, _ convert: (UnsafeBufferPointer<UInt8>, Int) -> Void
+    ) throws -> DecodeResult {
         let frames = Int(min(Int64(capacityFrames), dataFrames - position))
         guard frames > 0 else { return DecodeResult(frames: 0, isEnd: true, formatChanged: false) }
         let byteCount = frames * blockAlign
@@ -104,25 +136,7 @@ public final class WAVDecoder: AudioDecoder {
             try fd.read(into: raw.baseAddress!, count: byteCount, at: offset)
         }
         let gotFrames = got / blockAlign
-        let samples = gotFrames * format.channels
-        let width = bitsPerSample / 8
-        scratch.withUnsafeBytes { raw in
-            let b = raw.bindMemory(to: UInt8.self)
-            switch width {
-            case 1:
-                for i in 0..<samples { buffer[i] = Int16(Int(b[i]) - 128) << 8 }
-            case 2:
-                for i in 0..<samples { buffer[i] = Int16(bitPattern: UInt16(b[2 * i]) | UInt16(b[2 * i + 1]) << 8) }
-            default:
-                if wide.count < samples { wide = [Int32](repeating: 0, count: samples) }
-                for i in 0..<samples {
-                    var v: UInt32 = 0
-                    for k in 0..<width { v |= UInt32(b[i * width + k]) << (8 * (4 - width + k)) }
-                    wide[i] = Int32(bitPattern: v)
-                }
-                wide.withUnsafeBufferPointer { dither.narrow($0.baseAddress!, bits: 32, into: buffer, count: samples) }
-            }
-        }
+        scratch.withUnsafeBytes { raw in convert(raw.bindMemory(to: UInt8.self), gotFrames * format.channels) }
         position += Int64(gotFrames)
         return DecodeResult(
             frames: gotFrames, isEnd: position >= dataFrames || gotFrames < frames, formatChanged: false)

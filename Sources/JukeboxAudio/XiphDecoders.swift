@@ -17,7 +17,7 @@ func checkChannels(_ channels: Int, _ path: String) throws(AudioFileError) {
 }
 
 /// FLAC through libFLAC: bit-exact; sources wider than 16 bits are narrowed with TPDF dither.
-public final class FLACFileDecoder: AudioDecoder {
+public final class FLACFileDecoder: WideAudioDecoder {
     let decoder: FLACDecoder
     public let format: AudioFormat
     /// libFLAC's samples (Int32, right-justified) before they are narrowed to S16.
@@ -50,6 +50,15 @@ public final class FLACFileDecoder: AudioDecoder {
         } else {
             for i in 0..<count { buffer[i] = Int16(truncatingIfNeeded: wide[i] << (16 - bits)) }
         }
+        return DecodeResult(frames: frames, isEnd: frames == 0, formatChanged: false)
+    }
+
+    public var bitsPerSample: Int { decoder.format.bitsPerSample }
+
+    public func read(wide buffer: UnsafeMutablePointer<Int32>, capacityFrames: Int) throws -> DecodeResult {
+        let frames = try decoder.read(into: buffer, capacityFrames: capacityFrames)
+        let shift = Int32(32 - bitsPerSample)
+        for i in 0..<frames * format.channels { buffer[i] <<= shift }
         return DecodeResult(frames: frames, isEnd: frames == 0, formatChanged: false)
     }
 

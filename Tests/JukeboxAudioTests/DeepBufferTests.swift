@@ -95,6 +95,11 @@ final class SimulatedCard: AudioSink, @unchecked Sendable {
         return frames
     }
 
+    /// Never called: the card is opened in S16 (the grant's default format).
+    func write(wide samples: UnsafePointer<Int32>, frames: Int) throws(ALSAError) -> Int {
+        preconditionFailure("SimulatedCard takes S16 only")
+    }
+
     func delay() throws(ALSAError) -> Int { queuedFrames }
 
     func rewindable() -> Int { rewinds ? queuedFrames : 0 }

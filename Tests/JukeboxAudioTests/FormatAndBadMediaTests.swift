@@ -6,12 +6,13 @@ import Testing
 
 @Suite struct FormatAndBadMediaTests {
     /// Plays `items` back to back (each next one set when the previous starts or fails) into
-    /// ALSA's file plugin writing a regular file; returns the events, the status and the output.
+    /// ALSA's file plugin writing a regular file, offered S16 only (a wide source is narrowed);
+    /// returns the events, the status and the output.
     static func playChain(_ paths: [String], dir: TemporaryDirectory, device: String? = nil) -> (
         [PipelineEvent], PipelineStatus, [Int16]
     ) {
         let out = dir.file("chain.raw")
-        let h = Harness(device: device ?? "file:'\(out)',raw")
+        let h = Harness(device: device ?? "file:'\(out)',raw", sink: RestrictedSink { $0.formats = [.s16] })
         let items = paths.enumerated().map { PlaybackItem(token: UInt64($0.offset + 1), path: $0.element) }
         h.pipeline.play(items[0], fromMs: 0, next: items.count > 1 ? items[1] : nil)
         h.pump(

@@ -39,6 +39,17 @@ final class HeldSink: AudioSink, @unchecked Sendable {
     func close() { real.close() }
 
     func write(_ samples: UnsafePointer<Int16>, frames: Int) throws(ALSAError) -> Int {
+        waitWhileHeld()
+        return try real.write(samples, frames: frames)
+    }
+
+    func write(wide samples: UnsafePointer<Int32>, frames: Int) throws(ALSAError) -> Int {
+        waitWhileHeld()
+        return try real.write(wide: samples, frames: frames)
+    }
+
+    /// Waits while `holdNext` is set.
+    private func waitWhileHeld() {
         gate.withLock {
             guard holdNext else { return }
             holding = true
@@ -46,7 +57,6 @@ final class HeldSink: AudioSink, @unchecked Sendable {
             while holdNext { gate.wait() }
             holding = false
         }
-        return try real.write(samples, frames: frames)
     }
 
     func delay() throws(ALSAError) -> Int { try real.delay() }

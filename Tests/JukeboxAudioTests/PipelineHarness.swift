@@ -39,12 +39,15 @@ final class Harness {
     }
 
     /// A pipeline writing to `sink` (opened on `device`).
-    init<Sink: AudioSink>(device: String, sink: Sink, periodMs: Int = 10, bufferMs: Int = 40, deepBufferMs: Int = 0) {
+    init<Sink: AudioSink>(
+        device: String, sink: Sink, periodMs: Int = 10, bufferMs: Int = 40, deepBufferMs: Int = 0,
+        pacing: OutputPacing = .auto
+    ) {
         let collector = EventCollector()
         self.collector = collector
         pipeline = AudioPipeline(
             config: AudioOutputConfig(
-                device: device, periodMs: periodMs, bufferMs: bufferMs, deepBufferMs: deepBufferMs),
+                device: device, periodMs: periodMs, bufferMs: bufferMs, deepBufferMs: deepBufferMs, pacing: pacing),
             sink: sink,
             wakeup: { collector.poke() })
     }
@@ -160,6 +163,9 @@ struct RestrictedSink: AudioSink {
     mutating func close() { real.close() }
     mutating func write(_ samples: UnsafePointer<Int16>, frames: Int) throws(ALSAError) -> Int {
         try real.write(samples, frames: frames)
+    }
+    mutating func write(wide samples: UnsafePointer<Int32>, frames: Int) throws(ALSAError) -> Int {
+        try real.write(wide: samples, frames: frames)
     }
     mutating func delay() throws(ALSAError) -> Int { try real.delay() }
     mutating func rewindable() -> Int { real.rewindable() }

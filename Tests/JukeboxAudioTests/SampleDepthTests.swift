@@ -99,10 +99,10 @@ import Testing
         #expect(got == reference)
     }
 
-    /// A 16-bit FLAC then a 24-bit one at the same rate, gapless: one device open (the bit depth
-    /// alone never reopens it: the ring is S16, so both play on the one S16 device), the 16-bit
-    /// part bit for bit, the 24-bit part dithered within an LSB of the source, and nothing
-    /// lost or added at the join (a sine continued across it).
+    /// A 16-bit FLAC then a 24-bit one at the same rate, gapless, on a device that takes S16
+    /// only: one device open (the 24-bit part is narrowed, the device not reopened for it), the
+    /// 16-bit part bit for bit, the 24-bit part dithered within an LSB of the source, and
+    /// nothing lost or added at the join (a sine continued across it).
     @Test func a16BitAnd24BitTrackJoinGaplesslyOnOneOpenDevice() throws {
         let dir = try TemporaryDirectory()
         let first = Self.sine(from: 0, count: Self.rate, scale: 1).map { Int16($0.rounded()) }
@@ -113,7 +113,7 @@ import Testing
             _ = try run(["/usr/bin/flac", "-s", "-o", dir.file("\(name).flac"), dir.file("\(name).wav")])
         }
         let out = dir.file("join.raw")
-        let h = Harness(device: "file:'\(out)',raw")
+        let h = Harness(device: "file:'\(out)',raw", sink: RestrictedSink { $0.formats = [.s16] })
         h.pipeline.play(
             PlaybackItem(token: 1, path: dir.file("a.flac")), fromMs: 0,
             next: PlaybackItem(token: 2, path: dir.file("b.flac")))
@@ -128,5 +128,105 @@ import Testing
         let errors = zip(got.suffix(second.count), second).map { Double($0) - Double($1) / 256 }
         #expect(errors.allSatisfy { abs($0) < 1.5 })
         #expect(abs(errors.reduce(0, +) / Double(errors.count)) < 0.02)
+    }
+
+    /// A device's samples in `format` (little-endian) as 32-bit ones, the value in the top bits.
+    static func samples32(ofFile path: String, _ format: PCMSampleFormat) throws -> [Int32] {
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        let width = format.bytesPerSample
+        return stride(from: 0, to: bytes.count - width + 1, by: width).map { i in
+            let b = format == .s24 ? bytes[i..<i + 3] : bytes[i + width - 3..<i + width]
+            let low: UInt32 = format == .s32 ? UInt32(bytes[i]) : 0
+            return Int32(
+                bitPattern: low | UInt32(b[b.startIndex]) << 8 | UInt32(b[b.startIndex + 1]) << 16 | UInt32(
+                    b[b.startIndex + 2]) << 24)
+        }
+    }
+
+    /// What the reference decoder makes of `path`, in the top bits of 32: `flac -d` (24-bit,
+    /// three bytes a sample) for FLAC, `ffmpeg -f s32le` for ALAC, the samples as they are for WAV.
+    static func reference(_ path: String, dir: TemporaryDirectory) throws -> [Int32] {
+        let raw = dir.file("reference.raw")
+        if path.hasSuffix(".m4a") {
+            _ = try run(["/usr/bin/ffmpeg", "-v", "error", "-y", "-i", path, "-f", "s32le", raw])
+            return try samples32(ofFile: raw, .s32)
+        }
+        let flac = path.hasSuffix(".flac") ? path : dir.file("reference.flac")
+        if flac != path { _ = try run(["/usr/bin/flac", "-s", "-f", "-o", flac, path]) }
+        _ = try run([
+            "/usr/bin/flac", "-s", "-d", "-f", "--force-raw-format", "--endian=little", "--sign=signed", "-o", raw,
+            flac,
+        ])
+        return try samples32(ofFile: raw, .s24Packed)
+    }
+
+    /// `samples` (24 bits) as a file of `container` in `dir`.
+    static func encode24(_ samples: [Int32], _ name: String, _ container: String, dir: TemporaryDirectory) throws
+        -> String
+    {
+        let wav = dir.file("\(name).wav")
+        writeWAV(wav, rate: Self.rate, channels: 2, samples24: samples)
+        let path = dir.file("\(name).\(container)")
+        switch container {
+        case "flac": _ = try run(["/usr/bin/flac", "-s", "-o", path, wav])
+        case "m4a":
+            _ = try run(["/usr/bin/ffmpeg", "-v", "error", "-i", wav, "-c:a", "alac", "-sample_fmt", "s32p", path])
+        default: break
+        }
+        return path
+    }
+
+    /// A 24-bit FLAC (and ALAC, WAV) to a device that takes a wide format arrives as the
+    /// reference decoder gives it, widened: bit for bit, nothing dithered away (narrowed to
+    /// S16 with dither, one sample in two differed).
+    @Test(arguments: [
+        ("flac", PCMSampleFormat.s32), ("flac", .s24Packed), ("flac", .s24), ("m4a", .s32), ("wav", .s32),
+    ])
+    func a24BitSourceToAWideFilePCMIsBitExactWithTheReferenceDecoder(_ container: String, _ format: PCMSampleFormat)
+        throws
+    {
+        let dir = try TemporaryDirectory()
+        let source = Self.sine(from: 0, count: Self.rate, scale: 256).map { Int32($0.rounded()) }
+        let path = try Self.encode24(source, "a", container, dir: dir)
+        let out = dir.file("wide.raw")
+        let h = Harness(device: "file:'\(out)',raw", sink: RestrictedSink { $0.formats = [format] })
+        h.pipeline.play(PlaybackItem(token: 1, path: path), fromMs: 0, next: nil)
+        #expect(h.pump { $0.contains(.endOfStream) })
+        h.pipeline.shutdown()
+        #expect(h.events == [.started(1), .finished(1), .endOfStream])
+        let got = try Self.samples32(ofFile: out, format)
+        let reference = try Self.reference(path, dir: dir)
+        try #require(got.count == reference.count)
+        let differing = zip(got, reference).filter { $0 != $1 }.count
+        #expect(differing == 0, "\(differing) of \(got.count) samples differ")
+    }
+
+    /// Three 24-bit FLAC parts of a sine (cut off block boundaries) joined gaplessly on an
+    /// S32_LE device: one open, and the output is `flac -d` of the three, bit for bit. Paced in
+    /// real time, so that the third part is set while the second plays, as a client does.
+    @Test func threeGapless24BitFLACPartsOnAWideDevice() throws {
+        let dir = try TemporaryDirectory()
+        let cuts = [0, 30_011, 61_337, 100_000]
+        let paths = try (0..<3).map { k in
+            let part = Self.sine(from: cuts[k], count: cuts[k + 1] - cuts[k], scale: 256).map { Int32($0.rounded()) }
+            return try Self.encode24(part, "part\(k)", "flac", dir: dir)
+        }
+        let out = dir.file("gapless.raw")
+        let h = Harness(device: "file:'\(out)',raw", sink: RestrictedSink { $0.formats = [.s32] }, pacing: .clock)
+        h.pipeline.play(PlaybackItem(token: 1, path: paths[0]), fromMs: 0, next: PlaybackItem(token: 2, path: paths[1]))
+        #expect(
+            h.pump(
+                onEvent: { if $0 == .started(2) { h.pipeline.setNext(PlaybackItem(token: 3, path: paths[2])) } },
+                until: { $0.contains(.endOfStream) }))
+        let status = h.pipeline.status()
+        h.pipeline.shutdown()
+        #expect(
+            h.events == [.started(1), .finished(1), .started(2), .finished(2), .started(3), .finished(3), .endOfStream])
+        #expect(status.deviceOpens == 1)
+        let reference = try paths.flatMap { try Self.reference($0, dir: dir) }
+        let got = try Self.samples32(ofFile: out, .s32)
+        try #require(got.count == reference.count)
+        let differing = zip(got, reference).filter { $0 != $1 }.count
+        #expect(differing == 0, "\(differing) of \(got.count) samples differ")
     }
 }

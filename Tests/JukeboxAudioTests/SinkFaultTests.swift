@@ -64,6 +64,15 @@ final class FaultSink: AudioSink, @unchecked Sendable {
     }
 
     func write(_ samples: UnsafePointer<Int16>, frames: Int) throws(ALSAError) -> Int {
+        try faulting { () throws(ALSAError) in try real.write(samples, frames: frames) }
+    }
+
+    func write(wide samples: UnsafePointer<Int32>, frames: Int) throws(ALSAError) -> Int {
+        try faulting { () throws(ALSAError) in try real.write(wide: samples, frames: frames) }
+    }
+
+    /// A write that meets the scheduled fault, else `write`.
+    private func faulting(_ write: () throws(ALSAError) -> Int) throws(ALSAError) -> Int {
         writes += 1
         switch schedule[writes] {
         case .underrun: condition = .xrun
@@ -77,7 +86,7 @@ final class FaultSink: AudioSink, @unchecked Sendable {
             throw fail(EINTR, "snd_pcm_writei")
         }
         switch condition {
-        case .working: return try real.write(samples, frames: frames)
+        case .working: return try write()
         case .xrun: throw fail(EPIPE, "snd_pcm_writei")
         case .suspended: throw fail(ESTRPIPE, "snd_pcm_writei")
         case .gone(let code, _): throw fail(code, "snd_pcm_writei")

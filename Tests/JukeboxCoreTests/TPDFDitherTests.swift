@@ -44,4 +44,13 @@ import Testing
                 && full.suffix(1000).allSatisfy { $0 >= -32768 && $0 <= -32767 })
         #expect(Self.narrow(Array(0..<1000), bits: 24, seed: 5) == Self.narrow(Array(0..<1000), bits: 24, seed: 5))
     }
+
+    /// A sample at a time (jb-output narrowing for the Snapcast fifo) is the block narrowing of
+    /// 32 bits, noise for noise, full scale included.
+    @Test func oneSampleAtATimeIsTheBlockNarrowing() {
+        var values = SplitMix64(seed: 3)
+        let source = (0..<10_000).map { _ in Int32(truncatingIfNeeded: values.next()) } + [.max, .min, 0, -1]
+        var dither = TPDFDither(seed: 1)
+        #expect(source.map { dither.narrow($0) } == Self.narrow(source, bits: 32))
+    }
 }

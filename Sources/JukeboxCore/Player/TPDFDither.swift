@@ -31,4 +31,11 @@ public struct TPDFDither: Sendable {
         }
         self.state = state
     }
+
+    /// One 32-bit sample narrowed to 16 bits, as `narrow(_:bits: 32, ...)` does.
+    public mutating func narrow(_ sample: Int32) -> Int16 {
+        state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+        let noise = Int64(truncatingIfNeeded: state >> 48) &- Int64(truncatingIfNeeded: state >> 32 & 0xFFFF)
+        return Int16(clamping: (Int64(sample) &+ noise &+ 0x8000) >> 16)
+    }
 }
