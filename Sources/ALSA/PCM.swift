@@ -229,25 +229,11 @@ public final class PCM {
     /// written, or throws (-EPIPE underrun, -ESTRPIPE suspend: pass to `recover`) when none were.
     /// The corresponding C function is snd_pcm_writei.
     public func write(_ samples: UnsafePointer<Int16>, frames: Int) throws(ALSAError) -> Int {
-        guard let widened else {
-            let n = snd_pcm_writei(handle, samples, snd_pcm_uframes_t(frames))
-            if n < 0 { throw ALSAError(code: Int32(n), call: "snd_pcm_writei", device: device) }
-            return Int(n)
-        }
+        guard granted.format != .s16 else { return try writei(samples, frames: frames) }
         let channels = Int(granted.channels)
-        var done = 0
-        while done < frames {
-            let count = min(frames - done, widenedFrames)
+        return try writeConverted(frames: frames) { done, count, widened in
             Self.widen(samples + done * channels, count: count * channels, to: granted.format, into: widened)
-            let n = snd_pcm_writei(handle, widened, snd_pcm_uframes_t(count))
-            if n < 0 {
-                if done > 0 { return done }
-                throw ALSAError(code: Int32(n), call: "snd_pcm_writei", device: device)
-            }
-            done += Int(n)
-            if n < count { break }
         }
-        return done
     }
 
     /// Writes interleaved 32-bit frames (the value in the top bits) to a device opened in a
@@ -255,16 +241,30 @@ public final class PCM {
     /// sources of up to 24 bits), `widenedFrames` at a time. As `write` otherwise.
     public func write(wide samples: UnsafePointer<Int32>, frames: Int) throws(ALSAError) -> Int {
         precondition(granted.format != .s16, "PCM.write(wide:) on an S16 device")
-        guard let widened, granted.format != .s32 else {
-            let n = snd_pcm_writei(handle, samples, snd_pcm_uframes_t(frames))
-            if n < 0 { throw ALSAError(code: Int32(n), call: "snd_pcm_writei", device: device) }
-            return Int(n)
-        }
+        guard granted.format != .s32 else { return try writei(samples, frames: frames) }
         let channels = Int(granted.channels)
+        return try writeConverted(frames: frames) { done, count, widened in
+            Self.narrow(samples + done * channels, count: count * channels, to: granted.format, into: widened)
+        }
+    }
+
+    /// snd_pcm_writei of samples already in the device's format.
+    private func writei(_ samples: UnsafeRawPointer, frames: Int) throws(ALSAError) -> Int {
+        let n = snd_pcm_writei(handle, samples, snd_pcm_uframes_t(frames))
+        if n < 0 { throw ALSAError(code: Int32(n), call: "snd_pcm_writei", device: device) }
+        return Int(n)
+    }
+
+    /// Writes `frames` frames `widenedFrames` at a time, each block put into the device's
+    /// format in `widened` by `convert(done, count, widened)` first.
+    private func writeConverted(
+        frames: Int, _ convert: (Int, Int, UnsafeMutableRawPointer) -> Void
+    ) throws(ALSAError) -> Int {
+        guard let widened else { preconditionFailure("no conversion buffer for \(granted.format)") }
         var done = 0
         while done < frames {
             let count = min(frames - done, widenedFrames)
-            Self.narrow(samples + done * channels, count: count * channels, to: granted.format, into: widened)
+            convert(done, count, widened)
             let n = snd_pcm_writei(handle, widened, snd_pcm_uframes_t(count))
             if n < 0 {
                 if done > 0 { return done }

@@ -380,11 +380,7 @@ struct OutputLocals<Sink: AudioSink>: ~Copyable {
             let samples = wideSamples(periodBuffer)
             var i = 0
             for _ in 0..<frames {
-                if rampLeft > 0 {
-                    gain += rampStep
-                    rampLeft -= 1
-                    if rampLeft == 0 { gain = rampTo }
-                }
+                stepRamp()
                 let factor = Double(gain) * Double(itemGain)
                 for _ in 0..<ch {
                     samples[i] = Int32(clamping: Int64((Double(samples[i]) * factor).rounded()))
@@ -396,17 +392,21 @@ struct OutputLocals<Sink: AudioSink>: ~Copyable {
         let samples = periodBuffer.base
         var i = 0
         for _ in 0..<frames {
-            if rampLeft > 0 {
-                gain += rampStep
-                rampLeft -= 1
-                if rampLeft == 0 { gain = rampTo }
-            }
+            stepRamp()
             for _ in 0..<ch {
                 let v = (Float(samples[i]) * gain * itemGain).rounded()
                 samples[i] = Int16(max(-32768, min(32767, v)))
                 i += 1
             }
         }
+    }
+
+    /// One frame further along the gain ramp.
+    mutating func stepRamp() {
+        guard rampLeft > 0 else { return }
+        gain += rampStep
+        rampLeft -= 1
+        if rampLeft == 0 { gain = rampTo }
     }
 }
 

@@ -50,17 +50,7 @@ public final class PlayedAudioRing: @unchecked Sendable {
     /// Producer (jb-output): copies `count` frames of `channels` (1 or 2) at `rate`, times
     /// `gain`, as stereo. Drops what does not fit.
     func publish(_ source: UnsafePointer<Int16>, count: Int, channels: Int, rate: Int, gain: Float) {
-        guard isEnabled else { return }
-        var done = 0
-        var slot = committed.load(ordering: .relaxed)
-        while done < count {
-            guard slot - consumed.load(ordering: .acquiring) < slotCount else {
-                dropped.add(count - done, ordering: .relaxed)
-                return
-            }
-            let index = slot % slotCount
-            let n = min(Self.slotFrames, count - done)
-            let target = samples + index * Self.slotFrames * 2
+        publishSlots(count: count, rate: rate) { target, done, n in
             let from = source + done * channels
             for i in 0..<n {
                 let left = from[i * channels]
@@ -68,11 +58,6 @@ public final class PlayedAudioRing: @unchecked Sendable {
                 target[2 * i] = gain == 1 ? left : Self.scaled(left, gain)
                 target[2 * i + 1] = gain == 1 ? right : Self.scaled(right, gain)
             }
-            frames[index] = n
-            rates[index] = rate
-            slot += 1
-            committed.store(slot, ordering: .releasing)
-            done += n
         }
     }
 
@@ -81,18 +66,8 @@ public final class PlayedAudioRing: @unchecked Sendable {
         wide source: UnsafePointer<Int32>, count: Int, channels: Int, rate: Int, gain: Float,
         dither: inout TPDFDither
     ) {
-        guard isEnabled else { return }
-        var done = 0
-        var slot = committed.load(ordering: .relaxed)
         let factor = Double(gain)
-        while done < count {
-            guard slot - consumed.load(ordering: .acquiring) < slotCount else {
-                dropped.add(count - done, ordering: .relaxed)
-                return
-            }
-            let index = slot % slotCount
-            let n = min(Self.slotFrames, count - done)
-            let target = samples + index * Self.slotFrames * 2
+        publishSlots(count: count, rate: rate) { target, done, n in
             let from = source + done * channels
             for i in 0..<n {
                 for side in 0..<2 {
@@ -101,6 +76,23 @@ public final class PlayedAudioRing: @unchecked Sendable {
                     target[2 * i + side] = dither.narrow(scaled)
                 }
             }
+        }
+    }
+
+    /// Fills and commits slots for `count` frames at `rate`: `fill(target, done, n)` writes
+    /// frames `done..<done + n` as stereo into a slot. Drops what does not fit.
+    private func publishSlots(count: Int, rate: Int, _ fill: (UnsafeMutablePointer<Int16>, Int, Int) -> Void) {
+        guard isEnabled else { return }
+        var done = 0
+        var slot = committed.load(ordering: .relaxed)
+        while done < count {
+            guard slot - consumed.load(ordering: .acquiring) < slotCount else {
+                dropped.add(count - done, ordering: .relaxed)
+                return
+            }
+            let index = slot % slotCount
+            let n = min(Self.slotFrames, count - done)
+            fill(samples + index * Self.slotFrames * 2, done, n)
             frames[index] = n
             rates[index] = rate
             slot += 1

@@ -48,15 +48,7 @@ import Testing
     func a24BitSourceToA16BitDeviceIsDithered(_ container: String) throws {
         let dir = try TemporaryDirectory()
         let source = Self.quietSine()
-        let wav = dir.file("sine.wav")
-        writeWAV(wav, rate: Self.rate, channels: 2, samples24: source)
-        let path = dir.file("sine.\(container)")
-        switch container {
-        case "flac": _ = try run(["/usr/bin/flac", "-s", "-o", path, wav])
-        case "m4a":
-            _ = try run(["/usr/bin/ffmpeg", "-v", "error", "-i", wav, "-c:a", "alac", "-sample_fmt", "s32p", path])
-        default: break
-        }
+        let path = try Self.encode24(source, "sine", container, dir: dir)
         let (events, _, got) = FormatAndBadMediaTests.playChain([path], dir: dir)
         #expect(events == [.started(1), .finished(1), .endOfStream])
         try #require(got.count == source.count)
@@ -178,7 +170,7 @@ import Testing
 
     /// A 24-bit FLAC (and ALAC, WAV) to a device that takes a wide format arrives as the
     /// reference decoder gives it, widened: bit for bit, nothing dithered away (narrowed to
-    /// S16 with dither, one sample in two differed).
+    /// S16 with dither and widened, 87,757 of 88,200 samples differed).
     @Test(arguments: [
         ("flac", PCMSampleFormat.s32), ("flac", .s24Packed), ("flac", .s24), ("m4a", .s32), ("wav", .s32),
     ])
