@@ -333,9 +333,10 @@ final class Daemon {
         let now = Instant.now
         var timeout: Int64 = machine.state == .playing || headphones != nil ? 250 : 60_000
         // The fade steps every 20 ms (each step ramps over ~5 ms in the output); before it,
-        // wake up when it is due.
+        // wake up when it is due (the timer counts track time: at 2× it comes in half the time).
         if let left = sleepLeftMs {
-            timeout = min(timeout, left <= sleepTimer.fadeMs ? 20 : left - sleepTimer.fadeMs)
+            let beforeFade = (left - sleepTimer.fadeMs) * 100 / Int64(machine.speed.hundredths)
+            timeout = min(timeout, left <= sleepTimer.fadeMs ? 20 : beforeFade)
         }
         if let idleSince, let idleMs = config.sleep.idlePowerOffMs {
             let due = idleSince.adding(milliseconds: idleMs)
@@ -395,7 +396,7 @@ final class Daemon {
         let playing = machine.state == .playing
         let trackLeft = playing ? currentTrackInfo?.durationMs.map { max($0 - machine.positionMs, 0) } : nil
         let step = sleepTimer.step(
-            now: now, trackLeftMs: trackLeft, albumLeftMs: playing ? albumLeftMs(trackLeft) : nil,
+            now: now, speed: machine.speed, trackLeftMs: trackLeft, albumLeftMs: playing ? albumLeftMs(trackLeft) : nil,
             chapterLeftMs: chapterLeftMs(trackLeftMs: trackLeft))
         var gain: Float = 1
         switch step {
