@@ -51,6 +51,10 @@ final class ResampledDecoder: AudioDecoder {
         while produced < capacityFrames {
             if inputFrames == 0 && !sourceEnded {
                 let result = try source.read(into: input, capacityFrames: inputCapacity)
+                // Nothing yet (a file still downloading): back to jb-decode, which may have a command.
+                if result == DecodeResult(frames: 0, isEnd: false, formatChanged: false) {
+                    return DecodeResult(frames: produced, isEnd: false, formatChanged: false)
+                }
                 inputStart = 0
                 inputFrames = result.frames
                 sourceEnded = result.isEnd

@@ -172,7 +172,8 @@ final class Daemon {
             config.console.device.hasPrefix("/")
             ? nil : Console.open(device: config.console.device, force: forceStdinConsole, logger: logger)
         mpd = MPDFrontEnd(config: config, store: store, logger: logger)
-        podcasts = Podcasts(config: config, store: store, logger: logger, wakeup: wakeup)
+        podcasts = Podcasts(
+            config: config, store: store, logger: logger, wakeup: wakeup, growingFiles: pipeline.growingFiles)
         playlistFolder = PlaylistFolder(path: config.playlistFolder, musicDir: config.musicDir)
         display = DisplayController.make(config: config, logger: logger)
         lyrics = TrackLyrics(config: config, logger: logger)
@@ -489,10 +490,13 @@ final class Daemon {
             display.showMenu(menu, now: now)
             return
         }
-        // A station's StreamTitle is its lyric line.
-        let station = radio.title.map { LyricTimeline(lyrics: Lyrics.unsynced($0)) }
+        // A station's StreamTitle is its lyric line; an episode waiting for its download says so.
+        let buffering = bufferingStatusLine != nil
+        let note = radio.title ?? (buffering ? "Buffering: downloading" : nil)
+        let station = note.map { LyricTimeline(lyrics: Lyrics.unsynced($0)) }
         display.update(
-            now: now, track: track, lyrics: station ?? lyrics.timeline, lyricsVersion: lyrics.version + radio.version,
+            now: now, track: track, lyrics: station ?? lyrics.timeline,
+            lyricsVersion: lyrics.version + radio.version + (buffering ? 1 : 0),
             state: machine.state,
             positionMs: machine.positionMs, volume: machine.volume, options: machine.options,
             favourite: track.map { favouritePaths.contains($0.path) } ?? false, sleepLeftMs: sleepLeftMs,
