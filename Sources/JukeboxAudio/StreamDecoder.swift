@@ -131,6 +131,11 @@ final class StationConnection: Sendable {
 
     var info: StationInfo { state.withLock { $0.info } }
 
+    /// An Ogg station's new link: its title (from jb-decode, which reads the links).
+    func linkTitle(_ title: String?) {
+        state.withLock { $0.info.title = title }
+    }
+
     func stop() {
         stopSwitch.stop()
         settle(.failure(AudioFileError(path: url, reason: "stopped")))
@@ -301,6 +306,9 @@ final class StationConnection: Sendable {
 final class StreamDecoder: AudioDecoder {
     private let connection: StationConnection
     private let inner: any AudioDecoder
+    /// An Ogg station's links, and the one whose title was given.
+    private let links: (any OggLinks)?
+    private var titledLink: UInt32?
     private let url: String
     /// The pipe as the inner decoder opened it (its messages name it; ours name the URL).
     private let pipePath: String
@@ -323,6 +331,7 @@ final class StreamDecoder: AudioDecoder {
             } else {
                 inner = try MP3Decoder(path: pipePath)
             }
+            links = inner as? any OggLinks
         } catch {
             connection.stop()
             throw Self.failure(error, url, pipePath)
@@ -335,9 +344,16 @@ final class StreamDecoder: AudioDecoder {
     var lengthFrames: Int64? { nil }
 
     func read(into buffer: UnsafeMutablePointer<Int16>, capacityFrames: Int) throws -> DecodeResult {
-        do { return try inner.read(into: buffer, capacityFrames: capacityFrames) } catch {
+        let result: DecodeResult
+        do { result = try inner.read(into: buffer, capacityFrames: capacityFrames) } catch {
             throw Self.failure(error, url, pipePath)
         }
+        // A new link (the next song): its comments are the title, as a StreamTitle would be.
+        if let links, links.linkSerial != titledLink {
+            titledLink = links.linkSerial
+            connection.linkTitle(OggStreamTitle.of(comments: links.linkComments))
+        }
+        return result
     }
 
     /// A live stream has no position to go to: it goes on where it is.

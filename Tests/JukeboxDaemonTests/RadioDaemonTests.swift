@@ -88,4 +88,36 @@ import Testing
         again.kill(SIGTERM)
         #expect(again.waitForExit(timeout: .seconds(5)) == 0)
     }
+
+    /// An Ogg station: no ICY metadata, each song a new link of the chained stream whose
+    /// comments are its title, in `currentsong` and on the screen as a StreamTitle is.
+    @Test(.timeLimit(.minutes(1)))
+    func anOggStationsTitlesComeFromEachLinksComments() throws {
+        let icecast = try IcecastServer()
+        let url = try icecast.addOggChain(
+            mount: "/chain.ogg", songs: [("Ann", "Alpha"), ("Bob", "Beta"), ("Cid", "Gamma")])
+        let (harness, port) = try MPDDaemonTests.start(extra: DisplayDaemonTests.display)
+        let process = try #require(harness.process)
+        let client = try MPDTestClient(port: port)
+        #expect(client.command("clear") == ["OK"])
+        #expect(client.command("add \"\(url)\"") == ["OK"])
+        #expect(client.command("play 0") == ["OK"])
+        // Three 3 s songs in a loop: each title comes within 10 s, in the chain's order.
+        var seen: [String] = []
+        let deadline = MonotonicClock.nanoseconds() + 20_000_000_000
+        while seen.count < 4, MonotonicClock.nanoseconds() < deadline {
+            if let title = client.fields("currentsong")["Title"], title != seen.last { seen.append(title) }
+            sleepMilliseconds(100)
+        }
+        let order = ["Ann - Alpha", "Bob - Beta", "Cid - Gamma"]
+        let start = order.firstIndex(of: seen.first ?? "") ?? 0
+        #expect(seen == (0..<4).map { order[(start + $0) % 3] }, "\(seen)\n\(harness.log)")
+        #expect(client.fields("currentsong")["file"] == url)
+        #expect(client.fields("status")["state"] == "play")
+        // The screen: the station's name as the title, the song as the lyric line.
+        let shown = process.waitForOutputLine(from: 0, on: .stderr, timeout: .seconds(5)) { line in
+            line.contains("lcd| Jukebox Ogg FM | ") && order.contains { line.contains("| \($0)") }
+        }
+        #expect(shown != nil, "\(harness.log)")
+    }
 }
