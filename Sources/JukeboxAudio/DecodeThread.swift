@@ -241,6 +241,7 @@ extension AudioPipeline {
                 let reusable = parked.flatMap {
                     $0.item.token == request.item.token
                         && (deviceRate ?? $0.decoder.format.rate) == $0.decoder.format.rate
+                        && !StreamDecoder.pausedTooLong($0.decoder)
                         ? $0.decoder : nil
                 }
                 parked = nil

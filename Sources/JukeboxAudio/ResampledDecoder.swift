@@ -6,7 +6,7 @@ import Soxr
 /// seeks are counted at the output rate; the end of the file flushes libsoxr, so an item
 /// comes out at its length times the ratio.
 final class ResampledDecoder: AudioDecoder {
-    private let source: any AudioDecoder
+    let source: any AudioDecoder
     let resampler: Resampler
     /// At the end of the file, leave what libsoxr still holds in it for the follow-up (which
     /// goes on with this resampler) instead of flushing it.

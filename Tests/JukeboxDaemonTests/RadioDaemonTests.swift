@@ -120,4 +120,42 @@ import Testing
         }
         #expect(shown != nil, "\(harness.log)")
     }
+
+    /// Pause on a station against a local file in the daemon (the default deep buffer): what
+    /// reached the DAC after the pipe's bytes, once `pause` was sent.
+    @Test(.timeLimit(.minutes(1)))
+    func pauseOnAStationSilencesAsFastAsOnAFile() throws {
+        let icecast = try IcecastServer()
+        let sink = try PacedFifoSink(bytesPerSecond: 176_400, pipeSize: 4096)
+        defer { sink.stop() }
+        let media = try TemporaryDirectory(prefix: "radio-pause")
+        defer { media.remove() }
+        try InputLatencyProbe.writeFlatWAV(path: media.file("flat.wav"), seconds: 60)
+        let port = freeLoopbackPort()
+        let harness = try DaemonHarness(
+            tracks: [media.file("flat.wav")], configExtra: "[network]\nport = \(port)", device: sink.alsaDevice,
+            pacing: "device")
+        let process = try harness.start()
+        #expect(process.waitForLine(matching: "MPD protocol on", on: .stderr) != nil, "\(harness.log)")
+        #expect(sink.waitForBytes(176_400, timeoutSeconds: 20), "\(harness.log)")
+        let client = try MPDTestClient(port: port)
+        #expect(client.command("add \"\(icecast.url)\"") == ["OK"])
+        var figures: [Double] = []
+        for index in 0..<2 {
+            #expect(client.command("play \(index)") == ["OK"])
+            let from = sink.byteCount
+            let sounding = waitUntil(timeout: .seconds(10)) {
+                let id = harness.status()?.songID ?? 0
+                return sink.byteCount > from + 176_400 * 2 && (index == 0 ? id > 0 : id < 0)
+            }
+            #expect(sounding, "\(index): \(String(describing: harness.status())) \(sink.byteCount - from) B")
+            let b0 = sink.byteCount
+            let pipe = sink.pipeBytes
+            harness.send("pause")
+            MonotonicClock.sleep(nanoseconds: 700_000_000)
+            figures.append(Double(sink.byteCount - b0 - pipe) / 176.4)
+        }
+        print("daemon: pause to silence beyond the DAC's pipe: file \(figures[0]) ms, station \(figures[1]) ms")
+        #expect(figures[0] <= 20 && figures[1] <= 20, "\(figures)")
+    }
 }
