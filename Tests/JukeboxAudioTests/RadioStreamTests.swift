@@ -32,14 +32,20 @@ struct IcecastScope: SuiteTrait, TestScoping {
         }
     }
 
-    @Test func playsAStationShowsItsTitlesAndComesBackAfterARestart() throws {
-        let server = try Self.icecast.get()
-        let sink = try PacedFifoSink(bytesPerSecond: 44100 * 4)
+    /// A pipeline playing `url` (item 1) into a paced sink, once a second of it sounded.
+    static func playing(_ url: String) -> (PacedFifoSink, Harness)? {
+        guard let sink = try? PacedFifoSink(bytesPerSecond: 44100 * 4) else { return nil }
         let h = Harness(device: sink.alsaDevice)
         h.pipeline.setVolume(percent: 100, gain: 1)
-        h.pipeline.play(PlaybackItem(token: 1, path: server.url))
+        h.pipeline.play(PlaybackItem(token: 1, path: url))
         #expect(h.pump(timeoutSeconds: 10) { $0.contains(.started(1)) })
         #expect(waitUntil(timeout: .seconds(10)) { Self.sound(sink, after: 0, seconds: 1) })
+        return (sink, h)
+    }
+
+    @Test func playsAStationShowsItsTitlesAndComesBackAfterARestart() throws {
+        let server = try Self.icecast.get()
+        let (sink, h) = try #require(Self.playing(server.url))
         #expect(h.pipeline.streams.info(url: server.url)?.name == "Jukebox Test FM")
 
         try server.setTitle("Ann – Alpha")
@@ -173,11 +179,7 @@ struct IcecastScope: SuiteTrait, TestScoping {
     /// pause longer than the pipe holds (5 s), with a new connection: the live stream.
     @Test func resumeAfterALongPauseContinuesTheLiveStream() throws {
         let server = try Self.icecast.get()
-        let sink = try PacedFifoSink(bytesPerSecond: 44100 * 4)
-        let h = Harness(device: sink.alsaDevice)
-        h.pipeline.setVolume(percent: 100, gain: 1)
-        h.pipeline.play(PlaybackItem(token: 1, path: server.url))
-        #expect(waitUntil(timeout: .seconds(10)) { Self.sound(sink, after: 0, seconds: 1) })
+        let (sink, h) = try #require(Self.playing(server.url))
         let first = try #require(h.pipeline.streams.info(url: server.url)?.serial)
         for (pauseMs, sameConnection) in [(1000, true), (6000, false)] {
             h.pipeline.pause()
