@@ -63,4 +63,28 @@ import Testing
         let firstDifference = zip(played, expected).enumerated().first { $0.element.0 != $0.element.1 }?.offset
         #expect(firstDifference == nil, "first difference at sample \(firstDifference ?? -1) of \(expected.count)")
     }
+
+    /// A download that gives up: what arrived plays, then the item fails with the reason.
+    @Test func aFailedDownloadEndsTheTrackWithItsReasonAfterWhatArrived() throws {
+        let source = try #require(Fixtures.longMP3)
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: source))).prefix(100_000)
+        let folder = try TemporaryDirectory(prefix: "growing")
+        defer { folder.remove() }
+        let file = GrowingFile(path: folder.file("ep.mp3"), partialPath: folder.file("ep.mp3.part"))
+        try Data(bytes).write(to: URL(fileURLWithPath: file.partialPath))
+        let files = GrowingFiles()
+        files.add(file)
+        let decoder = try openDecoder(path: file.path, growing: files)
+        var waited = false
+        #expect {
+            _ = try Self.drain(decoder) {
+                waited = true
+                files.end(path: file.path, .failed("HTTP 404"))
+            }
+        } throws: { error in
+            "\(error)".contains("the download stopped (HTTP 404); played what had arrived")
+        }
+        #expect(waited)
+        #expect(files.file(path: file.path) == nil)
+    }
 }
