@@ -40,9 +40,9 @@ public enum Fixtures {
     /// Writes the tag library of `Tests/Fixtures/make-tag-library.sh` into `directory`: nine
     /// files with tags in every ID3 version and text encoding (One/, Bee/, Misc/);
     /// `withPictures`: also a FLAC and three MP4 files with embedded pictures and tags
-    /// (make-flac-pictures.sh, make-mp4-pictures.sh).
+    /// (make-pictures.sh).
     public static func makeTagLibrary(in directory: String, withPictures: Bool = false) throws {
-        let pictures = withPictures ? ["make-flac-pictures.sh", "make-mp4-pictures.sh"] : []
+        let pictures = withPictures ? ["make-pictures.sh"] : []
         for script in ["make-tag-library.sh"] + pictures {
             let result = try run(["/bin/sh", path("Tests/Fixtures/" + script), directory])
             guard result.status == 0 else { throw Errno(code: EIO, call: script, path: result.stderrText) }

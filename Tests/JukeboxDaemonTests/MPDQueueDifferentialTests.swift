@@ -141,6 +141,14 @@ extension MPDDifferentialTests {
         return entries.sorted()
     }
 
+    /// Each server's side, jukeboxd's first.
+    static func queueSides(_ servers: Servers) throws -> (QueueSide, QueueSide) {
+        (
+            try QueueSide(client: servers.jukebox, port: servers.port),
+            try QueueSide(client: servers.reference, port: servers.mpd.port)
+        )
+    }
+
     /// How far `playlist:` moved since `before`.
     static func versionChange(_ side: QueueSide, from before: String) -> Int {
         guard let now = Int(side.version), let then = Int(before) else { return Int.min }
@@ -149,10 +157,7 @@ extension MPDDifferentialTests {
 
     @Test(.enabled(if: hasMPD)) func queueEditsWithIds() throws {
         let servers = try Servers()
-        let sides = (
-            try QueueSide(client: servers.jukebox, port: servers.port),
-            try QueueSide(client: servers.reference, port: servers.mpd.port)
-        )
+        let sides = try Self.queueSides(servers)
         // In order: duplicates, adds at positions, edits by Id and position, priorities shown.
         var unsupported = Self.runQueueSteps(
             servers, sides,
@@ -189,10 +194,7 @@ extension MPDDifferentialTests {
     /// across stop, play and the flag (compared where it is deterministic: see runQueueSteps).
     @Test(.enabled(if: hasMPD)) func relativePositionsShuffleAndRandomAsMPD() throws {
         let servers = try Servers()
-        let sides = (
-            try QueueSide(client: servers.jukebox, port: servers.port),
-            try QueueSide(client: servers.reference, port: servers.mpd.port)
-        )
+        let sides = try Self.queueSides(servers)
         var unsupported = Self.runQueueSteps(
             servers, sides,
             [

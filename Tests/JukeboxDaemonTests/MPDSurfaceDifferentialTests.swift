@@ -8,8 +8,8 @@ import Testing
 /// gain and the small commands, sent to jukeboxd and to MPD 0.23 (a sticker file configured)
 /// on the same generated library (make-tag-library.sh: cover files, APIC frames in ID3v2.4,
 /// ID3v2.3 with a UTF-16 description and an unsynchronised v2.4 frame, TXXX frames; and
-/// make-flac-pictures.sh: a FLAC with two PICTURE blocks and Vorbis comments; and
-/// make-mp4-pictures.sh: MP4 files with a 5 MB JPEG and a PNG cover, a PNG alone, none), over raw
+/// make-pictures.sh: a FLAC with two PICTURE blocks and Vorbis comments, MP4 files with a
+/// 5 MB JPEG and a PNG cover, a PNG alone, none), over raw
 /// sockets. Answers are compared line by line and binary chunks byte by byte; after every
 /// command a second client of each side that waited in `idle` reports what woke it.
 ///

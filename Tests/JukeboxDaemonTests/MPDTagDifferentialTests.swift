@@ -66,8 +66,7 @@ import Testing
         let jukebox: MPDTestClient
         let reference: MPDTestClient
 
-        /// `withPictures`: also Flac/pictures.flac and MP4/ (make-flac-pictures.sh,
-        /// make-mp4-pictures.sh).
+        /// `withPictures`: also Flac/pictures.flac and MP4/ (make-pictures.sh).
         init(mpdStickers: Bool = false, withPictures: Bool = false) throws {
             harness = try DaemonHarness(tracks: [], configExtra: "", onStart: "off", mode: "in-order")
             try Fixtures.makeTagLibrary(in: harness.musicDir, withPictures: withPictures)
