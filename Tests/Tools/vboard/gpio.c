@@ -8,7 +8,11 @@
 // raises on its simulated interrupt. Prints one line per write: "LINE LEVEL NS" (CLOCK_MONOTONIC
 // just before the write, the clock of the kernel's edge timestamps) and, given a PCM_STATUS
 // (/proc/asound/cardN/pcmMc/sub0/status), its hw_ptr read just before: the frame a capture
-// had reached at that moment. Runs at SCHED_FIFO when it may.
+// had reached at that moment. Runs at SCHED_FIFO priority 1 when it may: above the daemon, so
+// that the schedule is kept, and below the kernel's interrupt threads (50), so that each edge's
+// thread runs before the next write, as a GPIO interrupt's does on a board. (Above them, a
+// write due after a stall of the emulated CPU came before the previous edge's thread and the
+// uAPI v1 merged the two edges: a press and release 60 ms apart were lost.)
 #include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
@@ -71,7 +75,7 @@ int main(int argc, char **argv) {
         ssize_t length = pread(fds[i], current, sizeof current - 1, 0);
         if (length <= 0 || pwrite(fds[i], current, length, 0) < 0) fail(path);
     }
-    struct sched_param priority = {.sched_priority = 50};
+    struct sched_param priority = {.sched_priority = 1};
     sched_setscheduler(0, SCHED_FIFO, &priority);
     mlockall(MCL_CURRENT);
     long long due = nanoseconds();
