@@ -2,8 +2,10 @@
 // as buttons and an encoder wired to a real chip would (make-image.sh builds it with the
 // host's `cc -static`; a shell loop under TCG cannot keep a millisecond).
 //   vboard-gpio CHIP_SYSFS_DIR [PCM_STATUS] AFTER_US LINE LEVEL...
-// For each triple: waits until AFTER_US microseconds after the previous triple's due time
-// (the first: after now), then sets the line's simulated pull (LEVEL 1: pull-up, 0:
+// For each triple: waits until AFTER_US microseconds after the previous triple's due time (the
+// first: after now; late writes catch up, so that a flick keeps its pace), or after the
+// previous write when AFTER_US is 5000 or more (a hold: a stall must not squeeze a press below
+// the debounce), then sets the line's simulated pull (LEVEL 1: pull-up, 0:
 // pull-down) through CHIP_SYSFS_DIR/sim_gpioLINE/pull, which makes the edge that gpio-sim
 // raises on its simulated interrupt. Prints one line per write: "LINE LEVEL NS" (CLOCK_MONOTONIC
 // just before the write, the clock of the kernel's edge timestamps) and, given a PCM_STATUS
@@ -80,7 +82,7 @@ int main(int argc, char **argv) {
     mlockall(MCL_CURRENT);
     long long due = nanoseconds();
     for (int i = 0; i < count; i++) {
-        due += after[i] * 1000;
+        due = (i > 0 && after[i] >= 5000 ? written[i - 1] : due) + after[i] * 1000;
         struct timespec at = {.tv_sec = due / 1000000000, .tv_nsec = due % 1000000000};
         while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &at, NULL) != 0) {}
         const char *word = levels[i] ? "pull-up" : "pull-down";
