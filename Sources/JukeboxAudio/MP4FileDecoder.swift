@@ -47,6 +47,13 @@ public final class MP4FileDecoder: WideAudioDecoder {
     }
 
     public func seek(toFrame frame: Int64) throws { try decoder.seek(toFrame: frame) }
+
+    /// Every tag of the file under FFmpeg's names, the container's then the audio stream's:
+    /// what MPD 0.23's `readcomments` lists for an MP4 file through its FFmpeg plugin.
+    public static func allTags(path: String) throws -> [(key: String, value: String)] {
+        let decoder = try MP4AudioDecoder(path: path)
+        return decoder.tags + decoder.streamTags
+    }
 }
 
 extension AudioFileKind {
