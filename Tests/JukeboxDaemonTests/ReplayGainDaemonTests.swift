@@ -26,26 +26,11 @@ import Testing
             ]
                 + Self.tags)
         #expect(wrote.status == 0, "\(wrote.stderrText)")
-        let output = source.file("out.raw")
-        let harness = try DaemonHarness(
-            tracks: [tagged], onStart: "off", mode: "in-order", device: "file:'\(output)',raw", pacing: "device")
-        let process = try harness.start()
-        #expect(harness.waitForStatus { $0.playlistLength == 1 } != nil, "\(harness.log)")
-        harness.send("replay_gain_mode \(mode)")
-        harness.send("play")
-        #expect(process.waitForLine(matching: "playing", on: .stderr) != nil, "\(harness.log)")
-        #expect(harness.waitForStatus { $0.state == "stop" } != nil, "\(harness.log)")
-        process.kill(SIGTERM)
-        #expect(process.waitForExit(timeout: .seconds(3)) == 0)
+        let got = try Self.played(tagged, mode: mode, dir: source)
 
         let reference = Self.samples(try run(["/usr/bin/mpg123", "-q", "--gapless", "-s", tagged]).stdout)
-        let got = Self.samples(FileManager.default.contents(atPath: output) ?? Data())
         #expect(got.count == reference.count)
-        var worst = 0
-        for (g, r) in zip(got, reference) {
-            let want = Int(max(-32768, min(32767, (Double(r) * scale).rounded())))
-            worst = max(worst, abs(Int(g) - want))
-        }
+        let worst = Self.largestDifference(got, scaled: reference, by: scale)
         #expect(worst <= 1, "largest difference from \(scale) × the reference: \(worst)")
         #expect(Int(got.map { abs(Int($0)) }.max() ?? 0) < 32767, "clipped")
     }
@@ -80,9 +65,17 @@ import Testing
                 Self.samples(try run(["ffmpeg", "-nostdin", "-v", "error", "-i", tagged, "-f", "s16le", "-"]).stdout)
                     .prefix(44100 * 3))
         }
-        let output = source.file("out.raw")
+        let got = try Self.played(tagged, mode: mode, dir: source)
+        #expect(got.count == reference.count && reference.count == (format == "opus" ? 48000 : 44100) * 3)
+        let worst = Self.largestDifference(got, scaled: reference, by: scale)
+        #expect(worst <= 1, "\(format) \(mode): largest difference from \(scale) × the reference: \(worst)")
+    }
+
+    /// What the daemon plays of `file` in ReplayGain `mode`, into ALSA's `file` PCM.
+    static func played(_ file: String, mode: String, dir: TemporaryDirectory) throws -> [Int16] {
+        let output = dir.file("out.raw")
         let harness = try DaemonHarness(
-            tracks: [tagged], onStart: "off", mode: "in-order", device: "file:'\(output)',raw", pacing: "device")
+            tracks: [file], onStart: "off", mode: "in-order", device: "file:'\(output)',raw", pacing: "device")
         let process = try harness.start()
         #expect(harness.waitForStatus { $0.playlistLength == 1 } != nil, "\(harness.log)")
         harness.send("replay_gain_mode \(mode)")
@@ -91,15 +84,15 @@ import Testing
         #expect(harness.waitForStatus { $0.state == "stop" } != nil, "\(harness.log)")
         process.kill(SIGTERM)
         #expect(process.waitForExit(timeout: .seconds(3)) == 0)
+        return samples(FileManager.default.contents(atPath: output) ?? Data())
+    }
 
-        let got = Self.samples(FileManager.default.contents(atPath: output) ?? Data())
-        #expect(got.count == reference.count && reference.count == (format == "opus" ? 48000 : 44100) * 3)
-        var worst = 0
-        for (g, r) in zip(got, reference) {
-            let want = Int(max(-32768, min(32767, (Double(r) * scale).rounded())))
-            worst = max(worst, abs(Int(g) - want))
+    /// The largest difference between `got` and `reference` times `scale` (rounded, clipped).
+    static func largestDifference(_ got: [Int16], scaled reference: [Int16], by scale: Double) -> Int {
+        zip(got, reference).reduce(0) { worst, pair in
+            let want = Int(max(-32768, min(32767, (Double(pair.1) * scale).rounded())))
+            return max(worst, abs(Int(pair.0) - want))
         }
-        #expect(worst <= 1, "\(format) \(mode): largest difference from \(scale) × the reference: \(worst)")
     }
 
     static func samples(_ bytes: some ContiguousBytes) -> [Int16] {
