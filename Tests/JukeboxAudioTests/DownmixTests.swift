@@ -5,12 +5,14 @@ import Testing
 
 /// Sources of more than two channels play mixed down to stereo: through the whole pipeline
 /// into ALSA's `file` PCM, compared with sox's `remix` of the same matrix applied to the
-/// reference decoder's output (the source WAV itself for WAV and FLAC, `oggdec` and `ffmpeg`
-/// writing WAVE-ordered WAV for Vorbis and AAC), at the exact length.
+/// reference decoder's output (the source WAV itself for WAV and FLAC; `oggdec`, `opusdec`
+/// and `ffmpeg` writing WAVE-ordered WAV for Vorbis, Opus and AAC), at the exact length.
 @Suite struct DownmixTests {
     enum Source: String, CaseIterable {
-        case wav6, flac6, vorbis3, aac6
+        case wav6, flac6, vorbis3, opus6, aac6
         var channels: Int { self == .vorbis3 ? 3 : 6 }
+        /// Opus always decodes at 48 kHz.
+        var rate: Int { self == .opus6 ? 48000 : 44100 }
     }
 
     /// sox's `remix` arguments for BS.775's matrix in WAVE order, normalised as
@@ -34,7 +36,8 @@ import Testing
         let wav = dir.file("source.wav")
         let tones = [300, 500, 700, 900, 1100, 1300].prefix(source.channels).flatMap { ["sine", "\($0)"] }
         try EncodedMedia.tool(
-            ["sox", "-R", "-n", "-r", "44100", "-b", "16", "-c", "\(source.channels)", wav, "synth", "1.5"] + tones
+            ["sox", "-R", "-n", "-r", "\(source.rate)", "-b", "16", "-c", "\(source.channels)", wav, "synth", "1.5"]
+                + tones
                 + ["gain", "-0.5"])
         let file: String
         let decoded: String
@@ -49,6 +52,10 @@ import Testing
             file = try media.encode(wav, as: .vorbis)
             decoded = dir.file("oggdec.wav")
             try EncodedMedia.tool(["oggdec", "-Q", "-o", decoded, file])
+        case .opus6:
+            file = try media.encode(wav, as: .opus)
+            decoded = dir.file("opusdec.wav")
+            try EncodedMedia.tool(["opusdec", "--quiet", "--no-dither", file, decoded])
         case .aac6:
             file = dir.file("source.m4a")
             try EncodedMedia.tool(["ffmpeg", "-nostdin", "-v", "error", "-i", wav, "-c:a", "aac", "-b:a", "256k", file])
@@ -60,11 +67,11 @@ import Testing
             ["sox", "-D", decoded, "-t", "raw", "-e", "signed", "-b", "16", reference]
                 + Self.remix(channels: source.channels))
         // ffmpeg plays AAC's end padding: the exact length is the source's.
-        let expected = Array(samples(ofFile: reference).prefix(44100 * 3 / 2 * 2))
+        let expected = Array(samples(ofFile: reference).prefix(source.rate * 3 / 2 * 2))
         let (got, events, status) = DecodeThroughALSATests.pipelineDecode(file, dir: dir)
         #expect(events == [.started(7), .finished(7), .endOfStream])
-        #expect(status.format == AudioFormat(rate: 44100, channels: 2))
-        #expect(expected.count == 44100 * 3 / 2 * 2)
+        #expect(status.format == AudioFormat(rate: source.rate, channels: 2))
+        #expect(expected.count == source.rate * 3 / 2 * 2)
         #expect(got.count == expected.count, "\(source): \(got.count) vs \(expected.count) samples")
         #expect(maxDifference(got, expected) <= 1, "\(source)")
         #expect((got.map { abs(Int($0)) }.max() ?? 0) > 16000, "\(source): the mix is there")
