@@ -70,6 +70,8 @@ public final class PCM {
     public let device: String
     public let granted: PCMGranted
     public let type: PCMType
+    /// The kernel zeroes what the device has played (silence_size = boundary).
+    private let zeroesPlayed: Bool
 
     /// Opens `request.device` for blocking playback, S16_LE interleaved, and sets hardware
     /// parameters with snd_pcm_hw_params_set_rate_near/_period_time_near/_buffer_time_near,
@@ -88,8 +90,8 @@ public final class PCM {
                 && kind != SND_PCM_TYPE_FILE && kind != SND_PCM_TYPE_NULL
             // ALSA's `file` and `null` PCMs play nothing: zeroing their buffer would only write
             // the zeros into the file.
-            let device = kind != SND_PCM_TYPE_FILE && kind != SND_PCM_TYPE_NULL
-            granted = try Self.configure(pcm, request, deep: deep, zeroPlayed: device)
+            zeroesPlayed = kind != SND_PCM_TYPE_FILE && kind != SND_PCM_TYPE_NULL
+            granted = try Self.configure(pcm, request, deep: deep, zeroPlayed: zeroesPlayed)
         } catch {
             // "snd_pcm_close: Closes the specified PCM handle and frees all associated resources."
             snd_pcm_close(pcm)
@@ -185,7 +187,22 @@ public final class PCM {
     public func drop() throws(ALSAError) { try check(snd_pcm_drop(handle), "snd_pcm_drop", device) }
 
     /// Plays out the pending frames, then stops. The corresponding C function is snd_pcm_drain.
-    public func drain() throws(ALSAError) { try check(snd_pcm_drain(handle), "snd_pcm_drain", device) }
+    /// A device that zeroes what it played (every PCM but `file` and `null`) is first left to
+    /// play to its end, where it stops as at an underrun (playing zeros): snd-aloop in Linux 6.1
+    /// garbles the last timer tick of a DRAINING stream at its capture side (it copies up to
+    /// the end, then clears from the tick's start instead of after the copy: 4-8 ms of the
+    /// music's end zeroed and as much stale capture data after it; docs/VIRTUAL-BOARD.md).
+    /// (A device not started yet is drained at once; the wait is bounded by twice the buffer.)
+    public func drain() throws(ALSAError) {
+        if zeroesPlayed {
+            var waited = 0
+            while state == .running, waited < 2 * granted.bufferFrames, let queued = try? delay(), queued > 0 {
+                MonotonicClock.sleep(nanoseconds: UInt64(queued) * 1_000_000_000 / UInt64(granted.rate) + 1_000_000)
+                waited += queued
+            }
+        }
+        try check(snd_pcm_drain(handle), "snd_pcm_drain", device)
+    }
 
     /// Prepares for playback after drop/xrun. The corresponding C function is snd_pcm_prepare.
     public func prepare() throws(ALSAError) { try check(snd_pcm_prepare(handle), "snd_pcm_prepare", device) }
