@@ -17,12 +17,13 @@ func checkChannels(_ channels: Int, _ path: String) throws(AudioFileError) {
     }
 }
 
-/// FLAC through libFLAC: bit-exact; sources wider than 16 bits keep their top 16 bits.
+/// FLAC through libFLAC: bit-exact; sources wider than 16 bits are narrowed with TPDF dither.
 public final class FLACFileDecoder: AudioDecoder {
     let decoder: FLACDecoder
     public let format: AudioFormat
     /// libFLAC's samples (Int32, right-justified) before they are narrowed to S16.
     private var wide: [Int32] = []
+    private var dither = TPDFDither()
 
     public init(path: String) throws {
         decoder = try FLACDecoder(path: path)
@@ -44,8 +45,11 @@ public final class FLACFileDecoder: AudioDecoder {
             try decoder.read(into: wide.baseAddress!, capacityFrames: capacityFrames)
         }
         let bits = decoder.format.bitsPerSample
-        for i in 0..<frames * format.channels {
-            buffer[i] = bits >= 16 ? Int16(truncatingIfNeeded: wide[i] >> (bits - 16)) : Int16(wide[i] << (16 - bits))
+        let count = frames * format.channels
+        if bits > 16 {
+            wide.withUnsafeBufferPointer { dither.narrow($0.baseAddress!, bits: bits, into: buffer, count: count) }
+        } else {
+            for i in 0..<count { buffer[i] = Int16(truncatingIfNeeded: wide[i] << (16 - bits)) }
         }
         return DecodeResult(frames: frames, isEnd: frames == 0, formatChanged: false)
     }
@@ -123,8 +127,15 @@ private struct LinkCarry {
     }
 }
 
+/// A chained Ogg stream's decoder: which link it reads and that link's comments (an Ogg
+/// station's song titles: each song is a new link).
+protocol OggLinks: AnyObject {
+    var linkSerial: UInt32 { get }
+    var linkComments: [(key: String, value: String)] { get }
+}
+
 /// Ogg Vorbis through libvorbisfile: `ov_read`'s S16, what oggdec writes.
-public final class VorbisFileDecoder: AudioDecoder {
+public final class VorbisFileDecoder: AudioDecoder, OggLinks {
     let decoder: VorbisDecoder
     public private(set) var format: AudioFormat
     private var carry = LinkCarry()
@@ -152,11 +163,14 @@ public final class VorbisFileDecoder: AudioDecoder {
         carry.clear()
         try decoder.seek(toFrame: frame)
     }
+
+    var linkSerial: UInt32 { decoder.linkSerial }
+    var linkComments: [(key: String, value: String)] { decoder.linkComments }
 }
 
 /// Opus through libopusfile, at 48 kHz, S16 without libopusfile's dither (what
 /// `opusdec --no-dither` writes; its dithered S16 costs 45 % more instructions).
-public final class OpusFileDecoder: AudioDecoder {
+public final class OpusFileDecoder: AudioDecoder, OggLinks {
     let decoder: OpusDecoder
     public private(set) var format: AudioFormat
     private var carry = LinkCarry()
@@ -188,4 +202,7 @@ public final class OpusFileDecoder: AudioDecoder {
         carry.clear()
         try decoder.seek(toFrame: frame)
     }
+
+    var linkSerial: UInt32 { decoder.linkSerial }
+    var linkComments: [(key: String, value: String)] { decoder.linkComments }
 }
