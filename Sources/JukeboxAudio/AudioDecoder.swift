@@ -57,6 +57,8 @@ public protocol AudioDecoder: AnyObject {
     func seek(toFrame frame: Int64, hint: SeekHint?) throws -> Bool
     /// The file's ReplayGain tags; nil when it has none.
     var replayGain: ReplayGainInfo? { get }
+    /// Where each of `format`'s channels is meant to sound, in channel order.
+    var speakers: [SpeakerPosition] { get }
 }
 
 /// A decoder whose source may be wider than 16 bits (FLAC, WAV, ALAC): jb-decode reads it
@@ -71,6 +73,7 @@ public protocol WideAudioDecoder: AudioDecoder {
 extension AudioDecoder {
     public var seekHint: SeekHint? { nil }
     public var replayGain: ReplayGainInfo? { nil }
+    public var speakers: [SpeakerPosition] { .standard(channels: format.channels) }
 
     public func seek(toFrame frame: Int64, hint: SeekHint?) throws -> Bool {
         try seek(toFrame: frame)
