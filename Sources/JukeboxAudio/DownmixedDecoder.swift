@@ -5,8 +5,10 @@ import JukeboxCore
 /// by the positions its decoder gives); mono and stereo pass through untouched. Wraps every
 /// file decoder (`openDecoder`), so each format's decoder delivers its channels as they are,
 /// and a chained Ogg stream whose next link has more channels is mixed from there on.
-final class DownmixedDecoder: AudioDecoder {
+/// A source wider than 16 bits that passes through is read wide through it too.
+final class DownmixedDecoder: WideAudioDecoder {
     let source: any AudioDecoder
+    private let wideSource: (any WideAudioDecoder)?
     /// The mix of the source's current format; nil while it has at most two channels.
     private var downmix: StereoDownmix?
     /// The source's frames before they are mixed.
@@ -14,6 +16,7 @@ final class DownmixedDecoder: AudioDecoder {
 
     init(_ source: any AudioDecoder) {
         self.source = source
+        wideSource = source as? any WideAudioDecoder
         downmix = Self.downmix(for: source)
     }
 
@@ -44,6 +47,14 @@ final class DownmixedDecoder: AudioDecoder {
         }
         if result.formatChanged { downmix = Self.downmix(for: source) }
         return result
+    }
+
+    /// The source's when it passes through; 16 when it is mixed down (in S16).
+    var bitsPerSample: Int { downmix == nil ? wideSource?.bitsPerSample ?? 16 : 16 }
+
+    func read(wide buffer: UnsafeMutablePointer<Int32>, capacityFrames: Int) throws -> DecodeResult {
+        guard downmix == nil, let wideSource else { preconditionFailure("read(wide:) of a mixed-down or S16 source") }
+        return try wideSource.read(wide: buffer, capacityFrames: capacityFrames)
     }
 
     func seek(toFrame frame: Int64) throws { try source.seek(toFrame: frame) }

@@ -221,4 +221,25 @@ import Testing
         let differing = zip(got, reference).filter { $0 != $1 }.count
         #expect(differing == 0, "\(differing) of \(got.count) samples differ")
     }
+
+    /// ReplayGain on a wide device is applied in 32 bits: a 24-bit FLAC tagged -6.02 dB comes
+    /// out within a 24-bit LSB of half of `flac -d` (narrowed to S16 first, it was off by
+    /// 76,399, over a 16-bit LSB).
+    @Test func replayGainOnAWideDeviceKeepsTheSourcePrecision() throws {
+        let dir = try TemporaryDirectory()
+        let source = Self.sine(from: 0, count: Self.rate / 2, scale: 256).map { Int32($0.rounded()) }
+        let path = try Self.encode24(source, "gain", "flac", dir: dir)
+        _ = try run(["/usr/bin/metaflac", "--set-tag=REPLAYGAIN_TRACK_GAIN=-6.02 dB", path])
+        let out = dir.file("gain.raw")
+        let h = Harness(device: "file:'\(out)',raw", sink: RestrictedSink { $0.formats = [.s32] })
+        h.pipeline.play(PlaybackItem(token: 1, path: path, replayGainMode: .track), fromMs: 0)
+        #expect(h.pump { $0.contains(.endOfStream) })
+        h.pipeline.shutdown()
+        let got = try Self.samples32(ofFile: out, .s32)
+        let reference = try Self.reference(path, dir: dir)
+        try #require(got.count == reference.count)
+        let factor = pow(10, -6.02 / 20)
+        let worst = zip(got, reference).map { abs(Double($0) - Double($1) * factor) }.max() ?? .infinity
+        #expect(worst <= 256, "largest difference from half of flac -d: \(worst)")
+    }
 }
