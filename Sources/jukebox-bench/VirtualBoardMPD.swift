@@ -19,20 +19,21 @@ extension Bench {
         var wakeupsPerSecond: Double
         var diskBytesPerHour: Double
 
-        var text: String {
-            "\(f(seconds, 0)) s: CPU \(f(cpuPerMinute, 2)) s/min, \(f(wakeupsPerSecond, 0)) wake-ups/s, state disk \(human(bytes: diskBytesPerHour))/h"
-        }
+        var usage: String { "CPU \(f(cpuPerMinute, 2)) s/min, \(f(wakeupsPerSecond, 0)) wake-ups/s" }
     }
 
-    /// jukeboxd (the state file system mounted as `/init` does: noatime,lazytime; then again
-    /// remounted relatime without lazytime) and MPD (its default state_file_interval, 120 s).
+    /// CPU and wake-ups: jukeboxd and MPD playing at once, on two subdevices of the cable, in
+    /// one window (the host's load swings the emulated CPU's speed between windows). Writes:
+    /// each alone, the other stopped: jukeboxd with the state file system mounted as `/init`
+    /// does (noatime,lazytime), then remounted relatime without lazytime; MPD with its
+    /// default state_file_interval (120 s), over a window spanning several of its saves.
     func measureBesideMPD(music: String, folder: TemporaryDirectory) throws {
         let script = Fixtures.path("Tests/Tools/vboard/make-mpd-disk.sh")
         let made = try run([script])
         guard made.status == 0, let mpdDisk = made.stdoutText.split(separator: "\n").last.map(String.init) else {
             throw BenchError("make-mpd-disk.sh: \(made.stderrText)")
         }
-        // MPD's window spans several of its 120 s state saves; the daemon's checkpoint is every 4 s.
+        let cpuWindow = quick ? 60.0 : 120.0
         let jukeboxdWindow = quick ? 60.0 : 180.0
         let mpdWindow = quick ? 250.0 : 490.0
         let state = folder.file("side.img")
@@ -44,22 +45,6 @@ extension Bench {
         try board.check("mkdir -p /opt/mpd && mount -t ext4 -o ro /dev/vdb /opt/mpd")
         let mountOptions = try board.check("awk '$2 == \"/state\" {print $4}' /proc/mounts")
             .trimmingCharacters(in: .whitespacesAndNewlines)
-
-        let config = DaemonConfig(
-            musicDir: "/host/music", database: "/state/jukebox/jukebox.sqlite", device: "hw:Loopback,0,0",
-            pacing: "device", mode: "repeat-all", onStart: "play",
-            comment: "written by jukebox-bench (section vboard, beside MPD)")
-        let daemon = try BoardJukebox(board: board, uart: uart, name: "side", config: config)
-        daemon.play([music])
-        guard waitUntil(timeout: .seconds(30), pollingEvery: .milliseconds(100), { Self.elapsed(daemon.status()) >= 3 })
-        else { throw BenchError("jukeboxd did not play on the board: \(daemon.log)") }
-        let jukeboxd = try measureWindow(board: board, pid: daemon.pid, seconds: jukeboxdWindow)
-        note("vboard: jukeboxd (defaults, /state mounted \(mountOptions)), \(jukeboxd.text)")
-        try board.check("mount -o remount,relatime,nolazytime /state")
-        let withoutLazytime = try measureWindow(board: board, pid: daemon.pid, seconds: jukeboxdWindow)
-        note("vboard: jukeboxd, /state remounted relatime without lazytime, \(withoutLazytime.text)")
-        try board.check("mount -o remount,\(mountOptions) /state")
-        daemon.stop()
 
         try writeText(
             folder.file("mpd.conf"),
@@ -77,7 +62,7 @@ extension Bench {
             audio_output {
               type       "alsa"
               name       "loopback"
-              device     "hw:Loopback,0"
+              device     "hw:Loopback,0,1"
               mixer_type "none"
             }
 
@@ -100,12 +85,46 @@ extension Bench {
         _ = mpc("update")
         guard waitUntil(timeout: .seconds(60), pollingEvery: .milliseconds(200), { mpc("ping")["updating_db"] == nil })
         else { throw BenchError("MPD's update did not end") }
+
+        let config = DaemonConfig(
+            musicDir: "/host/music", database: "/state/jukebox/jukebox.sqlite", device: "hw:Loopback,0,0",
+            pacing: "device", mode: "repeat-all", onStart: "play",
+            comment: "written by jukebox-bench (section vboard, beside MPD)")
+        let daemon = try BoardJukebox(board: board, uart: uart, name: "side", config: config)
+        daemon.play([music])
         _ = mpc("clear\\nadd \"\(music)\"\\nrepeat 1\\nplay")
-        guard waitUntil(timeout: .seconds(30), pollingEvery: .milliseconds(200), { Self.elapsed(mpc("ping")) >= 3 })
-        else { throw BenchError("MPD did not play on the board: \(readText(folder.file("mpd.out")) ?? "")") }
-        let peer = try measureWindow(board: board, pid: mpd, seconds: mpdWindow)
-        note("vboard: MPD 0.23 (ALSA output hw:Loopback,0, state_file_interval 120 s), \(peer.text)")
-        _ = try? board.run("kill -TERM \(mpd)")
+        let bothPlay = waitUntil(timeout: .seconds(30), pollingEvery: .milliseconds(100)) {
+            Self.elapsed(daemon.status()) >= 3 && Self.elapsed(mpc("ping")) >= 3
+        }
+        guard bothPlay else {
+            throw BenchError(
+                "jukeboxd and MPD did not both play: \(daemon.log) / \(readText(folder.file("mpd.out")) ?? "")")
+        }
+        let usage = try measureWindow(board: board, pids: [daemon.pid, mpd], seconds: cpuWindow)
+        let (jukeboxd, peer) = (usage[0], usage[1])
+        note("vboard: both playing, \(f(jukeboxd.seconds, 0)) s: jukeboxd \(jukeboxd.usage); MPD 0.23 \(peer.usage)")
+
+        _ = mpc("stop")
+        Clock.sleep(2)
+        let writes = try measureWindow(board: board, pids: [daemon.pid], seconds: jukeboxdWindow)[0]
+        note(
+            "vboard: jukeboxd alone, /state mounted \(mountOptions), \(f(writes.seconds, 0)) s: \(human(bytes: writes.diskBytesPerHour))/h"
+        )
+        try board.check("mount -o remount,relatime,nolazytime /state")
+        let withoutLazytime = try measureWindow(board: board, pids: [daemon.pid], seconds: jukeboxdWindow)[0]
+        note(
+            "vboard: jukeboxd alone, /state remounted relatime without lazytime, \(f(withoutLazytime.seconds, 0)) s: \(human(bytes: withoutLazytime.diskBytesPerHour))/h"
+        )
+        try board.check("mount -o remount,\(mountOptions) /state")
+        daemon.stop()
+        _ = mpc("play")
+        Clock.sleep(2)
+        let peerWrites = try measureWindow(board: board, pids: [mpd], seconds: mpdWindow)[0]
+        note(
+            "vboard: MPD alone (state_file_interval 120 s), \(f(peerWrites.seconds, 0)) s: \(human(bytes: peerWrites.diskBytesPerHour))/h"
+        )
+        try board.check("kill -TERM \(mpd); while kill -0 \(mpd) 2>/dev/null; do sleep 0.05; done")
+        try measureControlLatency(board: board, uart: uart, music: music)
 
         let accelerator = VirtualBoard.accelerator.uppercased()
         func row(_ metric: String, _ jb: Double, _ mpd: Double, _ digits: Int, target: String, pass: Bool) {
@@ -115,7 +134,7 @@ extension Bench {
                     ratio: Report.ratio(jb, mpd), target: target, verdict: pass ? "PASS" : "FAIL"))
         }
         row(
-            "CPU s per minute of real-time playback into snd-aloop, both with defaults, virtual board (\(accelerator); compare the ratio)",
+            "CPU s per minute of real-time playback into snd-aloop, both at once with defaults, virtual board (\(accelerator); compare the ratio)",
             jukeboxd.cpuPerMinute, peer.cpuPerMinute, 2, target: "≤ MPD",
             pass: jukeboxd.cpuPerMinute <= peer.cpuPerMinute)
         row(
@@ -125,50 +144,122 @@ extension Bench {
             report.add(
                 Row(
                     section: "vboard", metric: metric, jukeboxd: human(bytes: jb),
-                    peer: "\(human(bytes: peer.diskBytesPerHour)) (MPD 0.23)",
-                    ratio: Report.ratio(jb, peer.diskBytesPerHour), target: "< MPD",
-                    verdict: jb < peer.diskBytesPerHour ? "PASS" : "FAIL"))
+                    peer: "\(human(bytes: peerWrites.diskBytesPerHour)) (MPD 0.23)",
+                    ratio: Report.ratio(jb, peerWrites.diskBytesPerHour), target: "< MPD",
+                    verdict: jb < peerWrites.diskBytesPerHour ? "PASS" : "FAIL"))
         }
         disk(
             "state disk writes per hour of playback, default config, ext4 on virtio-blk mounted \(mountOptions)",
-            jukeboxd.diskBytesPerHour)
+            writes.diskBytesPerHour)
         disk("  same, the state disk mounted relatime without lazytime", withoutLazytime.diskBytesPerHour)
+    }
+
+    /// A button (KEY_PLAYPAUSE on a uinput device, as gpio-keys delivers it) toggles pause
+    /// and play on jukeboxd with its defaults, while arecord captures the loopback's other
+    /// end: from the guest's clock just before the press to the first silent frame (10 ms of
+    /// zeros) or the first sounding one at the capture, whose frames are on the same clock
+    /// (trigger time + index / rate). Includes the shell and uinput hop before the event.
+    private func measureControlLatency(board: VirtualBoard, uart: PseudoTerminal, music: String) throws {
+        let toggles = quick ? 8 : 20
+        let keys = try BoardInputDevice(board: board, name: "gpio-keys", keys: [164])
+        var config = DaemonConfig(
+            musicDir: "/host/music", database: "/state/control/jukebox.sqlite", device: "hw:Loopback,0,0",
+            pacing: "device", mode: "repeat-all", onStart: "play",
+            comment: "written by jukebox-bench (section vboard, control latency)")
+        config.extra = "\n[buttons]\ninput_device = \"\(keys.eventPath)\"\n"
+        let rate = 44100
+        let capture = try BoardCapture(board: board, name: "control", rate: rate)
+        let daemon = try BoardJukebox(board: board, uart: uart, name: "control", config: config)
+        daemon.play([music])
+        guard waitUntil(timeout: .seconds(30), pollingEvery: .milliseconds(100), { Self.elapsed(daemon.status()) >= 2 })
+        else { throw BenchError("jukeboxd did not play for the control latency: \(daemon.log)") }
+        var presses: [(ns: Int64, pauses: Bool)] = []
+        for index in 0..<toggles {
+            let ns = try keys.sendTimed([.key(164, pressed: true), .pause(60), .key(164, pressed: false)])
+            presses.append((ns, index % 2 == 0))
+            Clock.sleep(1.5)
+        }
+        let trigger = try board.check("grep trigger_time /proc/asound/card0/pcm1c/sub0/status")
+        let samples = try capture.finish()
+        daemon.stop()
+        guard
+            let triggerTime = Double(
+                trigger.split(separator: ":").last?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "")
+        else { throw BenchError("no capture trigger time: \(trigger)") }
+        let frames = samples.count / 2
+        func silent(_ frame: Int) -> Bool { samples[2 * frame] == 0 && samples[2 * frame + 1] == 0 }
+        var pauses: [Double] = []
+        var resumes: [Double] = []
+        for press in presses {
+            let at = Double(press.ns) / 1e9
+            var frame = max(0, Int(((at - triggerTime) * Double(rate)).rounded(.up)))
+            let quiet = rate / 100
+            if press.pauses {
+                while frame + quiet < frames, !(frame..<frame + quiet).allSatisfy(silent) { frame += 1 }
+            } else {
+                while frame < frames, silent(frame) { frame += 1 }
+            }
+            guard frame + (press.pauses ? quiet : 0) < frames else {
+                throw BenchError("no change at the capture after the press at \(at) s: \(daemon.log)")
+            }
+            let latency = (triggerTime + Double(frame) / Double(rate) - at) * 1000
+            if press.pauses { pauses.append(latency) } else { resumes.append(latency) }
+        }
+        let overruns = try board.run("grep -c overrun /host/control.arecord.log").output
+        let all = Stat(pauses + resumes)
+        let p95 = all.values[min(all.values.count - 1, all.values.count * 95 / 100)]
+        note(
+            "vboard: button -> change at the capture, pause \(Stat(pauses).fmt(1, " ms")), play \(Stat(resumes).fmt(1, " ms")), p95 \(f(p95, 1)) ms (arecord overruns: \(overruns.trimmingCharacters(in: .whitespacesAndNewlines)))"
+        )
+        report.add(
+            Row(
+                section: "vboard",
+                metric:
+                    "button (uinput KEY_PLAYPAUSE) → pause/play heard at the loopback capture, defaults, virtual board (\(VirtualBoard.accelerator.uppercased())), p95 ms",
+                jukeboxd: f(p95, 1), peer: "—", ratio: "—", target: "≤ 15 ms", verdict: p95 <= 15 ? "PASS" : "FAIL"))
     }
 
     private static func elapsed(_ status: [String: String]) -> Double { Double(status["elapsed"] ?? "") ?? 0 }
 
-    /// CPU, context switches and /dev/vda's written sectors of process `pid` over `seconds`
-    /// of the guest's time.
-    private func measureWindow(board: VirtualBoard, pid: Int, seconds: Double) throws -> BoardWindow {
-        func sample() throws -> (at: Double, ticks: Double, switches: Double, sectors: Double) {
-            let out = try board.check(
-                "echo up $(cut -d' ' -f1 /proc/uptime); echo cpu $(cut -d' ' -f14,15 /proc/\(pid)/stat); "
-                    + "grep -h ctxt_switches /proc/\(pid)/task/*/status; echo vda $(awk '{print $7}' /sys/block/vda/stat)"
-            )
-            var values: [String: Double] = [:]
-            var switches = 0.0
-            for line in out.split(separator: "\n") {
-                let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
-                guard let key = words.first else { continue }
-                let numbers = words.dropFirst().compactMap { Double($0) }
-                if key.hasSuffix("ctxt_switches:") {
-                    switches += numbers.reduce(0, +)
-                } else {
-                    values[String(key)] = numbers.reduce(0, +)
-                }
+    /// CPU and context switches of each process in `pids`, and /dev/vda's written sectors,
+    /// over `seconds` of the guest's time.
+    private func measureWindow(board: VirtualBoard, pids: [Int], seconds: Double) throws -> [BoardWindow] {
+        func sample() throws -> (at: Double, sectors: Double, ticks: [Double], switches: [Double]) {
+            let perProcess = pids.map {
+                "echo cpu-\($0) $(cut -d' ' -f14,15 /proc/\($0)/stat) $(cat /proc/\($0)/task/*/status | awk '/ctxt_switches/ {s += $2} END {print s}')"
             }
-            guard let at = values["up"], let ticks = values["cpu"], let sectors = values["vda"] else {
+            let out = try board.check(
+                (["echo up $(cut -d' ' -f1 /proc/uptime)", "echo vda $(awk '{print $7}' /sys/block/vda/stat)"]
+                    + perProcess).joined(separator: "; "))
+            var values: [String: [Double]] = [:]
+            for line in out.split(separator: "\n") {
+                let words = line.split(separator: " ")
+                guard let key = words.first else { continue }
+                values[String(key)] = words.dropFirst().compactMap { Double($0) }
+            }
+            guard let at = values["up"]?.first, let sectors = values["vda"]?.first else {
                 throw BenchError("unexpected sample from the board: \(out)")
             }
-            return (at, ticks, switches, sectors)
+            var ticks: [Double] = []
+            var switches: [Double] = []
+            for pid in pids {
+                guard let numbers = values["cpu-\(pid)"], numbers.count == 3 else {
+                    throw BenchError("process \(pid) is gone from the board: \(out)")
+                }
+                ticks.append(numbers[0] + numbers[1])
+                switches.append(numbers[2])
+            }
+            return (at, sectors, ticks, switches)
         }
         let a = try sample()
         Clock.sleep(seconds)
         let b = try sample()
         let span = b.at - a.at
-        return BoardWindow(
-            seconds: span, cpuPerMinute: (b.ticks - a.ticks) / 100 * 60 / span,
-            wakeupsPerSecond: (b.switches - a.switches) / span,
-            diskBytesPerHour: (b.sectors - a.sectors) * 512 * 3600 / span)
+        return pids.indices.map { index in
+            BoardWindow(
+                seconds: span, cpuPerMinute: (b.ticks[index] - a.ticks[index]) / 100 * 60 / span,
+                wakeupsPerSecond: (b.switches[index] - a.switches[index]) / span,
+                diskBytesPerHour: (b.sectors - a.sectors) * 512 * 3600 / span)
+        }
     }
 }
