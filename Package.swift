@@ -163,7 +163,9 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]),
         // Boots the virtual board (qemu, Tests/Tools/vboard): real drivers, see docs/VIRTUAL-BOARD.md.
-        .testTarget(name: "VirtualBoardTests", dependencies: ["JukeboxTestSupport", "LinuxSupport", "JukeboxDisplay"]),
+        .testTarget(
+            name: "VirtualBoardTests",
+            dependencies: ["JukeboxTestSupport", "LinuxSupport", "JukeboxDisplay", "JukeboxCore"]),
     ],
     swiftLanguageModes: [.v6]
 )

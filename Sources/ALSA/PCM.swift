@@ -2,6 +2,29 @@ import CALSA
 import Glibc
 import LinuxSupport
 
+/// A sample format a device may take (little-endian, interleaved). The pipeline's samples are
+/// S16; a device that does not take S16 (an I2S DAC that takes only S32_LE, say) gets them
+/// widened by `PCM.write`, which is exact: the value in the top bits, zeros below.
+public enum PCMSampleFormat: Sendable, Equatable, CaseIterable {
+    case s16
+    case s32
+    /// 24 bits in the low three bytes of four (S24_LE).
+    case s24
+    /// 24 bits in three bytes (S24_3LE).
+    case s24Packed
+
+    var alsa: snd_pcm_format_t {
+        switch self {
+        case .s16: SND_PCM_FORMAT_S16_LE
+        case .s32: SND_PCM_FORMAT_S32_LE
+        case .s24: SND_PCM_FORMAT_S24_LE
+        case .s24Packed: SND_PCM_FORMAT_S24_3LE
+        }
+    }
+
+    public var bytesPerSample: Int { self == .s16 ? 2 : self == .s24Packed ? 3 : 4 }
+}
+
 /// What `PCM.open` asks for. alsa-lib may grant something near it; `PCM.granted` says what.
 public struct PCMRequest: Sendable, Equatable {
     public var device: String
@@ -13,11 +36,15 @@ public struct PCMRequest: Sendable, Equatable {
     /// PCMs, which swallow what they are given. Playback still starts once
     /// `bufferMicroseconds` are written.
     public var deepBufferMicroseconds: UInt32
+    /// The sample formats to try, in order: the first the device takes is used. S16 first (the
+    /// pipeline's own, written as it is), then the wider ones in the order MPD tries them.
+    public var formats: [PCMSampleFormat]
 
     public init(
         device: String, rate: UInt32, channels: UInt32, periodMicroseconds: UInt32, bufferMicroseconds: UInt32,
-        deepBufferMicroseconds: UInt32 = 0
+        deepBufferMicroseconds: UInt32 = 0, formats: [PCMSampleFormat] = [.s16, .s32, .s24, .s24Packed]
     ) {
+        self.formats = formats
         self.deepBufferMicroseconds = deepBufferMicroseconds
         self.device = device
         self.rate = rate
@@ -27,8 +54,9 @@ public struct PCMRequest: Sendable, Equatable {
     }
 }
 
-/// The hardware parameters alsa-lib actually granted (S16_LE interleaved is always requested).
+/// The hardware parameters alsa-lib actually granted (interleaved access).
 public struct PCMGranted: Sendable, Equatable {
+    public var format: PCMSampleFormat
     public var rate: UInt32
     public var channels: UInt32
     public var periodFrames: Int
@@ -70,8 +98,15 @@ public final class PCM {
     public let device: String
     public let granted: PCMGranted
     public let type: PCMType
+    /// Where `write` widens S16 for a device that does not take it (nil for an S16 device):
+    /// room for `widenedFrames` frames, allocated here so that writing allocates nothing.
+    private let widened: UnsafeMutableRawPointer?
+    private let widenedFrames: Int
+    /// The kernel zeroes what the device has played (silence_size = boundary).
+    private let zeroesPlayed: Bool
 
-    /// Opens `request.device` for blocking playback, S16_LE interleaved, and sets hardware
+    /// Opens `request.device` for blocking playback, interleaved in the first of
+    /// `request.formats` it takes (snd_pcm_hw_params_test_format), and sets hardware
     /// parameters with snd_pcm_hw_params_set_rate_near/_period_time_near/_buffer_time_near,
     /// then software parameters: start threshold = `bufferMicroseconds` (the whole buffer unless
     /// it is the deep one), avail_min = one period.
@@ -88,8 +123,8 @@ public final class PCM {
                 && kind != SND_PCM_TYPE_FILE && kind != SND_PCM_TYPE_NULL
             // ALSA's `file` and `null` PCMs play nothing: zeroing their buffer would only write
             // the zeros into the file.
-            let device = kind != SND_PCM_TYPE_FILE && kind != SND_PCM_TYPE_NULL
-            granted = try Self.configure(pcm, request, deep: deep, zeroPlayed: device)
+            zeroesPlayed = kind != SND_PCM_TYPE_FILE && kind != SND_PCM_TYPE_NULL
+            granted = try Self.configure(pcm, request, deep: deep, zeroPlayed: zeroesPlayed)
         } catch {
             // "snd_pcm_close: Closes the specified PCM handle and frees all associated resources."
             snd_pcm_close(pcm)
@@ -97,6 +132,14 @@ public final class PCM {
         }
         handle = pcm
         self.device = device
+        if granted.format == .s16 {
+            widened = nil
+            widenedFrames = 0
+        } else {
+            widenedFrames = max(granted.periodFrames, 1024)
+            widened = .allocate(
+                byteCount: widenedFrames * Int(granted.channels) * granted.format.bytesPerSample, alignment: 4)
+        }
         switch kind {
         case SND_PCM_TYPE_HW: type = .hardware
         case SND_PCM_TYPE_NULL: type = .null
@@ -106,7 +149,10 @@ public final class PCM {
         }
     }
 
-    deinit { snd_pcm_close(handle) }
+    deinit {
+        snd_pcm_close(handle)
+        widened?.deallocate()
+    }
 
     private static func configure(
         _ pcm: OpaquePointer, _ r: PCMRequest, deep: Bool, zeroPlayed: Bool
@@ -118,7 +164,9 @@ public final class PCM {
         try check(snd_pcm_hw_params_any(pcm, hw), "snd_pcm_hw_params_any", dev)
         try check(
             snd_pcm_hw_params_set_access(pcm, hw, SND_PCM_ACCESS_RW_INTERLEAVED), "snd_pcm_hw_params_set_access", dev)
-        try check(snd_pcm_hw_params_set_format(pcm, hw, SND_PCM_FORMAT_S16_LE), "snd_pcm_hw_params_set_format", dev)
+        // The first format the device takes; when it takes none, set_format's error for the first.
+        let format = r.formats.first { snd_pcm_hw_params_test_format(pcm, hw, $0.alsa) == 0 } ?? r.formats[0]
+        try check(snd_pcm_hw_params_set_format(pcm, hw, format.alsa), "snd_pcm_hw_params_set_format", dev)
         try check(snd_pcm_hw_params_set_channels(pcm, hw, r.channels), "snd_pcm_hw_params_set_channels", dev)
         var rate = r.rate
         var dir: Int32 = 0
@@ -168,24 +216,78 @@ public final class PCM {
         }
         try check(snd_pcm_sw_params(pcm, sw), "snd_pcm_sw_params", dev)
         return PCMGranted(
-            rate: rate, channels: r.channels, periodFrames: Int(periodFrames), bufferFrames: Int(bufferFrames),
+            format: format, rate: rate, channels: r.channels, periodFrames: Int(periodFrames),
+            bufferFrames: Int(bufferFrames),
             deep: deep)
     }
 
-    /// Writes interleaved S16 frames; blocks until alsa-lib took some. Returns the frames
-    /// written, or throws (-EPIPE underrun, -ESTRPIPE suspend: pass to `recover`).
+    /// Writes interleaved S16 frames (widened to the device's format, `widenedFrames` at a
+    /// time, when it is not S16); blocks until alsa-lib took some. Returns the frames
+    /// written, or throws (-EPIPE underrun, -ESTRPIPE suspend: pass to `recover`) when none were.
     /// The corresponding C function is snd_pcm_writei.
     public func write(_ samples: UnsafePointer<Int16>, frames: Int) throws(ALSAError) -> Int {
-        let n = snd_pcm_writei(handle, samples, snd_pcm_uframes_t(frames))
-        if n < 0 { throw ALSAError(code: Int32(n), call: "snd_pcm_writei", device: device) }
-        return Int(n)
+        guard let widened else {
+            let n = snd_pcm_writei(handle, samples, snd_pcm_uframes_t(frames))
+            if n < 0 { throw ALSAError(code: Int32(n), call: "snd_pcm_writei", device: device) }
+            return Int(n)
+        }
+        let channels = Int(granted.channels)
+        var done = 0
+        while done < frames {
+            let count = min(frames - done, widenedFrames)
+            Self.widen(samples + done * channels, count: count * channels, to: granted.format, into: widened)
+            let n = snd_pcm_writei(handle, widened, snd_pcm_uframes_t(count))
+            if n < 0 {
+                if done > 0 { return done }
+                throw ALSAError(code: Int32(n), call: "snd_pcm_writei", device: device)
+            }
+            done += Int(n)
+            if n < count { break }
+        }
+        return done
+    }
+
+    /// S16 samples in a wider little-endian format: the value in the top bits, zeros below.
+    private static func widen(
+        _ source: UnsafePointer<Int16>, count: Int, to format: PCMSampleFormat, into target: UnsafeMutableRawPointer
+    ) {
+        switch format {
+        case .s16: target.copyMemory(from: source, byteCount: count * 2)
+        case .s32, .s24:
+            let out = target.assumingMemoryBound(to: Int32.self)
+            let shift: Int32 = format == .s32 ? 16 : 8
+            for i in 0..<count { out[i] = (Int32(source[i]) << shift).littleEndian }
+        case .s24Packed:
+            let out = target.assumingMemoryBound(to: UInt8.self)
+            for i in 0..<count {
+                let v = UInt16(bitPattern: source[i])
+                out[3 * i] = 0
+                out[3 * i + 1] = UInt8(truncatingIfNeeded: v)
+                out[3 * i + 2] = UInt8(truncatingIfNeeded: v >> 8)
+            }
+        }
     }
 
     /// Stops at once and discards the pending frames. The corresponding C function is snd_pcm_drop.
     public func drop() throws(ALSAError) { try check(snd_pcm_drop(handle), "snd_pcm_drop", device) }
 
     /// Plays out the pending frames, then stops. The corresponding C function is snd_pcm_drain.
-    public func drain() throws(ALSAError) { try check(snd_pcm_drain(handle), "snd_pcm_drain", device) }
+    /// A device that zeroes what it played (every PCM but `file` and `null`) is first left to
+    /// play to its end, where it stops as at an underrun (playing zeros): snd-aloop in Linux 6.1
+    /// garbles the last timer tick of a DRAINING stream at its capture side (it copies up to
+    /// the end, then clears from the tick's start instead of after the copy: 4-8 ms of the
+    /// music's end zeroed and as much stale capture data after it; docs/VIRTUAL-BOARD.md).
+    /// (A device not started yet is drained at once; the wait is bounded by twice the buffer.)
+    public func drain() throws(ALSAError) {
+        if zeroesPlayed {
+            var waited = 0
+            while state == .running, waited < 2 * granted.bufferFrames, let queued = try? delay(), queued > 0 {
+                MonotonicClock.sleep(nanoseconds: UInt64(queued) * 1_000_000_000 / UInt64(granted.rate) + 1_000_000)
+                waited += queued
+            }
+        }
+        try check(snd_pcm_drain(handle), "snd_pcm_drain", device)
+    }
 
     /// Prepares for playback after drop/xrun. The corresponding C function is snd_pcm_prepare.
     public func prepare() throws(ALSAError) { try check(snd_pcm_prepare(handle), "snd_pcm_prepare", device) }

@@ -634,13 +634,23 @@ int jb_mp4_seek(jb_mp4 *m, int64_t frame, const char **call, char *message, size
     return 0;
 }
 
+static void dict_entry(const AVDictionary *d, int index, const char **key, const char **value) {
+    const AVDictionaryEntry *e = NULL;
+    for (int i = 0; i <= index; i++) e = av.av_dict_get(d, "", e, AV_DICT_IGNORE_SUFFIX);
+    *key = e ? e->key : "";
+    *value = e ? e->value : "";
+}
+
 int jb_mp4_tag_count(const jb_mp4 *m) { return av.av_dict_count(m->format->metadata); }
 
 void jb_mp4_tag(const jb_mp4 *m, int index, const char **key, const char **value) {
-    const AVDictionaryEntry *e = NULL;
-    for (int i = 0; i <= index; i++) e = av.av_dict_get(m->format->metadata, "", e, AV_DICT_IGNORE_SUFFIX);
-    *key = e ? e->key : "";
-    *value = e ? e->value : "";
+    dict_entry(m->format->metadata, index, key, value);
+}
+
+int jb_mp4_stream_tag_count(const jb_mp4 *m) { return av.av_dict_count(m->stream->metadata); }
+
+void jb_mp4_stream_tag(const jb_mp4 *m, int index, const char **key, const char **value) {
+    dict_entry(m->stream->metadata, index, key, value);
 }
 
 int jb_mp4_chapter_count(const jb_mp4 *m) { return (int)m->format->nb_chapters; }

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <linux/fb.h>
 #include <linux/i2c-dev.h>
+#include <linux/i2c.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <stdlib.h>
@@ -36,3 +37,17 @@ int jb_fb_get_info(int fd, struct jb_fb_info *info) {
 }
 
 int jb_i2c_set_address(int fd, int address) { return ioctl(fd, I2C_SLAVE, address); }
+
+int jb_i2c_functions(int fd, int *plain, int *smbus_send_byte) {
+    unsigned long functions = 0;
+    if (ioctl(fd, I2C_FUNCS, &functions) < 0) return -1;
+    *plain = (functions & I2C_FUNC_I2C) != 0;
+    *smbus_send_byte = (functions & I2C_FUNC_SMBUS_WRITE_BYTE) != 0;
+    return 0;
+}
+
+int jb_i2c_smbus_send_byte(int fd, uint8_t value) {
+    struct i2c_smbus_ioctl_data request = {
+        .read_write = I2C_SMBUS_WRITE, .command = value, .size = I2C_SMBUS_BYTE, .data = NULL};
+    return ioctl(fd, I2C_SMBUS, &request);
+}

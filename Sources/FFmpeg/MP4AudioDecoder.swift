@@ -46,6 +46,8 @@ public final class MP4AudioDecoder {
     /// "track" as "3/12", "disc", "date", "genre", "composer", "lyrics", and freeform ones such
     /// as "MusicBrainz Track Id"), in the file's order.
     public let tags: [(key: String, value: String)]
+    /// The audio stream's own tags ("language", "handler_name", "vendor_id"), in FFmpeg's order.
+    public let streamTags: [(key: String, value: String)]
     public let chapters: [MP4Chapter]
     /// Cover atoms hidden from the demuxer: it skips them by offset and never reads them.
     public let skippedCovers: Int
@@ -76,17 +78,29 @@ public final class MP4AudioDecoder {
         totalFrames = info.frames
         iTunesGapless = info.delay >= 0 ? (info.delay, info.padding) : nil
         skippedCovers = Int(info.covers_skipped)
-        tags = (0..<jb_mp4_tag_count(handle)).map { index in
-            var key: UnsafePointer<CChar>?
-            var value: UnsafePointer<CChar>?
-            jb_mp4_tag(handle, index, &key, &value)
-            return (key.map { String(cString: $0) } ?? "", value.map { String(cString: $0) } ?? "")
-        }
+        tags = Self.dictionary(handle, count: jb_mp4_tag_count, entry: jb_mp4_tag)
+        streamTags = Self.dictionary(handle, count: jb_mp4_stream_tag_count, entry: jb_mp4_stream_tag)
         chapters = (0..<jb_mp4_chapter_count(handle)).map { index in
             var title: UnsafePointer<CChar>?
             var start: Int64 = 0
             jb_mp4_chapter(handle, index, &title, &start)
             return MP4Chapter(title: title.map { String(cString: $0) } ?? "", startFrame: start)
+        }
+    }
+
+    /// One of the handle's FFmpeg dictionaries as key/value pairs.
+    private static func dictionary(
+        _ handle: OpaquePointer, count: (OpaquePointer) -> Int32,
+        entry: (
+            OpaquePointer, Int32, UnsafeMutablePointer<UnsafePointer<CChar>?>,
+            UnsafeMutablePointer<UnsafePointer<CChar>?>
+        ) -> Void
+    ) -> [(key: String, value: String)] {
+        (0..<count(handle)).map { index in
+            var key: UnsafePointer<CChar>?
+            var value: UnsafePointer<CChar>?
+            entry(handle, index, &key, &value)
+            return (key.map { String(cString: $0) } ?? "", value.map { String(cString: $0) } ?? "")
         }
     }
 

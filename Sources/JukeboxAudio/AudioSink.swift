@@ -27,7 +27,8 @@ public struct SinkGrant: Sendable, Equatable {
 /// The pipeline is generic over it, so the real sink costs no dynamic dispatch; tests wrap
 /// the real sink to inject faults.
 public protocol AudioSink: SendableMetatype {
-    /// Opens the device for `request`, S16 interleaved (the sink is closed when called).
+    /// Opens the device for `request`, taking S16 interleaved (written in the first of
+    /// `request.formats` the device takes; the sink is closed when called).
     mutating func open(_ request: PCMRequest) throws(ALSAError) -> SinkGrant
     /// Closes the device (what it still holds is played or dropped, as the device does).
     mutating func close()

@@ -2,12 +2,15 @@ import FFmpeg
 import JukeboxCore
 
 /// AAC and ALAC in MP4 (.m4a, .m4b, .mp4) through FFmpeg, as S16 interleaved PCM: the
-/// conversion `ffmpeg -f s16le` makes (AAC's float rounded, ALAC's 24 bits keep the top 16),
-/// gapless (encoder delay and padding removed) with the exact length, and sample-exact seeks,
+/// conversion `ffmpeg -f s16le` makes (AAC's float rounded; ALAC wider than 16 bits narrowed
+/// with TPDF dither instead of keeping its top 16), gapless (encoder delay and padding removed) with the exact length, and sample-exact seeks,
 /// so these files need no `SeekHint` to resume. FFmpeg is loaded by the first file opened.
 public final class MP4FileDecoder: AudioDecoder {
     let decoder: MP4AudioDecoder
     public let format: AudioFormat
+    /// ALAC wider than 16 bits, as FFmpeg gives it (full-scale S32), before it is narrowed.
+    private var wide: [Int32] = []
+    private var dither = TPDFDither()
 
     public init(path: String) throws {
         decoder = try MP4AudioDecoder(path: path)
@@ -18,12 +21,30 @@ public final class MP4FileDecoder: AudioDecoder {
     public var lengthFrames: Int64? { decoder.totalFrames }
 
     public func read(into buffer: UnsafeMutablePointer<Int16>, capacityFrames: Int) throws -> DecodeResult {
-        let frames = try decoder.read(
-            into: UnsafeMutableBufferPointer(start: buffer, count: capacityFrames * format.channels))
+        let samples = capacityFrames * format.channels
+        guard (decoder.bitsPerSample ?? 16) > 16 else {
+            let frames = try decoder.read(into: UnsafeMutableBufferPointer(start: buffer, count: samples))
+            return DecodeResult(frames: frames, isEnd: frames == 0, formatChanged: false)
+        }
+        if wide.count < samples { wide = [Int32](repeating: 0, count: samples) }
+        let decoder = self.decoder
+        let frames = try wide.withUnsafeMutableBufferPointer { wide throws(FFmpegError) in
+            try decoder.read(into: UnsafeMutableBufferPointer(rebasing: wide[0..<samples]))
+        }
+        wide.withUnsafeBufferPointer {
+            dither.narrow($0.baseAddress!, bits: 32, into: buffer, count: frames * format.channels)
+        }
         return DecodeResult(frames: frames, isEnd: frames == 0, formatChanged: false)
     }
 
     public func seek(toFrame frame: Int64) throws { try decoder.seek(toFrame: frame) }
+
+    /// Every tag of the file under FFmpeg's names, the container's then the audio stream's:
+    /// what MPD 0.23's `readcomments` lists for an MP4 file through its FFmpeg plugin.
+    public static func allTags(path: String) throws -> [(key: String, value: String)] {
+        let decoder = try MP4AudioDecoder(path: path)
+        return decoder.tags + decoder.streamTags
+    }
 }
 
 extension AudioFileKind {

@@ -1,10 +1,11 @@
 import Glibc
+import JukeboxCore
 import LinuxSupport
 
 /// A pure-Swift RIFF/WAVE reader: integer PCM of 8, 16, 24 or 32 bits, 1 or 2 channels,
 /// WAVE_FORMAT_PCM or WAVE_FORMAT_EXTENSIBLE with the PCM subformat. Odd-sized chunks are
 /// padded; a data chunk that claims more than the file holds is read up to the end of the file.
-/// Output is S16 (wider samples keep their top 16 bits, 8-bit is unsigned and shifted up).
+/// Output is S16 (wider samples are narrowed with TPDF dither, 8-bit is unsigned and shifted up).
 public final class WAVDecoder: AudioDecoder {
     public let path: String
     public let format: AudioFormat
@@ -15,6 +16,9 @@ public final class WAVDecoder: AudioDecoder {
     private let blockAlign: Int
     private var position: Int64 = 0
     private var scratch: [UInt8] = []
+    /// 24- and 32-bit samples, left-justified, before they are narrowed.
+    private var wide: [Int32] = []
+    private var dither = TPDFDither()
 
     public init(path: String) throws(AudioFileError) {
         self.path = path
@@ -107,11 +111,16 @@ public final class WAVDecoder: AudioDecoder {
             switch width {
             case 1:
                 for i in 0..<samples { buffer[i] = Int16(Int(b[i]) - 128) << 8 }
+            case 2:
+                for i in 0..<samples { buffer[i] = Int16(bitPattern: UInt16(b[2 * i]) | UInt16(b[2 * i + 1]) << 8) }
             default:
+                if wide.count < samples { wide = [Int32](repeating: 0, count: samples) }
                 for i in 0..<samples {
-                    let hi = i * width + width - 1
-                    buffer[i] = Int16(bitPattern: UInt16(b[hi - 1]) | UInt16(b[hi]) << 8)
+                    var v: UInt32 = 0
+                    for k in 0..<width { v |= UInt32(b[i * width + k]) << (8 * (4 - width + k)) }
+                    wide[i] = Int32(bitPattern: v)
                 }
+                wide.withUnsafeBufferPointer { dither.narrow($0.baseAddress!, bits: 32, into: buffer, count: samples) }
             }
         }
         position += Int64(gotFrames)

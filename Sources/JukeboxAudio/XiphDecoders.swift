@@ -16,12 +16,13 @@ func checkChannels(_ channels: Int, _ path: String) throws(AudioFileError) {
     }
 }
 
-/// FLAC through libFLAC: bit-exact; sources wider than 16 bits keep their top 16 bits.
+/// FLAC through libFLAC: bit-exact; sources wider than 16 bits are narrowed with TPDF dither.
 public final class FLACFileDecoder: AudioDecoder {
     let decoder: FLACDecoder
     public let format: AudioFormat
     /// libFLAC's samples (Int32, right-justified) before they are narrowed to S16.
     private var wide: [Int32] = []
+    private var dither = TPDFDither()
 
     public init(path: String) throws {
         decoder = try FLACDecoder(path: path)
@@ -43,8 +44,11 @@ public final class FLACFileDecoder: AudioDecoder {
             try decoder.read(into: wide.baseAddress!, capacityFrames: capacityFrames)
         }
         let bits = decoder.format.bitsPerSample
-        for i in 0..<frames * format.channels {
-            buffer[i] = bits >= 16 ? Int16(truncatingIfNeeded: wide[i] >> (bits - 16)) : Int16(wide[i] << (16 - bits))
+        let count = frames * format.channels
+        if bits > 16 {
+            wide.withUnsafeBufferPointer { dither.narrow($0.baseAddress!, bits: bits, into: buffer, count: count) }
+        } else {
+            for i in 0..<count { buffer[i] = Int16(truncatingIfNeeded: wide[i] << (16 - bits)) }
         }
         return DecodeResult(frames: frames, isEnd: frames == 0, formatChanged: false)
     }

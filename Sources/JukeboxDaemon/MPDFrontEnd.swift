@@ -30,6 +30,10 @@ final class MPDFrontEnd {
     private(set) var replayGainMode = ReplayGainMode.off
     /// `crossfade` in seconds, kept in the database's settings (as MPD's state file keeps it).
     private(set) var crossfadeSeconds = 0
+    /// `mixrampdb` and `mixrampdelay`, kept in the database's settings (as MPD's state file keeps them).
+    private var mixRamp = MixRamp()
+    /// The clients' channels and messages.
+    private let messages = MPDMessageBoard()
     private let startedAt = MonotonicClock.nanoseconds()
     private var lastTurn = MonotonicClock.nanoseconds()
     private var playedNanoseconds: UInt64 = 0
@@ -52,6 +56,14 @@ final class MPDFrontEnd {
                     crossfadeSeconds = seconds
                 } else {
                     logger.warning("settings: unknown crossfade '\(saved)'; using 0")
+                }
+            }
+            if let saved = try store.setting(Self.mixRampSetting) {
+                let fields = saved.split(separator: " ").compactMap { Float(String($0)) }
+                if fields.count == 2 {
+                    mixRamp = MixRamp(db: fields[0], delay: fields[1])
+                } else {
+                    logger.warning("settings: unknown mixramp '\(saved)'; using 0 dB, no delay")
                 }
             }
             // Output 0 stays as a client switched it, as MPD's state file keeps it.
@@ -144,11 +156,13 @@ final class MPDFrontEnd {
             machine: machine, library: library, observer: observer, now: Instant.now, host: info,
             hostPathProblem: { MPDFrontEnd.escapes(root: root, relative: $0) }, playlists: playlists,
             stickers: stickers, musicFolder: files, tagCards: TagCardMapping(store: stickers.store),
-            replayGainMode: replayGainMode, crossfadeSeconds: crossfadeSeconds)
+            replayGainMode: replayGainMode, crossfadeSeconds: crossfadeSeconds, mixRamp: mixRamp, messages: messages)
     }
 
     static let replayGainSetting = "replay_gain_mode"
     static let crossfadeSetting = "crossfade"
+    /// The level and the delay, separated by a space.
+    static let mixRampSetting = "mixramp"
     static let outputSetting = "output_0_enabled"
     static func extraOutputSetting(_ id: Int) -> String { "output_\(id)_enabled" }
 
@@ -171,6 +185,14 @@ final class MPDFrontEnd {
                 try stickers.store.setSetting(Self.crossfadeSetting, to: String(crossfadeSeconds))
             } catch {
                 logger.error("cannot save crossfade: \(error)")
+            }
+        }
+        if world.mixRamp != mixRamp {
+            mixRamp = world.mixRamp
+            do {
+                try stickers.store.setSetting(Self.mixRampSetting, to: "\(mixRamp.db) \(mixRamp.delay)")
+            } catch {
+                logger.error("cannot save mixramp: \(error)")
             }
         }
         if world.host.outputEnabled != host.outputEnabled {

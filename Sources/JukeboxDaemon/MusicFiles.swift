@@ -1,4 +1,5 @@
 import Glibc
+import JukeboxAudio
 import JukeboxStore
 import LinuxSupport
 import MPDProtocol
@@ -30,12 +31,18 @@ struct MusicFiles: MPDMusicFolder {
         }
     }
 
+    /// An MP4 file's tags as FFmpeg reads them (MPD reads them through FFmpeg too); other
+    /// files' user text tags.
     func comments(of uri: String) throws -> [(name: String, value: String)] {
-        try loading { () throws(Errno) in try folder.userTexts(of: uri) }
+        let path = folder.root + "/" + uri
+        if (try? AudioFileKind.of(path: path))?.name == AudioFileKind.mp4.name {
+            return try loading { try MP4FileDecoder.allTags(path: path).map { ($0.key, $0.value) } }
+        }
+        return try loading { () throws(Errno) in try folder.userTexts(of: uri) }
     }
 
     /// A song file that cannot be opened is MPD's `Failed to load file`.
-    private func loading<T>(_ body: () throws(Errno) -> T) throws -> T {
+    private func loading<T>(_ body: () throws -> T) throws -> T {
         do {
             return try body()
         } catch {

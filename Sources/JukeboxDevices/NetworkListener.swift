@@ -243,6 +243,7 @@ public final class NetworkListener {
 
     private func remove(_ client: Client) {
         guard clients.removeValue(forKey: client.fd.rawValue) != nil else { return }
+        client.session.leave()
         logger.debug("MPD client \(client.number) disconnected")
     }
 }

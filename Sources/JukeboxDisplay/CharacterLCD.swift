@@ -162,12 +162,16 @@ public final class SerialCharacterLCD: TextDisplay {
 }
 
 /// An HD44780 behind a PCF8574 I2C expander (the usual "I2C LCD backpack"): P0 = RS,
-/// P1 = RW, P2 = E, P3 = backlight, P4-P7 = D4-D7, 4-bit mode. Each nibble is two 1-byte
-/// writes (E high, E low) to the `/dev/i2c-N` fd after `ioctl(I2C_SLAVE, address)`.
+/// P1 = RW, P2 = E, P3 = backlight, P4-P7 = D4-D7, 4-bit mode. Each nibble is two expander
+/// bytes (E high, E low), written to the `/dev/i2c-N` fd after `ioctl(I2C_SLAVE, address)`:
+/// one plain write per operation, or on an adapter that does only SMBus (no I2C_FUNC_I2C:
+/// i2c-stub, some SoC and PC controllers refuse plain writes with EOPNOTSUPP) one SMBus
+/// "send byte" per expander byte, which the PCF8574 (it has no registers) takes the same way.
 public final class I2CCharacterLCD: TextDisplay {
     public let columns: Int
     public let rows: Int
     private let fd: FileDescriptor
+    private let smbusOnly: Bool
     private var diff: LCDScreenDiff
     private var started = false
     private let pause: (Int) -> Void
@@ -176,14 +180,26 @@ public final class I2CCharacterLCD: TextDisplay {
     public convenience init(device: String, address: Int, columns: Int, rows: Int) throws(Errno) {
         let fd = try FileDescriptor(path: device, flags: O_RDWR | O_CLOEXEC)
         try fd.setI2CAddress(address)
-        self.init(fd: fd, columns: columns, rows: rows) { usleep(useconds_t($0)) }
+        let functions = try fd.i2cFunctions()
+        guard functions.plainTransfers || functions.smbusSendByte else {
+            throw Errno(
+                code: EOPNOTSUPP, call: "ioctl(I2C_FUNCS): neither I2C writes nor SMBus send byte", path: device)
+        }
+        self.init(fd: fd, columns: columns, rows: rows, smbusOnly: !functions.plainTransfers) {
+            usleep(useconds_t($0))
+        }
     }
 
     /// On an open fd (tests pass a file or pipe); `pause(µs)` waits for slow instructions.
-    public init(fd: FileDescriptor, columns: Int, rows: Int, pause: @escaping (Int) -> Void) {
+    public convenience init(fd: FileDescriptor, columns: Int, rows: Int, pause: @escaping (Int) -> Void) {
+        self.init(fd: fd, columns: columns, rows: rows, smbusOnly: false, pause: pause)
+    }
+
+    private init(fd: FileDescriptor, columns: Int, rows: Int, smbusOnly: Bool, pause: @escaping (Int) -> Void) {
         self.fd = fd
         self.columns = columns
         self.rows = rows
+        self.smbusOnly = smbusOnly
         self.pause = pause
         diff = LCDScreenDiff(columns: columns, rows: rows)
     }
@@ -241,7 +257,11 @@ public final class I2CCharacterLCD: TextDisplay {
 
     private func send(_ bytes: [UInt8]) {
         do {
-            try fd.writeAll(bytes)
+            if smbusOnly {
+                for byte in bytes { try fd.smbusSendByte(byte) }
+            } else {
+                try fd.writeAll(bytes)
+            }
         } catch {
             diff.invalidate()
         }

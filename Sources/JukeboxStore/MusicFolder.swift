@@ -136,10 +136,11 @@ public final class MusicFolder {
         return tag.chapters(read)
     }
 
-    /// Where a file keeps its first picture: a FLAC's first PICTURE block, else the first
-    /// APIC frame of an ID3v2 tag at the start (MP3).
+    /// Where a file keeps its first picture: a FLAC's first PICTURE block, an MP4 file's first
+    /// cover atom, else the first APIC frame of an ID3v2 tag at the start (MP3).
     static func locatePicture(_ file: FileDescriptor) throws(Errno) -> EmbeddedPicture? {
         if let (blocks, read) = try flacBlocks(file) { return blocks.firstPicture(read) }
+        if let (picture, _) = try walk(file, MP4CoverAtoms.firstPicture) { return picture }
         guard let (tag, read) = try id3Tag(file) else { return nil }
         return tag.firstPicture(read)
     }

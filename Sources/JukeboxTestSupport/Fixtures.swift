@@ -38,9 +38,12 @@ public enum Fixtures {
     }
 
     /// Writes the tag library of `Tests/Fixtures/make-tag-library.sh` into `directory`: nine
-    /// files with tags in every ID3 version and text encoding (One/, Bee/, Misc/).
-    public static func makeTagLibrary(in directory: String, withFLACPictures: Bool = false) throws {
-        for script in ["make-tag-library.sh"] + (withFLACPictures ? ["make-flac-pictures.sh"] : []) {
+    /// files with tags in every ID3 version and text encoding (One/, Bee/, Misc/);
+    /// `withPictures`: also a FLAC and three MP4 files with embedded pictures and tags
+    /// (make-pictures.sh).
+    public static func makeTagLibrary(in directory: String, withPictures: Bool = false) throws {
+        let pictures = withPictures ? ["make-pictures.sh"] : []
+        for script in ["make-tag-library.sh"] + pictures {
             let result = try run(["/bin/sh", path("Tests/Fixtures/" + script), directory])
             guard result.status == 0 else { throw Errno(code: EIO, call: script, path: result.stderrText) }
         }

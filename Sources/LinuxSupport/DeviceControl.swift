@@ -66,6 +66,22 @@ extension FileDescriptor {
         _ = try call("ioctl(I2C_SLAVE)") { jb_i2c_set_address($0, Int32(address)) }
     }
 
+    /// What the I2C adapter of this bus can do (ioctl I2C_FUNCS): plain I2C transfers (a
+    /// `write()` of several bytes is one message), SMBus "send byte" writes. SMBus-only
+    /// adapters (i2c-stub, some SoC and PC controllers) refuse plain writes with EOPNOTSUPP.
+    public func i2cFunctions() throws(Errno) -> (plainTransfers: Bool, smbusSendByte: Bool) {
+        var plain: Int32 = 0
+        var sendByte: Int32 = 0
+        _ = try call("ioctl(I2C_FUNCS)") { jb_i2c_functions($0, &plain, &sendByte) }
+        return (plain != 0, sendByte != 0)
+    }
+
+    /// One SMBus "send byte" to the addressed device (ioctl I2C_SMBUS): on the wire the same
+    /// as a one-byte plain write.
+    public func smbusSendByte(_ value: UInt8) throws(Errno) {
+        _ = try call("ioctl(I2C_SMBUS send byte)") { jb_i2c_smbus_send_byte($0, value) }
+    }
+
     /// Maps `length` bytes from the start, shared and writable (mmap); unmap with munmap.
     public func mapShared(length: Int) throws(Errno) -> UnsafeMutableRawPointer {
         let fd = rawValue

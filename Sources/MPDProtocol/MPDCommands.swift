@@ -29,13 +29,19 @@ public enum MPDCommands {
         public var human: Bool
         /// The most bytes of one binary chunk; `binarylimit` changes it for the session.
         public var binaryLimit: Int
+        /// The session's number on the message board, once it subscribed to a channel.
+        public var messageClient: Int?
 
-        init(arguments: [String], permission: Permission, password: String?, human: Bool, binaryLimit: Int = 8192) {
+        init(
+            arguments: [String], permission: Permission, password: String?, human: Bool, binaryLimit: Int = 8192,
+            messageClient: Int? = nil
+        ) {
             self.arguments = arguments
             self.permission = permission
             self.password = password
             self.human = human
             self.binaryLimit = binaryLimit
+            self.messageClient = messageClient
         }
     }
 
@@ -120,8 +126,20 @@ public enum MPDCommands {
         },
         // No error is kept: a track that fails is skipped and logged.
         "clearerror": Spec(permission: .control, min: 0, max: 0) { _, _ in },
-        // No client-to-client messages: no channels.
-        "channels": Spec(permission: .read, min: 0, max: 0) { _, _ in },
+        // client-to-client messages, neighbors and storage (MPDMessages.swift)
+        "subscribe": Spec(permission: .read, min: 1, max: 1) { w, c in try subscribe(&w, &c) },
+        "unsubscribe": Spec(permission: .read, min: 1, max: 1) { w, c in try unsubscribe(&w, &c) },
+        "channels": Spec(permission: .read, min: 0, max: 0) { w, c in
+            for channel in w.messages.channels { c.response.add("channel", channel) }
+        },
+        "readmessages": Spec(permission: .read, min: 0, max: 0) { w, c in readMessages(&w, &c) },
+        "sendmessage": Spec(permission: .control, min: 2, max: 2) { w, c in try sendMessage(&w, &c) },
+        "listneighbors": Spec(permission: .read, min: 0, max: 0) { _, _ in
+            throw MPDError(.unknown, "No neighbor plugin configured")
+        },
+        "listmounts": Spec(permission: .read, min: 0, max: 0) { _, c in c.response.add("mount", "") },
+        "mount": Spec(permission: .admin, min: 2, max: 2) { w, c in try mount(&w, &c) },
+        "unmount": Spec(permission: .admin, min: 1, max: 1) { w, c in try unmount(&w, &c) },
         "listpartitions": Spec(permission: .read, min: 0, max: 0) { _, c in c.response.add("partition", "default") },
         // the audio output (MPDOutputs.swift)
         "outputs": Spec(permission: .read, min: 0, max: 0) { w, c in outputs(&w, &c) },
@@ -254,10 +272,12 @@ public enum MPDCommands {
         "toggle": Spec(permission: .control, min: 0, max: 0) { w, _ in w.run(.toggle) },
         "stop": Spec(permission: .control, min: 0, max: 0) { w, _ in w.run(.stop) },
         "next": Spec(permission: .control, min: 0, max: 0) { w, _ in
-            if w.machine.state != .stopped { w.run(.next) }
+            guard w.machine.state != .stopped else { throw MPDError(.playerSync, "Not playing") }
+            w.run(.next)
         },
         "previous": Spec(permission: .control, min: 0, max: 0) { w, _ in
-            if w.machine.state != .stopped { w.run(.previous) }
+            guard w.machine.state != .stopped else { throw MPDError(.playerSync, "Not playing") }
+            w.run(.previous)
         },
         "seek": Spec(permission: .control, min: 2, max: 2) { w, c in
             let position = try unsigned(c.arguments[0])
@@ -301,7 +321,10 @@ public enum MPDCommands {
         // Each flag on its own, as MPD: the others stay as they are.
         "random": Spec(permission: .control, min: 1, max: 1) { w, c in
             let on = try boolean(c.arguments[0])
+            let wasOn = w.machine.options.random
             setOption(&w) { $0.random = on }
+            // MPD starts the new random order afresh when nothing plays: no current entry.
+            if on, !wasOn { w.run(.editQueue(.leaveCurrent)) }
         },
         "repeat": Spec(permission: .control, min: 1, max: 1) { w, c in
             let on = try boolean(c.arguments[0])
@@ -321,6 +344,16 @@ public enum MPDCommands {
         "crossfade": Spec(permission: .control, min: 1, max: 1) { w, c in
             w.crossfadeSeconds = try unsigned(c.arguments[0])
             // MPD wakes `options` even when the value stays the same.
+            w.observer.mark(.options)
+        },
+        // MixRamp's settings are kept and shown; the crossfade does not use them (MPD needs
+        // the songs' MixRamp tags, which the library does not keep).
+        "mixrampdb": Spec(permission: .control, min: 1, max: 1) { w, c in
+            w.mixRamp.db = try anyFloat(c.arguments[0])
+            w.observer.mark(.options)
+        },
+        "mixrampdelay": Spec(permission: .control, min: 1, max: 1) { w, c in
+            w.mixRamp.delay = try anyFloat(c.arguments[0])
             w.observer.mark(.options)
         },
         "mode": Spec(permission: .control, min: 0, max: 1) { w, c in
@@ -389,17 +422,14 @@ public enum MPDCommands {
             w.run(.editQueue(.remove(index..<index + 1)))
         },
         "move": Spec(permission: .control, min: 2, max: 2) { w, c in
-            let count = w.machine.queue.count
-            let range = try parseRange(c.arguments[0], count: count)
-            let to = try unsigned(c.arguments[1])
-            guard !range.isEmpty, to + range.count <= count else { throw MPDError(.argument, "Bad song index") }
-            w.run(.editQueue(.move(range, to: to)))
+            // As MPD: the range is checked against the queue only after the destination.
+            var range = try playlistRange(c.arguments[0])
+            if c.arguments[0].hasSuffix(":") { range = range.lowerBound..<max(range.lowerBound, w.machine.queue.count) }
+            try move(range, to: c.arguments[1], &w)
         },
         "moveid": Spec(permission: .control, min: 2, max: 2) { w, c in
             let from = try position(ofID: try unsigned(c.arguments[0]), in: w)
-            let to = try unsigned(c.arguments[1])
-            guard to < w.machine.queue.count else { throw MPDError(.argument, "Bad song index") }
-            w.run(.editQueue(.move(from..<from + 1, to: to)))
+            try move(from..<from + 1, to: c.arguments[1], &w)
         },
         "swap": Spec(permission: .control, min: 2, max: 2) { w, c in try swap(&w, &c) },
         "swapid": Spec(permission: .control, min: 2, max: 2) { w, c in try swapid(&w, &c) },
@@ -548,9 +578,11 @@ public enum MPDCommands {
         r.add("partition", "default")
         r.add("playlist", machine.queue.version)
         r.add("playlistlength", machine.queue.count)
-        r.add("mixrampdb", "0")
+        r.add("mixrampdb", MixRamp.shortest(w.mixRamp.db))
         r.add("state", machine.state.statusWord)
         if w.crossfadeSeconds > 0 { r.add("xfade", w.crossfadeSeconds) }
+        // Stored as a float, shown as the double it converts to (as MPD does).
+        if w.mixRamp.delay > 0 { r.add("mixrampdelay", MixRamp.shortest(Double(w.mixRamp.delay))) }
         if let index = machine.queue.currentIndex, let entry = machine.queue.currentEntry {
             r.add("song", index)
             r.add("songid", entry.id)
@@ -810,18 +842,58 @@ public enum MPDCommands {
         w.run(.setOptions(options))
     }
 
+    /// Where to insert in the queue (MPD 0.23's ParseInsertPosition): an absolute position up
+    /// to the queue's length, `+N` (N entries after the current one) or `-N` (N before it).
     static func insertPosition(_ argument: String, in w: MPDWorld) throws -> Int {
         let count = w.machine.queue.count
-        let current = w.machine.queue.currentIndex
-        let value: Int
-        if argument.hasPrefix("+") || argument.hasPrefix("-") {
-            guard let current else { throw MPDError(.argument, "No current song") }
-            let offset = try unsigned(String(argument.dropFirst()))
-            value = argument.hasPrefix("+") ? current + 1 + offset : current - offset
+        guard let sign = argument.first, sign == "+" || sign == "-" else { return try unsigned(argument, max: count) }
+        let current = try currentPosition(w)
+        let offset = String(argument.dropFirst())
+        return sign == "+"
+            ? current + 1 + (try unsigned(offset, max: count - current - 1))
+            : current - (try unsigned(offset, max: current))
+    }
+
+    /// `move`/`moveid`: `range` to `destination` (MPD 0.23's ParseMoveDestination), an
+    /// absolute position or `+N`/`-N` relative to the current entry as it stands once the
+    /// range is out; then the range and the destination are checked against the queue.
+    static func move(_ range: Range<Int>, to destination: String, _ w: inout MPDWorld) throws {
+        let count = w.machine.queue.count
+        // MPD's unsigned arithmetic: a range longer than the queue leaves no bound here.
+        func bound(_ limit: Int) -> Int { limit >= 0 ? limit : Int(UInt32.max) }
+        let to: Int
+        if let sign = destination.first, sign == "+" || sign == "-" {
+            var current = try currentPosition(w)
+            if range.contains(current) { throw MPDError(.argument, "Cannot move current song relative to itself") }
+            if current >= range.upperBound { current -= range.count }
+            // MPD bounds `-N` as it bounds `+N`; a destination before 0 is then a bad index.
+            let offset = try unsigned(String(destination.dropFirst()), max: bound(count - current - range.count))
+            to = sign == "+" ? current + 1 + offset : current - offset
         } else {
-            value = try unsigned(argument)
+            to = try unsigned(destination, max: bound(count - range.count))
         }
-        guard value >= 0, value <= count else { throw MPDError(.argument, "Bad song index") }
+        guard !range.isEmpty, range.upperBound <= count, to >= 0, to + range.count <= count else {
+            throw MPDError(.argument, "Bad song index")
+        }
+        w.run(.editQueue(.move(range, to: to)))
+    }
+
+    /// The current entry's position, which relative positions need.
+    static func currentPosition(_ w: MPDWorld) throws -> Int {
+        guard let current = w.machine.queue.currentIndex else { throw MPDError(.playerSync, "No current song") }
+        return current
+    }
+
+    /// A number from 0 to `max` (MPD's ParseCommandArgUnsigned with a maximum).
+    static func unsigned(_ text: String, max: Int) throws -> Int {
+        let value = try unsigned(text)
+        guard value <= max else { throw MPDError(.argument, "Number too large: \(text)") }
+        return value
+    }
+
+    /// A number as strtof reads one, infinities and NaN included (MPD's ParseCommandArgFloat).
+    static func anyFloat(_ text: String) throws -> Float {
+        guard let value = Float(text) else { throw MPDError(.argument, "Float expected: \(text)") }
         return value
     }
 

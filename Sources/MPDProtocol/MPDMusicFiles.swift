@@ -106,7 +106,18 @@ extension MPDCommands {
     static func readComments(_ w: inout MPDWorld, _ c: inout Call) throws {
         let track = try librarySong(c.arguments[0], in: w)
         let folder = try musicFolder(w)
-        for comment in try io({ try folder.comments(of: track.path) }) { c.response.add(comment.name, comment.value) }
+        for comment in try io({ try folder.comments(of: track.path) })
+        where isCommentName(comment.name) && !comment.value.utf8.contains(where: { $0 < 0x20 }) {
+            c.response.add(comment.name, comment.value)
+        }
+    }
+
+    /// MPD lists a comment only under a name of ASCII letters, `_` and `-` that starts with a
+    /// letter, and only with a value free of control characters (FileCommands.cxx).
+    static func isCommentName(_ name: String) -> Bool {
+        let isLetter = { (byte: UInt8) in (byte | 0x20) >= UInt8(ascii: "a") && (byte | 0x20) <= UInt8(ascii: "z") }
+        guard let first = name.utf8.first, isLetter(first) else { return false }
+        return name.utf8.allSatisfy { isLetter($0) || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-") }
     }
 
     /// A song of the library named by a client (as MPD's database lookup: `No such song`).

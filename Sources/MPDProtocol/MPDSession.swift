@@ -53,6 +53,8 @@ public struct MPDSession {
     /// The most bytes of a binary chunk (`albumart`, `readpicture`) this client takes at once
     /// (MPD's default, changed by `binarylimit`).
     public private(set) var binaryLimit = 8192
+    /// The session's number on the message board and the board, once it subscribed.
+    private var messageClient: (number: Int, board: MPDMessageBoard)?
     private var list: (ok: Bool, lines: [String], bytes: Int)?
     /// The subsystems this client waits for (nil: not idle; empty set: any).
     public private(set) var idle: Set<MPDSubsystem>?
@@ -126,9 +128,19 @@ public struct MPDSession {
     }
 
     /// Adds changes; returns what to send when the client is idle and waits for one of them.
+    /// `message` counts only when a message came for this client.
     public mutating func notify(_ changes: Set<MPDSubsystem>) -> String? {
+        var changes = changes
+        if changes.contains(.message), messageClient?.board.takeAnnouncement(for: messageClient!.number) != true {
+            changes.remove(.message)
+        }
         pending.formUnion(changes)
         return flushIdle()
+    }
+
+    /// The connection closed: the client's channels and messages go.
+    public func leave() {
+        if let messageClient { messageClient.board.leave(messageClient.number) }
     }
 
     private mutating func flushIdle() -> String? {
@@ -184,7 +196,7 @@ public struct MPDSession {
         }
         var call = MPDCommands.Call(
             arguments: request.arguments, permission: permission, password: options.password, human: options.human,
-            binaryLimit: binaryLimit)
+            binaryLimit: binaryLimit, messageClient: messageClient?.number)
         if let error = MPDCommands.execute(request, world: &world, call: &call) {
             let known = MPDCommands.table[request.command] != nil
             bytes += call.response.bytes
@@ -193,6 +205,7 @@ public struct MPDSession {
         }
         permission = call.permission
         binaryLimit = call.binaryLimit
+        if let number = call.messageClient, messageClient == nil { messageClient = (number, world.messages) }
         bytes += call.response.bytes
         if call.close { return .close }
         if let wanted = call.idle {

@@ -27,6 +27,10 @@ public struct MPDWorld {
     public var replayGainMode: ReplayGainMode = .off
     /// `crossfade` in seconds (0: off); the daemon keeps it and hands it to the audio pipeline.
     public var crossfadeSeconds = 0
+    /// `mixrampdb` and `mixrampdelay`; the daemon keeps them across turns and restarts.
+    public var mixRamp = MixRamp()
+    /// The client-to-client messages, shared by every session of the daemon.
+    public var messages: MPDMessageBoard
 
     /// Player actions the daemon must perform (replies meant for the human console are dropped).
     public var actions: [PlayerAction] = []
@@ -54,7 +58,8 @@ public struct MPDWorld {
         hostPathProblem: @escaping (String) -> String? = { _ in nil }, lyrics: MPDLyrics? = nil,
         playlists: (any MPDPlaylistFolder)? = nil, stickers: (any MPDStickerDatabase)? = nil,
         musicFolder: (any MPDMusicFolder)? = nil, tagCards: (any MPDTagCardMapping)? = nil,
-        replayGainMode: ReplayGainMode = .off, crossfadeSeconds: Int = 0
+        replayGainMode: ReplayGainMode = .off, crossfadeSeconds: Int = 0, mixRamp: MixRamp = MixRamp(),
+        messages: MPDMessageBoard = MPDMessageBoard()
     ) {
         self.machine = machine
         self.library = library
@@ -69,6 +74,8 @@ public struct MPDWorld {
         self.tagCards = tagCards
         self.replayGainMode = replayGainMode
         self.crossfadeSeconds = crossfadeSeconds
+        self.mixRamp = mixRamp
+        self.messages = messages
     }
 
     /// Sends a command to the machine and keeps its actions (without its console replies).
@@ -83,6 +90,58 @@ public struct MPDWorld {
     /// The track info for an id: the library's, else what the machine was told.
     func info(_ id: TrackID) -> TrackInfo {
         library.track(id: id) ?? machine.tracks[id] ?? TrackInfo(id: id, path: "track-\(id)")
+    }
+}
+
+/// MPD's MixRamp settings: the level in dB (0 by default) and the delay in seconds (off, NaN,
+/// by default; shown in `status` only when above 0).
+public struct MixRamp: Sendable, Equatable {
+    public var db: Float = 0
+    public var delay: Float = .nan
+
+    public init(db: Float = 0, delay: Float = .nan) {
+        self.db = db
+        self.delay = delay
+    }
+
+    /// Equal when both fields are, NaN included.
+    public static func == (a: MixRamp, b: MixRamp) -> Bool {
+        a.db.bitPattern == b.db.bitPattern && a.delay.bitPattern == b.delay.bitPattern
+    }
+
+    /// The shortest digits that read back as `value`, written as MPD's fmt writes them:
+    /// without a fraction when whole (`100`), with an exponent below 1e-4 and from 1e16 on
+    /// (`1e-06`).
+    static func shortest<T: BinaryFloatingPoint & LosslessStringConvertible>(_ value: T) -> String {
+        guard value.isFinite else { return value.isNaN ? "nan" : value < 0 ? "-inf" : "inf" }
+        if value == 0 { return value.sign == .minus ? "-0" : "0" }
+        // Swift's description holds the shortest round-trip digits: take them and the exponent.
+        let text = value.description
+        let negative = text.hasPrefix("-")
+        let unsigned = negative ? String(text.dropFirst()) : text
+        let mantissa = unsigned.split(separator: "e", maxSplits: 1)
+        var exponent = mantissa.count > 1 ? Int(mantissa[1])! : 0
+        let parts = mantissa[0].split(separator: ".", omittingEmptySubsequences: false)
+        var digits = String(parts[0]) + (parts.count > 1 ? String(parts[1]) : "")
+        exponent += parts[0].count - 1
+        let leadingZeros = digits.prefix { $0 == "0" }.count
+        digits.removeFirst(leadingZeros)
+        exponent -= leadingZeros
+        while digits.count > 1, digits.hasSuffix("0") { digits.removeLast() }
+        var result: String
+        if exponent < -4 || exponent >= 16 {
+            result = String(digits.first!)
+            if digits.count > 1 { result += "." + digits.dropFirst() }
+            let magnitude = abs(exponent)
+            result += (exponent < 0 ? "e-" : "e+") + (magnitude < 10 ? "0" : "") + String(magnitude)
+        } else if exponent < 0 {
+            result = "0." + String(repeating: "0", count: -exponent - 1) + digits
+        } else if digits.count <= exponent + 1 {
+            result = digits + String(repeating: "0", count: exponent + 1 - digits.count)
+        } else {
+            result = digits.prefix(exponent + 1) + "." + digits.dropFirst(exponent + 1)
+        }
+        return negative ? "-" + result : result
     }
 }
 

@@ -1,3 +1,4 @@
+import ALSA
 import Foundation
 import JukeboxAudio
 import JukeboxTestSupport
@@ -110,21 +111,61 @@ func playAsQueue(_ parts: [String], rate: Int, expectedFrames: Int) throws -> Qu
 
 /// Writes a 16-bit PCM WAV file (interleaved samples).
 func writeWAV(_ path: String, rate: Int, channels: Int, samples: [Int16]) {
+    writeWAV(path, rate: rate, channels: channels, bits: 16, data: samples.withUnsafeBytes { Array($0) })
+}
+
+/// Writes a 24-bit PCM WAV file (interleaved samples, the low 24 bits of each).
+func writeWAV(_ path: String, rate: Int, channels: Int, samples24: [Int32]) {
+    let data = samples24.flatMap { s in (0..<3).map { UInt8(truncatingIfNeeded: s >> (8 * $0)) } }
+    writeWAV(path, rate: rate, channels: channels, bits: 24, data: data)
+}
+
+private func writeWAV(_ path: String, rate: Int, channels: Int, bits: Int, data samples: [UInt8]) {
     var d = Data()
     func u32(_ v: Int) { withUnsafeBytes(of: UInt32(v).littleEndian) { d.append(contentsOf: $0) } }
     func u16(_ v: Int) { withUnsafeBytes(of: UInt16(v).littleEndian) { d.append(contentsOf: $0) } }
     d.append(contentsOf: Array("RIFF".utf8))
-    u32(36 + samples.count * 2)
+    u32(36 + samples.count)
     d.append(contentsOf: Array("WAVEfmt ".utf8))
     u32(16)
     u16(1)
     u16(channels)
     u32(rate)
-    u32(rate * channels * 2)
-    u16(channels * 2)
-    u16(16)
+    u32(rate * channels * bits / 8)
+    u16(channels * bits / 8)
+    u16(bits)
     d.append(contentsOf: Array("data".utf8))
-    u32(samples.count * 2)
-    samples.withUnsafeBytes { d.append(contentsOf: $0) }
+    u32(samples.count)
+    d.append(contentsOf: samples)
     _ = FileManager.default.createFile(atPath: path, contents: d)
+}
+
+/// A DAC that takes only some parameters (a fixed rate, as a USB or I2S device at 48 kHz; only
+/// S32_LE, as some I2S DACs): the real ALSA PCM opened with the request narrowed by
+/// `restrict`, and the grant says what it took. alsa-lib's user-space plugins refuse nothing
+/// without a sound card: `null` and `file` take any rate and format, `rate`, `plug` and
+/// `linear` convert.
+struct RestrictedSink: AudioSink {
+    let restrict: @Sendable (inout PCMRequest) -> Void
+    private var real = ALSASink()
+
+    init(_ restrict: @escaping @Sendable (inout PCMRequest) -> Void) { self.restrict = restrict }
+
+    mutating func open(_ request: PCMRequest) throws(ALSAError) -> SinkGrant {
+        var restricted = request
+        restrict(&restricted)
+        return try real.open(restricted)
+    }
+
+    mutating func close() { real.close() }
+    mutating func write(_ samples: UnsafePointer<Int16>, frames: Int) throws(ALSAError) -> Int {
+        try real.write(samples, frames: frames)
+    }
+    mutating func delay() throws(ALSAError) -> Int { try real.delay() }
+    mutating func rewindable() -> Int { real.rewindable() }
+    mutating func rewind(_ frames: Int) throws(ALSAError) -> Int { try real.rewind(frames) }
+    mutating func drop() throws(ALSAError) { try real.drop() }
+    mutating func drain() throws(ALSAError) { try real.drain() }
+    mutating func prepare() throws(ALSAError) { try real.prepare() }
+    mutating func resume() throws(ALSAError) { try real.resume() }
 }

@@ -4,33 +4,6 @@ import JukeboxAudio
 import JukeboxTestSupport
 import Testing
 
-/// A DAC that takes only 48 kHz, as a fixed-rate USB or I2S device does: it opens the real
-/// ALSA PCM at 48000 whatever the rate asked for, and says so in its grant (alsa-lib's
-/// user-space plugins offer no PCM that refuses a rate without a sound card: `null` and
-/// `file` take any rate, `rate` and `plug` convert).
-struct Fixed48kSink: AudioSink {
-    private var real = ALSASink()
-    private(set) var askedRates: [UInt32] = []
-
-    mutating func open(_ request: PCMRequest) throws(ALSAError) -> SinkGrant {
-        var fixed = request
-        fixed.rate = 48000
-        return try real.open(fixed)
-    }
-
-    mutating func close() { real.close() }
-    mutating func write(_ samples: UnsafePointer<Int16>, frames: Int) throws(ALSAError) -> Int {
-        try real.write(samples, frames: frames)
-    }
-    mutating func delay() throws(ALSAError) -> Int { try real.delay() }
-    mutating func rewindable() -> Int { real.rewindable() }
-    mutating func rewind(_ frames: Int) throws(ALSAError) -> Int { try real.rewind(frames) }
-    mutating func drop() throws(ALSAError) { try real.drop() }
-    mutating func drain() throws(ALSAError) { try real.drain() }
-    mutating func prepare() throws(ALSAError) { try real.prepare() }
-    mutating func resume() throws(ALSAError) { try real.resume() }
-}
-
 @Suite struct ResampleTests {
     /// Three gapless 44.1 kHz parts on a 48 kHz-only device: resampled by libsoxr in
     /// jb-decode, one device open, the ideal length within a frame, and no click at the joins.
@@ -40,7 +13,7 @@ struct Fixed48kSink: AudioSink {
         let directory = try TemporaryDirectory(prefix: "jb-resample")
         defer { directory.remove() }
         let output = directory.file("out.raw")
-        let h = Harness(device: "file:'\(output)',raw", sink: Fixed48kSink())
+        let h = Harness(device: "file:'\(output)',raw", sink: RestrictedSink { $0.rate = 48000 })
         h.pipeline.play(PlaybackItem(token: 1, path: parts[0]), fromMs: 0, next: PlaybackItem(token: 2, path: parts[1]))
         let ended = h.pump(
             onEvent: { event in
@@ -98,7 +71,7 @@ struct Fixed48kSink: AudioSink {
         let file = directory.file("source.wav")
         writeWAV(file, rate: 44100, channels: 2, samples: reference)
         let output = directory.file("out.raw")
-        let h = Harness(device: "file:'\(output)',raw", sink: Fixed48kSink())
+        let h = Harness(device: "file:'\(output)',raw", sink: RestrictedSink { $0.rate = 48000 })
         h.pipeline.play(PlaybackItem(token: 1, path: file), fromMs: 1000)
         #expect(h.waitForEnd())
         h.pipeline.shutdown()

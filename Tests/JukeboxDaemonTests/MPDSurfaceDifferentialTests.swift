@@ -8,7 +8,8 @@ import Testing
 /// gain and the small commands, sent to jukeboxd and to MPD 0.23 (a sticker file configured)
 /// on the same generated library (make-tag-library.sh: cover files, APIC frames in ID3v2.4,
 /// ID3v2.3 with a UTF-16 description and an unsynchronised v2.4 frame, TXXX frames; and
-/// make-flac-pictures.sh: a FLAC with two PICTURE blocks and Vorbis comments), over raw
+/// make-pictures.sh: a FLAC with two PICTURE blocks and Vorbis comments, MP4 files with a
+/// 5 MB JPEG and a PNG cover, a PNG alone, none), over raw
 /// sockets. Answers are compared line by line and binary chunks byte by byte; after every
 /// command a second client of each side that waited in `idle` reports what woke it.
 ///
@@ -73,6 +74,11 @@ extension MPDDifferentialTests {
         ("readpicture Flac/pictures.flac 0", .exact), ("readpicture Flac/pictures.flac 8192", .exact),
         ("readpicture Flac/pictures.flac 99999", .exact), ("readpicture Flac/pictures.flac 100000", .exact),
         ("albumart Flac/pictures.flac 0", .exact),
+        ("readpicture MP4/covers.m4a 0", .exact), ("readpicture MP4/covers.m4a 2500000", .exact),
+        ("readpicture MP4/covers.m4a 4999999", .exact), ("readpicture MP4/covers.m4a 5000000", .exact),
+        ("readpicture MP4/covers.m4a 5000001", .exact), ("readpicture MP4/png.m4b 0", .exact),
+        ("readpicture MP4/png.m4b 2048", .exact), ("readpicture MP4/plain.m4a 0", .exact),
+        ("albumart MP4/covers.m4a 0", .exact),
         ("binarylimit 10", .exact), ("binarylimit 99999999", .exact), ("binarylimit 64", .exact),
         ("albumart \"One/01 First.mp3\" 0", .exact), ("readpicture \"One/01 First.mp3\" 99968", .exact),
         ("readpicture \"Bee/03 Three.mp3\" 640", .exact), ("binarylimit 8192", .exact),
@@ -85,7 +91,8 @@ extension MPDDifferentialTests {
         ("readcomments \"One/01 First.mp3\"", .exact), ("readcomments \"One/02 Second.mp3\"", .exact),
         ("readcomments \"Bee/02 Two.mp3\"", .exact), ("readcomments \"Misc/tone.wav\"", .exact),
         ("readcomments Nope.mp3", .exact), ("readcomments", .exact), ("readcomments Flac/pictures.flac", .exact),
-        ("listfiles Flac", .exact),
+        ("listfiles Flac", .exact), ("readcomments MP4/covers.m4a", .exact), ("readcomments MP4/png.m4b", .exact),
+        ("readcomments MP4/plain.m4a", .exact), ("listfiles MP4", .exact),
     ]
 
     static let smallCommands: [(String, Comparison)] = [
@@ -111,7 +118,7 @@ extension MPDDifferentialTests {
 
     @Test(.enabled(if: hasMPD), .timeLimit(.minutes(3)))
     func stickersPicturesAndFilesAnswerAsMPD() throws {
-        let servers = try MPDTagDifferentialTests.TagLibraryServers(mpdStickers: true, withFLACPictures: true)
+        let servers = try MPDTagDifferentialTests.TagLibraryServers(mpdStickers: true, withPictures: true)
         let (jukebox, reference) = (servers.jukebox, servers.reference)
         let watchers = (
             jukebox: try MPDTestClient(port: servers.jukeboxPort),

@@ -66,11 +66,11 @@ import Testing
         let jukebox: MPDTestClient
         let reference: MPDTestClient
 
-        /// `withFLACPictures`: also Flac/pictures.flac (make-flac-pictures.sh).
-        init(mpdStickers: Bool = false, withFLACPictures: Bool = false) throws {
+        /// `withPictures`: also Flac/pictures.flac and MP4/ (make-pictures.sh).
+        init(mpdStickers: Bool = false, withPictures: Bool = false) throws {
             harness = try DaemonHarness(tracks: [], configExtra: "", onStart: "off", mode: "in-order")
-            try Fixtures.makeTagLibrary(in: harness.musicDir, withFLACPictures: withFLACPictures)
-            let songs = withFLACPictures ? "10" : "9"
+            try Fixtures.makeTagLibrary(in: harness.musicDir, withPictures: withPictures)
+            let songs = withPictures ? "13" : "9"
             jukeboxPort = freeLoopbackPort()
             try "\n[network]\nport = \(jukeboxPort)\n".appendLine(to: harness.configPath)
             daemon = try harness.start()

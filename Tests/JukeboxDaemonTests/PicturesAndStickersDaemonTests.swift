@@ -6,8 +6,9 @@ import Testing
 
 /// python-mpd2 against the real daemon on the generated tag library: a phone-style client
 /// fetching cover art chunk by chunk with a small `binarylimit`, embedded pictures, stickers,
-/// listfiles, readcomments, searchaddpl and replay gain, with a second client's `idle` woken by
-/// each kind of change; then stickers and the replay gain mode survive a restart.
+/// listfiles, readcomments, searchaddpl, replay gain and messages, with a second client's `idle`
+/// woken by each kind of change; then stickers, the replay gain mode and MixRamp's level survive
+/// a restart.
 @Suite(.serialized) struct PicturesAndStickersDaemonTests {
     static let script = """
         import math, sys
@@ -55,6 +56,12 @@ import Testing
         assert len(unsync) == 20000 and unsync[:4] == b"\\xff\\xd8\\xff\\xe0"
         assert c.readpicture("One/03 Third.mp3") == {}
         c.binarylimit(8192)
+        # An MP4 cover of 5 MB in 8 KiB chunks: the bytes of the file's first covr image.
+        cover = c.readpicture("MP4/covers.m4a")
+        assert cover["type"] == "image/jpeg" and len(cover["binary"]) == 5000000, cover.get("type")
+        assert open(music + "/MP4/covers.m4a", "rb").read().find(cover["binary"]) > 0
+        assert c.readpicture("MP4/png.m4b")["type"] == "image/png"
+        assert c.readcomments("MP4/png.m4b")["title"] == "Hörbuch"
 
         # Stickers, each change waking the idle client.
         wakes("sticker", lambda: c.sticker_set("song", "One/01 First.mp3", "rating", "5"))
@@ -83,6 +90,18 @@ import Testing
         assert c.listpartitions() == [{"partition": "default"}]
         assert c.channels() == []
         c.clearerror()
+
+        # Messages: the subscriber's idle hears `message`, then it reads it.
+        listener = mpd.MPDClient(); listener.timeout = 10; listener.connect("127.0.0.1", port)
+        listener.subscribe("box")
+        assert c.channels() == ["box"]
+        wakes("subscription", lambda: c.subscribe("own"))
+        c.sendmessage("box", "hello there")
+        assert listener.idle("message") == ["message"]
+        assert listener.readmessages() == [{"channel": "box", "message": "hello there"}]
+        listener.disconnect()
+        c.mixrampdb(-17)
+        assert c.status()["mixrampdb"] == "-17"
         print("PASS")
         """
 
@@ -90,7 +109,7 @@ import Testing
     func aPhoneFetchesCoverArtInChunksAndStickersStay() throws {
         let port = freeLoopbackPort()
         let harness = try DaemonHarness(tracks: [], configExtra: "[network]\nport = \(port)", onStart: "off")
-        try Fixtures.makeTagLibrary(in: harness.musicDir)
+        try Fixtures.makeTagLibrary(in: harness.musicDir, withPictures: true)
         func start() throws -> MPDTestClient {
             let daemon = try harness.start()
             #expect(daemon.waitForLine(matching: "library scan of", on: .stderr) != nil, "\(harness.log)")
@@ -108,6 +127,7 @@ import Testing
         let client = try start()
         #expect(client.command("sticker get song \"One/01 First.mp3\" rating") == ["sticker: rating=5", "OK"])
         #expect(client.command("replay_gain_status") == ["replay_gain_mode: album", "OK"])
+        #expect(client.fields("status")["mixrampdb"] == "-17")
         harness.process?.closeStdin()
         harness.process?.kill(SIGTERM)
         _ = harness.process?.waitForExit(timeout: .seconds(5))

@@ -122,4 +122,27 @@ final class PtyPair {
         #expect(bytes.indices.contains { Array(bytes[$0..<min(bytes.count, $0 + 8)]) == cursorThenA })
         #expect(I2CCharacterLCD.byte(0x41, rs: true) == [0x4D, 0x49, 0x1D, 0x19])
     }
+
+    /// The stream decoded by an HD44780 model (E edges, 4-bit pairing, DDRAM and CGRAM): the
+    /// glass shows the frame, the custom characters are defined, and a changed frame is right
+    /// after only its changed cells were sent.
+    @Test func theDecodedStreamShowsTheFrame() throws {
+        var fds: [Int32] = [0, 0]
+        #expect(pipe(&fds) == 0)
+        defer { close(fds[0]) }
+        let lcd = I2CCharacterLCD(fd: FileDescriptor(owning: fds[1]), columns: 16, rows: 2) { _ in }
+        var controller = HD44780Simulator()
+        func shows(_ rows: [String]) -> Bool {
+            var buffer = [UInt8](repeating: 0, count: 65536)
+            let n = read(fds[0], &buffer, buffer.count)
+            controller.receive(Array(buffer[0..<max(0, n)]))
+            return controller.rows(columns: 16, rows: 2) == rows.map { LCDCharset.encode($0, columns: 16) }
+        }
+        lcd.show(ScreenFrame(rows: ["Song – Band", "▶ Café 1:23 / 3:45"]), now: .zero)
+        #expect(shows(["Song - Band", "▶ Cafe 1:23 / 3:45"]))
+        #expect(controller.fourBit && controller.displayOn && controller.unknownInstructions.isEmpty)
+        #expect((0..<6).map { controller.customCharacter($0) } == LCDCharset.customCharacters)
+        lcd.show(ScreenFrame(rows: ["Song – Band", "‖ Café 1:24 / 3:45"]), now: .zero)
+        #expect(shows(["Song - Band", "‖ Cafe 1:24 / 3:45"]))
+    }
 }

@@ -64,7 +64,8 @@ final class MemoryPlaylists: MPDPlaylistFolder {
         #expect(Self.run("load mix 9:", &world) == "OK\n")
         #expect(Self.run("load mix 2:1", &world) == "ACK [2@0] {load} Malformed range: 2:1\n")
         #expect(Self.run("load mix x", &world) == "ACK [2@0] {load} Integer or range expected: x\n")
-        #expect(Self.run("load mix 0 9", &world) == "ACK [2@0] {load} Bad song index\n")
+        // MPD 0.23: a position past the queue is a number too large (ParseInsertPosition).
+        #expect(Self.run("load mix 0 9", &world) == "ACK [2@0] {load} Number too large: 9\n")
     }
 
     /// MPD lists the stored playlists at the end of `lsinfo` at the root (mpc lsplaylists reads them there).

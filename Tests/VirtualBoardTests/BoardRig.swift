@@ -13,14 +13,31 @@ final class BoardRig: @unchecked Sendable {
     let disk: String
 
     /// Boots a board; `disk` is an existing state disk image (after a power cut), else a new one.
-    init(disk existing: String? = nil, folder existingFolder: TemporaryDirectory? = nil) throws {
+    /// With `rootDisk` (`makeRootDisk`) the board's root is that disk, /dev/vdb, read-only.
+    init(
+        disk existing: String? = nil, folder existingFolder: TemporaryDirectory? = nil, rootDisk: String? = nil
+    ) throws {
         folder = try existingFolder ?? Self.makeFolder()
         removedAtExit(folder)
         disk = existing ?? folder.file("state.img")
         if existing == nil { try VirtualBoard.makeStateDisk(at: disk) }
         uart = try PseudoTerminal()
-        board = try VirtualBoard(.init(disk: disk, hostFolder: folder.path, uart: uart.slavePath))
+        var options = VirtualBoard.Options(disk: disk, hostFolder: folder.path, uart: uart.slavePath)
+        if let rootDisk {
+            options.qemuArguments += ["-drive", "file=\(rootDisk),format=raw,if=virtio,cache=writeback"]
+            options.kernelArguments.append("vboard.root=/dev/vdb")
+        }
+        board = try VirtualBoard(options)
         print("virtual board up in \(String(format: "%.1f", board.bootSeconds)) s (\(VirtualBoard.accelerator))")
+    }
+
+    /// An ext4 disk image holding the board's image tree (what its initramfs holds: busybox,
+    /// jukeboxd, its libraries, the modules, /init), for `rootDisk`.
+    static func makeRootDisk(at path: String) throws {
+        let initramfs = try VirtualBoard.image.get().initramfs
+        let tree = (initramfs as NSString).deletingLastPathComponent + "/root"
+        let made = try run(["mkfs.ext4", "-q", "-F", "-b", "4096", "-L", "jukebox-root", "-d", tree, path, "96M"])
+        guard made.status == 0 else { throw VirtualBoard.Failure("mkfs.ext4 -d \(tree) \(path): \(made.stderrText)") }
     }
 
     /// The host folder with the test music: the gapless parts, two MP3s, a 1 kHz sine and a

@@ -61,6 +61,10 @@ int64_t jb_mp4_position(const jb_mp4 *m);
 int jb_mp4_tag_count(const jb_mp4 *m);
 void jb_mp4_tag(const jb_mp4 *m, int index, const char **key, const char **value);
 
+/* The audio stream's own tags (language, handler_name, vendor_id), in FFmpeg's order. */
+int jb_mp4_stream_tag_count(const jb_mp4 *m);
+void jb_mp4_stream_tag(const jb_mp4 *m, int index, const char **key, const char **value);
+
 /* Chapters (Nero 'chpl' or a QuickTime chapter track): title and start in output frames. */
 int jb_mp4_chapter_count(const jb_mp4 *m);
 void jb_mp4_chapter(const jb_mp4 *m, int index, const char **title, int64_t *start);

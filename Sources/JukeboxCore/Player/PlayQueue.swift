@@ -220,6 +220,9 @@ public struct PlayQueue: Sendable, Equatable {
 
     // MARK: moving
 
+    /// Leaves no current entry; no entry changes.
+    public mutating func leaveCurrent() { currentIndex = nil }
+
     /// Makes `index` the current entry. Returns false (and changes nothing) when it is out of range.
     @discardableResult
     public mutating func jump(to index: Int) -> Bool {

@@ -8,8 +8,11 @@ public enum QueueEdit: Sendable, Equatable {
     case move(Range<Int>, to: Int)
     /// Remove every entry (and stop).
     case clear
-    /// Shuffle the entries in `range` once (the current entry keeps playing).
+    /// Shuffle the entries in `range` once, as MPD: a playing or paused current entry in it
+    /// goes first and the rest is shuffled after it; stopped, there is no current entry after.
     case shuffle(Range<Int>)
+    /// No current entry afterwards (MPD's `random 1` while stopped); no entry changes.
+    case leaveCurrent
     /// Exchange two entries (positions).
     case swap(Int, Int)
     /// Set the priority of the entries in `range` (random mode plays higher ones first).
@@ -63,9 +66,18 @@ extension PlayerMachine {
         case .shuffle(let range):
             guard range.lowerBound >= 0, range.upperBound <= queue.count, range.count > 1 else { return }
             var generator = SplitMix64(seed: queue.random.state ^ UInt64(queue.version))
-            var order = Array(range)
-            generator.shuffle(&order)
-            queue.reorder(range, as: order)
+            var first: [Int] = []
+            if state == .stopped {
+                queue.leaveCurrent()
+            } else if let current = queue.currentIndex, range.contains(current) {
+                first = [current]
+            }
+            var rest = range.filter { !first.contains($0) }
+            generator.shuffle(&rest)
+            queue.reorder(range, as: first + rest)
+        case .leaveCurrent:
+            guard state == .stopped else { return }
+            queue.leaveCurrent()
         case .swap(let first, let second):
             guard queue.items.indices.contains(first), queue.items.indices.contains(second) else { return }
             queue.swap(first, second)

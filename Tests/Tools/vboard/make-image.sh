@@ -76,6 +76,11 @@ cp -r /usr/share/alsa "$root/usr/share/alsa"
 rm -rf "$root/usr/share/alsa/ucm" "$root/usr/share/alsa/ucm2" "$root/usr/share/alsa/topology"
 strip -o "$root/bin/jukeboxd" "$JUKEBOXD"
 cp /bin/busybox "$root/bin/busybox"
+# The applets' links, as /init's `busybox --install` makes them: a read-only copy of this tree
+# (vboard.root) cannot make them at boot.
+for applet in $(/bin/busybox --list); do
+    [ -e "$root/bin/$applet" ] || ln -s busybox "$root/bin/$applet"
+done
 # uinput devices (buttons, knob, a USB card reader): busybox has no tool for them.
 cc -static -Os -s -o "$root/bin/vboard-uinput" "$here/uinput.c"
 for p in /usr/bin/arecord /usr/bin/aplay /usr/bin/amixer /usr/bin/sqlite3 ${VBOARD_EXTRA:-}; do
