@@ -143,6 +143,7 @@ LAZY(V, long, ov_read_float, (OggVorbis_File * vf, float ***pcm, int samples, in
      (vf, pcm, samples, bitstream))
 LAZY(V, int, ov_pcm_seek, (OggVorbis_File * vf, ogg_int64_t pos), (vf, pos))
 LAZY(V, ogg_int64_t, ov_pcm_tell, (OggVorbis_File * vf), (vf))
+LAZY(V, long, ov_serialnumber, (OggVorbis_File * vf, int i), (vf, i))
 #undef V
 
 #define O JB_LIB_OPUSFILE
@@ -159,6 +160,7 @@ LAZY(O, int, op_read, (OggOpusFile * of, opus_int16 *pcm, int size, int *li), (o
 LAZY(O, int, op_read_float, (OggOpusFile * of, float *pcm, int size, int *li), (of, pcm, size, li))
 LAZY(O, int, op_pcm_seek, (OggOpusFile * of, ogg_int64_t offset), (of, offset))
 LAZY(O, ogg_int64_t, op_pcm_tell, (const OggOpusFile *of), (of))
+LAZY(O, opus_uint32, op_serialno, (const OggOpusFile *of, int li), (of, li))
 LAZY(O, int, opus_tags_get_track_gain, (const OpusTags *tags, int *gain), (tags, gain))
 LAZY(O, int, opus_tags_get_album_gain, (const OpusTags *tags, int *gain), (tags, gain))
 #undef O

@@ -123,11 +123,15 @@ extension AudioFileKind {
 }
 
 /// Opens the right decoder for a file (see `AudioFileKind.of`), or for a live stream when
-/// `path` is an http(s) URL and `streams` (a pipeline's) is given (`StreamDecoder`).
-public func openDecoder(path: String, streams: LiveStreams? = nil) throws -> any AudioDecoder {
+/// `path` is an http(s) URL and `streams` (a pipeline's) is given (`StreamDecoder`), or for a
+/// file still downloading when `growing` has it (`GrowingFileDecoder`).
+public func openDecoder(path: String, streams: LiveStreams? = nil, growing: GrowingFiles? = nil) throws
+    -> any AudioDecoder
+{
     if StationPlaylist.isStreamURL(path) {
         guard let streams else { throw AudioFileError(path: path, reason: "a stream plays only in the pipeline") }
         return try StreamDecoder(url: path, logger: Logger(label: "jukebox.radio"), streams: streams)
     }
+    if let file = growing?.file(path: path) { return try GrowingFileDecoder(file) }
     return try AudioFileKind.of(path: path).open(path)
 }

@@ -30,6 +30,8 @@ public final class AudioPipeline: @unchecked Sendable {
     let outputWork = LockCondition()
     /// The web radio stations this pipeline's items opened (jb-decode opens them).
     public let streams = LiveStreams()
+    /// The files it may play while they download (podcast episodes).
+    public let growingFiles = GrowingFiles()
     /// Ring samples: `slots` slots of `chunkFrames * maxChannels` samples. Slot contents belong
     /// to jb-decode until published, then to jb-output until released (see `SharedState`).
     let samples: SampleBuffer

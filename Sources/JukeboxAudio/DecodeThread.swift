@@ -21,10 +21,10 @@ extension AudioPipeline {
     /// is not 1.
     private static func open(
         _ item: PlaybackItem, at start: StartPosition, deviceRate: Int?, speed: Double, carried: Resampler? = nil,
-        streams: LiveStreams
+        streams: LiveStreams, growing: GrowingFiles
     ) -> Opened {
         do {
-            var decoder = try item.openDecoder(streams: streams)
+            var decoder = try item.openDecoder(streams: streams, growing: growing)
             if let deviceRate, decoder.format.rate != deviceRate {
                 do { decoder = try ResampledDecoder(decoder, outputRate: deviceRate, continuing: carried) } catch {
                     throw AudioFileError(path: item.path, reason: "resampling to \(deviceRate) Hz: \(error)")
@@ -241,13 +241,15 @@ extension AudioPipeline {
                 let reusable = parked.flatMap {
                     $0.item.token == request.item.token
                         && (deviceRate ?? $0.decoder.format.rate) == $0.decoder.format.rate
+                        && !StreamDecoder.pausedTooLong($0.decoder)
                         ? $0.decoder : nil
                 }
                 parked = nil
                 let opened =
                     reusable.map { Self.reposition($0, request.item, at: request.start, speed: speed) }
                     ?? Self.open(
-                        request.item, at: request.start, deviceRate: deviceRate, speed: speed, streams: streams)
+                        request.item, at: request.start, deviceRate: deviceRate, speed: speed, streams: streams,
+                        growing: growingFiles)
                 switch opened {
                 case .ok(let d, let frame, let usedHint):
                     guard register(request.item, failure: nil, usedHint: usedHint) else { continue }
@@ -268,7 +270,8 @@ extension AudioPipeline {
                 let continuing = carried
                 carried = nil
                 switch Self.open(
-                    next, at: .frame(0), deviceRate: deviceRate, speed: speed, carried: continuing, streams: streams)
+                    next, at: .frame(0), deviceRate: deviceRate, speed: speed, carried: continuing, streams: streams,
+                    growing: growingFiles)
                 {
                 case .ok(let d, _, _):
                     guard register(next, failure: nil, usedHint: nil) else { continue }
@@ -290,7 +293,7 @@ extension AudioPipeline {
                 // A station has no known length: never faded into (nor connected to for a look).
                 guard let format = decoder?.format, !StationPlaylist.isStreamURL(next.path),
                     case .ok(let d, _, _) = Self.open(
-                        next, at: .frame(0), deviceRate: deviceRate, speed: 1, streams: streams),
+                        next, at: .frame(0), deviceRate: deviceRate, speed: 1, streams: streams, growing: growingFiles),
                     d.format == format, let nextLength = d.lengthFrames, nextLength > Int64(frames)
                 else { continue }
                 // As MPD: only into a follow-up of the same format that is longer than the fade.

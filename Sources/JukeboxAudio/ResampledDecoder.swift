@@ -6,7 +6,7 @@ import Soxr
 /// seeks are counted at the output rate; the end of the file flushes libsoxr, so an item
 /// comes out at its length times the ratio.
 final class ResampledDecoder: AudioDecoder {
-    private let source: any AudioDecoder
+    let source: any AudioDecoder
     let resampler: Resampler
     /// At the end of the file, leave what libsoxr still holds in it for the follow-up (which
     /// goes on with this resampler) instead of flushing it.
@@ -51,6 +51,10 @@ final class ResampledDecoder: AudioDecoder {
         while produced < capacityFrames {
             if inputFrames == 0 && !sourceEnded {
                 let result = try source.read(into: input, capacityFrames: inputCapacity)
+                // Nothing yet (a file still downloading): back to jb-decode, which may have a command.
+                if result == DecodeResult(frames: 0, isEnd: false, formatChanged: false) {
+                    return DecodeResult(frames: produced, isEnd: false, formatChanged: false)
+                }
                 inputStart = 0
                 inputFrames = result.frames
                 sourceEnded = result.isEnd

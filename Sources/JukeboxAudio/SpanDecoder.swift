@@ -1,9 +1,10 @@
 import JukeboxCore
 
 extension PlaybackItem {
-    /// The decoder for the item's file (or station: `streams`), limited to its span when it has one.
-    func openDecoder(streams: LiveStreams) throws -> any AudioDecoder {
-        let decoder = try JukeboxAudio.openDecoder(path: path, streams: streams)
+    /// The decoder for the item's file (or station: `streams`; or a file still downloading:
+    /// `growing`), limited to its span when it has one.
+    func openDecoder(streams: LiveStreams, growing: GrowingFiles) throws -> any AudioDecoder {
+        let decoder = try JukeboxAudio.openDecoder(path: path, streams: streams, growing: growing)
         guard let span else { return decoder }
         return try SpanDecoder(decoder, frames: span, path: path)
     }

@@ -24,6 +24,8 @@ public struct StationInfo: Sendable, Equatable {
     public var connected = false
     /// Connections made after the first (after drops).
     public var reconnects = 0
+    /// Which connection this is (a new one after a long pause: `StreamDecoder.pauseLimitNanoseconds`).
+    public var serial: UInt64 = 0
 }
 
 /// The live streams of one pipeline (`AudioPipeline.streams`), for the control thread (their
@@ -125,11 +127,18 @@ final class StationConnection: Sendable {
             $0 += 1
             return $0
         }
-        state = PILock(State(info: StationInfo(url: url)))
+        var info = StationInfo(url: url)
+        info.serial = serial
+        state = PILock(State(info: info))
         streams.start(self, writingTo: pipe)
     }
 
     var info: StationInfo { state.withLock { $0.info } }
+
+    /// An Ogg station's new link: its title (from jb-decode, which reads the links).
+    func linkTitle(_ title: String?) {
+        state.withLock { $0.info.title = title }
+    }
 
     func stop() {
         stopSwitch.stop()
@@ -301,6 +310,23 @@ final class StationConnection: Sendable {
 final class StreamDecoder: AudioDecoder {
     private let connection: StationConnection
     private let inner: any AudioDecoder
+    /// An Ogg station's links, and the one whose title was given.
+    private let links: (any OggLinks)?
+    private var titledLink: UInt32?
+    /// When it was last read (MonotonicClock): a pause leaves it parked, unread.
+    private var lastReadNs = MonotonicClock.nanoseconds()
+
+    /// After a pause this long a parked station is not taken up again: its pipe holds audio from
+    /// before the pause (4 s of 128 kbit/s fill 64 kB) and a server drops a listener that stopped
+    /// reading, so `play` connects again and goes on with the live stream. A shorter pause goes on
+    /// where it stopped, nothing lost.
+    static let pauseLimitNanoseconds: UInt64 = 5_000_000_000
+
+    /// Whether `decoder` (as the pipeline parks it) is a station paused longer than the limit.
+    static func pausedTooLong(_ decoder: any AudioDecoder) -> Bool {
+        let stream = decoder as? StreamDecoder ?? (decoder as? ResampledDecoder)?.source as? StreamDecoder
+        return stream.map { MonotonicClock.nanoseconds() - $0.lastReadNs > pauseLimitNanoseconds } ?? false
+    }
     private let url: String
     /// The pipe as the inner decoder opened it (its messages name it; ours name the URL).
     private let pipePath: String
@@ -323,6 +349,7 @@ final class StreamDecoder: AudioDecoder {
             } else {
                 inner = try MP3Decoder(path: pipePath)
             }
+            links = inner as? any OggLinks
         } catch {
             connection.stop()
             throw Self.failure(error, url, pipePath)
@@ -335,9 +362,17 @@ final class StreamDecoder: AudioDecoder {
     var lengthFrames: Int64? { nil }
 
     func read(into buffer: UnsafeMutablePointer<Int16>, capacityFrames: Int) throws -> DecodeResult {
-        do { return try inner.read(into: buffer, capacityFrames: capacityFrames) } catch {
+        lastReadNs = MonotonicClock.nanoseconds()
+        let result: DecodeResult
+        do { result = try inner.read(into: buffer, capacityFrames: capacityFrames) } catch {
             throw Self.failure(error, url, pipePath)
         }
+        // A new link (the next song): its comments are the title, as a StreamTitle would be.
+        if let links, links.linkSerial != titledLink {
+            titledLink = links.linkSerial
+            connection.linkTitle(OggStreamTitle.of(comments: links.linkComments))
+        }
+        return result
     }
 
     /// A live stream has no position to go to: it goes on where it is.

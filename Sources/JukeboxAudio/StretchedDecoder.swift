@@ -48,6 +48,10 @@ final class StretchedDecoder: AudioDecoder {
                 return DecodeResult(frames: produced, isEnd: true, formatChanged: false)
             }
             let result = try source.read(into: input, capacityFrames: inputCapacity)
+            // Nothing yet (a file still downloading): back to jb-decode, which may have a command.
+            if result == DecodeResult(frames: 0, isEnd: false, formatChanged: false) {
+                return DecodeResult(frames: produced, isEnd: false, formatChanged: false)
+            }
             if result.frames > 0 { try stretcher.write(input, frames: result.frames) }
             if result.isEnd || result.formatChanged {
                 try stretcher.flush()

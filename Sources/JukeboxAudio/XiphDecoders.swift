@@ -126,8 +126,15 @@ private struct LinkCarry {
     }
 }
 
+/// A chained Ogg stream's decoder: which link it reads and that link's comments (an Ogg
+/// station's song titles: each song is a new link).
+protocol OggLinks: AnyObject {
+    var linkSerial: UInt32 { get }
+    var linkComments: [(key: String, value: String)] { get }
+}
+
 /// Ogg Vorbis through libvorbisfile: `ov_read`'s S16, what oggdec writes.
-public final class VorbisFileDecoder: AudioDecoder {
+public final class VorbisFileDecoder: AudioDecoder, OggLinks {
     let decoder: VorbisDecoder
     public private(set) var format: AudioFormat
     private var carry = LinkCarry()
@@ -154,11 +161,14 @@ public final class VorbisFileDecoder: AudioDecoder {
         carry.clear()
         try decoder.seek(toFrame: frame)
     }
+
+    var linkSerial: UInt32 { decoder.linkSerial }
+    var linkComments: [(key: String, value: String)] { decoder.linkComments }
 }
 
 /// Opus through libopusfile, at 48 kHz, S16 without libopusfile's dither (what
 /// `opusdec --no-dither` writes; its dithered S16 costs 45 % more instructions).
-public final class OpusFileDecoder: AudioDecoder {
+public final class OpusFileDecoder: AudioDecoder, OggLinks {
     let decoder: OpusDecoder
     public private(set) var format: AudioFormat
     private var carry = LinkCarry()
@@ -187,4 +197,7 @@ public final class OpusFileDecoder: AudioDecoder {
         carry.clear()
         try decoder.seek(toFrame: frame)
     }
+
+    var linkSerial: UInt32 { decoder.linkSerial }
+    var linkComments: [(key: String, value: String)] { decoder.linkComments }
 }

@@ -57,6 +57,7 @@ extension Daemon {
         case .success(let command):
             perform(machine.handle(.command(userCommand(command)), now: Instant.now))
             if command == .status, let lines = chapterStatusLines { console?.reply(lines) }
+            if command == .status, let line = bufferingStatusLine { console?.reply(line) }
         case .failure(let error):
             // Words the console does not know may be MPD commands (currentsong, playlistinfo, add, ...).
             if case .unknownCommand = error, let reply = mpd.stdinLine(trimmed, host: self) {

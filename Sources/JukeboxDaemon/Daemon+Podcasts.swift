@@ -3,9 +3,9 @@ import JukeboxCore
 
 // Podcasts on the console and in the player: `podcast ...` and `clear cache` lines, the
 // reports of jb-podcast, and episodes played as tracks of their own (`Podcasts.trackID`), which
-// keep their position as long tracks do. An episode plays from its whole file: one asked for
-// while it downloads plays once whole (the decoders stop at a partial file's end, which the
-// player would take for the episode's end).
+// keep their position as long tracks do. One asked for while it downloads plays at once from its
+// partial file (`GrowingFile`: the decoder waits at its end while the download goes on, and the
+// screen and `status` say it is buffering).
 
 extension Daemon {
     /// A `podcast` line (the words after `podcast`), or `clear cache`.
@@ -20,18 +20,23 @@ extension Daemon {
         }
     }
 
-    /// What jb-podcast finished: stored by `Podcasts`, announced on the console; an episode
-    /// asked for before it was whole starts playing.
+    /// What jb-podcast finished: stored by `Podcasts`, announced on the console.
     func handlePodcastReports() {
         notePlayingEpisode()
-        let (announcements, play) = podcasts.handleReports()
+        let announcements = podcasts.handleReports()
         if !announcements.isEmpty { refreshMenuLists() }
         for line in announcements { console?.announce(line) }
-        if let play { console?.announce(playEpisode(play)) }
+        // The one that played while it downloaded: its length is the whole file's now.
+        if let id = podcasts.becameWhole, let record = try? podcasts.record(id) {
+            podcasts.becameWhole = nil
+            let track = podcasts.track(record, durationMs: Self.probedDuration)
+            library[track.id] = track
+            perform(machine.handle(.tracksDescribed([track]), now: Instant.now))
+        }
     }
 
     /// `podcast play N E`: a downloaded episode plays from where it was left; one not yet
-    /// whole downloads before the others and plays once whole.
+    /// whole downloads before the others and plays while it downloads.
     func playEpisode(_ number: Int, _ index: Int) -> String {
         let found: EpisodeRecord?
         do {
@@ -55,16 +60,22 @@ extension Daemon {
 
     private func play(_ record: EpisodeRecord) -> String {
         guard record.state == .complete else {
-            podcasts.playWhenDownloaded = record.id
-            podcasts.queueDownload(record, first: true)
-            return "OK \(record.episode.title) plays once it is downloaded"
+            guard podcasts.queueDownload(record, first: true) else {
+                return "error: \(record.episode.title) does not fit in the cache"
+            }
+            let path = podcasts.path(of: record)
+            pipeline.growingFiles.add(GrowingFile(path: path, partialPath: path + ".part"))
+            return playEpisode(record) + " while it downloads"
         }
         return playEpisode(record)
     }
 
     /// Plays a downloaded episode as a track of its own, from where it was left.
     func playEpisode(_ record: EpisodeRecord) -> String {
-        let track = podcasts.track(record, durationMs: Self.probedDuration)
+        // A partial file's headers may tell the whole length (an MP3's Xing frame).
+        let track = podcasts.track(record) { path in
+            Self.probedDuration(record.state == .complete ? path : path + ".part")
+        }
         library[track.id] = track
         podcasts.playing = record.id
         let now = Instant.now
@@ -75,6 +86,14 @@ extension Daemon {
         perform(machine.handle(.command(.play(index: 0)), now: now))
         logger.info("playing podcast episode \(record.episode.title)")
         return "OK playing \(record.episode.title)"
+    }
+
+    /// `status`'s line while an episode waits for its download.
+    var bufferingStatusLine: String? {
+        guard let path = currentTrackInfo?.path, pipeline.growingFiles.file(path: path)?.isWaiting == true else {
+            return nil
+        }
+        return "buffering: waiting for the download"
     }
 
     /// The episode the queue is at (if it is one), which the cache never deletes.

@@ -134,6 +134,7 @@ final class Daemon {
         self.config = config
         self.logger = logger
         self.signals = signals
+        menu.timeoutMs = config.menu.timeoutMs
         serviceManager = ServiceManagerLink(notifier: ServiceNotifier.fromEnvironment(), logger: logger)
         let wakeup = try WakeupEvent()
         self.wakeup = wakeup
@@ -172,7 +173,8 @@ final class Daemon {
             config.console.device.hasPrefix("/")
             ? nil : Console.open(device: config.console.device, force: forceStdinConsole, logger: logger)
         mpd = MPDFrontEnd(config: config, store: store, logger: logger)
-        podcasts = Podcasts(config: config, store: store, logger: logger, wakeup: wakeup)
+        podcasts = Podcasts(
+            config: config, store: store, logger: logger, wakeup: wakeup, growingFiles: pipeline.growingFiles)
         playlistFolder = PlaylistFolder(path: config.playlistFolder, musicDir: config.musicDir)
         display = DisplayController.make(config: config, logger: logger)
         lyrics = TrackLyrics(config: config, logger: logger)
@@ -333,9 +335,10 @@ final class Daemon {
         let now = Instant.now
         var timeout: Int64 = machine.state == .playing || headphones != nil ? 250 : 60_000
         // The fade steps every 20 ms (each step ramps over ~5 ms in the output); before it,
-        // wake up when it is due.
+        // wake up when it is due (the timer counts track time: at 2× it comes in half the time).
         if let left = sleepLeftMs {
-            timeout = min(timeout, left <= sleepTimer.fadeMs ? 20 : left - sleepTimer.fadeMs)
+            let beforeFade = (left - sleepTimer.fadeMs) * 100 / Int64(machine.speed.hundredths)
+            timeout = min(timeout, left <= sleepTimer.fadeMs ? 20 : beforeFade)
         }
         if let idleSince, let idleMs = config.sleep.idlePowerOffMs {
             let due = idleSince.adding(milliseconds: idleMs)
@@ -395,7 +398,7 @@ final class Daemon {
         let playing = machine.state == .playing
         let trackLeft = playing ? currentTrackInfo?.durationMs.map { max($0 - machine.positionMs, 0) } : nil
         let step = sleepTimer.step(
-            now: now, trackLeftMs: trackLeft, albumLeftMs: playing ? albumLeftMs(trackLeft) : nil,
+            now: now, speed: machine.speed, trackLeftMs: trackLeft, albumLeftMs: playing ? albumLeftMs(trackLeft) : nil,
             chapterLeftMs: chapterLeftMs(trackLeftMs: trackLeft))
         var gain: Float = 1
         switch step {
@@ -488,10 +491,13 @@ final class Daemon {
             display.showMenu(menu, now: now)
             return
         }
-        // A station's StreamTitle is its lyric line.
-        let station = radio.title.map { LyricTimeline(lyrics: Lyrics.unsynced($0)) }
+        // A station's StreamTitle is its lyric line; an episode waiting for its download says so.
+        let buffering = bufferingStatusLine != nil
+        let note = radio.title ?? (buffering ? "Buffering: downloading" : nil)
+        let station = note.map { LyricTimeline(lyrics: Lyrics.unsynced($0)) }
         display.update(
-            now: now, track: track, lyrics: station ?? lyrics.timeline, lyricsVersion: lyrics.version + radio.version,
+            now: now, track: track, lyrics: station ?? lyrics.timeline,
+            lyricsVersion: lyrics.version + radio.version + (buffering ? 1 : 0),
             state: machine.state,
             positionMs: machine.positionMs, volume: machine.volume, options: machine.options,
             favourite: track.map { favouritePaths.contains($0.path) } ?? false, sleepLeftMs: sleepLeftMs,

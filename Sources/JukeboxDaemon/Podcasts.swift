@@ -1,3 +1,4 @@
+import JukeboxAudio
 import JukeboxCore
 import JukeboxPodcasts
 import JukeboxStore
@@ -21,8 +22,10 @@ final class Podcasts {
     private var downloading: Int64?
     /// The episode the player has (never evicted); the daemon keeps it up to date.
     var playing: Int64?
-    /// The episode asked to play before it was whole: it plays when its download completes.
-    var playWhenDownloaded: Int64?
+    /// The pipeline's files played while they download: told when a download ends.
+    private let growingFiles: GrowingFiles
+    /// An episode that became whole while it played (its length is known now).
+    var becameWhole: Int64?
     /// The subscriptions, numbered from 1 in `list`.
     private(set) var subscriptions: [Subscription] = []
     /// Feeds are read again this long after the last reading of them all.
@@ -30,8 +33,9 @@ final class Podcasts {
     /// When every feed is read again; nil while none is followed.
     private(set) var nextRefresh: Instant?
 
-    init(config: JukeboxConfig, store: LibraryStore, logger: Logger, wakeup: WakeupEvent) {
+    init(config: JukeboxConfig, store: LibraryStore, logger: Logger, wakeup: WakeupEvent, growingFiles: GrowingFiles) {
         self.store = store
+        self.growingFiles = growingFiles
         self.logger = logger
         self.folder = config.podcastCacheFolder
         self.byteLimit = config.podcasts.cacheLimitBytes
@@ -56,10 +60,8 @@ final class Podcasts {
         refresh()
     }
 
-    /// The path of an episode's file (complete) or its partial file.
-    func path(of record: EpisodeRecord) -> String {
-        "\(folder)/\(record.fileName)" + (record.state == .complete ? "" : ".part")
-    }
+    /// The path of an episode's file once whole (its partial file adds `.part`).
+    func path(of record: EpisodeRecord) -> String { "\(folder)/\(record.fileName)" }
 
     /// Reads every feed again (and again after `refreshIntervalMs`).
     func refresh() {
@@ -173,8 +175,9 @@ final class Podcasts {
     // MARK: - downloads and the cache
 
     /// Starts (or continues) an episode's download once there is room for it; `first`:
-    /// before the other episodes waiting.
-    func queueDownload(_ record: EpisodeRecord, first: Bool = false) {
+    /// before the other episodes waiting. Returns whether it is downloading.
+    @discardableResult
+    func queueDownload(_ record: EpisodeRecord, first: Bool = false) -> Bool {
         var record = record
         let incoming = max(0, (record.expectedBytes ?? record.episode.length ?? 0) - record.durableBytes)
         guard makeRoom(for: incoming, besides: record.id) else {
@@ -182,7 +185,7 @@ final class Podcasts {
             record.problem = "does not fit in the cache (\(byteLimit >> 20) MB)"
             logger.warning("podcasts: \(record.episode.title): \(record.problem!)")
             try? store.saveEpisode(record, durable: false)
-            return
+            return false
         }
         record.state = .downloading
         record.file = record.fileName
@@ -191,7 +194,7 @@ final class Podcasts {
             try store.saveEpisode(record, durable: true)
         } catch {
             logger.error("podcasts: \(error)")
-            return
+            return false
         }
         fetcherOnFirstUse().download(
             PodcastFetcher.EpisodeJob(
@@ -199,6 +202,7 @@ final class Podcasts {
                 partialPath: "\(folder)/\(record.fileName).part",
                 finalPath: "\(folder)/\(record.fileName)", durableBytes: record.durableBytes,
                 expectedBytes: record.expectedBytes, byteLimit: byteLimit), first: first)
+        return true
     }
 
     /// Deletes cached episodes (the core's order) until `incoming` more bytes fit; false,
@@ -208,7 +212,9 @@ final class Podcasts {
             let cached = try store.episodes(of: nil).filter { $0.id != id }
             let entries = cached.map { record in
                 EpisodeCache.Entry(
-                    id: record.id, bytes: fileSize(path(of: record)) ?? record.durableBytes, played: record.played,
+                    id: record.id,
+                    bytes: fileSize(path(of: record) + (record.state == .complete ? "" : ".part"))
+                        ?? record.durableBytes, played: record.played,
                     published: record.episode.published, pinned: record.id == downloading || record.id == playing)
             }
             guard let evictions = EpisodeCache.evictions(of: entries, toFit: incoming, limit: byteLimit) else {
@@ -251,6 +257,9 @@ final class Podcasts {
     func clearCache() -> String {
         fetcher?.cancel(episodes: nil)
         downloading = nil
+        if let playing, let record = try? record(playing) {
+            growingFiles.end(path: path(of: record), .failed("clear cache stopped its download"))
+        }
         do {
             let cached = try store.episodes(of: nil).filter { $0.id != playing }
             try store.forgetDownloads(keeping: playing)
@@ -264,24 +273,18 @@ final class Podcasts {
     }
 
     /// What jb-podcast reported: stores it, queues the newest episode of a feed just read,
-    /// and returns the lines to announce on the console, and the episode to play now (the
-    /// one `playWhenDownloaded` named, once whole).
-    func handleReports() -> (announcements: [String], play: EpisodeRecord?) {
-        guard let fetcher else { return ([], nil) }
+    /// and returns the lines to announce on the console.
+    func handleReports() -> [String] {
+        guard let fetcher else { return [] }
         var announcements: [String] = []
-        var play: EpisodeRecord?
         for report in fetcher.takeReports() {
             do {
                 announcements += try handle(report)
-                if case .completed(let id, _) = report, id == playWhenDownloaded {
-                    playWhenDownloaded = nil
-                    play = try record(id)
-                }
             } catch {
                 logger.error("podcasts: \(error)")
             }
         }
-        return (announcements, play)
+        return announcements
     }
 
     private func handle(_ report: PodcastFetcher.Report) throws -> [String] {
@@ -336,6 +339,7 @@ final class Podcasts {
             record.durableBytes = bytes
             record.expectedBytes = bytes
             try store.saveEpisode(record, durable: true)
+            if growingFiles.end(path: path(of: record), .complete) { becameWhole = id }
             logger.info("podcasts: downloaded \(record.episode.title) (\(bytes) bytes)")
             return ["downloaded \(record.episode.title)"]
         case .gaveUp(let id, let reason):
@@ -344,6 +348,7 @@ final class Podcasts {
             record.state = .failed
             record.problem = reason
             try store.saveEpisode(record, durable: false)
+            growingFiles.end(path: path(of: record), .failed(reason))
             logger.warning("podcasts: \(record.episode.title): \(reason)")
             return ["podcast download failed: \(record.episode.title): \(reason)"]
         }

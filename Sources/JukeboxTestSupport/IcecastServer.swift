@@ -85,6 +85,32 @@ public final class IcecastServer: @unchecked Sendable {
         return "http://127.0.0.1:\(port)\(mount)"
     }
 
+    /// Starts a source of Ogg Vorbis songs on `mount` as Icecast gets them from ices2: one
+    /// chained stream, each song (a 3 s tone with these ARTIST and TITLE comments, made by
+    /// ffmpeg) a new link, in a loop at real-time rate (Tests/Tools/ogg_chain_source.py); waits
+    /// until it plays and returns its URL.
+    public func addOggChain(mount: String, songs: [(artist: String, title: String)]) throws -> String {
+        var files: [String] = []
+        for (index, song) in songs.enumerated() {
+            let file = dir.file("song\(index).ogg")
+            let made = try run([
+                "/usr/bin/ffmpeg", "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i",
+                "sine=frequency=\(440 + 110 * index):sample_rate=48000:duration=3", "-ac", "2", "-c:a", "libvorbis",
+                "-metadata", "ARTIST=\(song.artist)", "-metadata", "TITLE=\(song.title)", file,
+            ])
+            try require(made.status == 0, "ffmpeg could not make \(file): \(made.stderrText)")
+            files.append(file)
+        }
+        extraSources.append(
+            try DaemonProcess(
+                executable: "/usr/bin/python3",
+                arguments: [Fixtures.path("Tests/Tools/ogg_chain_source.py"), "127.0.0.1", "\(port)", mount] + files))
+        try require(
+            waitUntil(timeout: .seconds(10)) { (try? curlStatus(mount)) == "200" },
+            "the Ogg chain on \(mount) did not come up")
+        return "http://127.0.0.1:\(port)\(mount)"
+    }
+
     public func kill() {
         for extra in extraSources {
             _ = extra.kill(SIGKILL)

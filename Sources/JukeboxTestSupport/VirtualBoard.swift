@@ -96,8 +96,8 @@ public final class VirtualBoard: @unchecked Sendable {
         self.options = options
         scratch = try TemporaryDirectory(prefix: "jukebox-vboard")
         consoleLog = scratch.file("console.log")
-        // no_timer_check: on a busy host the emulated CPU is too slow for the kernel's IO-APIC
-        // timer check, which then panics ("IO-APIC + timer doesn't work").
+        // no_timer_check: on a loaded host the kernel's early check of the emulated 8254 timer
+        // fails now and then ("IO-APIC + timer doesn't work!", a panic at 0.03 s).
         let kernelLine =
             ["console=ttyS0", "quiet", "panic=-1", "no_timer_check", "vboard.agent"] + options.kernelArguments
         var arguments = [

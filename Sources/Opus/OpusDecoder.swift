@@ -133,4 +133,16 @@ public final class OpusDecoder {
 
     /// The frame the next read returns first (op_pcm_tell).
     public var positionFrames: Int64 { op_pcm_tell(file) }
+
+    /// The serial number of the link being read: each link of a chained stream has its own (a
+    /// station's next song).
+    public var linkSerial: UInt32 { op_serialno(file, -1) }
+
+    /// The OpusTags of the link being read (a pipe's only the current link has).
+    public var linkComments: [(key: String, value: String)] {
+        let tags = op_tags(file, -1)
+        return OggStream.comments(
+            tags?.pointee.user_comments, lengths: tags?.pointee.comment_lengths, count: Int(tags?.pointee.comments ?? 0)
+        )
+    }
 }

@@ -157,4 +157,15 @@ public final class VorbisDecoder {
 
     /// The frame the next read returns first (ov_pcm_tell).
     public var positionFrames: Int64 { ov_pcm_tell(file) }
+
+    /// The serial number of the link being read: each link of a chained stream has its own (a
+    /// station's next song).
+    public var linkSerial: UInt32 { UInt32(truncatingIfNeeded: ov_serialnumber(file, -1)) }
+
+    /// The comments of the link being read (a pipe's only the current link has).
+    public var linkComments: [(key: String, value: String)] {
+        let comment = ov_comment(file, -1)?.pointee
+        return OggStream.comments(
+            comment?.user_comments, lengths: comment?.comment_lengths, count: Int(comment?.comments ?? 0))
+    }
 }

@@ -32,14 +32,20 @@ struct IcecastScope: SuiteTrait, TestScoping {
         }
     }
 
-    @Test func playsAStationShowsItsTitlesAndComesBackAfterARestart() throws {
-        let server = try Self.icecast.get()
-        let sink = try PacedFifoSink(bytesPerSecond: 44100 * 4)
+    /// A pipeline playing `url` (item 1) into a paced sink, once a second of it sounded.
+    static func playing(_ url: String) -> (PacedFifoSink, Harness)? {
+        guard let sink = try? PacedFifoSink(bytesPerSecond: 44100 * 4) else { return nil }
         let h = Harness(device: sink.alsaDevice)
         h.pipeline.setVolume(percent: 100, gain: 1)
-        h.pipeline.play(PlaybackItem(token: 1, path: server.url))
+        h.pipeline.play(PlaybackItem(token: 1, path: url))
         #expect(h.pump(timeoutSeconds: 10) { $0.contains(.started(1)) })
         #expect(waitUntil(timeout: .seconds(10)) { Self.sound(sink, after: 0, seconds: 1) })
+        return (sink, h)
+    }
+
+    @Test func playsAStationShowsItsTitlesAndComesBackAfterARestart() throws {
+        let server = try Self.icecast.get()
+        let (sink, h) = try #require(Self.playing(server.url))
         #expect(h.pipeline.streams.info(url: server.url)?.name == "Jukebox Test FM")
 
         try server.setTitle("Ann – Alpha")
@@ -131,5 +137,67 @@ struct IcecastScope: SuiteTrait, TestScoping {
         #expect(failures.count == 1, "\(what): \(h.events)")
         #expect(failures.first?.contains(garbage.url) == true, "\(what): \(failures)")
         #expect(waitUntil(timeout: .seconds(5)) { h.pipeline.streams.info(url: garbage.url) == nil }, "\(what)")
+    }
+
+    /// Pause reaches the DAC as fast on a station as on a local file (the figure of
+    /// LatencyTests: what still arrived after the pipe's bytes, within one 10 ms period).
+    @Test func pauseOnAStationSilencesWithinOnePeriodAsAFileDoes() throws {
+        let server = try Self.icecast.get()
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let tone = (0..<44100 * 6).flatMap { i in
+            let v = Int16(8000 * sin(Double(i) * 2 * .pi * 440 / 44100))
+            return [v, v]
+        }
+        writeWAV(dir.file("tone.wav"), rate: 44100, channels: 2, samples: tone)
+        let sink = try PacedFifoSink(bytesPerSecond: 44100 * 4, pipeSize: 4096)
+        let h = Harness(device: sink.alsaDevice, periodMs: 10, bufferMs: 40)
+        h.pipeline.setVolume(percent: 100, gain: 1)
+        var figures: [String: Double] = [:]
+        for (token, path) in [(UInt64(1), dir.file("tone.wav")), (2, server.url)] {
+            h.pipeline.play(PlaybackItem(token: token, path: path))
+            #expect(h.pump(timeoutSeconds: 10) { $0.contains(.started(token)) }, "\(h.events)")
+            let playing = sink.byteCount
+            #expect(waitUntil(timeout: .seconds(10)) { Self.sound(sink, after: playing, seconds: 1) })
+            let b0 = sink.byteCount
+            let pipe = sink.pipeBytes
+            h.pipeline.pause()
+            #expect(waitUntil(timeout: .seconds(2)) { h.pipeline.status().state == .paused })
+            MonotonicClock.sleep(nanoseconds: 300_000_000)
+            let after = sink.byteCount
+            figures[token == 1 ? "file" : "station"] = Double(after - b0 - pipe) / 176.4
+            h.pipeline.stop()
+        }
+        print(
+            "pause to silence beyond the DAC's pipe: file \(figures["file"] ?? -1) ms, station \(figures["station"] ?? -1) ms"
+        )
+        #expect((figures["file"] ?? .infinity) <= 20)
+        #expect((figures["station"] ?? .infinity) <= 20)
+    }
+
+    /// Resume after a short pause goes on with the same connection, where it stopped; after a
+    /// pause longer than the pipe holds (5 s), with a new connection: the live stream.
+    @Test func resumeAfterALongPauseContinuesTheLiveStream() throws {
+        let server = try Self.icecast.get()
+        let (sink, h) = try #require(Self.playing(server.url))
+        let first = try #require(h.pipeline.streams.info(url: server.url)?.serial)
+        for (pauseMs, sameConnection) in [(1000, true), (6000, false)] {
+            h.pipeline.pause()
+            MonotonicClock.sleep(nanoseconds: UInt64(pauseMs) * 1_000_000)
+            let resumed = MonotonicClock.nanoseconds()
+            let offset = sink.byteCount
+            h.pipeline.resume()
+            #expect(waitUntil(timeout: .seconds(5)) { Self.sound(sink, after: offset, seconds: 0.5) })
+            let soundAfter = Double(MonotonicClock.nanoseconds() - resumed) / 1e9
+            let serial = h.pipeline.streams.info(url: server.url)?.serial
+            print(
+                "station resumed after a \(pauseMs) ms pause: sound again \(soundAfter) s later, connection \(serial ?? 0)"
+            )
+            #expect(
+                (serial == first) == sameConnection,
+                "pause \(pauseMs) ms: connection \(String(describing: serial)) (first \(first))")
+        }
+        #expect(!h.events.contains { if case .failed = $0 { true } else { false } }, "\(h.events)")
+        h.pipeline.stop()
     }
 }

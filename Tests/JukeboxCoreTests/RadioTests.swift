@@ -114,3 +114,12 @@ import Testing
         #expect(backoff.attempts == 8)
     }
 }
+
+@Suite struct OggStreamTitleTests {
+    @Test func anOggLinksCommentsMakeItsTitle() {
+        #expect(OggStreamTitle.of(comments: [("artist", "Ann"), ("TITLE", "Alpha")]) == "Ann - Alpha")
+        #expect(OggStreamTitle.of(comments: [("Title", "Alpha"), ("ARTIST", "")]) == "Alpha")
+        #expect(OggStreamTitle.of(comments: [("ARTIST", "Ann")]) == nil)
+        #expect(OggStreamTitle.of(comments: []) == nil)
+    }
+}

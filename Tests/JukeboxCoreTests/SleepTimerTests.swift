@@ -56,6 +56,42 @@ import Testing
         #expect(timer.target == nil)
     }
 
+    /// A 60 s timer, stepped every 250 ms of the clock at `hundredths`: when on the clock it
+    /// fades and expires.
+    @Test(arguments: [(150, Int64(40_000)), (50, 120_000), (100, 60_000)])
+    func aTimedTargetCountsTrackTimeAtTheSpeed(hundredths: Int, expiresAtMs: Int64) {
+        var timer = SleepTimer(fadeMs: 10_000)
+        let speed = PlaybackSpeed(clamping: hundredths)
+        timer.set(.after(ms: 60_000), now: Self.at(0))
+        var fadeFrom: Int64?
+        var expiredAt: Int64?
+        for ms in stride(from: Int64(250), through: 200_000, by: 250) where expiredAt == nil {
+            switch timer.step(now: Self.at(ms), speed: speed, trackLeftMs: nil, albumLeftMs: nil) {
+            case .fading: fadeFrom = fadeFrom ?? ms
+            case .expired: expiredAt = ms
+            default: break
+            }
+        }
+        #expect(expiredAt == expiresAtMs)
+        // The fade is the last 10 s of track time: 10 s / speed on the clock (to a step).
+        let fadeMs = fadeFrom.map { expiresAtMs - $0 } ?? 0
+        #expect(abs(fadeMs - 10_000 * 100 / Int64(hundredths)) <= 250)
+    }
+
+    @Test func aSpeedChangeCountsEachStretchAtItsSpeed() {
+        var timer = SleepTimer(fadeMs: 0)
+        timer.set(.after(ms: 60_000), now: Self.at(0))
+        let fast = PlaybackSpeed(clamping: 150)
+        let slow = PlaybackSpeed(clamping: 50)
+        // 30 s at 1.5× is 45 s of track time; the last 15 s at 0.5× take 30 s.
+        #expect(
+            timer.step(now: Self.at(30_000), speed: fast, trackLeftMs: nil, albumLeftMs: nil)
+                == .running(leftMs: 15_000))
+        #expect(
+            timer.step(now: Self.at(59_000), speed: slow, trackLeftMs: nil, albumLeftMs: nil) == .running(leftMs: 500))
+        #expect(timer.step(now: Self.at(60_000), speed: slow, trackLeftMs: nil, albumLeftMs: nil) == .expired)
+    }
+
     @Test func theFadeNeverRises() {
         var timer = SleepTimer(fadeMs: 4000)
         timer.set(.endOfTrack, now: Self.at(0))

@@ -88,4 +88,74 @@ import Testing
         again.kill(SIGTERM)
         #expect(again.waitForExit(timeout: .seconds(5)) == 0)
     }
+
+    /// An Ogg station: no ICY metadata, each song a new link of the chained stream whose
+    /// comments are its title, in `currentsong` and on the screen as a StreamTitle is.
+    @Test(.timeLimit(.minutes(1)))
+    func anOggStationsTitlesComeFromEachLinksComments() throws {
+        let icecast = try IcecastServer()
+        let url = try icecast.addOggChain(
+            mount: "/chain.ogg", songs: [("Ann", "Alpha"), ("Bob", "Beta"), ("Cid", "Gamma")])
+        let (harness, port) = try MPDDaemonTests.start(extra: DisplayDaemonTests.display)
+        let process = try #require(harness.process)
+        let client = try MPDTestClient(port: port)
+        #expect(client.command("clear") == ["OK"])
+        #expect(client.command("add \"\(url)\"") == ["OK"])
+        #expect(client.command("play 0") == ["OK"])
+        // Three 3 s songs in a loop: each title comes within 10 s, in the chain's order.
+        var seen: [String] = []
+        let deadline = MonotonicClock.nanoseconds() + 20_000_000_000
+        while seen.count < 4, MonotonicClock.nanoseconds() < deadline {
+            if let title = client.fields("currentsong")["Title"], title != seen.last { seen.append(title) }
+            sleepMilliseconds(100)
+        }
+        let order = ["Ann - Alpha", "Bob - Beta", "Cid - Gamma"]
+        let start = order.firstIndex(of: seen.first ?? "") ?? 0
+        #expect(seen == (0..<4).map { order[(start + $0) % 3] }, "\(seen)\n\(harness.log)")
+        #expect(client.fields("currentsong")["file"] == url)
+        #expect(client.fields("status")["state"] == "play")
+        // The screen: the station's name as the title, the song as the lyric line.
+        let shown = process.waitForOutputLine(from: 0, on: .stderr, timeout: .seconds(5)) { line in
+            line.contains("lcd| Jukebox Ogg FM | ") && order.contains { line.contains("| \($0)") }
+        }
+        #expect(shown != nil, "\(harness.log)")
+    }
+
+    /// Pause on a station against a local file in the daemon (the default deep buffer): what
+    /// reached the DAC after the pipe's bytes, once `pause` was sent.
+    @Test(.timeLimit(.minutes(1)))
+    func pauseOnAStationSilencesAsFastAsOnAFile() throws {
+        let icecast = try IcecastServer()
+        let sink = try PacedFifoSink(bytesPerSecond: 176_400, pipeSize: 4096)
+        defer { sink.stop() }
+        let media = try TemporaryDirectory(prefix: "radio-pause")
+        defer { media.remove() }
+        try InputLatencyProbe.writeFlatWAV(path: media.file("flat.wav"), seconds: 60)
+        let port = freeLoopbackPort()
+        let harness = try DaemonHarness(
+            tracks: [media.file("flat.wav")], configExtra: "[network]\nport = \(port)", device: sink.alsaDevice,
+            pacing: "device")
+        let process = try harness.start()
+        #expect(process.waitForLine(matching: "MPD protocol on", on: .stderr) != nil, "\(harness.log)")
+        #expect(sink.waitForBytes(176_400, timeoutSeconds: 20), "\(harness.log)")
+        let client = try MPDTestClient(port: port)
+        #expect(client.command("add \"\(icecast.url)\"") == ["OK"])
+        var figures: [Double] = []
+        for index in 0..<2 {
+            #expect(client.command("play \(index)") == ["OK"])
+            let from = sink.byteCount
+            let sounding = waitUntil(timeout: .seconds(10)) {
+                let id = harness.status()?.songID ?? 0
+                return sink.byteCount > from + 176_400 * 2 && (index == 0 ? id > 0 : id < 0)
+            }
+            #expect(sounding, "\(index): \(String(describing: harness.status())) \(sink.byteCount - from) B")
+            let b0 = sink.byteCount
+            let pipe = sink.pipeBytes
+            harness.send("pause")
+            MonotonicClock.sleep(nanoseconds: 700_000_000)
+            figures.append(Double(sink.byteCount - b0 - pipe) / 176.4)
+        }
+        print("daemon: pause to silence beyond the DAC's pipe: file \(figures[0]) ms, station \(figures[1]) ms")
+        #expect(figures[0] <= 20 && figures[1] <= 20, "\(figures)")
+    }
 }

@@ -95,6 +95,20 @@ import Testing
         #expect(process.waitForOutputLine(matching: "state: stop", on: .stdout) != nil)
     }
 
+    /// At 2× a 6 s timer is 6 s of the track: up after 3 s on the clock.
+    @Test func aTimedSleepCountsTrackTimeAtTheSpeed() throws {
+        let box = try SleepBox(sleep: "fade_s = 1")
+        let process = box.process
+        try process.send("speed 2")
+        #expect(process.waitForOutputLine(matching: "speed: 2", on: .stdout) != nil)
+        let sent = MonotonicClock.nanoseconds()
+        try process.send("sleep 6s")
+        #expect(process.waitForOutputLine(matching: "sleep: 6 s", on: .stdout) != nil)
+        #expect(process.waitForLine(matching: "sleep timer: time is up", on: .stderr, timeout: .seconds(10)) != nil)
+        let seconds = Double(MonotonicClock.nanoseconds() - sent) / 1e9
+        #expect(seconds > 2.9 && seconds < 4, "up after \(seconds) s on the clock")
+    }
+
     @Test func aGestureSetsTheTimerAndSleepShowsWhatIsLeft() throws {
         let box = try SleepBox(sleep: "fade_s = 1", buttons: "next_long = \"sleep 120s\"")
         let process = box.process

@@ -125,3 +125,17 @@ public struct ReconnectBackoff: Sendable, Equatable {
         return now.adding(milliseconds: delay)
     }
 }
+
+/// An Ogg station's title. Ogg streams carry no ICY metadata: each song is a new link of the
+/// chained stream, with Vorbis comments of its own.
+public enum OggStreamTitle {
+    /// `ARTIST - TITLE` (the StreamTitle Icecast makes of them for MP3 relays), the title alone,
+    /// or nil when the link has no TITLE. Field names are case-insensitive.
+    public static func of(comments: [(key: String, value: String)]) -> String? {
+        func first(_ name: String) -> String? {
+            comments.first { $0.key.uppercased() == name && !$0.value.isEmpty }?.value
+        }
+        guard let title = first("TITLE") else { return nil }
+        return first("ARTIST").map { "\($0) - \(title)" } ?? title
+    }
+}

@@ -1,7 +1,8 @@
 /// When the sleep timer ends playback.
 public enum SleepTarget: Sendable, Equatable, CustomStringConvertible {
-    /// After this long, counted from when it was set (paused time included: a child who
-    /// paused is asleep too).
+    /// After this long in track time, counted from when it was set: at 1.5× a 30 min timer
+    /// ends after 20 min on the clock, as 30 min of the book have played (paused time counts
+    /// too, at the speed set: a child who paused is asleep too).
     case after(ms: Int64)
     /// At the end of the playing track.
     case endOfTrack
@@ -82,8 +83,10 @@ public struct SleepTimer: Sendable, Equatable {
     /// The fade-out before the end.
     public let fadeMs: Int64
     public private(set) var target: SleepTarget?
-    /// For `.after`: when it ends.
-    private var deadline: Instant?
+    /// For `.after`: the track time left, in nanoseconds, at `counted`.
+    private var afterLeftNs: Int64?
+    /// When `afterLeftNs` was last brought up to date.
+    private var counted: Instant?
     /// The lowest gain given so far: a track end that moves away (a seek back) never makes
     /// the fade rise again.
     private var lowestGain: Float = 1
@@ -98,22 +101,32 @@ public struct SleepTimer: Sendable, Equatable {
         self.target = target
         lowestGain = 1
         if case .after(let ms) = target {
-            deadline = now.adding(milliseconds: ms)
+            afterLeftNs = ms &* 1_000_000
+            counted = now
         } else {
-            deadline = nil
+            afterLeftNs = nil
+            counted = nil
         }
     }
 
-    /// The step at `now`. `trackLeftMs`/`albumLeftMs`/`chapterLeftMs`: what is left to play of
+    /// The step at `now`. `speed`: the playback speed since the last step (a timed target runs
+    /// down in track time). `trackLeftMs`/`albumLeftMs`/`chapterLeftMs`: what is left to play of
     /// the current track, album and chapter (nil when nothing plays: then only a timed target
-    /// runs down; a track without chapters gives its own rest as the chapter's).
+    /// runs down; a track without chapters gives its own rest as the chapter's). All `leftMs`
+    /// are track time.
     public mutating func step(
-        now: Instant, trackLeftMs: Int64?, albumLeftMs: Int64?, chapterLeftMs: Int64? = nil
+        now: Instant, speed: PlaybackSpeed = .normal, trackLeftMs: Int64?, albumLeftMs: Int64?,
+        chapterLeftMs: Int64? = nil
     ) -> SleepStep {
         guard let target else { return .off }
+        if let leftNs = afterLeftNs, let counted, now > counted {
+            let wallNs = now.nanoseconds &- counted.nanoseconds
+            afterLeftNs = max(leftNs - wallNs / 100 * Int64(speed.hundredths), 0)
+            self.counted = now
+        }
         let left: Int64?
         switch target {
-        case .after: left = deadline.map { max($0.milliseconds(since: now), 0) }
+        case .after: left = afterLeftNs.map { ($0 + 999_999) / 1_000_000 }
         case .endOfTrack: left = trackLeftMs
         case .endOfAlbum: left = albumLeftMs
         case .endOfChapter: left = chapterLeftMs
