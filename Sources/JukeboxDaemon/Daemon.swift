@@ -246,6 +246,7 @@ final class Daemon {
             journal.continueAfter(saved.journalSequence)
         }
         perform(keeper.handle(.start(start), now: Instant.now))
+        notePlayingEpisode()
         podcasts.start()
     }
 
