@@ -251,18 +251,26 @@ final class PodcastServer: Sendable {
         }
     }
 
+    /// A sweep over a 330 Hz tone as an MP3 (`lame` with `options`), and libmpg123's decode of
+    /// it (`mpg123 -s`) as sounding frames: what the sink's frames are compared with.
+    static func sweepMP3(seconds: Int, _ options: [String]) throws -> (bytes: [UInt8], reference: [UInt32]) {
+        let media = try TemporaryDirectory(prefix: "podcast-sweep")
+        defer { media.remove() }
+        let (wav, mp3) = (media.file("ep.wav"), media.file("ep.mp3"))
+        _ = try run([
+            "sox", "-n", "-r", "44100", "-c", "2", wav, "synth", "\(seconds)", "sine", "200-2000", "sine", "330",
+        ])
+        _ = try run(["lame", "--quiet"] + options + [wav, mp3])
+        let bytes = try #require(contents(mp3))
+        return (bytes, soundingFrames(try run(["mpg123", "-q", "-s", mp3]).stdout))
+    }
+
     /// An episode played while it downloads, from a server slower than the MP3 plays (20 kB/s
     /// against ~24 kB/s): the track does not end where the download is; `status` says it is
     /// buffering while it waits; the sink gets the whole file's audio, every frame, bit-exact
     /// with libmpg123's decode of the whole file (`mpg123 -s`), then the track ends.
     @Test(.timeLimit(.minutes(1))) func anEpisodePlaysWhileItDownloads() throws {
-        let media = try TemporaryDirectory(prefix: "podcast-growing")
-        defer { media.remove() }
-        let (wav, mp3) = (media.file("ep.wav"), media.file("ep.mp3"))
-        _ = try run(["sox", "-n", "-r", "44100", "-c", "2", wav, "synth", "10", "sine", "200-2000", "sine", "330"])
-        _ = try run(["lame", "--quiet", "-V", "2", wav, mp3])
-        let bytes = try #require(Self.contents(mp3))
-        let reference = Self.soundingFrames(try run(["mpg123", "-q", "-s", mp3]).stdout)
+        let (bytes, reference) = try Self.sweepMP3(seconds: 10, ["-V", "2"])
         #expect(reference.count > 400_000)
         let url = try server.put("growing/ep.mp3", bytes) + "?rate=20000"
         let feed = try server.put("growing/feed.xml", Self.rss("Growing", [("Growing One", url, 9)]))
@@ -313,13 +321,7 @@ final class PodcastServer: Sendable {
     /// restores it at its place (within 2 s, as a long track), its download continues by Range,
     /// and the audio goes on from there, bit-exact with libmpg123's decode of the whole file.
     @Test(.timeLimit(.minutes(1))) func anEpisodeCutOffWhileItDownloadsComesBackAtItsPlace() throws {
-        let media = try TemporaryDirectory(prefix: "podcast-cut")
-        defer { media.remove() }
-        let (wav, mp3) = (media.file("ep.wav"), media.file("ep.mp3"))
-        _ = try run(["sox", "-n", "-r", "44100", "-c", "2", wav, "synth", "60", "sine", "200-2000", "sine", "330"])
-        _ = try run(["lame", "--quiet", "-b", "320", wav, mp3])
-        let bytes = try #require(Self.contents(mp3))
-        let reference = Self.soundingFrames(try run(["mpg123", "-q", "-s", mp3]).stdout)
+        let (bytes, reference) = try Self.sweepMP3(seconds: 60, ["-b", "320"])
         let url = try server.put("cutoff/ep.mp3", bytes) + "?rate=200000"
         let feed = try server.put("cutoff/feed.xml", Self.rss("Cutoff", [("Cutoff One", url, 7)]))
         let sink = try PacedFifoSink(bytesPerSecond: 176_400, pipeSize: 4096)
