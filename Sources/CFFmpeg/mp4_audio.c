@@ -503,6 +503,8 @@ void jb_mp4_get_info(const jb_mp4 *m, jb_mp4_info *info) {
     info->delay = m->smpb_delay;
     info->padding = m->smpb_padding;
     info->covers_skipped = m->patch_count;
+    const AVChannelLayout *layout = &m->codec->ch_layout;
+    info->channel_mask = layout->order == AV_CHANNEL_ORDER_NATIVE ? layout->u.mask : 0;
 }
 
 int64_t jb_mp4_position(const jb_mp4 *m) { return m->position; }

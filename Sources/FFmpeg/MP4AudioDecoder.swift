@@ -35,6 +35,9 @@ public final class MP4AudioDecoder {
     public let codec: MP4Codec
     public let rate: Int
     public let channels: Int
+    /// Where the channels sound (FFmpeg's `AV_CH_*` bits, WAVE's), in channel order by bit;
+    /// 0 when FFmpeg gives no positions.
+    public let channelMask: UInt64
     /// ALAC: the source's bit depth (16, 20, 24 or 32); AAC: nil (it decodes to float).
     public let bitsPerSample: Int?
     /// The exact length in frames, encoder delay and padding removed; for a truncated file,
@@ -74,6 +77,7 @@ public final class MP4AudioDecoder {
         codec = Int(info.codec) == JB_MP4_ALAC ? .alac : .aac
         rate = Int(info.rate)
         channels = Int(info.channels)
+        channelMask = info.channel_mask
         bitsPerSample = info.bits > 0 ? Int(info.bits) : nil
         totalFrames = info.frames
         iTunesGapless = info.delay >= 0 ? (info.delay, info.padding) : nil

@@ -57,11 +57,14 @@ public protocol AudioDecoder: AnyObject {
     func seek(toFrame frame: Int64, hint: SeekHint?) throws -> Bool
     /// The file's ReplayGain tags; nil when it has none.
     var replayGain: ReplayGainInfo? { get }
+    /// Where each of `format`'s channels is meant to sound, in channel order.
+    var speakers: [SpeakerPosition] { get }
 }
 
 extension AudioDecoder {
     public var seekHint: SeekHint? { nil }
     public var replayGain: ReplayGainInfo? { nil }
+    public var speakers: [SpeakerPosition] { .standard(channels: format.channels) }
 
     public func seek(toFrame frame: Int64, hint: SeekHint?) throws -> Bool {
         try seek(toFrame: frame)

@@ -124,7 +124,8 @@ extension AudioFileKind {
 
 /// Opens the right decoder for a file (see `AudioFileKind.of`), or for a live stream when
 /// `path` is an http(s) URL and `streams` (a pipeline's) is given (`StreamDecoder`), or for a
-/// file still downloading when `growing` has it (`GrowingFileDecoder`).
+/// file still downloading when `growing` has it (`GrowingFileDecoder`); a file of more than
+/// two channels comes mixed down to stereo (`DownmixedDecoder`).
 public func openDecoder(path: String, streams: LiveStreams? = nil, growing: GrowingFiles? = nil) throws
     -> any AudioDecoder
 {
@@ -132,6 +133,6 @@ public func openDecoder(path: String, streams: LiveStreams? = nil, growing: Grow
         guard let streams else { throw AudioFileError(path: path, reason: "a stream plays only in the pipeline") }
         return try StreamDecoder(url: path, logger: Logger(label: "jukebox.radio"), streams: streams)
     }
-    if let file = growing?.file(path: path) { return try GrowingFileDecoder(file) }
-    return try AudioFileKind.of(path: path).open(path)
+    if let file = growing?.file(path: path) { return DownmixedDecoder(try GrowingFileDecoder(file)) }
+    return DownmixedDecoder(try AudioFileKind.of(path: path).open(path))
 }

@@ -14,6 +14,8 @@ import Logging
 public final class AudioPipeline: @unchecked Sendable {
     static let chunkFrames = 2048
     static let maxChannels = 2
+    /// The most channels a file may have: the formats place at most eight (`SpeakerPosition`).
+    static let maxSourceChannels = 8
 
     let config: AudioOutputConfig
     let playedAudio: PlayedAudioRing?

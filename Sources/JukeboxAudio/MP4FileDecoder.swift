@@ -19,6 +19,13 @@ public final class MP4FileDecoder: AudioDecoder {
     }
 
     public var lengthFrames: Int64? { decoder.totalFrames }
+    /// From the freeform atoms `----:com.apple.iTunes:replaygain_track_gain` (and `_peak`,
+    /// album), which FFmpeg names by their `name`, as MPD's FFmpeg decoder reads them.
+    public var replayGain: ReplayGainInfo? { ReplayGainInfo(tags: decoder.tags) }
+    /// FFmpeg's channel layout; without one, WAVE's order.
+    public var speakers: [SpeakerPosition] {
+        .wave(mask: decoder.channelMask, channels: format.channels) ?? .standard(channels: format.channels)
+    }
 
     public func read(into buffer: UnsafeMutablePointer<Int16>, capacityFrames: Int) throws -> DecodeResult {
         let samples = capacityFrames * format.channels

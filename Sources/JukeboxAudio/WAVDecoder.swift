@@ -2,7 +2,7 @@ import Glibc
 import JukeboxCore
 import LinuxSupport
 
-/// A pure-Swift RIFF/WAVE reader: integer PCM of 8, 16, 24 or 32 bits, 1 or 2 channels,
+/// A pure-Swift RIFF/WAVE reader: integer PCM of 8, 16, 24 or 32 bits, 1 to 8 channels,
 /// WAVE_FORMAT_PCM or WAVE_FORMAT_EXTENSIBLE with the PCM subformat. Odd-sized chunks are
 /// padded; a data chunk that claims more than the file holds is read up to the end of the file.
 /// Output is S16 (wider samples are narrowed with TPDF dither, 8-bit is unsigned and shifted up).
@@ -10,6 +10,8 @@ public final class WAVDecoder: AudioDecoder {
     public let path: String
     public let format: AudioFormat
     public let bitsPerSample: Int
+    /// WAVE_FORMAT_EXTENSIBLE's channel mask, else WAVE's order.
+    public let speakers: [SpeakerPosition]
     private let fd: FileDescriptor
     private let dataOffset: Int64
     private let dataFrames: Int64
@@ -49,7 +51,7 @@ public final class WAVDecoder: AudioDecoder {
             throw AudioFileError(path: path, reason: "not a RIFF/WAVE file")
         }
         var offset: Int64 = 12
-        var fmt: (tag: Int, channels: Int, rate: Int, align: Int, bits: Int)?
+        var fmt: (tag: Int, channels: Int, rate: Int, align: Int, bits: Int, mask: UInt64)?
         var data: (offset: Int64, size: Int64)?
         while offset + 8 <= fileSize, data == nil || fmt == nil {
             let h = try bytes(offset, 8)
@@ -60,13 +62,15 @@ public final class WAVDecoder: AudioDecoder {
                 let f = try bytes(offset + 8, Int(min(size, 40)))
                 guard f.count >= 16 else { throw AudioFileError(path: path, reason: "short fmt chunk") }
                 var tag = u16(f, 0)
+                var mask: UInt64 = 0
                 if tag == 0xFFFE {
                     guard f.count >= 26 else {
                         throw AudioFileError(path: path, reason: "short WAVE_FORMAT_EXTENSIBLE")
                     }
                     tag = u16(f, 24)  // first two bytes of the SubFormat GUID
+                    mask = UInt64(u32(f, 20))
                 }
-                fmt = (tag, u16(f, 2), Int(u32(f, 4)), u16(f, 12), u16(f, 14))
+                fmt = (tag, u16(f, 2), Int(u32(f, 4)), u16(f, 12), u16(f, 14), mask)
             } else if id == "data" {
                 let available = fileSize - (offset + 8)
                 let claimed = (size == 0 || size == 0xFFFF_FFFF) ? available : size
@@ -77,14 +81,13 @@ public final class WAVDecoder: AudioDecoder {
         guard let fmt else { throw AudioFileError(path: path, reason: "no fmt chunk") }
         guard let data else { throw AudioFileError(path: path, reason: "no data chunk") }
         guard fmt.tag == 1 else { throw AudioFileError(path: path, reason: "unsupported WAVE format tag \(fmt.tag)") }
-        guard (1...2).contains(fmt.channels) else {
-            throw AudioFileError(path: path, reason: "unsupported channel count \(fmt.channels)")
-        }
+        try checkChannels(fmt.channels, path)
         guard [8, 16, 24, 32].contains(fmt.bits), fmt.rate > 0 else {
             throw AudioFileError(path: path, reason: "unsupported \(fmt.bits)-bit PCM at \(fmt.rate) Hz")
         }
         let align = fmt.channels * fmt.bits / 8
         format = AudioFormat(rate: fmt.rate, channels: fmt.channels)
+        speakers = .wave(mask: fmt.mask, channels: fmt.channels) ?? .standard(channels: fmt.channels)
         bitsPerSample = fmt.bits
         blockAlign = align
         dataOffset = data.offset

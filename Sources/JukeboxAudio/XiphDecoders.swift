@@ -4,15 +4,16 @@ import Opus
 import Vorbis
 
 // The pipeline's decoders for FLAC, Ogg Vorbis and Opus, over the wrappers. Each gives S16
-// interleaved PCM in mono or stereo (the ring and the output hold at most two channels) and
+// interleaved PCM in the file's channels (more than two are mixed down by `DownmixedDecoder`) and
 // the exact length: FLAC from STREAMINFO, Vorbis and Opus from the last granule position
 // (libopusfile drops the pre-skip and trims the end). Seeks are sample-exact and fast
 // (SEEKTABLE or bisection), so these formats need no `SeekHint` to resume.
 
-/// Refuses more than two channels (the ring and the output carry at most two).
+/// Refuses more than eight channels (the formats define where at most eight sound; more
+/// than two are mixed down to stereo by `DownmixedDecoder`).
 func checkChannels(_ channels: Int, _ path: String) throws(AudioFileError) {
-    guard (1...AudioPipeline.maxChannels).contains(channels) else {
-        throw AudioFileError(path: path, reason: "\(channels) channels: only mono and stereo are played")
+    guard (1...AudioPipeline.maxSourceChannels).contains(channels) else {
+        throw AudioFileError(path: path, reason: "\(channels) channels: at most 8 are played")
     }
 }
 
@@ -108,7 +109,7 @@ private struct LinkCarry {
         }
         var filled = 0
         // Room for a frame of the widest link: the libraries want whole frames of it.
-        while (capacityFrames - filled) * format.channels >= AudioPipeline.maxChannels {
+        while (capacityFrames - filled) * format.channels >= AudioPipeline.maxSourceChannels {
             let start = buffer + filled * format.channels
             let (frames, link) = try decode(
                 UnsafeMutableBufferPointer(start: start, count: (capacityFrames - filled) * format.channels))
@@ -146,8 +147,9 @@ public final class VorbisFileDecoder: AudioDecoder, OggLinks {
     }
 
     public var lengthFrames: Int64? { decoder.totalFrames }
-    /// From the Vorbis comments (REPLAYGAIN_TRACK_GAIN, ...; not Opus's R128_TRACK_GAIN yet).
+    /// From the Vorbis comments (REPLAYGAIN_TRACK_GAIN, ...).
     public var replayGain: ReplayGainInfo? { ReplayGainInfo(tags: decoder.comments) }
+    public var speakers: [SpeakerPosition] { .vorbis(channels: format.channels) }
 
     public func read(into buffer: UnsafeMutablePointer<Int16>, capacityFrames: Int) throws -> DecodeResult {
         let decoder = self.decoder
@@ -181,8 +183,11 @@ public final class OpusFileDecoder: AudioDecoder, OggLinks {
     }
 
     public var lengthFrames: Int64? { decoder.totalFrames }
-    /// From the Vorbis comments (REPLAYGAIN_TRACK_GAIN, ...; not Opus's R128_TRACK_GAIN yet).
-    public var replayGain: ReplayGainInfo? { ReplayGainInfo(tags: decoder.comments) }
+    /// From R128_TRACK_GAIN and R128_ALBUM_GAIN, as MPD takes them (REPLAYGAIN_* comments are
+    /// not read in Opus files, as MPD does not read them there).
+    public var replayGain: ReplayGainInfo? { ReplayGainInfo(opusComments: decoder.comments) }
+    /// Channel mapping family 1's order is Vorbis's (and families 0 and 255 place none).
+    public var speakers: [SpeakerPosition] { .vorbis(channels: format.channels) }
 
     public func read(into buffer: UnsafeMutablePointer<Int16>, capacityFrames: Int) throws -> DecodeResult {
         let decoder = self.decoder

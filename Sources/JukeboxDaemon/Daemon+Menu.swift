@@ -54,7 +54,7 @@ extension Daemon {
         switch (event.control, event.gesture) {
         case ("switch", .short): menuEvent = .press
         case ("switch", .long): menuEvent = .back
-        case ("next", .short): menuEvent = .playNext
+        case _ where ControlMap(config: config).menuPlayNext?.matches(event) == true: menuEvent = .playNext
         case ("switch", _): menuEvent = nil
         default: return false
         }

@@ -134,6 +134,7 @@ final class Daemon {
         self.config = config
         self.logger = logger
         self.signals = signals
+        menu.timeoutMs = config.menu.timeoutMs
         serviceManager = ServiceManagerLink(notifier: ServiceNotifier.fromEnvironment(), logger: logger)
         let wakeup = try WakeupEvent()
         self.wakeup = wakeup

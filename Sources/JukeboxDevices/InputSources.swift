@@ -83,15 +83,24 @@ final class GPIOEdgeSource: EdgeEventSource {
 
     var fds: [Int32] { Array(requests.keys).sorted() }
 
+    /// Reads every line of the chip, not only `fd`'s, and returns the edges in the order they
+    /// happened. Each line has its own fd and queue (uAPI v1): read one after the other, an
+    /// encoder's A and B edges came out of order whenever the loop was more than one
+    /// transition behind, and the decoder lost the clicks (on the virtual board's gpio-sim,
+    /// 1-2 of 5 clicks at 10 ms per transition).
     func read(fd: Int32, now: Instant) throws -> [InputReading] {
-        guard let (request, signal) = requests[fd] else { return [] }
-        return try request.readEvents().map { event in
-            // The kernel stamps line events with CLOCK_MONOTONIC (Linux 5.7 and later), the
-            // clock the control loop runs on; an older kernel's realtime stamp is replaced.
-            let stamped = Instant(nanoseconds: event.timestampNs)
-            let at = abs(now.nanoseconds - stamped.nanoseconds) < 10_000_000_000 ? stamped : now
-            return .edge(signal, active: event.active, at: at)
+        guard requests[fd] != nil else { return [] }
+        var edges: [(at: Instant, order: Int, reading: InputReading)] = []
+        for (request, signal) in requests.values {
+            for event in try request.readEvents() {
+                // The kernel stamps line events with CLOCK_MONOTONIC (Linux 5.7 and later), the
+                // clock the control loop runs on; an older kernel's realtime stamp is replaced.
+                let stamped = Instant(nanoseconds: event.timestampNs)
+                let at = abs(now.nanoseconds - stamped.nanoseconds) < 10_000_000_000 ? stamped : now
+                edges.append((at, edges.count, .edge(signal, active: event.active, at: at)))
+            }
         }
+        return edges.sorted { ($0.at, $0.order) < ($1.at, $1.order) }.map(\.reading)
     }
 }
 

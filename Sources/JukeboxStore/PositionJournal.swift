@@ -40,6 +40,8 @@ public final class PositionJournal {
         (magic, recordSize), (Array("JBP3".utf8), version3Size), (Array("JBP2".utf8), version2Size),
         (Array("JBPJ".utf8), 32),
     ]
+    /// A journal file's length: one 4 KiB file system block.
+    static let fileSize = 4096
     static let version3Size = 48
     static let version2Size = 40
 
@@ -118,6 +120,14 @@ public final class PositionJournal {
         self.sequence = 0
         self.sequence = read()?.sequence ?? 0
         if direct {
+            // A record ending at the end of the file makes the kernel zero the rest of its file
+            // system block with it (iomap's tail zeroing past EOF): 4 KiB per checkpoint instead
+            // of the sector. A file one block long keeps each write to its sector.
+            if let info = try? FileSystem.status(path), info.st_mode & S_IFMT == S_IFREG,
+                info.st_size < Self.fileSize
+            {
+                try? file.truncate(to: Self.fileSize)
+            }
             do {
                 directFile = try FileDescriptor(path: path, flags: O_RDWR | FileDescriptor.directIO)
             } catch {

@@ -33,14 +33,28 @@ public final class BoardInputDevice {
 
     /// Sends events in order, each with a SYN_REPORT; `.pause(ms)` waits between them.
     public func send(_ events: [Event]) throws {
-        let words = events.map { event in
+        try board.check("echo '\(Self.words(events))' > \(fifo)")
+    }
+
+    /// `send`, returning the guest's CLOCK_MONOTONIC in ns (/proc/timer_list's "now at") read
+    /// just before the events go to the device: a latency's start on the guest's clock.
+    public func sendTimed(_ events: [Event]) throws -> Int64 {
+        let now = try board.check(
+            "sed -n 's/^now at \\([0-9]*\\) nsecs$/\\1/p;3q' /proc/timer_list; echo '\(Self.words(events))' > \(fifo)")
+        guard let ns = Int64(now.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            throw VirtualBoard.Failure("no time in /proc/timer_list: \(now)")
+        }
+        return ns
+    }
+
+    private static func words(_ events: [Event]) -> String {
+        events.map { event in
             switch event {
             case .key(let code, let pressed): "1 \(code) \(pressed ? 1 : 0)"
             case .relative(let code, let value): "2 \(code) \(value)"
             case .pause(let ms): "-1 0 \(ms)"
             }
-        }
-        try board.check("echo '\(words.joined(separator: " "))' > \(fifo)")
+        }.joined(separator: " ")
     }
 
     /// A press and release of `code`, held `ms` (longer than the daemon's debounce, shorter

@@ -6,11 +6,17 @@ import LinuxSupport
 /// Measures how long an input edge takes to change the audio, through the real daemon:
 /// `jukeboxd --input-replay-fifo` takes the edges (as GPIO lines would give them, with
 /// kernel-style timestamps and contact bounce), its audio goes to a `PacedFifoSink` (a
-/// virtual DAC at 176,400 B/s). Used by a test and by `jukebox-bench --only input`.
+/// virtual DAC). Used by a test and by `jukebox-bench --only input`.
+///
+/// The DAC takes one period per period time, as a sound card written a period at a time:
+/// it plays 88.2 kHz stereo S16 (352,800 B/s), so a 10 ms period (3,528 B) fills the FIFO's
+/// one 4 KiB page and the next is taken only when that one has played. (At 44.1 kHz two
+/// periods fit the page and the DAC took them two at a time, 20 ms apart: a press confirmed
+/// in the debounce window after the page emptied let two periods through, 26 ms p95.)
 ///
 /// The figure is the one `LatencyTests` uses for console commands: just before the edge,
 /// note the bytes the DAC has received (B0) and what its pipe holds (P); the latency is the
-/// audio that still arrived unchanged after those, (first changed byte − B0 − P) / 176.4 ms.
+/// audio that still arrived unchanged after those, (first changed byte − B0 − P) / byte rate.
 /// The DAC's own FIFO is not the player's latency; ALSA's buffer and period are.
 public enum InputLatencyProbe {
     /// Milliseconds from the edge to the first changed audio, per sample.
@@ -27,18 +33,20 @@ public enum InputLatencyProbe {
         public var description: String
     }
 
-    static let byteRate = 176_400.0
+    /// The DAC's rate (see above): the daemon plays the file at it, as a card that takes it.
+    public static let dacRate = 88_200
     public static let level: Int16 = 16000
 
     /// Runs `volumeSamples` knob clicks (alternately down and up) and `pauseSamples`
     /// pause/resume presses against `jukeboxd` (a binary path), in `directory`.
     public static func run(
         jukeboxd: String, directory: String, volumeSamples: Int, pauseSamples: Int, periodMs: Int = 10,
-        bufferMs: Int = 40
+        bufferMs: Int = 40, rate: Int = dacRate
     ) throws -> Result {
+        let byteRate = Double(rate * 4)
         let music = directory + "/music"
         try FileManager.default.createDirectory(atPath: music, withIntermediateDirectories: true)
-        try writeFlatWAV(path: music + "/flat.wav", seconds: 60)
+        try writeFlatWAV(path: music + "/flat.wav", seconds: 60, rate: rate)
         let sink = try PacedFifoSink(bytesPerSecond: Int(byteRate), pipeSize: 4096)
         defer { sink.stop() }
         let fifo = directory + "/edges.fifo"
@@ -161,9 +169,10 @@ public enum InputLatencyProbe {
         return Int16(bitPattern: UInt16(bytes[offset]) | UInt16(bytes[offset + 1]) << 8)
     }
 
-    /// A constant 44.1 kHz stereo S16 WAV (by default a level where any volume change shows).
-    public static func writeFlatWAV(path: String, seconds: Int, level: Int16 = level) throws {
-        let frames = 44_100 * seconds
+    /// A constant stereo S16 WAV, 44.1 kHz unless told (by default a level where any volume
+    /// change shows).
+    public static func writeFlatWAV(path: String, seconds: Int, level: Int16 = level, rate: Int = 44_100) throws {
+        let frames = rate * seconds
         var data = [UInt8]()
         data.reserveCapacity(44 + frames * 4)
         func u32(_ v: UInt32) { withUnsafeBytes(of: v.littleEndian) { data += $0 } }
@@ -174,8 +183,8 @@ public enum InputLatencyProbe {
         u32(16)
         u16(1)
         u16(2)
-        u32(44_100)
-        u32(176_400)
+        u32(UInt32(rate))
+        u32(UInt32(rate * 4))
         u16(4)
         u16(16)
         data += Array("data".utf8)

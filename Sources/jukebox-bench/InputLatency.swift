@@ -1,5 +1,6 @@
 // Section 8: input edge → audible change, through jukeboxd's input path (the hidden
-// --input-replay-fifo source, fed like GPIO lines with bounce) to a paced virtual DAC.
+// --input-replay-fifo source, fed like GPIO lines with bounce) to a paced virtual DAC that
+// takes one period per period time (InputLatencyProbe).
 import Foundation
 import JukeboxTestSupport
 

@@ -15,7 +15,7 @@ struct JukeboxBench: ParsableCommand {
             memory (RSS while playing in real time), disk (writes and fsyncs per hour), \
             startup (exec -> first sample on auto-resume), scan (2,000-file library scan), \
             instructions (callgrind instruction counts of the cpu case), \
-            mp4 (AAC in MP4 against ffmpeg: CPU per minute, and RSS while playing beside MP3), \
+            mp4 (AAC in MP4 against ffmpeg: CPU per minute, and RSS while playing AAC and ALAC beside MP3), \
             cards (an NFC/RFID card read -> the first sample of its music at a paced sink), \
             vboard (boot to music on the virtual board: qemu, Debian's kernel, snd-aloop). \
             Prints a table (metric | jukeboxd | peer | ratio | target | verdict) and writes it to <work>/results.md.

@@ -3,25 +3,26 @@ import Glibc
 import JukeboxTestSupport
 
 // Section "mp4": AAC in MP4, decoded through FFmpeg (loaded by the first MP4 file), against
-// `ffmpeg` decoding the same file to raw PCM; and what playing it costs in memory, beside MP3
-// in the same run (FFmpeg's 130 libraries are loaded only then).
+// `ffmpeg` decoding the same file to raw PCM; and what playing it and ALAC costs in memory,
+// beside MP3 in the same run (FFmpeg's 130 libraries are loaded only then).
 
 extension Bench {
-    /// The 180 s material signal as AAC (ffmpeg's native encoder, 128 kbit/s), and its first
-    /// second, each alone in a folder.
-    private func aacMaterial() throws -> (long: String, short: String) {
+    /// The 180 s material signal as AAC (ffmpeg's native encoder, 128 kbit/s) and as ALAC,
+    /// and the AAC's first second, each alone in a folder.
+    private func mp4Material() throws -> (long: String, short: String, alac: String) {
         let long = "\(material.music)/mp4-aac/music_aac.m4a"
         let short = "\(material.music)/mp4-1s/one-second.m4a"
-        for (path, duration) in [(long, "180"), (short, "1")] where !fileExists(path) {
+        let alac = "\(material.music)/mp4-alac/music_alac.m4a"
+        let aac = ["-c:a", "aac", "-b:a", "128k"]
+        for (path, duration, codec) in [(long, "180", aac), (short, "1", aac), (alac, "180", ["-c:a", "alac"])]
+        where !fileExists(path) {
             try mkdirs(dirOf(path))
             let (e, _) = try runTimed(
-                [
-                    "ffmpeg", "-nostdin", "-v", "error", "-y", "-i", "\(material.src)/music.wav", "-t", duration,
-                    "-c:a", "aac", "-b:a", "128k", path,
-                ], stderr: .inherit)
+                ["ffmpeg", "-nostdin", "-v", "error", "-y", "-i", "\(material.src)/music.wav", "-t", duration]
+                    + codec + [path], stderr: .inherit)
             guard e.exited && e.exitCode == 0 else { throw BenchError("ffmpeg could not encode \(path): \(e.text)") }
         }
-        return (long, short)
+        return (long, short, alac)
     }
 
     func sectionMP4() {
@@ -31,8 +32,8 @@ extension Bench {
             report.error("mp4", "ffmpeg not installed")
             return
         }
-        let files: (long: String, short: String)
-        do { files = try aacMaterial() } catch {
+        let files: (long: String, short: String, alac: String)
+        do { files = try mp4Material() } catch {
             report.error("mp4", "\(error)")
             return
         }
@@ -72,9 +73,9 @@ extension Bench {
         }
 
         let window = quick ? 10 : 20
-        note("\n   peak RSS while playing in real time (\(window) s window): MP3 (music_v2), then AAC")
+        note("\n   peak RSS while playing in real time (\(window) s window): MP3 (music_v2), then AAC, then ALAC")
         var peaks: [String: MemSample] = [:]
-        for (kind, file) in [("MP3", material.v2), ("AAC", files.long)] {
+        for (kind, file) in [("MP3", material.v2), ("AAC", files.long), ("ALAC", files.alac)] {
             peaks[kind] = jbSide("mp4") { jb in
                 let peak = try playingPeak(
                     jb, musicDir: dirOf(file), dir: "\(work)/mp4-rss-\(kind)", label: "paced", window: window)
@@ -82,12 +83,14 @@ extension Bench {
                 return peak
             }
         }
-        report.add(
-            Row(
-                section: "mp4", metric: "peak RSS (VmHWM) while playing AAC, beside MP3 in the same run",
-                jukeboxd: peaks["AAC"].map { mib($0.hwm) } ?? "error",
-                peer: peaks["MP3"].map { "\(mib($0.hwm)) (jukeboxd playing MP3)" } ?? "error",
-                ratio: Report.ratio(peaks["AAC"].map { Double($0.hwm) }, peaks["MP3"].map { Double($0.hwm) }),
-                target: "≤ 16 MiB", verdict: peaks["AAC"].map { $0.hwm <= 16 * 1024 ? "PASS" : "FAIL" } ?? "ERROR"))
+        for kind in ["AAC", "ALAC"] {
+            report.add(
+                Row(
+                    section: "mp4", metric: "peak RSS (VmHWM) while playing \(kind), beside MP3 in the same run",
+                    jukeboxd: peaks[kind].map { mib($0.hwm) } ?? "error",
+                    peer: peaks["MP3"].map { "\(mib($0.hwm)) (jukeboxd playing MP3)" } ?? "error",
+                    ratio: Report.ratio(peaks[kind].map { Double($0.hwm) }, peaks["MP3"].map { Double($0.hwm) }),
+                    target: "≤ 16 MiB", verdict: peaks[kind].map { $0.hwm <= 16 * 1024 ? "PASS" : "FAIL" } ?? "ERROR"))
+        }
     }
 }

@@ -45,17 +45,15 @@ extension Bench {
         } catch {
             report.error("vboard", "\(error)")
         }
+        do {
+            try measureBesideMPD(music: "tone.wav", folder: try makeToneFolder())
+        } catch {
+            report.error("vboard", "beside MPD: \(error)")
+        }
     }
 
     private func measureBootToMusic(rounds: Int) throws -> (kernel: Stat, exec: Stat, boot: Stat) {
-        let folder = try TemporaryDirectory(prefix: "jukebox-bench-vboard")
-        try mkdirs(folder.file("music"))
-        let tone = try run([
-            "sox", "-D", "-n", "-r", "44100", "-c", "2", "-b", "16", folder.file("music/tone.wav"), "synth", "60",
-            "sine",
-            "440", "vol", "0.5",
-        ])
-        guard tone.status == 0 else { throw BenchError("sox: \(tone.stderrText)") }
+        let folder = try makeToneFolder()
         let state = folder.file("state.img")
         try VirtualBoard.makeStateDisk(at: state)
         let config = DaemonConfig(
@@ -103,42 +101,19 @@ extension Bench {
             kernel.append(firstSample * 1000)
             exec.append((firstSample - startTicks / 100) * 1000)
             boot.append(board.bootSeconds)
-            if round == rounds - 1 { try measurePlayback(board: board, pid: daemon.pid) }
         }
         return (Stat(kernel), Stat(exec), Stat(boot))
     }
 
-    /// The daemon playing in real time on the board (10 ms periods into snd-aloop): its CPU
-    /// (utime + stime, 10 ms ticks) and its threads' context switches over a window, from the
-    /// guest's /proc. For the output thread's efficiency work; no peer in the image yet.
-    private func measurePlayback(board: VirtualBoard, pid: Int) throws {
-        func sample() throws -> (ticks: Double, switches: Double, at: Double) {
-            let out = try board.check(
-                "cut -d' ' -f14,15 /proc/\(pid)/stat; cat /proc/\(pid)/task/*/status | grep ctxt_switches")
-            let lines = out.split(separator: "\n")
-            let ticks = lines.first?.split(separator: " ").compactMap { Double($0) }.reduce(0, +) ?? .nan
-            let switches = lines.dropFirst().compactMap { Double($0.split(separator: "\t").last ?? "") }.reduce(0, +)
-            return (ticks, switches, Clock.seconds())
-        }
-        let window = quick ? 10.0 : 30.0
-        let a = try sample()
-        Clock.sleep(window)
-        let b = try sample()
-        let seconds = b.at - a.at
-        let cpuPerMinute = (b.ticks - a.ticks) / 100 * 60 / seconds
-        let wakeups = (b.switches - a.switches) / seconds
-        note(
-            "vboard: playing in real time (10 ms periods, snd-aloop), \(f(seconds, 0)) s: CPU \(f(cpuPerMinute, 2)) s per minute, \(f(wakeups, 0)) context switches per second"
-        )
-        let accelerator = VirtualBoard.accelerator.uppercased()
-        report.add(
-            Row(
-                section: "vboard",
-                metric: "CPU s per minute, real-time playback into snd-aloop, virtual board (\(accelerator))",
-                jukeboxd: f(cpuPerMinute, 2), peer: "—", ratio: "—", target: "", verdict: ""))
-        report.add(
-            Row(
-                section: "vboard", metric: "context switches per s (all threads), same",
-                jukeboxd: f(wakeups, 0), peer: "—", ratio: "—", target: "", verdict: ""))
+    /// A host folder for the board with `music/tone.wav`: a minute of 440 Hz at 44.1 kHz.
+    func makeToneFolder() throws -> TemporaryDirectory {
+        let folder = try TemporaryDirectory(prefix: "jukebox-bench-vboard")
+        try mkdirs(folder.file("music"))
+        let tone = try run([
+            "sox", "-D", "-n", "-r", "44100", "-c", "2", "-b", "16", folder.file("music/tone.wav"), "synth", "60",
+            "sine", "440", "vol", "0.5",
+        ])
+        guard tone.status == 0 else { throw BenchError("sox: \(tone.stderrText)") }
+        return folder
     }
 }

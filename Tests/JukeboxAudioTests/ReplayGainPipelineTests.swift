@@ -5,16 +5,22 @@ import JukeboxTestSupport
 import Testing
 
 /// ReplayGain from Vorbis comments: each Xiph format played once with ReplayGain off and once
-/// in track mode through ALSA's file PCM; the second is the first at half amplitude.
+/// in track mode through ALSA's file PCM; the second is the first at half amplitude. Opus
+/// takes R128_TRACK_GAIN (1/256 dB, +5 dB) as MPD does, not REPLAYGAIN_* (given +10 dB here,
+/// which MPD ignores in Opus files).
 @Suite struct ReplayGainPipelineTests {
     @Test(arguments: XiphFormat.allCases)
     func vorbisCommentGainHalvesTheSamples(format: XiphFormat) throws {
         let directory = try TemporaryDirectory(prefix: "jb-rg-\(format)")
         defer { directory.remove() }
         let media = EncodedMedia(directory: directory.path)
-        let file = try media.encode(
-            try media.wav("gain.wav", seconds: 1), as: format,
-            tags: [("REPLAYGAIN_TRACK_GAIN", "-6.02 dB"), ("REPLAYGAIN_TRACK_PEAK", "0.71")])
+        let tags =
+            format == .opus
+            ? [("R128_TRACK_GAIN", "-2821"), ("REPLAYGAIN_TRACK_GAIN", "+10 dB")]
+            : [("REPLAYGAIN_TRACK_GAIN", "-6.02 dB"), ("REPLAYGAIN_TRACK_PEAK", "0.71")]
+        // -2821 / 256 + 5 = -6.0195 dB.
+        let scale = format == .opus ? 0.500_061_5 : 0.500_03
+        let file = try media.encode(try media.wav("gain.wav", seconds: 1), as: format, tags: tags)
         func play(_ mode: ReplayGainMode) -> [Int16] {
             let output = directory.file("\(mode).raw")
             let h = Harness(device: "file:'\(output)',raw")
@@ -26,7 +32,7 @@ import Testing
         let plain = play(.off)
         let gained = play(.track)
         #expect(plain.count == gained.count && !plain.isEmpty)
-        let worst = zip(plain, gained).map { abs((Double($0) * 0.50003).rounded() - Double($1)) }.max() ?? 99
+        let worst = zip(plain, gained).map { abs((Double($0) * scale).rounded() - Double($1)) }.max() ?? 99
         #expect(worst <= 1, "largest difference from half of the ungained output: \(worst)")
     }
 }

@@ -121,6 +121,54 @@ import Testing
         #expect(ControlMap(config: without).profiles["switch"] == GestureDetector.Profile([.short]))
     }
 
+    @Test func theMenusTimeoutAndPlayNextGestureFromTheFile() throws {
+        let defaults = ControlMap(config: JukeboxConfig(musicDir: "/m"))
+        #expect(defaults.menuPlayNext == ControlMap.ButtonGesture(button: "next", gesture: .short))
+        #expect(JukeboxConfig(musicDir: "/m").menu.timeoutMs == 30_000)
+        let (config, diagnostics) = Self.validate([
+            Entry(table: "menu", key: "timeout_s", value: .integer(12), line: 3),
+            Entry(table: "menu", key: "play_next", value: .string("switch_double"), line: 4),
+        ])
+        #expect(diagnostics.isEmpty)
+        let value = try #require(config)
+        #expect(value.menu.timeoutMs == 12_000)
+        let map = ControlMap(config: value)
+        let playNext = try #require(map.menuPlayNext)
+        #expect(playNext.matches(GestureEvent(control: "switch", gesture: .double, at: .zero)))
+        #expect(!playNext.matches(GestureEvent(control: "next", gesture: .short, at: .zero)))
+        // The switch's double press is detected (its press now waits for a second one); next's
+        // press is no menu gesture any more, and next has its own mappings.
+        #expect(map.profiles["switch"] == GestureDetector.Profile([.short, .long, .double]))
+        #expect(map.profiles["next"] == GestureDetector.Profile([.short, .long, .repeated]))
+        var none = value
+        none.menu.playNext = "none"
+        #expect(ControlMap(config: none).menuPlayNext == nil)
+        #expect(ControlMap(config: none).profiles["switch"] == GestureDetector.Profile([.short, .long]))
+    }
+
+    @Test func badMenuKeysAreReportedWithTheirLines() {
+        let (config, diagnostics) = Self.validate([
+            Entry(table: "menu", key: "timeout_s", value: .integer(2), line: 3),
+            Entry(table: "menu", key: "play_next", value: .string("nxt_short"), line: 4),
+            Entry(table: "menu", key: "timeout", value: .integer(20), line: 5),
+        ])
+        #expect(config == nil)
+        #expect(
+            diagnostics == [
+                "j.toml:3: menu.timeout_s: must be between 5 and 3600, found 2",
+                "j.toml:5: menu.timeout: unknown key 'timeout'; did you mean 'timeout_s'?",
+                "j.toml:4: menu.play_next: must be <button>_<gesture> (buttons: play_pause, next, previous, switch; "
+                    + "gestures: short, double, long, repeat, very_long) or 'none', found 'nxt_short'; "
+                    + "did you mean 'next_short'?",
+            ])
+        let (_, taken) = Self.validate([Entry(table: "menu", key: "play_next", value: .string("switch_long"), line: 6)])
+        #expect(
+            taken == [
+                "j.toml:6: menu.play_next: switch_long goes back in the menu; take another gesture, e.g. "
+                    + "'next_short' or 'switch_double'"
+            ])
+    }
+
     @Test func badControlKeysAreReportedWithTheirLines() {
         let (config, diagnostics) = Self.validate([
             Entry(table: "buttons", key: "next_short", value: .string("jump"), line: 3),

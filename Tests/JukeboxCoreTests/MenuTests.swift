@@ -1,4 +1,5 @@
 import JukeboxCore
+import TOML
 import Testing
 
 @Suite struct SortKeyTests {
@@ -230,6 +231,25 @@ func menuLibrary(artists: Int, albumsPerArtist: Int, tracksPerAlbum: Int) -> [Tr
         #expect(menu.handle(.tick, now: now + menu.timeoutMs) == [.closed])
         #expect(!menu.isOpen)
         #expect(menu.nextDeadline == nil)
+    }
+
+    /// `[menu] timeout_s` from a config file sets the idle timeout.
+    @Test func aConfiguredTimeoutClosesIt() throws {
+        let text = "music_dir = \"/m\"\n[menu]\ntimeout_s = 8\n"
+        let document = try TOMLParser.parse(text, fileName: "j.toml").get()
+        let config = try #require(ConfigValidator.validate(document) { _ in nil }.config)
+        var menu = opened()
+        menu.timeoutMs = config.menu.timeoutMs
+        let now = turn(&menu, 1, from: t0)
+        #expect(menu.nextDeadline == now + 8_000)
+        #expect(menu.handle(.tick, now: now + 7_999).isEmpty)
+        #expect(menu.isOpen)
+        // A gesture restarts the wait.
+        _ = menu.handle(.turn(1), now: now + 7_999)
+        #expect(menu.handle(.tick, now: now + 8_000).isEmpty)
+        #expect(menu.handle(.tick, now: now + 15_998).isEmpty)
+        #expect(menu.handle(.tick, now: now + 15_999) == [.closed])
+        #expect(!menu.isOpen)
     }
 
     @Test func movesStopAtTheEnds() {

@@ -14,6 +14,23 @@ import Testing
         #expect(ReplayGainInfo(tags: [("REPLAYGAIN_TRACK_GAIN", "3")])?.track == .init(gainDb: 3))
     }
 
+    /// As MPD 0.23's Opus decoder: R128 gains in 1/256 dB plus 5 dB, whole integers only,
+    /// the last of each, REPLAYGAIN_* ignored; with neither R128 gain, a track gain of 5 dB.
+    @Test func opusR128GainsAreReadAsMPDReadsThem() {
+        let info = ReplayGainInfo(opusComments: [
+            ("R128_TRACK_GAIN", "-1234"), ("r128_album_gain", "+512"), ("REPLAYGAIN_TRACK_GAIN", "-20 dB"),
+            ("R128_ALBUM_GAIN", "256"),
+        ])
+        #expect(info.track == .init(gainDb: -1234.0 / 256 + 5))
+        #expect(info.album == .init(gainDb: 1 + 5))
+        #expect(ReplayGainInfo(opusComments: []) == ReplayGainInfo(track: .init(gainDb: 5)))
+        #expect(
+            ReplayGainInfo(opusComments: [("R128_TRACK_GAIN", "12 dB"), ("REPLAYGAIN_TRACK_GAIN", "-3 dB")])
+                == ReplayGainInfo(track: .init(gainDb: 5)))
+        #expect(ReplayGainInfo(opusComments: [("R128_ALBUM_GAIN", " -256")]) == ReplayGainInfo(album: .init(gainDb: 4)))
+        #expect(ReplayGainInfo(opusComments: [("R128_TRACK_GAIN", "-25600")]).track == .init(gainDb: 5))
+    }
+
     @Test func autoIsAlbumInOrderAndTrackInRandom() {
         #expect(ReplayGainMode.auto.effective(random: false) == .album)
         #expect(ReplayGainMode.auto.effective(random: true) == .track)

@@ -98,4 +98,41 @@ import Testing
         #expect(client.fields("status")["volume"] == "100")
         #expect(client.fields("status")["state"] == "play")
     }
+
+    /// `[menu] play_next` and `timeout_s`: another button's gesture adds the highlighted album
+    /// after the current track (its own mapping, stop, is not carried out), and the menu goes
+    /// back to what plays after the configured idle time.
+    @Test func aConfiguredPlayNextGestureAndTimeout() throws {
+        let port = freeLoopbackPort()
+        let harness = try DaemonHarness(
+            tracks: [],
+            configExtra: "[menu]\ntimeout_s = 5\nplay_next = \"play_pause_long\"\n\n[network]\nport = \(port)\n")
+        try Self.writeLibrary(in: harness.musicDir)
+        let process = try harness.start()
+        defer { MPDDaemonTests.stop(harness) }
+        #expect(process.waitForLine(matching: "playing", on: .stderr) != nil, "\(harness.log)")
+        let client = try MPDTestClient(port: port)
+        #expect(client.command("playlistinfo").filter { $0.hasPrefix("Title: ") }.count == 12)
+        // Open, Artists, Alpha: its album First highlighted; play_pause's long press adds it.
+        for gesture in ["knob long", "knob +1", "knob press", "knob press", "button play_pause long"] {
+            #expect(client.command(gesture) == ["OK"], "\(gesture)")
+        }
+        var titles: [String] = []
+        #expect(
+            waitUntil(timeout: .seconds(5), pollingEvery: .milliseconds(20)) {
+                titles = client.command("playlistinfo").filter { $0.hasPrefix("Title: ") }
+                return titles.count == 14
+            }, "\(harness.log)")
+        #expect(titles.prefix(3) == ["Title: Alpha First 1", "Title: Alpha First 1", "Title: Alpha First 2"])
+        #expect(client.fields("status")["state"] == "play")
+        // Idle: the menu closes 5 s after the last gesture, and the knob is the volume knob again.
+        #expect(client.command("knob -1") == ["OK"])
+        let lastGesture = MonotonicClock.nanoseconds()
+        #expect(client.fields("status")["volume"] == "100", "the open menu took the click")
+        #expect(process.waitForLine(matching: "menu: closed", on: .stderr, timeout: .seconds(10)) != nil)
+        let closedAfter = Double(MonotonicClock.nanoseconds() - lastGesture) / 1e9
+        #expect(client.command("knob -1") == ["OK"])
+        #expect(try InjectedInputTests.waitFor("volume", "98", port: port) == "98")
+        #expect(closedAfter > 4.8 && closedAfter < 7, "closed after \(closedAfter) s")
+    }
 }

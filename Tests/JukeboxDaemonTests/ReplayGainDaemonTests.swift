@@ -26,9 +26,56 @@ import Testing
             ]
                 + Self.tags)
         #expect(wrote.status == 0, "\(wrote.stderrText)")
-        let output = source.file("out.raw")
+        let got = try Self.played(tagged, mode: mode, dir: source)
+
+        let reference = Self.samples(try run(["/usr/bin/mpg123", "-q", "--gapless", "-s", tagged]).stdout)
+        #expect(got.count == reference.count)
+        let worst = Self.largestDifference(got, scaled: reference, by: scale)
+        #expect(worst <= 1, "largest difference from \(scale) × the reference: \(worst)")
+        #expect(Int(got.map { abs(Int($0)) }.max() ?? 0) < 32767, "clipped")
+    }
+
+    /// Opus's R128 gains (Q7.8 dB, +5 dB to ReplayGain's reference, as MPD 0.23 adds) and
+    /// MP4's freeform `----:com.apple.iTunes:replaygain_*` atoms, against `opusdec
+    /// --no-dither` and `ffmpeg -f s16le` of the same file times the expected factor.
+    @Test(arguments: [
+        ("opus", "track", 0.501187), ("opus", "album", 0.891251), ("opus", "off", 1.0),
+        ("m4a", "track", 0.50003), ("m4a", "album", 0.707946), ("m4a", "off", 1.0),
+    ])
+    func opusAndMP4GainsComeOut(format: String, mode: String, scale: Double) throws {
+        let source = try TemporaryDirectory(prefix: "jb-replaygain")
+        defer { source.remove() }
+        let media = EncodedMedia(directory: source.path)
+        let wav = try media.wav("gain.wav", rate: format == "opus" ? 48000 : 44100, seconds: 1.5)
+        let tagged = source.file("gain.\(format)")
+        let reference: [Int16]
+        if format == "opus" {
+            // -11 dB and -6 dB relative to -23 LUFS: -6 dB and -1 dB as ReplayGain.
+            _ = try EncodedMedia.tool(
+                ["opusenc", "--quiet", "--comment", "R128_TRACK_GAIN=-2816", "--comment", "R128_ALBUM_GAIN=-1536"]
+                    + ["--comment", "REPLAYGAIN_TRACK_GAIN=+10 dB", wav, tagged])
+            reference = Self.samples(try run(["opusdec", "--quiet", "--no-dither", tagged, "-"]).stdout)
+        } else {
+            _ = try EncodedMedia.tool(["ffmpeg", "-nostdin", "-v", "error", "-i", wav, "-c:a", "aac", tagged])
+            _ = try EncodedMedia.tool(
+                ["/usr/bin/python3", Fixtures.path("Tests/Tools/mp4-freeform.py"), tagged]
+                    + ["replaygain_track_gain=-6.02 dB", "replaygain_track_peak=0.9", "REPLAYGAIN_ALBUM_GAIN=-3 dB"])
+            // ffmpeg plays AAC's end padding: cut at the exact length.
+            reference = Array(
+                Self.samples(try run(["ffmpeg", "-nostdin", "-v", "error", "-i", tagged, "-f", "s16le", "-"]).stdout)
+                    .prefix(44100 * 3))
+        }
+        let got = try Self.played(tagged, mode: mode, dir: source)
+        #expect(got.count == reference.count && reference.count == (format == "opus" ? 48000 : 44100) * 3)
+        let worst = Self.largestDifference(got, scaled: reference, by: scale)
+        #expect(worst <= 1, "\(format) \(mode): largest difference from \(scale) × the reference: \(worst)")
+    }
+
+    /// What the daemon plays of `file` in ReplayGain `mode`, into ALSA's `file` PCM.
+    static func played(_ file: String, mode: String, dir: TemporaryDirectory) throws -> [Int16] {
+        let output = dir.file("out.raw")
         let harness = try DaemonHarness(
-            tracks: [tagged], onStart: "off", mode: "in-order", device: "file:'\(output)',raw", pacing: "device")
+            tracks: [file], onStart: "off", mode: "in-order", device: "file:'\(output)',raw", pacing: "device")
         let process = try harness.start()
         #expect(harness.waitForStatus { $0.playlistLength == 1 } != nil, "\(harness.log)")
         harness.send("replay_gain_mode \(mode)")
@@ -37,17 +84,15 @@ import Testing
         #expect(harness.waitForStatus { $0.state == "stop" } != nil, "\(harness.log)")
         process.kill(SIGTERM)
         #expect(process.waitForExit(timeout: .seconds(3)) == 0)
+        return samples(FileManager.default.contents(atPath: output) ?? Data())
+    }
 
-        let reference = Self.samples(try run(["/usr/bin/mpg123", "-q", "--gapless", "-s", tagged]).stdout)
-        let got = Self.samples(FileManager.default.contents(atPath: output) ?? Data())
-        #expect(got.count == reference.count)
-        var worst = 0
-        for (g, r) in zip(got, reference) {
-            let want = Int(max(-32768, min(32767, (Double(r) * scale).rounded())))
-            worst = max(worst, abs(Int(g) - want))
+    /// The largest difference between `got` and `reference` times `scale` (rounded, clipped).
+    static func largestDifference(_ got: [Int16], scaled reference: [Int16], by scale: Double) -> Int {
+        zip(got, reference).reduce(0) { worst, pair in
+            let want = Int(max(-32768, min(32767, (Double(pair.1) * scale).rounded())))
+            return max(worst, abs(Int(pair.0) - want))
         }
-        #expect(worst <= 1, "largest difference from \(scale) × the reference: \(worst)")
-        #expect(Int(got.map { abs(Int($0)) }.max() ?? 0) < 32767, "clipped")
     }
 
     static func samples(_ bytes: some ContiguousBytes) -> [Int16] {

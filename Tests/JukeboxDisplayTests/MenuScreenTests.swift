@@ -8,25 +8,7 @@ import Testing
 /// The menu on every display, as snapshots (the README shows some of them).
 @Suite struct MenuScreenTests {
     /// A small library with accents, a leading "The", numbers and CJK names.
-    static let catalog: MenuCatalog = {
-        let albums: [(String, String)] = [
-            ("ABBA", "Arrival"), ("ABBA", "Voulez-Vous"), ("The Beatles", "Abbey Road"), ("Björk", "Homogenic"),
-            ("Édith Piaf", "La Vie en rose"), ("Daft Punk", "Discovery"), ("10cc", "Sheet Music"),
-            ("Miles Davis", "Kind of Blue"), ("Nina Simone", "Pastel Blues"), ("Queen", "A Night at the Opera"),
-            ("Sigur Rós", "Ágætis byrjun"), ("邓丽君", "淡淡幽情"), ("Zaz", "Zaz"), ("2Pac", "Me Against the World"),
-        ]
-        var tracks: [TrackInfo] = []
-        for (artist, album) in albums {
-            for number in 1...12 {
-                tracks.append(
-                    TrackInfo(
-                        id: TrackID(tracks.count + 1), path: "\(artist)/\(album)/\(number).mp3",
-                        title: "Track \(number)",
-                        artist: artist, album: album, trackNumber: number))
-            }
-        }
-        return MenuCatalog(tracks: tracks)
-    }()
+    static let catalog = MenuCatalog(tracks: MenuLibrary.albums)
 
     /// The menu opened on Artists with the fourth artist highlighted.
     static func artistsMenu() -> Menu {
@@ -61,16 +43,7 @@ import Testing
     @Test(.enabled(if: unifontInstalled, "needs GNU Unifont (Debian package unifont)"))
     func framebuffer480x320JumpingByLetter() throws {
         // Letter jumps need a long list: Albums A–Z of 64 albums, spun fast.
-        var tracks: [TrackInfo] = []
-        for (i, name) in ["Amber", "Blue", "Cold", "Dusk", "Echo", "Fire", "Gold", "Haze"].enumerated() {
-            for n in 0..<8 {
-                tracks.append(
-                    TrackInfo(
-                        id: TrackID(i * 100 + n), path: "\(name) \(n)/1.mp3", title: "One", artist: "Band \(n)",
-                        album: "\(name) \(n)", trackNumber: 1))
-            }
-        }
-        var menu = Menu(catalog: MenuCatalog(tracks: tracks))
+        var menu = Menu(catalog: MenuCatalog(tracks: MenuLibrary.letters))
         var now = Instant.zero
         _ = menu.handle(.open, now: now)
         _ = menu.handle(.move(2), now: now)

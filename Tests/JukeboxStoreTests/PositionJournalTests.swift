@@ -216,6 +216,36 @@ import Testing
         #expect(error?.description.contains("in use") == true)
     }
 
+    /// The file beside the database on a journaled ext4 with 4 KiB blocks, as on a card: each
+    /// checkpoint reaches the device as its sector, not as a whole block (a record that ends
+    /// at the end of the file makes the kernel zero the rest of the block in the same write).
+    @Test(.enabled(if: LoopDevice.isUsable, "needs root, losetup and mkfs.ext4"))
+    func onExt4EachCheckpointReachesTheDeviceAsItsSector() throws {
+        let dir = try TemporaryDirectory()
+        let image = dir.file("fs.img")
+        writeFile(image, [UInt8](repeating: 0, count: 16 << 20))
+        #expect(try run(["mkfs.ext4", "-q", "-F", "-b", "4096", image]).status == 0)
+        let loop = try LoopDevice(image: image)
+        defer { loop.detach() }
+        #expect(mkdir(dir.file("mnt"), 0o755) == 0)
+        try #require(try run(["mount", "-o", "noatime,lazytime", loop.device, dir.file("mnt")]).status == 0)
+        defer { _ = try? run(["umount", dir.file("mnt")]) }
+        let journal = try #require(PositionJournal.open(databasePath: dir.file("mnt/db"), logger: quietLogger))
+        try #require(journal.writesSectors)
+        journal.write(trackID: 1, positionMs: 0)
+        journal.sync()
+        sync()
+        let before = try loop.bytesWritten()
+        for second in 1...40 {
+            journal.write(trackID: 1, positionMs: Int64(second) * 4000)
+            journal.sync()
+        }
+        // 40 sectors, and at most an ext4 journal commit of the inode; 40 blocks without the fix
+        let written = try loop.bytesWritten() - before
+        #expect(written < 40 * 4096 / 2, "\(written) bytes at the device for 40 checkpoints")
+        #expect(journal.read() == .init(trackID: 1, positionMs: 160_000, sequence: 41))
+    }
+
     private func writeBytes() throws -> Int {
         let text = String(decoding: try readWholeFile("/proc/thread-self/io", limit: 4096), as: UTF8.self)
         let line = try #require(text.split(separator: "\n").first { $0.hasPrefix("write_bytes:") })

@@ -32,6 +32,7 @@ typedef struct {
     int64_t padding;     /* iTunSMPB's end padding, -1 without iTunSMPB */
     int64_t edit_start;  /* the edit list's media time in samples (the priming), -1 without one */
     int covers_skipped;  /* 'covr' atoms hidden from the demuxer (never read) */
+    uint64_t channel_mask; /* the channels' positions (AV_CH_*, WAVE's bits), in bit order; 0 when unknown */
 } jb_mp4_info;
 
 /* Opens `path` with the MP4 demuxer (no probing: an MP3 named .m4a is refused), or a pipe

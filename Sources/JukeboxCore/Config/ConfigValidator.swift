@@ -298,6 +298,7 @@ public enum ConfigValidator {
                 $0.encoder.stepsPerDetent = $1.integer ?? 4
             },
         ] + encoderControlKeys,
+        "menu": menuKeys,
         "display": [
             choice("kind", JukeboxConfig.DisplayKind.self) { $0.display.kind = $1 },
             string("device", allowEmpty: true) { $0.display.device = $1 },

@@ -24,6 +24,24 @@ extension ControlMap {
         turn = config.encoder.turn
         step = config.encoder.step
         scrubButton = config.encoder.scrubButton.buttonName
+        menuPlayNext = Self.split(config.menu.playNext).map { ButtonGesture(button: $0.0, gesture: $0.1) }
+    }
+}
+
+extension JukeboxConfig {
+    /// `[menu]`: the knob's menu (a gesture mapped to `menu` opens it).
+    public struct MenuSettings: Sendable, Equatable {
+        /// An idle menu goes back to what plays after this long.
+        public var timeoutSeconds = 30
+        /// `<button>_<gesture>` that adds the highlighted entry after the current track while
+        /// the menu is open, or `none`.
+        public var playNext = "next_short"
+
+        /// The defaults.
+        public init() {}
+
+        /// `timeoutSeconds` in milliseconds (`Menu.timeoutMs`).
+        public var timeoutMs: Int64 { Int64(timeoutSeconds) * 1000 }
     }
 }
 
@@ -103,6 +121,32 @@ extension ConfigValidator {
             integer("scrub_step_s", 1...600) { $0.encoder.scrubStepSeconds = $1 },
         ] + gestureKeys(buttons: ["switch"]) { $0.encoder.gestures[$1] = $2 }
 
+    static let menuKeys: [KeySpec] = [
+        integer("timeout_s", 5...3600) { $0.menu.timeoutSeconds = $1 },
+        string("play_next") { $0.menu.playNext = $1 },
+    ]
+
+    /// What is wrong with a `[menu] play_next` value, nil when it is a gesture the menu can take.
+    static func menuPlayNextProblem(_ value: String) -> String? {
+        if value == "none" { return nil }
+        guard let (button, gesture) = ControlMap.split(value) else {
+            let gestures = Gesture.allCases.filter { $0 != .chord }.map(\.rawValue).joined(separator: ", ")
+            let buttons = ControlDefaults.buttonNames.joined(separator: ", ")
+            var problem =
+                "must be <button>_<gesture> (buttons: \(buttons); gestures: \(gestures)) or 'none', found '\(value)'"
+            let keys = ControlDefaults.buttonNames.flatMap { button in
+                Gesture.allCases.filter { $0 != .chord }.map { "\(button)_\($0.rawValue)" }
+            }
+            if let suggestion = suggest(value, among: keys) { problem += "; did you mean '\(suggestion)'?" }
+            return problem
+        }
+        if button == "switch" && ControlDefaults.menuGestures["switch", default: []].contains(gesture) {
+            return "switch_\(gesture.rawValue) \(gesture == .short ? "chooses" : "goes back") in the menu; "
+                + "take another gesture, e.g. 'next_short' or 'switch_double'"
+        }
+        return nil
+    }
+
     /// Mapping values that are not commands, and timings that contradict each other.
     static func controlDiagnostics(_ config: JukeboxConfig, lines: [String: Int?], fileName: String)
         -> [ConfigDiagnostic]
@@ -121,6 +165,11 @@ extension ConfigValidator {
                                 + "'toggle' or 'seek +10', 'favourite', 'shutdown', 'menu' or 'none'"))
                 }
             }
+        }
+        if let problem = menuPlayNextProblem(config.menu.playNext) {
+            diagnostics.append(
+                ConfigDiagnostic(
+                    fileName: fileName, line: lines["menu.play_next"] ?? nil, key: "menu.play_next", problem: problem))
         }
         if config.buttons.veryLongPressMs <= config.buttons.longPressMs {
             diagnostics.append(

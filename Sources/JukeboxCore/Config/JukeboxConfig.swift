@@ -14,6 +14,7 @@ public struct JukeboxConfig: Sendable, Equatable {
     public var console = Console()
     public var buttons = Buttons()
     public var encoder = Encoder()
+    public var menu = MenuSettings()
     public var display = Display()
     public var network = Network()
     public var snapcast = Snapcast()

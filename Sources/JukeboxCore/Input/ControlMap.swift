@@ -125,8 +125,12 @@ public enum ControlDefaults {
     ]
 
     /// The gestures the open menu takes: the switch's press (choose) and long press (back),
-    /// and `next`'s press (play next). They are detected whenever a gesture opens the menu.
-    public static let menuGestures: [String: Set<Gesture>] = ["switch": [.short, .long], "next": [.short]]
+    /// besides its play-next gesture (`ControlMap.menuPlayNext`). They are detected whenever a
+    /// gesture opens the menu.
+    public static let menuGestures: [String: Set<Gesture>] = ["switch": [.short, .long]]
+
+    /// The open menu's play-next gesture unless `[menu] play_next` says otherwise.
+    public static let menuPlayNext = ControlMap.ButtonGesture(button: "next", gesture: .short)
 
     /// `play_pause+next`, ... every pair of buttons in `buttonNames` order.
     public static let chordKeys: [String] = {
@@ -149,6 +153,23 @@ public struct ControlMap: Sendable, Equatable {
     public var step = 2
     /// The button that, held while the knob turns, scrubs through the track (nil: none).
     public var scrubButton: String?
+    /// While the menu is open, this gesture adds the highlighted entry after the current
+    /// track (nil: none).
+    public var menuPlayNext: ButtonGesture? = ControlDefaults.menuPlayNext
+
+    /// One gesture of one button (`next_short`).
+    public struct ButtonGesture: Sendable, Equatable {
+        public var button: String
+        public var gesture: Gesture
+
+        public init(button: String, gesture: Gesture) {
+            self.button = button
+            self.gesture = gesture
+        }
+
+        /// Whether `event` is this gesture.
+        public func matches(_ event: GestureEvent) -> Bool { event.control == button && event.gesture == gesture }
+    }
 
     /// A two-button chord.
     public struct Chord: Sendable, Equatable {
@@ -191,7 +212,10 @@ public struct ControlMap: Sendable, Equatable {
     public var profiles: [String: GestureDetector.Profile] {
         var gestures = buttons.mapValues { Set($0.keys) }
         let opensMenu = buttons.values.contains { $0.values.contains(.menu) } || chords.contains { $0.action == .menu }
-        if opensMenu { gestures.merge(ControlDefaults.menuGestures) { $0.union($1) } }
+        if opensMenu {
+            gestures.merge(ControlDefaults.menuGestures) { $0.union($1) }
+            if let playNext = menuPlayNext { gestures[playNext.button, default: []].insert(playNext.gesture) }
+        }
         return gestures.mapValues { GestureDetector.Profile($0) }
     }
 

@@ -38,6 +38,46 @@ public struct ReplayGainInfo: Sendable, Equatable {
         self.init(track: track, album: album)
     }
 
+    /// An Opus file's values as MPD 0.23's Opus decoder takes them from its OpusTags:
+    /// R128_TRACK_GAIN and R128_ALBUM_GAIN (any case; the whole text an integer in 1/256 dB,
+    /// Q7.8; the last of each wins), each 5 dB more (ReplayGain's reference is 5 dB louder
+    /// than EBU R128's -23 LUFS); without either, a track gain of those 5 dB alone. No peaks,
+    /// so no clipping guard. MPD leaves the ID header's output gain out of its samples and
+    /// adds it to these gains; libopusfile has applied it to the samples already (as RFC 7845
+    /// asks), so these gains leave it out, and the level comes out the same.
+    public init(opusComments comments: [(key: String, value: String)]) {
+        var track: Double?
+        var album: Double?
+        for (name, value) in comments where value.utf8.count < 4096 {
+            let key = name.uppercased()
+            guard key == "R128_TRACK_GAIN" || key == "R128_ALBUM_GAIN", let q8 = Self.wholeInteger(value) else {
+                continue
+            }
+            // MPD counts a gain at or below -100 dB as none.
+            let gain = Double(q8) / 256
+            guard gain > -100 else { continue }
+            if key == "R128_TRACK_GAIN" { track = gain } else { album = gain }
+        }
+        let offset = 5.0
+        if track == nil && album == nil {
+            self.init(track: Value(gainDb: offset))
+        } else {
+            self.init(
+                track: track.map { Value(gainDb: $0 + offset) }, album: album.map { Value(gainDb: $0 + offset) })
+        }
+    }
+
+    /// `text` as a whole decimal integer as strtoll reads it (leading blanks, a sign); nil
+    /// when anything else follows or it does not fit.
+    static func wholeInteger(_ text: String) -> Int64? {
+        let trimmed = text.drop {
+            $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" || $0 == "\u{0B}" || $0 == "\u{0C}"
+        }
+        let digits = trimmed.first == "+" ? trimmed.dropFirst() : trimmed[...]
+        guard digits.first != "+" else { return nil }
+        return Int64(digits)
+    }
+
     static func leadingNumber(_ text: String) -> Double? {
         let trimmed = text.drop { $0 == " " || $0 == "\t" }
         var end = trimmed.startIndex

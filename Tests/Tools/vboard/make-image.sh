@@ -38,6 +38,9 @@ if [ ! -f "$kdir/boot/vmlinuz-$kver" ]; then
     rm -rf "$kdir" && mv "$kdir.partial" "$kdir"
 fi
 ln -sfn "kernel-$kver/boot/vmlinux-$kver" "$out/vmlinux"
+# gpio-sim, built out of tree (Debian's kernel lacks it), or the reason it is not there.
+"$here/gpio-sim.sh" "$out" "$kver"
+ln -sfn "gpio-sim-$kver" "$out/gpio-sim"
 
 if [ -z "${JUKEBOXD:-}" ]; then
     Board/build-jukeboxd.sh >&2
@@ -55,7 +58,7 @@ dlopened=(libFLAC.so.12 libogg.so.0 libvorbisfile.so.3 libopusfile.so.0 libsoxr.
 image=$out/initramfs.cpio
 stale=0
 [ -f "$image" ] || stale=1
-for input in "$0" "$here"/* "${programs[@]}"; do
+for input in "$0" "$here"/* "${programs[@]}" "$out/gpio-sim/gpio-sim.ko"; do
     [ "$stale" = 1 ] || [ "$input" -nt "$image" ] && stale=1
 done
 if [ "$stale" = 0 ]; then
@@ -83,6 +86,8 @@ for applet in $(/bin/busybox --list); do
 done
 # uinput devices (buttons, knob, a USB card reader): busybox has no tool for them.
 cc -static -Os -s -o "$root/bin/vboard-uinput" "$here/uinput.c"
+# gpio-sim's lines driven on a schedule (bounce, encoder flicks): a shell is too slow.
+cc -static -O2 -s -o "$root/bin/vboard-gpio" "$here/gpio.c"
 for p in /usr/bin/arecord /usr/bin/aplay /usr/bin/amixer /usr/bin/sqlite3 ${VBOARD_EXTRA:-}; do
     cp "$p" "$root/bin/"
 done
@@ -112,6 +117,11 @@ module_paths() {
 }
 for m in "${modules[@]}"; do module_paths "$m"; done | awk '!seen[$0]++' > "$root/etc/modules"
 for m in "${later[@]}"; do module_paths "$m" | sed "s|^|$m |"; done > "$root/etc/modules.later"
+if [ -f "$out/gpio-sim/gpio-sim.ko" ]; then
+    mkdir -p "$root/usr/lib/modules/extra"
+    cp "$out/gpio-sim/gpio-sim.ko" "$root/usr/lib/modules/extra/"
+    { module_paths configfs && echo /lib/modules/extra/gpio-sim.ko; } | sed "s|^|gpio-sim |" >> "$root/etc/modules.later"
+fi
 cp "$here/load" "$root/bin/vboard-load"
 
 echo "root:x:0:0:root:/root:/bin/sh" > "$root/etc/passwd"
