@@ -97,7 +97,7 @@ extension Daemon {
     }
 
     /// The episode the queue is at (if it is one), which the cache never deletes.
-    private func notePlayingEpisode() {
+    func notePlayingEpisode() {
         podcasts.playing = machine.queue.currentTrack.flatMap(Podcasts.episodeID)
     }
 

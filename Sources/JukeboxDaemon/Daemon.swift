@@ -247,6 +247,7 @@ final class Daemon {
             journal.continueAfter(saved.journalSequence)
         }
         perform(keeper.handle(.start(start), now: Instant.now))
+        notePlayingEpisode()
         podcasts.start()
     }
 

@@ -44,14 +44,15 @@ final class Podcasts {
     }
 
     /// At start: the config's feeds are subscribed, every feed is read again and the
-    /// downloads a stop or power cut interrupted continue from their checkpoints.
+    /// downloads a stop or power cut interrupted continue from their checkpoints (the one the
+    /// restored queue plays first).
     func start() {
         do {
             for url in configFeeds { try store.subscribe(url: url, fromConfig: true) }
             subscriptions = try store.subscriptions()
             for subscription in subscriptions {
                 for record in try store.episodes(of: subscription.id) where record.state == .downloading {
-                    queueDownload(record)
+                    queueDownload(record, first: record.id == playing)
                 }
             }
         } catch {
@@ -415,11 +416,18 @@ extension Podcasts {
     }
 
     /// Every downloaded episode as a track (the queue and the resume journal may name them),
-    /// with the length its row knows (probed when played).
+    /// with the length its row knows (probed when played). Those still downloading too, as files
+    /// that grow: the queue a restart restores may be at one that played while it downloaded.
     func tracks() -> [TrackID: TrackInfo] {
         do {
             if subscriptions.isEmpty { subscriptions = try store.subscriptions() }
-            let cached = try store.episodes(of: nil).filter { $0.state == .complete }
+            let cached = try store.episodes(of: nil).filter { $0.state == .complete || $0.state == .downloading }
+            for record in cached where record.state == .downloading {
+                let path = path(of: record)
+                if growingFiles.file(path: path) == nil {
+                    growingFiles.add(GrowingFile(path: path, partialPath: path + ".part"))
+                }
+            }
             return Dictionary(
                 uniqueKeysWithValues: cached.map { ($0.trackIDValue, track($0, durationMs: { _ in nil })) })
         } catch {

@@ -93,6 +93,14 @@ public final class PacedFifoSink: @unchecked Sendable {
         waitUntil(timeout: .seconds(timeoutSeconds), pollingEvery: .milliseconds(1)) { byteCount >= count }
     }
 
+    /// Waits until the pipe is empty and the read that emptied it is recorded (no read for
+    /// 20 ms): everything written so far was "played". False on timeout.
+    public func waitUntilPlayedOut(timeoutSeconds: Double) -> Bool {
+        waitUntil(timeout: .seconds(timeoutSeconds), pollingEvery: .milliseconds(5)) {
+            pipeBytes == 0 && MonotonicClock.nanoseconds() > (lastArrival() ?? 0) + 20_000_000
+        }
+    }
+
     /// When the last read delivered bytes, nil before the first.
     public func lastArrival() -> UInt64? { lock.withLock { arrivals.last?.nanoseconds } }
 

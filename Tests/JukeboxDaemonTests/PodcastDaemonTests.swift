@@ -251,18 +251,26 @@ final class PodcastServer: Sendable {
         }
     }
 
+    /// A sweep over a 330 Hz tone as an MP3 (`lame` with `options`), and libmpg123's decode of
+    /// it (`mpg123 -s`) as sounding frames: what the sink's frames are compared with.
+    static func sweepMP3(seconds: Int, _ options: [String]) throws -> (bytes: [UInt8], reference: [UInt32]) {
+        let media = try TemporaryDirectory(prefix: "podcast-sweep")
+        defer { media.remove() }
+        let (wav, mp3) = (media.file("ep.wav"), media.file("ep.mp3"))
+        _ = try run([
+            "sox", "-n", "-r", "44100", "-c", "2", wav, "synth", "\(seconds)", "sine", "200-2000", "sine", "330",
+        ])
+        _ = try run(["lame", "--quiet"] + options + [wav, mp3])
+        let bytes = try #require(contents(mp3))
+        return (bytes, soundingFrames(try run(["mpg123", "-q", "-s", mp3]).stdout))
+    }
+
     /// An episode played while it downloads, from a server slower than the MP3 plays (20 kB/s
     /// against ~24 kB/s): the track does not end where the download is; `status` says it is
     /// buffering while it waits; the sink gets the whole file's audio, every frame, bit-exact
     /// with libmpg123's decode of the whole file (`mpg123 -s`), then the track ends.
     @Test(.timeLimit(.minutes(1))) func anEpisodePlaysWhileItDownloads() throws {
-        let media = try TemporaryDirectory(prefix: "podcast-growing")
-        defer { media.remove() }
-        let (wav, mp3) = (media.file("ep.wav"), media.file("ep.mp3"))
-        _ = try run(["sox", "-n", "-r", "44100", "-c", "2", wav, "synth", "10", "sine", "200-2000", "sine", "330"])
-        _ = try run(["lame", "--quiet", "-V", "2", wav, mp3])
-        let bytes = try #require(Self.contents(mp3))
-        let reference = Self.soundingFrames(try run(["mpg123", "-q", "-s", mp3]).stdout)
+        let (bytes, reference) = try Self.sweepMP3(seconds: 10, ["-V", "2"])
         #expect(reference.count > 400_000)
         let url = try server.put("growing/ep.mp3", bytes) + "?rate=20000"
         let feed = try server.put("growing/feed.xml", Self.rss("Growing", [("Growing One", url, 9)]))
@@ -287,6 +295,9 @@ final class PodcastServer: Sendable {
         #expect(buffering, "\(harness.log)")
         #expect(process.waitForLine(matching: "downloaded Growing One", on: .stdout, timeout: .seconds(30)) != nil)
         #expect(harness.waitForStatus(timeout: .seconds(20)) { $0.state == "stop" } != nil, "\(harness.log)")
+        // The drain ended with the last frames in the pipe, as a DAC's FIFO holds them: "stop"
+        // comes up to 4 KiB (1,024 frames) before the sink has played them.
+        #expect(sink.waitUntilPlayedOut(timeoutSeconds: 2))
         let played = Self.soundingFrames(sink.bytes)
         // Playback caught up with the download: the audio took longer than it lasts, with waits.
         let arrivals = sink.arrivalLog
@@ -298,15 +309,69 @@ final class PodcastServer: Sendable {
         print(
             "episode while it downloads: \(audio) s of audio played in \(span) s, \(waits) waits, longest "
                 + "\(Int((gaps.max() ?? 0) * 1000)) ms, \(lost) frames short")
-        // Every frame decoded reaches the sink, except what the output loses when it runs dry
-        // (an underrun: the device is prepared again), at most a period or so at each wait.
-        #expect(lost >= 0 && lost <= waits * 1024, "\(lost) frames short after \(waits) waits")
-        let lastBeforeWait = arrivals[gaps.firstIndex { $0 > 0.1 } ?? 0]
-        let beforeWait = Self.soundingFrames(
-            Array(sink.bytes.prefix(lastBeforeWait.byteOffset + lastBeforeWait.byteCount)))
-        let sameStart = !beforeWait.isEmpty && beforeWait.elementsEqual(reference.prefix(beforeWait.count))
-        #expect(sameStart, "the \(beforeWait.count) frames before the first wait differ")
+        // Every frame, before and after each wait: the output that ran dry lost nothing.
+        let firstDifference = played.indices.first { $0 >= reference.count || played[$0] != reference[$0] }
+        #expect(
+            lost == 0 && firstDifference == nil,
+            "\(lost) frames short after \(waits) waits, first difference at frame \(firstDifference ?? played.count)")
         #expect(span > audio + 0.5, "the download was never behind")
+    }
+
+    /// kill -9 (or a clean stop) while an episode plays as it downloads, past its first
+    /// checkpoint: the restart restores it at its place (within 2 s, as a long track), its
+    /// download continues by Range, and the audio goes on from there, bit-exact with
+    /// libmpg123's decode of the whole file.
+    @Test(.timeLimit(.minutes(1)), arguments: [SIGKILL, SIGTERM])
+    func anEpisodeCutOffWhileItDownloadsComesBackAtItsPlace(signal: Int32) throws {
+        let (bytes, reference) = try Self.sweepMP3(seconds: 60, ["-b", "320"])
+        let url = try server.put("cutoff\(signal)/ep.mp3", bytes) + "?rate=200000"
+        let feed = try server.put("cutoff\(signal)/feed.xml", Self.rss("Cutoff", [("Cutoff One", url, 7)]))
+        let sink = try PacedFifoSink(bytesPerSecond: 176_400, pipeSize: 4096)
+        defer { sink.stop() }
+        let harness = try DaemonHarness(
+            tracks: [], configExtra: "[podcasts]\nfeeds = [\"\(feed)\"]", mode: "in-order",
+            device: sink.alsaDevice, pacing: "device")
+        let process = try harness.start()
+        #expect(process.waitForLine(matching: "podcast Cutoff: 1 episodes", on: .stdout, timeout: .seconds(20)) != nil)
+        harness.send("podcast play 1 1")
+        #expect(process.waitForLine(matching: "OK playing Cutoff One while it downloads", on: .stdout) != nil)
+        // The first checkpoint (1 MiB) is durable: a restart asks for the rest by Range.
+        let kept = process.waitForOutputLine(from: 0, on: .stderr, timeout: .seconds(20)) {
+            $0.contains("Cutoff One: ") && $0.contains(" bytes kept") && !$0.contains("Cutoff One: 0 of")
+        }
+        #expect(kept != nil, "\(harness.log)")
+        let before = try #require(harness.waitForStatus { $0.state == "play" && $0.elapsed >= 3 }, "\(harness.log)")
+        #expect(!harness.log.contains("downloaded Cutoff One"), "the download ended before the cut")
+        let cutAt = MonotonicClock.nanoseconds()
+        process.kill(signal)
+        #expect(process.waitForExit(timeout: .seconds(5)) == (signal == SIGKILL ? 128 + SIGKILL : 0))
+        let restartedAt = sink.byteCount
+
+        let again = try harness.start()
+        let resumed = try #require(
+            harness.waitForStatus(timeout: .seconds(10)) { $0.state == "play" && $0.elapsed > 0 }, "\(harness.log)")
+        let expected = before.elapsed + seconds(from: before.at, to: cutAt)
+        print(
+            "episode cut off (signal \(signal)) while it downloads: cut at \(expected) s, back at \(resumed.elapsed) s")
+        #expect(abs(resumed.elapsed - expected) < 2, "cut at ~\(expected) s, back at \(resumed.elapsed) s")
+        harness.send("currentsong")
+        #expect(again.waitForLine(matching: "Title: Cutoff One", on: .stdout) != nil, "\(harness.log)")
+        #expect(again.waitForLine(matching: "downloaded Cutoff One", on: .stdout, timeout: .seconds(30)) != nil)
+        let requests = server.requests(for: "cutoff\(signal)/ep.mp3")
+        let resumedFrom = requests.dropFirst().compactMap {
+            $0.split(separator: "=").last.flatMap { Int($0.dropLast()) }
+        }
+        #expect(resumedFrom.count == 1 && resumedFrom[0] >= 1 << 20, "\(requests)")
+        // The audio goes on: after the restart the sink gets the episode's frames from where it
+        // was (past the few the seek's first MPEG frame garbles), every one to the second after.
+        #expect(harness.waitForStatus { $0.elapsed > resumed.elapsed + 2 } != nil, "\(harness.log)")
+        let after = Self.soundingFrames(Array(sink.bytes[restartedAt...]))
+        let second = try #require(after.count > 2 * 44100 ? Array(after[4096..<(4096 + 44100)]) : nil)
+        let around = Int(expected * 44100)
+        let found = (max(0, around - 3 * 44100)..<min(reference.count - second.count, around + 3 * 44100)).first {
+            reference[$0] == second[0] && reference[$0..<($0 + second.count)].elementsEqual(second)
+        }
+        #expect(found != nil, "the audio after the restart is not the episode's near \(expected) s")
     }
 
     @Test func clearCacheEndsADownloadWaitingToTryAgain() throws {
