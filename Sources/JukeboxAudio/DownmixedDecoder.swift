@@ -12,7 +12,7 @@ final class DownmixedDecoder: WideAudioDecoder {
     /// The mix of the source's current format; nil while it has at most two channels.
     private var downmix: StereoDownmix?
     /// The source's frames before they are mixed.
-    private var wide: [Int16] = []
+    private var unmixed: [Int16] = []
 
     init(_ source: any AudioDecoder) {
         self.source = source
@@ -36,12 +36,12 @@ final class DownmixedDecoder: WideAudioDecoder {
         let result: DecodeResult
         if let downmix {
             let samples = capacityFrames * source.format.channels
-            if wide.count < samples { wide = [Int16](repeating: 0, count: samples) }
+            if unmixed.count < samples { unmixed = [Int16](repeating: 0, count: samples) }
             let source = self.source
-            result = try wide.withUnsafeMutableBufferPointer {
+            result = try unmixed.withUnsafeMutableBufferPointer {
                 try source.read(into: $0.baseAddress!, capacityFrames: capacityFrames)
             }
-            wide.withUnsafeBufferPointer { downmix.mix($0.baseAddress!, frames: result.frames, into: buffer) }
+            unmixed.withUnsafeBufferPointer { downmix.mix($0.baseAddress!, frames: result.frames, into: buffer) }
         } else {
             result = try source.read(into: buffer, capacityFrames: capacityFrames)
         }
