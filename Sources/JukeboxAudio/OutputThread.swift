@@ -15,7 +15,8 @@ import LinuxSupport
 // scheduling, as PulseAudio's): a few wake-ups a second instead of one per period, and a
 // command wakes it at once. Otherwise it writes one period at a time (a write returns after
 // about a period once the buffer is full; idle waits time out), so a command reaches the
-// device within one period.
+// device within one period; a quarter period on ALSA's `file` PCM, whose writes go on into
+// a FIFO at once (see `OutputLocals.block`).
 // Commands (`OutputCommand`) are handled in one switch:
 // - play/pause/seek/skip/stop: rewind what ALSA holds (snd_pcm_rewindable/rewind), note the
 //   position actually played (frames written − snd_pcm_delay), then snd_pcm_drop;
