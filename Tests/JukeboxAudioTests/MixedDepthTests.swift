@@ -128,6 +128,29 @@ import Testing
         try Self.expectSame(got, try Self.reference16(paths[0], dir: dir) + mp3.map { Int32($0) << 16 })
     }
 
+    /// A crossfade (mixed in S16) on a device open wide: what an S16 device gets, widened.
+    @Test func aCrossfadeOnAWideDeviceIsTheS16MixWidened() throws {
+        let dir = try TemporaryDirectory()
+        let paths = [
+            try Self.flac16("a", from: 0, count: 2 * Self.rate, dir: dir),
+            try Self.flac16("b", from: 0, count: 2 * Self.rate, dir: dir),
+        ]
+        func played(_ format: PCMSampleFormat) throws -> [Int32] {
+            let out = dir.file("crossfade-\(format).raw")
+            let h = Harness(device: "file:'\(out)',raw", sink: RestrictedSink { $0.formats = [format] })
+            h.pipeline.setCrossfade(seconds: 1)
+            h.pipeline.play(
+                PlaybackItem(token: 1, path: paths[0]), fromMs: 0, next: PlaybackItem(token: 2, path: paths[1]))
+            #expect(h.pump { $0.contains(.endOfStream) })
+            h.pipeline.shutdown()
+            if format == .s16 { return samples(ofFile: out).map { Int32($0) << 16 } }
+            return try SampleDepthTests.samples32(ofFile: out, format)
+        }
+        let reference = try played(.s16)
+        #expect(reference.count == 3 * Self.rate * 2)
+        try Self.expectSame(try played(.s32), reference)
+    }
+
     /// Two CUE tracks over one 24-bit FLAC on an S32_LE device: the file's samples as `flac -d`
     /// gives them, bit for bit, across the track join (on main a CUE track was read in S16,
     /// dithered: nearly every sample differed).
