@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -74,12 +75,82 @@ static void log_callback(void *avcl, int level, const char *format, va_list args
     while (n > 0 && (last_log[n - 1] == '\n' || last_log[n - 1] == ' ')) last_log[--n] = 0;
 }
 
+/* MARK: where the minimal build is */
+
+static pthread_once_t find_once = PTHREAD_ONCE_INIT;
+static char private_dir[PATH_MAX];
+static char searched[2 * PATH_MAX + 8];
+
+static int holds_libraries(const char *dir) {
+    static const char *const names[] = {SONAME("avutil", LIBAVUTIL_VERSION_MAJOR),
+                                        SONAME("avcodec", LIBAVCODEC_VERSION_MAJOR),
+                                        SONAME("avformat", LIBAVFORMAT_VERSION_MAJOR)};
+    char path[PATH_MAX];
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        if (snprintf(path, sizeof path, "%s/%s", dir, names[i]) >= (int)sizeof path || access(path, R_OK) != 0)
+            return 0;
+    }
+    return 1;
+}
+
+static void consider(const char *dir) {
+    if (private_dir[0]) return;
+    char resolved[PATH_MAX];
+    if (realpath(dir, resolved) && holds_libraries(resolved)) {
+        snprintf(private_dir, sizeof private_dir, "%s", resolved);
+        return;
+    }
+    size_t n = strlen(searched);
+    snprintf(searched + n, sizeof searched - n, "%s%s", n ? ", " : "", dir);
+}
+
+/* The installed place first, beside the binary as a package puts it (/usr/bin/jukeboxd:
+   /usr/lib/jukebox; Board/install.sh: /usr/local/lib/jukebox), then the cache of the checkout
+   this was compiled in (Board/build-ffmpeg.sh; Package.swift gives its path). */
+static void find_private_dir(void) {
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) {
+        exe[n] = 0;
+        char *slash = strrchr(exe, '/');
+        if (slash && (size_t)(slash - exe) + sizeof "/../lib/jukebox" <= sizeof exe) {
+            strcpy(slash, "/../lib/jukebox");
+            consider(exe);
+        }
+    }
+#ifdef JB_FFMPEG_BUILD_DIR
+    consider(JB_FFMPEG_BUILD_DIR);
+#endif
+}
+
+const char *jb_mp4_private_dir(void) {
+    pthread_once(&find_once, find_private_dir);
+    return private_dir[0] ? private_dir : NULL;
+}
+
+const char *jb_mp4_private_dirs_searched(void) {
+    pthread_once(&find_once, find_private_dir);
+    return searched;
+}
+
+static void *open_library(const char *dir, const char *soname) {
+    char path[PATH_MAX];
+    if (!dir) return dlopen(soname, RTLD_LAZY | RTLD_LOCAL);
+    snprintf(path, sizeof path, "%s/%s", dir, soname);
+    return dlopen(path, RTLD_LAZY | RTLD_LOCAL);
+}
+
 static void load(void) {
-    /* RTLD_LOCAL: nothing else in the process sees FFmpeg's symbols. Never closed: FFmpeg
-       keeps global state (codec tables, the log callback) for the process's life. */
-    void *util = dlopen(SONAME("avutil", LIBAVUTIL_VERSION_MAJOR), RTLD_LAZY | RTLD_LOCAL);
-    void *codec = util ? dlopen(SONAME("avcodec", LIBAVCODEC_VERSION_MAJOR), RTLD_LAZY | RTLD_LOCAL) : NULL;
-    void *format = codec ? dlopen(SONAME("avformat", LIBAVFORMAT_VERSION_MAJOR), RTLD_LAZY | RTLD_LOCAL) : NULL;
+    /* The minimal build when there is one (25 MB less resident than Debian's), else Debian's by
+       soname. In dependency order: each library's NEEDED entries (libavutil.so.57, ...) are then
+       the ones already loaded, matched by soname, never Debian's. RTLD_LOCAL: nothing else in
+       the process sees FFmpeg's symbols. Never closed: FFmpeg keeps global state (codec
+       tables, the log callback) for the process's life. A minimal build that is there but does
+       not load is an error, not a silent 25 MB more. */
+    const char *dir = jb_mp4_private_dir();
+    void *util = open_library(dir, SONAME("avutil", LIBAVUTIL_VERSION_MAJOR));
+    void *codec = util ? open_library(dir, SONAME("avcodec", LIBAVCODEC_VERSION_MAJOR)) : NULL;
+    void *format = codec ? open_library(dir, SONAME("avformat", LIBAVFORMAT_VERSION_MAJOR)) : NULL;
     if (!format) {
         snprintf(load_error, sizeof load_error, "%s", dlerror());
         return;

@@ -17,28 +17,28 @@ extension Bench {
         return nil
     }
 
-    /// callgrind totals of mpg123 and jukeboxd playing `file` (its folder) unpaced to the end.
-    private func countInstructions(_ file: String, label: String) -> (peer: Double?, jb: Double?) {
+    /// callgrind totals of the reference decoder (`peer`, the whole command: mpg123 by default)
+    /// and jukeboxd playing `file` (its folder) unpaced to the end.
+    func countInstructions(
+        _ file: String, label: String, section: String = "instructions", peer peerCommand: [String]? = nil
+    ) -> (peer: Double?, jb: Double?) {
         let dir = "\(work)/instructions/\(label)"
         try? mkdirs(dir)
-        let peerOut = "\(dir)/mpg123.callgrind"
+        let command = peerCommand ?? ["mpg123", "-q", "-o", "alsa", "-a", "null", file]
+        let peerOut = "\(dir)/\(command[0]).callgrind"
         var peer: Double?
-        if which("mpg123") != nil,
+        if which(command[0]) != nil,
             let (e, _) = try? runTimed(
-                [
-                    "valgrind", "--tool=callgrind", "--callgrind-out-file=\(peerOut)", "mpg123", "-q", "-o", "alsa",
-                    "-a", "null",
-                    file,
-                ], timeout: 300),
+                ["valgrind", "--tool=callgrind", "--callgrind-out-file=\(peerOut)"] + command, timeout: 300),
             e.exited
         {
             peer = callgrindTotal(peerOut)
         }
-        if peer == nil { report.error("instructions", "mpg123 under callgrind failed (\(label))") }
+        if peer == nil { report.error(section, "\(command[0]) under callgrind failed (\(label))") }
 
         // valgrind cannot read Swift's DWARF 5, so jukeboxd runs as a copy without debug info.
         var jb: Double?
-        if let jukeboxd, jbEnabled("instructions") {
+        if let jukeboxd, jbEnabled(section) {
             let stripped = "\(work)/instructions/jukeboxd-nodebug"
             let jbOut = "\(dir)/jukeboxd.callgrind"
             let log = "\(dir)/jukeboxd.log"
@@ -71,7 +71,7 @@ extension Bench {
                 jb = callgrindTotal(jbOut)
                 if jb == nil { throw BenchError("no callgrind totals in \(jbOut)") }
             } catch {
-                report.error("instructions", "\(error)")
+                report.error(section, "\(error)")
             }
         }
         return (peer, jb)
