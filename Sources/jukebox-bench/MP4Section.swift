@@ -116,17 +116,11 @@ extension Bench {
             note(
                 "\(kind): jukeboxd \(f(j / 1e6, 1)) M instructions for 180 s, \(f(jf / 1e6, 1)) M for 1 s; "
                     + "ffmpeg \(f(p / 1e6, 1)) M, \(f(pf / 1e6, 1)) M")
-            let jm = (j - jf) / 179, pm = (p - pf) / 179
-            report.add(
-                Row(
-                    section: "mp4", metric: "instructions per s of \(kind), unpaced, fixed cost subtracted (callgrind)",
-                    jukeboxd: "\(f(jm / 1e6, 2)) M", peer: "\(f(pm / 1e6, 2)) M (ffmpeg -f s16le)",
-                    ratio: Report.ratio(jm, pm), target: "≤ 1.1×", verdict: jm / pm <= 1.1 ? "PASS" : "FAIL"))
-            report.add(
-                Row(
-                    section: "mp4", metric: "instructions of a whole 1 s \(kind) run (fixed cost)",
-                    jukeboxd: "\(f(jf / 1e6, 1)) M", peer: "\(f(pf / 1e6, 1)) M (ffmpeg)",
-                    ratio: Report.ratio(jf, pf), target: "context", verdict: "info"))
+            addInstructionRows(
+                whole: whole, fixed: fixed, section: "mp4",
+                metric: "instructions per s of \(kind), unpaced, fixed cost subtracted (callgrind)",
+                fixedMetric: "instructions of a whole 1 s \(kind) run (fixed cost)", peer: "ffmpeg -f s16le", limit: 1.1
+            )
         }
     }
 }
