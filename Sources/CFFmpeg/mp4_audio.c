@@ -81,22 +81,18 @@ static pthread_once_t find_once = PTHREAD_ONCE_INIT;
 static char private_dir[PATH_MAX];
 static char searched[2 * PATH_MAX + 8];
 
-static int holds_libraries(const char *dir) {
-    static const char *const names[] = {SONAME("avutil", LIBAVUTIL_VERSION_MAJOR),
-                                        SONAME("avcodec", LIBAVCODEC_VERSION_MAJOR),
-                                        SONAME("avformat", LIBAVFORMAT_VERSION_MAJOR)};
+/* The minimal build: FFmpeg's three libraries linked into one (Board/build-ffmpeg.sh). */
+#define MINIMAL_LIBRARY "libjukebox-ffmpeg.so"
+
+static int holds_library(const char *dir) {
     char path[PATH_MAX];
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        if (snprintf(path, sizeof path, "%s/%s", dir, names[i]) >= (int)sizeof path || access(path, R_OK) != 0)
-            return 0;
-    }
-    return 1;
+    return snprintf(path, sizeof path, "%s/" MINIMAL_LIBRARY, dir) < (int)sizeof path && access(path, R_OK) == 0;
 }
 
 static void consider(const char *dir) {
     if (private_dir[0]) return;
     char resolved[PATH_MAX];
-    if (realpath(dir, resolved) && holds_libraries(resolved)) {
+    if (realpath(dir, resolved) && holds_library(resolved)) {
         snprintf(private_dir, sizeof private_dir, "%s", resolved);
         return;
     }
@@ -133,24 +129,23 @@ const char *jb_mp4_private_dirs_searched(void) {
     return searched;
 }
 
-static void *open_library(const char *dir, const char *soname) {
-    char path[PATH_MAX];
-    if (!dir) return dlopen(soname, RTLD_LAZY | RTLD_LOCAL);
-    snprintf(path, sizeof path, "%s/%s", dir, soname);
-    return dlopen(path, RTLD_LAZY | RTLD_LOCAL);
-}
-
 static void load(void) {
-    /* The minimal build when there is one (25 MB less resident than Debian's), else Debian's by
-       soname. In dependency order: each library's NEEDED entries (libavutil.so.57, ...) are then
-       the ones already loaded, matched by soname, never Debian's. RTLD_LOCAL: nothing else in
-       the process sees FFmpeg's symbols. Never closed: FFmpeg keeps global state (codec
-       tables, the log callback) for the process's life. A minimal build that is there but does
-       not load is an error, not a silent 25 MB more. */
+    /* The minimal build when there is one (25 MB less resident than Debian's): one library,
+       whose handle serves for all three; else Debian's three by soname. RTLD_LOCAL: nothing
+       else in the process sees FFmpeg's symbols. Never closed: FFmpeg keeps global state
+       (codec tables, the log callback) for the process's life. A minimal build that is there
+       but does not load is an error, not a silent 25 MB more. */
     const char *dir = jb_mp4_private_dir();
-    void *util = open_library(dir, SONAME("avutil", LIBAVUTIL_VERSION_MAJOR));
-    void *codec = util ? open_library(dir, SONAME("avcodec", LIBAVCODEC_VERSION_MAJOR)) : NULL;
-    void *format = codec ? open_library(dir, SONAME("avformat", LIBAVFORMAT_VERSION_MAJOR)) : NULL;
+    void *util, *codec, *format;
+    if (dir) {
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%s/" MINIMAL_LIBRARY, dir);
+        util = codec = format = dlopen(path, RTLD_LAZY | RTLD_LOCAL);
+    } else {
+        util = dlopen(SONAME("avutil", LIBAVUTIL_VERSION_MAJOR), RTLD_LAZY | RTLD_LOCAL);
+        codec = util ? dlopen(SONAME("avcodec", LIBAVCODEC_VERSION_MAJOR), RTLD_LAZY | RTLD_LOCAL) : NULL;
+        format = codec ? dlopen(SONAME("avformat", LIBAVFORMAT_VERSION_MAJOR), RTLD_LAZY | RTLD_LOCAL) : NULL;
+    }
     if (!format) {
         snprintf(load_error, sizeof load_error, "%s", dlerror());
         return;

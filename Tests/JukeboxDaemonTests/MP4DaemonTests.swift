@@ -7,13 +7,14 @@ import Testing
 /// jukeboxd with AAC and ALAC in MP4: scanned with their tags, played gaplessly through ALSA's
 /// `file` PCM as ffmpeg decodes them, and FFmpeg loaded only when an MP4 file is met.
 @Suite(.serialized) struct MP4DaemonTests {
-    /// The folders of the FFmpeg libraries (libavutil, libavcodec, libavformat) the process maps.
+    /// The folders of the FFmpeg libraries the process maps: Debian's libavutil, libavcodec,
+    /// libavformat, or the minimal build's libjukebox-ffmpeg.so.
     static func ffmpegFolders(_ pid: pid_t) -> Set<String> {
         let maps = (readText("/proc/\(pid)/maps") ?? "").split(separator: "\n")
         return Set(
             maps.compactMap { line in
                 guard let path = line.split(separator: " ", omittingEmptySubsequences: true).last,
-                    path.hasPrefix("/"), path.contains("/libav")
+                    path.hasPrefix("/"), path.contains("/libav") || path.hasSuffix("/libjukebox-ffmpeg.so")
                 else { return nil }
                 return String(path[..<path.lastIndex(of: "/")!])
             })
