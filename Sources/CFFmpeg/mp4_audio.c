@@ -84,9 +84,22 @@ static char searched[2 * PATH_MAX + 8];
 /* The minimal build: FFmpeg's three libraries linked into one (Board/build-ffmpeg.sh). */
 #define MINIMAL_LIBRARY "libjukebox-ffmpeg.so"
 
+/* A file's ELF machine (e_machine, little-endian as on every board this runs on), or -1. */
+static int elf_machine(const char *path) {
+    unsigned char h[20];
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd >= 0 ? pread(fd, h, sizeof h, 0) : -1;
+    if (fd >= 0) close(fd);
+    return n == (ssize_t)sizeof h && memcmp(h, "\177ELF", 4) == 0 ? h[18] | h[19] << 8 : -1;
+}
+
+/* The library is there and built for this machine (a checkout's cache may hold the host's
+   while an arm64 build of the daemon runs under qemu). */
 static int holds_library(const char *dir) {
     char path[PATH_MAX];
-    return snprintf(path, sizeof path, "%s/" MINIMAL_LIBRARY, dir) < (int)sizeof path && access(path, R_OK) == 0;
+    if (snprintf(path, sizeof path, "%s/" MINIMAL_LIBRARY, dir) >= (int)sizeof path) return 0;
+    int machine = elf_machine(path);
+    return machine >= 0 && machine == elf_machine("/proc/self/exe");
 }
 
 static void consider(const char *dir) {

@@ -59,7 +59,7 @@ public final class MP4FileDecoder: WideAudioDecoder {
     /// (Board/build-ffmpeg.sh) is not where it is looked for; nil when it is there.
     public static var minimalFFmpegMissing: String? {
         guard MP4AudioDecoder.minimalBuildDirectory == nil else { return nil }
-        return "MP4 (AAC, ALAC): no minimal FFmpeg build in \(MP4AudioDecoder.minimalBuildSearched) "
+        return "MP4 (AAC, ALAC): no minimal FFmpeg build for this machine in \(MP4AudioDecoder.minimalBuildSearched) "
             + "(Board/build-ffmpeg.sh); the first MP4 file loads Debian's FFmpeg, about 25 MB more resident"
     }
 

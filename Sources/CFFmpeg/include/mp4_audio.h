@@ -20,10 +20,11 @@ const char *jb_mp4_load(void);
 
 /* The folder of the minimal FFmpeg build (Board/build-ffmpeg.sh: libjukebox-ffmpeg.so, the
    MP4 and ADTS demuxers and the AAC and ALAC decoders of Debian's FFmpeg source in one library;
-   1 MB resident where Debian's libraries cost 25 MB), which the load takes instead of Debian's: `../lib/jukebox` beside the executable (a package,
-   Board/install.sh), else the build cache of the checkout this was compiled in. NULL when
-   neither holds it: the load then takes Debian's, and jb_mp4_private_dirs_searched() says where
-   it looked. Found once (thread-safe). */
+   1 MB resident where Debian's libraries cost 25 MB), which the load takes instead of Debian's:
+   `../lib/jukebox` beside the executable (a package, Board/install.sh), else the build cache of
+   the checkout this was compiled in. NULL when neither holds one built for this machine: the
+   load then takes Debian's, and jb_mp4_private_dirs_searched() says where it looked. Found
+   once (thread-safe). */
 const char *jb_mp4_private_dir(void);
 const char *jb_mp4_private_dirs_searched(void);
 
