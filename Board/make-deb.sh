@@ -55,7 +55,7 @@ Board/build-ffmpeg.sh --install "$root/usr/lib/jukebox" >/dev/null
 # what the minimal FFmpeg links): a box of MP3s never maps them, but the formats need them there.
 libraries=$(ldd "$binary" "$root"/usr/lib/jukebox/* | awk '$2 == "=>" && $3 ~ /^\// && $3 !~ /\/usr\/lib\/jukebox\// {print $3}')
 for soname in libFLAC.so.12 libvorbisfile.so.3 libopusfile.so.0 libsoxr.so.0; do
-    path=$(ldconfig -p | awk -v name="$soname" '$1 == name {print $NF; exit}')
+    path=$(ldconfig -p | awk -v name="$soname" '$1 == name && !found {print $NF; found = 1}')
     [ -n "$path" ] || { echo "make-deb: $soname is not installed (./dev setup)" >&2; exit 1; }
     libraries="$libraries $path"
 done
