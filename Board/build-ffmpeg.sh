@@ -37,18 +37,22 @@ link() {
         grep -oE 'SYM\((util|codec|format), [a-z_0-9]+\)' Sources/CFFmpeg/mp4_audio.c | sed -E 's/.*, (.*)\)/    \1;/'
         echo "local: *; };"
     } > "$exports.new"
-    if ! cmp -s "$exports.new" "$exports" || [ ! -f "$out/lib/libjukebox-ffmpeg.so" ]; then
-        mkdir -p "$out/lib"
-        gcc -shared -o "$out/lib/libjukebox-ffmpeg.so" -Wl,-soname,libjukebox-ffmpeg.so -Wl,--version-script="$exports.new" \
-            -Wl,--gc-sections -Wl,-Bsymbolic -Wl,-z,relro -Wl,-z,now -Wl,-z,noexecstack -s \
-            -Wl,--whole-archive "$out"/static/libavformat.a "$out"/static/libavcodec.a "$out"/static/libavutil.a \
-            -Wl,--no-whole-archive -lm
+    # Untouched when nothing changed: tests may be loading it meanwhile (make-deb runs this).
+    if cmp -s "$exports.new" "$exports" && [ -f "$out/lib/libjukebox-ffmpeg.so" ]; then
+        rm "$exports.new"
+        return
     fi
+    mkdir -p "$out/lib"
+    gcc -shared -o "$out/lib/libjukebox-ffmpeg.so.new" -Wl,-soname,libjukebox-ffmpeg.so -Wl,--version-script="$exports.new" \
+        -Wl,--gc-sections -Wl,-Bsymbolic -Wl,-z,relro -Wl,-z,now -Wl,-z,noexecstack -s \
+        -Wl,--whole-archive "$out"/static/libavformat.a "$out"/static/libavcodec.a "$out"/static/libavutil.a \
+        -Wl,--no-whole-archive -lm
+    mv "$out/lib/libjukebox-ffmpeg.so.new" "$out/lib/libjukebox-ffmpeg.so"
     mv "$exports.new" "$exports"
 }
 finish() {
     link
-    ln -sfn "$(basename "$out")/lib" "$cache/lib"
+    [ "$(readlink "$cache/lib")" = "$(basename "$out")/lib" ] || ln -sfn "$(basename "$out")/lib" "$cache/lib"
     [ -z "$install_dir" ] || install -D -m 0644 "$cache/lib/libjukebox-ffmpeg.so" "$install_dir/libjukebox-ffmpeg.so"
     echo "$cache/lib"
     exit 0
