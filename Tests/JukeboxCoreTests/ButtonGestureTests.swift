@@ -196,6 +196,27 @@ import Testing
         }
         changes += debouncer.advance(to: .milliseconds(700))
         #expect(changes.isEmpty)
+        // Pulses closer together than the wait, the last one still on when it ends: no press,
+        // as the line was on for only 2 of those 5 ms; the decision waits for 3 ms at the new
+        // level and the line goes back first.
+        changes = debouncer.handle(edge: true, at: .milliseconds(700))
+        changes += debouncer.handle(edge: false, at: .milliseconds(701))
+        changes += debouncer.handle(edge: true, at: .milliseconds(704))
+        #expect(debouncer.nextDeadline == .milliseconds(706))
+        changes += debouncer.advance(to: Instant(nanoseconds: 705_500_000))
+        changes += debouncer.handle(edge: false, at: Instant(nanoseconds: 705_500_000))
+        changes += debouncer.advance(to: .milliseconds(720))
+        #expect(changes.isEmpty)
+        #expect(debouncer.nextDeadline == nil && !debouncer.stable)
+        // The same start, then held: a press once the line was on for 3 ms of the wait.
+        changes = debouncer.handle(edge: true, at: .milliseconds(730))
+        changes += debouncer.handle(edge: false, at: .milliseconds(731))
+        changes += debouncer.handle(edge: true, at: .milliseconds(734))
+        changes += debouncer.advance(to: .milliseconds(740))
+        #expect(changes == [.init(active: true, at: .milliseconds(736))])
+        changes = debouncer.handle(edge: false, at: .milliseconds(760))
+        changes += debouncer.advance(to: .milliseconds(780))
+        #expect(changes == [.init(active: false, at: .milliseconds(765))])
         // A dropout while held (a pulse the other way) is no release.
         changes = debouncer.handle(edge: true, at: .milliseconds(800))
         changes += debouncer.handle(edge: false, at: .milliseconds(850))
