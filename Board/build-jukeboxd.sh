@@ -2,6 +2,9 @@
 # Builds jukeboxd the way the board runs it: .build-static/release/jukeboxd, a release build
 # with the Swift runtime linked in. Board/install.sh and `./dev bench` both call this.
 #   Board/build-jukeboxd.sh [extra swift build arguments]
+# Cross (Board/cross-aarch64.sh): JUKEBOXD_TRIPLE and JUKEBOXD_SYSROOT, a root of the target's
+# libraries with its Swift runtime in usr/lib/swift_static as a Swift SDK lays it out; the build
+# then goes to .build-ARCH (.build-aarch64).
 #
 # The link is set up for a small resident size (docs/ARCHITECTURE.md, "Resident memory"):
 # - --static-swift-stdlib: the Swift runtime linked in: 3 MB less resident memory and 4 ms
@@ -22,10 +25,21 @@ cd "$(dirname "$0")/.."
 scratch=.build-static
 toolchain=$(dirname "$(readlink -f "$(command -v swift)")")
 flags=()
+clang_target=()
+glibc=$(getconf GNU_LIBC_VERSION | awk '{print $2}')
+if [ -n "${JUKEBOXD_SYSROOT:-}" ]; then
+    sysroot=$JUKEBOXD_SYSROOT
+    scratch=.build-${JUKEBOXD_TRIPLE%%-*}
+    clang_target=(--target="$JUKEBOXD_TRIPLE" --sysroot="$sysroot")
+    # swift build passes --sdk to clang only; swiftc needs it too, to find the sysroot's glibc.
+    flags+=(--triple "$JUKEBOXD_TRIPLE" --sdk "$sysroot" -Xswiftc -sdk -Xswiftc "$sysroot")
+    flags+=(-Xswiftc -resource-dir -Xswiftc "$sysroot/usr/lib/swift_static")
+    glibc=$(awk '$1 == "#define" && $2 == "__GLIBC__" { major = $3 }
+        $1 == "#define" && $2 == "__GLIBC_MINOR__" { print major "." $3 }' "$sysroot/usr/include/features.h")
+fi
 
 if [ -x "$toolchain/ld.lld" ]; then
     flags+=(-Xswiftc -use-ld=lld)
-    glibc=$(getconf GNU_LIBC_VERSION | awk '{print $2}')
     if [ "$(printf '%s\n' 2.36 "$glibc" | sort -V | head -1)" = 2.36 ]; then
         flags+=(-Xlinker -z -Xlinker pack-relative-relocs)
     else
@@ -36,7 +50,7 @@ else
 fi
 flags+=(-Xlinker --no-export-dynamic)
 
-libstdcxx=$("$toolchain/clang" -print-file-name=libstdc++.a)
+libstdcxx=$("$toolchain/clang" "${clang_target[@]}" -print-file-name=libstdc++.a)
 if [ -f "$libstdcxx" ]; then
     mkdir -p "$scratch/static-libstdc++"
     ln -sf "$libstdcxx" "$scratch/static-libstdc++/libstdc++.a"

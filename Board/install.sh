@@ -26,6 +26,7 @@ if [ ! -f /etc/jukebox/jukebox.toml ]; then
     install -m 0644 config/jukebox.toml /etc/jukebox/jukebox.toml
     echo "install.sh: wrote /etc/jukebox/jukebox.toml; set music_dir in it" >&2
 fi
+install -D -m 0755 Board/checkpoint-file.sh /usr/local/share/jukebox/checkpoint-file.sh
 install -m 0644 Board/jukeboxd.service /etc/systemd/system/jukeboxd.service
 systemctl daemon-reload
 if jukeboxd --config /etc/jukebox/jukebox.toml --check-config; then

@@ -41,6 +41,7 @@ sed 's#/usr/local/bin/jukeboxd#/usr/bin/jukeboxd#g' Board/jukeboxd.service > "$s
 install -D -m 0644 "$stage/jukeboxd.service" "$root/lib/systemd/system/jukeboxd.service"
 install -D -m 0644 Board/deb/50-jukebox-poweroff.rules "$root/usr/share/polkit-1/rules.d/50-jukebox-poweroff.rules"
 install -D -m 0755 Board/checkpoint-partition.sh "$root/usr/share/jukebox/checkpoint-partition.sh"
+install -D -m 0755 Board/checkpoint-file.sh "$root/usr/share/jukebox/checkpoint-file.sh"
 for doc in README.md Board/WIRING.md Board/snapserver.conf; do
     install -D -m 0644 "$doc" "$root/usr/share/doc/jukebox/$(basename "$doc")"
 done

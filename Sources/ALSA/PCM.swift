@@ -167,7 +167,8 @@ public final class PCM {
         try check(
             snd_pcm_hw_params_set_access(pcm, hw, SND_PCM_ACCESS_RW_INTERLEAVED), "snd_pcm_hw_params_set_access", dev)
         // The first format the device takes; when it takes none, set_format's error for the first.
-        let format = r.formats.first { snd_pcm_hw_params_test_format(pcm, hw, $0.alsa) == 0 } ?? r.formats[0]
+        let format: PCMSampleFormat =
+            r.formats.first(where: { snd_pcm_hw_params_test_format(pcm, hw, $0.alsa) == 0 }) ?? r.formats[0]
         let takesWide = r.formats.contains { $0 != .s16 && snd_pcm_hw_params_test_format(pcm, hw, $0.alsa) == 0 }
         try check(snd_pcm_hw_params_set_format(pcm, hw, format.alsa), "snd_pcm_hw_params_set_format", dev)
         try check(snd_pcm_hw_params_set_channels(pcm, hw, r.channels), "snd_pcm_hw_params_set_channels", dev)

@@ -262,7 +262,12 @@ extension AudioPipeline {
                         growing: growingFiles)
                 switch opened {
                 case .ok(let d, let frame, let usedHint):
-                    guard register(request.item, failure: nil, usedHint: usedHint) else { continue }
+                    guard register(request.item, failure: nil, usedHint: usedHint) else {
+                        // A newer command came meanwhile (a seek overtaken by another): kept
+                        // for it, or a new decoder would read from the file's start again.
+                        parked = ((d as? StretchedDecoder)?.source ?? d, request.item)
+                        continue
+                    }
                     decoder = d
                     length = d.lengthFrames
                     item = request.item

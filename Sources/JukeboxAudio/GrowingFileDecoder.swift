@@ -69,7 +69,8 @@ public final class GrowingFiles: Sendable {
 }
 
 /// Decodes a `GrowingFile` as far as it has arrived and waits at its end for more (see above).
-final class GrowingFileDecoder: AudioDecoder {
+/// A source wider than 16 bits is read wide through it too.
+final class GrowingFileDecoder: WideAudioDecoder {
     private let file: GrowingFile
     private var inner: any AudioDecoder
     /// Whether `inner` reads the whole file: then its end is the episode's.
@@ -79,6 +80,8 @@ final class GrowingFileDecoder: AudioDecoder {
     /// While waiting: the bytes there when the audio ran out.
     private var waitingAt: Int64?
     let format: AudioFormat
+    /// The source's bits per sample (each opening of the file must give the same).
+    let bitsPerSample: Int
 
     /// More bytes than this arrived since the audio ran out: open the file again (each opening
     /// seeks from the start or a seek hint, so not for every few kB).
@@ -110,6 +113,7 @@ final class GrowingFileDecoder: AudioDecoder {
             }
         }
         format = inner.format
+        bitsPerSample = Self.bits(of: inner)
         file.setWaiting(false)
     }
 
@@ -118,13 +122,29 @@ final class GrowingFileDecoder: AudioDecoder {
     var seekHint: SeekHint? { inner.seekHint }
     var replayGain: ReplayGainInfo? { inner.replayGain }
 
+    private static func bits(of decoder: any AudioDecoder) -> Int {
+        (decoder as? any WideAudioDecoder)?.bitsPerSample ?? 16
+    }
+
     func read(into buffer: UnsafeMutablePointer<Int16>, capacityFrames: Int) throws -> DecodeResult {
+        try read { try $0.read(into: buffer, capacityFrames: capacityFrames) }
+    }
+
+    func read(wide buffer: UnsafeMutablePointer<Int32>, capacityFrames: Int) throws -> DecodeResult {
+        try read { inner in
+            guard let wide = inner as? any WideAudioDecoder else { preconditionFailure("read(wide:) of an S16 source") }
+            return try wide.read(wide: buffer, capacityFrames: capacityFrames)
+        }
+    }
+
+    /// What `decode(inner)` gives of what arrived, or nothing while waiting for more.
+    private func read(_ decode: (any AudioDecoder) throws -> DecodeResult) throws -> DecodeResult {
         if let waitingAt, !(try resume(after: waitingAt)) {
             MonotonicClock.sleep(nanoseconds: Self.pollNanoseconds)
             return DecodeResult(frames: 0, isEnd: false, formatChanged: false)
         }
         var result: DecodeResult
-        do { result = try inner.read(into: buffer, capacityFrames: capacityFrames) } catch {
+        do { result = try decode(inner) } catch {
             // A partial file ends mid-frame: that is where the download is, not a broken file.
             guard !whole else { throw error }
             result = DecodeResult(frames: 0, isEnd: true, formatChanged: false)
@@ -147,7 +167,7 @@ final class GrowingFileDecoder: AudioDecoder {
         guard now.whole || failed || now.bytes >= bytes + Self.reopenBytes else { return false }
         let hint = inner.seekHint
         let reopened = try openDecoder(path: now.whole ? file.path : file.partialPath)
-        guard reopened.format == format else {
+        guard reopened.format == format, Self.bits(of: reopened) == bitsPerSample else {
             throw AudioFileError(path: file.path, reason: "the file changed format while it downloaded")
         }
         let from = max(0, position - Self.warmUpFrames)

@@ -42,8 +42,10 @@ struct OutputLocals<Sink: AudioSink>: ~Copyable {
     var sink: Sink
     var isOpen = false
     var format: AudioFormat?
-    /// The device is open in a wide format for 32-bit samples (`ChunkInfo.wide`): the history
-    /// and the period buffer then hold Int32 samples, two Int16 words each.
+    /// The device is open in a wide format (S32_LE, S24_LE, S24_3LE): the history and the
+    /// period buffer then hold Int32 samples, two Int16 words each, 32-bit chunks
+    /// (`ChunkInfo.wide`) copied as they are and S16 ones widened (exact), so a change of
+    /// source depth needs no reopening. Stays so across reopens once it was (see `openDevice`).
     var wide = false
     var words: Int { wide ? 2 : 1 }
     var clock = false
@@ -313,19 +315,28 @@ struct OutputLocals<Sink: AudioSink>: ~Copyable {
         pendingStart = nil
     }
 
-    /// Copies `frames` frames from `source` (at the device's width) into the history at `written`.
-    func saveHistory(_ source: UnsafePointer<Int16>, frames: Int) {
-        let ch = channels * words
+    /// Copies `frames` frames from `source` (32-bit samples when `wide`, else S16) into the
+    /// history at `written`; S16 into a wide history widened, the value in the top bits.
+    func saveHistory(_ source: UnsafePointer<Int16>, frames: Int, wide sourceWide: Bool) {
         let index = Int(written % Int64(historyFrames))
         let first = min(frames, historyFrames - index)
-        (history.base + index * ch).update(from: source, count: first * ch)
-        if first < frames { history.base.update(from: source + first * ch, count: (frames - first) * ch) }
+        guard wide && !sourceWide else {
+            let ch = channels * words
+            (history.base + index * ch).update(from: source, count: first * ch)
+            if first < frames { history.base.update(from: source + first * ch, count: (frames - first) * ch) }
+            return
+        }
+        let ch = channels
+        let target = wideSamples(history)
+        for i in 0..<first * ch { target[index * ch + i] = Int32(source[i]) << 16 }
+        for i in 0..<(frames - first) * ch { target[i] = Int32(source[first * ch + i]) << 16 }
     }
 
     /// Writes into the history at `written` a crossfade of `frames` frames: `outgoing` fading
     /// out and `incoming` (scaled by `scale`, its ReplayGain over the outgoing one's, which
     /// the gain stage applies) fading in, linearly over a fade of `length` frames from its
-    /// frame `at` on, as MPD mixes them. Preallocated buffers only.
+    /// frame `at` on, as MPD mixes them (in S16, widened into a wide history). Preallocated
+    /// buffers only.
     func saveCrossfade(
         _ outgoing: UnsafePointer<Int16>, _ incoming: UnsafePointer<Int16>, frames: Int, at: Int, length: Int,
         scale: Float
@@ -335,11 +346,15 @@ struct OutputLocals<Sink: AudioSink>: ~Copyable {
         let step = 1 / Float(length)
         for f in 0..<frames {
             let share = Float(at + f) * step
-            let dest = history.base + index * ch
             for k in 0..<ch {
                 let v = (Float(outgoing[f * ch + k]) * (1 - share) + Float(incoming[f * ch + k]) * share * scale)
                     .rounded()
-                dest[k] = Int16(max(-32768, min(32767, v)))
+                let mixed = Int16(max(-32768, min(32767, v)))
+                if wide {
+                    wideSamples(history)[index * ch + k] = Int32(mixed) << 16
+                } else {
+                    history.base[index * ch + k] = mixed
+                }
             }
             index += 1
             if index == historyFrames { index = 0 }
@@ -521,7 +536,9 @@ extension AudioPipeline {
                 decodeAgain(&s, &o, from: c.format)
                 return .again
             }
-            if !o.isOpen || o.format != c.format || o.wide != c.wide {
+            // A wide device takes S16 chunks too (widened): a change of depth reopens only a
+            // device open in S16 for a 32-bit chunk.
+            if !o.isOpen || o.format != c.format || (c.wide && !o.wide) {
                 let now = MonotonicClock.nanoseconds()
                 if now < o.retryAtNs {
                     shared.wait(outputWork, &s, nanoseconds: o.retryAtNs - now)
@@ -576,7 +593,8 @@ extension AudioPipeline {
         }
         let frames = min(o.block, c.frames - c.read)
         o.itemGain = c.gain
-        let source = samples.base + head * Self.chunkFrames * Self.maxChannels + c.read * c.format.channels * o.words
+        let source =
+            samples.base + head * Self.chunkFrames * Self.maxChannels + c.read * c.format.channels * (c.wide ? 2 : 1)
         if c.fadeLength > 0 {
             let partner = (head + 1) % slots
             let incoming = samples.base + partner * Self.chunkFrames * Self.maxChannels + c.read * c.format.channels
@@ -584,7 +602,7 @@ extension AudioPipeline {
                 source, incoming, frames: frames, at: c.fadeStart + c.read, length: c.fadeLength,
                 scale: s.chunks[partner].gain / c.gain)
         } else {
-            o.saveHistory(source, frames: frames)
+            o.saveHistory(source, frames: frames, wide: c.wide)
         }
         s.chunks[head].read += frames
         if s.chunks[head].read >= c.frames { popChunk(&s) }
@@ -907,8 +925,10 @@ extension AudioPipeline {
     }
 
     /// Opens (or reopens, after playing out the old format) the device for `format`, in a
-    /// wide sample format first when `wide` (32-bit samples); on failure, tries again after
-    /// the backoff.
+    /// wide sample format first when `wide` (32-bit samples) or when it was open wide before
+    /// (a rate change, a lost device: it stays wide, so a later change of depth is gapless;
+    /// a box that never played a wide source keeps S16); on failure, tries again after the
+    /// backoff. A device granted a wide format is used wide whatever the chunk's depth.
     private func openDevice<Sink>(_ o: inout OutputLocals<Sink>, _ format: AudioFormat, wide: Bool) -> OutputStep {
         if o.isOpen {
             if o.clock {
@@ -925,7 +945,7 @@ extension AudioPipeline {
             device: config.device, rate: UInt32(format.rate), channels: UInt32(format.channels),
             periodMicroseconds: UInt32(config.periodMs * 1000), bufferMicroseconds: UInt32(config.bufferMs * 1000),
             deepBufferMicroseconds: UInt32(config.deepBufferMs * 1000),
-            formats: wide ? [.s32, .s24, .s24Packed, .s16] : [.s16, .s32, .s24, .s24Packed])
+            formats: wide || o.wide ? [.s32, .s24, .s24Packed, .s16] : [.s16, .s32, .s24, .s24Packed])
         let opened = Result { () throws(ALSAError) in try o.sink.open(request) }
         // The feedback sounds at the device's rate, before taking the lock.
         if case .success(let grant) = opened { o.tones.render(rate: grant.rate) }
@@ -934,14 +954,14 @@ extension AudioPipeline {
             switch opened {
             case .success(let grant):
                 o.format = AudioFormat(rate: grant.rate, channels: format.channels)
-                o.wide = wide && grant.format != .s16
+                o.wide = grant.format != .s16
                 accept(grant, &s, &o)
                 // The device does not take this rate, or no wide format: it stays open as it
                 // is, and decoding starts again where the ring's head is, resampled to its
                 // rate (MPD's way too) or narrowed to S16 with dither.
                 if grant.rate != format.rate { s.deviceRate = grant.rate }
                 if !grant.takesWide { s.wideRefused = true }
-                if grant.rate != format.rate || wide != o.wide { decodeAgain(&s, &o, from: format) }
+                if grant.rate != format.rate || (wide && !o.wide) { decodeAgain(&s, &o, from: format) }
             case .failure(let error):
                 s.deviceError = error.description
                 o.reopening = true

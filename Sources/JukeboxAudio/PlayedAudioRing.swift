@@ -61,7 +61,8 @@ public final class PlayedAudioRing: @unchecked Sendable {
         }
     }
 
-    /// As `publish`, from 32-bit samples (the value in the top bits), narrowed with `dither`.
+    /// As `publish`, from 32-bit samples (the value in the top bits), narrowed with `dither`
+    /// where they have bits below 16.
     func publish(
         wide source: UnsafePointer<Int32>, count: Int, channels: Int, rate: Int, gain: Float,
         dither: inout TPDFDither
@@ -73,7 +74,8 @@ public final class PlayedAudioRing: @unchecked Sendable {
                 for side in 0..<2 {
                     let v = from[i * channels + side * (channels - 1)]
                     let scaled = gain == 1 ? v : Int32(clamping: Int64((Double(v) * factor).rounded()))
-                    target[2 * i + side] = dither.narrow(scaled)
+                    // A 16-bit source widened has nothing below 16 bits: exact, no noise added.
+                    target[2 * i + side] = scaled & 0xFFFF == 0 ? Int16(scaled >> 16) : dither.narrow(scaled)
                 }
             }
         }

@@ -13,9 +13,11 @@ extension PlaybackItem {
 /// A CUE sheet's track: the frames `span` of another decoder's file as a stream of its own
 /// (its frame 0 is the span's first), so positions, seeks and lengths are the track's, and
 /// consecutive tracks of one file join sample-exactly (every decoder seeks to the exact frame).
-/// Wraps any decoder, so each format's decoder knows nothing of CUE sheets.
-final class SpanDecoder: AudioDecoder {
+/// Wraps any decoder, so each format's decoder knows nothing of CUE sheets. A source wider
+/// than 16 bits is read wide through it too.
+final class SpanDecoder: WideAudioDecoder {
     private let inner: any AudioDecoder
+    private let wideInner: (any WideAudioDecoder)?
     /// The span in the file's frames; `upperBound` `.max` is the file's end.
     private let span: Range<Int64>
     /// The file frame the next read returns.
@@ -28,6 +30,7 @@ final class SpanDecoder: AudioDecoder {
                 reason: "the track starts at frame \(span.lowerBound), past the file's end (\(length) frames)")
         }
         self.inner = inner
+        wideInner = inner as? any WideAudioDecoder
         self.span = span
         position = span.lowerBound
         if span.lowerBound > 0 { try inner.seek(toFrame: span.lowerBound) }
@@ -41,9 +44,21 @@ final class SpanDecoder: AudioDecoder {
     }
 
     func read(into buffer: UnsafeMutablePointer<Int16>, capacityFrames: Int) throws -> DecodeResult {
+        try read(capacityFrames) { [inner] in try inner.read(into: buffer, capacityFrames: $0) }
+    }
+
+    var bitsPerSample: Int { wideInner?.bitsPerSample ?? 16 }
+
+    func read(wide buffer: UnsafeMutablePointer<Int32>, capacityFrames: Int) throws -> DecodeResult {
+        guard let wideInner else { preconditionFailure("read(wide:) of an S16 source") }
+        return try read(capacityFrames) { try wideInner.read(wide: buffer, capacityFrames: $0) }
+    }
+
+    /// Up to `capacityFrames` frames of the span by `decode(frames)`, ending at its end.
+    private func read(_ capacityFrames: Int, _ decode: (Int) throws -> DecodeResult) throws -> DecodeResult {
         let left = span.upperBound - position
         if left <= 0 { return DecodeResult(frames: 0, isEnd: true, formatChanged: false) }
-        var result = try inner.read(into: buffer, capacityFrames: Int(min(Int64(capacityFrames), left)))
+        var result = try decode(Int(min(Int64(capacityFrames), left)))
         position += Int64(result.frames)
         if position >= span.upperBound { result.isEnd = true }
         return result

@@ -23,12 +23,30 @@ import Testing
         }
     }
 
+    /// Appends the next `step` bytes of `bytes` (from `written` on) to `file`'s partial file,
+    /// renamed into place and ended in `files` once whole, as jb-podcast does.
+    static func grow(
+        _ file: GrowingFile, in files: GrowingFiles, from bytes: [UInt8], written: inout Int, step: Int
+    ) throws {
+        guard written < bytes.count else { return }
+        let old = written
+        written = min(written + step, bytes.count)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: file.partialPath))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data(bytes[old..<written]))
+        try handle.close()
+        if written == bytes.count {
+            try FileSystem.rename(file.partialPath, to: file.path)
+            files.end(path: file.path, .complete)
+        }
+    }
+
     /// The file written `step` bytes at a time (renamed into place once whole, as jb-podcast
     /// does) while it is decoded.
     @Test(arguments: [9_000, 60_000])
     func aGrowingMP3DecodesAsTheWholeFile(step: Int) throws {
         let source = try #require(Fixtures.longMP3)
-        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: source))).prefix(300_000)
+        let bytes = Array(try [UInt8](Data(contentsOf: URL(fileURLWithPath: source))).prefix(300_000))
         let folder = try TemporaryDirectory(prefix: "growing")
         defer { folder.remove() }
         let whole = folder.file("ep.mp3")
@@ -46,17 +64,7 @@ import Testing
         let played = try Self.drain(decoder) {
             waits += 1
             #expect(file.isWaiting)
-            guard written < bytes.count else { return }
-            let old = written
-            written = min(written + step, bytes.count)
-            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: file.partialPath))
-            try handle.seekToEnd()
-            try handle.write(contentsOf: Data(bytes[old..<written]))
-            try handle.close()
-            if written == bytes.count {
-                try FileSystem.rename(file.partialPath, to: whole)
-                files.end(path: whole, .complete)
-            }
+            try Self.grow(file, in: files, from: bytes, written: &written, step: step)
         }
         #expect(waits > 0)
         #expect(played.count == expected.count)

@@ -1,3 +1,4 @@
+import JukeboxCore
 import Testing
 
 @testable import JukeboxAudio
@@ -39,6 +40,28 @@ import Testing
         #expect(ring.droppedFrames == PlayedAudioRing.slotFrames)
         #expect(taken(ring).samples.count == 2 * PlayedAudioRing.slotFrames * 2)
         #expect(taken(ring).samples.isEmpty)
+    }
+
+    /// 32-bit samples are narrowed with dither only where they have bits below 16: a 16-bit
+    /// source widened on a wide device reaches the Snapcast fifo exactly (dithered as well,
+    /// 498 of 2,000 samples came out one off), a 24-bit one within the dither's 1.5 LSB.
+    @Test func wideSamplesAreDitheredOnlyWhereTheyHaveBitsBelow16() {
+        let ring = PlayedAudioRing(slotCount: 4)
+        let sixteen: [Int16] = (0..<2000).map { Int16(truncatingIfNeeded: $0 * 37 - 30_000) }
+        let widened = sixteen.map { Int32($0) << 16 }
+        var dither = TPDFDither()
+        widened.withUnsafeBufferPointer {
+            ring.publish(wide: $0.baseAddress!, count: 1000, channels: 2, rate: 44100, gain: 1, dither: &dither)
+        }
+        let exact = taken(ring).samples
+        #expect(exact == sixteen, "\(zip(exact, sixteen).filter { $0 != $1 }.count) of 2000 samples differ")
+        let wide = widened.map { $0 | 0x5A00 }
+        wide.withUnsafeBufferPointer {
+            ring.publish(wide: $0.baseAddress!, count: 1000, channels: 2, rate: 44100, gain: 1, dither: &dither)
+        }
+        let narrowed = taken(ring).samples
+        #expect(zip(narrowed, wide).allSatisfy { abs(Double($0) - Double($1) / 65536) < 1.5 })
+        #expect(narrowed != sixteen)
     }
 
     @Test func aDisabledRingTakesNothing() {

@@ -7,21 +7,37 @@
 # OUT_DIR/debs), the initramfs is rebuilt when one of its inputs is newer than it.
 #   JUKEBOXD=path   use this daemon instead of building it with Board/build-jukeboxd.sh
 #   VBOARD_EXTRA="path ..."  more host programs to put in the image (with their libraries)
+#   VBOARD_SUITE=bookworm-backports  the kernel of that suite of the same archive (6.12 there),
+#                   through an apt list of its own in OUT_DIR/apt (default OUT_DIR:
+#                   .build/vboard-SUITE); gpio-sim is then not built
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 repo=$PWD
 here=$repo/Tests/Tools/vboard
-out=${1:-$repo/.build/vboard}
+suite=${VBOARD_SUITE:-}
+out=${1:-$repo/.build/vboard${suite:+-$suite}}
 mkdir -p "$out/debs"
 out=$(cd "$out" && pwd)
 
 # The kernel: the version linux-image-amd64 depends on now, from Debian's archive.
-kpkg=$(apt-cache depends linux-image-amd64 2>/dev/null | awk '/Depends: linux-image-[0-9]/ {print $2; exit}')
+apt=()
+if [ -n "$suite" ]; then
+    # The archive that serves the release the suite belongs to (bookworm for bookworm-backports).
+    site=$(apt-get indextargets --format '$(SITE) $(RELEASE)' | awk -v r="${suite%%-*}" '$2 == r {print $1; exit}')
+    [ -n "$site" ] || { echo "make-image: no apt source serves ${suite%%-*}" >&2; exit 1; }
+    mkdir -p "$out/apt/lists/partial" "$out/apt/cache"
+    echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $site $suite main" > "$out/apt/sources.list"
+    # As root, apt's _apt sandbox user may be unable to run gpgv (it fails on this build box).
+    apt=(-o "Dir::Etc::SourceList=$out/apt/sources.list" -o Dir::Etc::SourceParts=/nonexistent
+        -o "Dir::State::Lists=$out/apt/lists" -o "Dir::Cache=$out/apt/cache" -o APT::Sandbox::User=root)
+    ls "$out/apt/lists/"*Packages* > /dev/null 2>&1 || apt-get "${apt[@]}" update >&2
+fi
+kpkg=$(apt-cache "${apt[@]}" depends linux-image-amd64 2>/dev/null | awk '/Depends: linux-image-[0-9]/ {print $2; exit}')
 [ -n "$kpkg" ] || { echo "make-image: apt knows no linux-image-amd64 (apt-get update?)" >&2; exit 1; }
 kver=${kpkg#linux-image-}
 kdir=$out/kernel-$kver
 if [ ! -f "$kdir/boot/vmlinuz-$kver" ]; then
-    (cd "$out/debs" && ls "$kpkg"_*.deb >/dev/null 2>&1 || apt-get download "$kpkg" >&2)
+    (cd "$out/debs" && ls "$kpkg"_*.deb >/dev/null 2>&1 || apt-get "${apt[@]}" download "$kpkg" >&2)
     rm -rf "$kdir.partial" && mkdir -p "$kdir.partial"
     dpkg-deb -x "$out/debs/$kpkg"_*.deb "$kdir.partial"
     # The package ships no modules.dep (its postinst runs depmod): make it for the staging tree.
@@ -29,8 +45,14 @@ if [ ! -f "$kdir/boot/vmlinuz-$kver" ]; then
     # The kernel uncompressed: qemu starts an ELF vmlinux at its PVH entry (CONFIG_PVH), with
     # no firmware loading the bzImage and no xz decompression, which take ~20 s under TCG.
     vmlinuz=$kdir.partial/boot/vmlinuz-$kver
-    offset=$(grep -abo $'\xfd7zXZ\x00' "$vmlinuz" | head -1 | cut -d: -f1)
-    tail -c +$((offset + 1)) "$vmlinuz" | xz -dcq > "$kdir.partial/boot/vmlinux-$kver" 2> /dev/null || true
+    # xz in Debian 12's 6.1, zstd in 6.12.
+    offset=$(grep -abo $'\xfd7zXZ\x00' "$vmlinuz" | head -1 | cut -d: -f1 || true)
+    unpack=(xz -dcq)
+    if [ -z "$offset" ]; then
+        offset=$(LC_ALL=C grep -abo $'\x28\xb5\x2f\xfd' "$vmlinuz" | head -1 | cut -d: -f1)
+        unpack=(zstd -dcq)
+    fi
+    tail -c +$((${offset:-0} + 1)) "$vmlinuz" | "${unpack[@]}" > "$kdir.partial/boot/vmlinux-$kver" 2> /dev/null || true
     readelf -n "$kdir.partial/boot/vmlinux-$kver" | grep -q Xen || {
         echo "make-image: no PVH kernel in $vmlinuz" >&2
         exit 1
@@ -39,7 +61,12 @@ if [ ! -f "$kdir/boot/vmlinuz-$kver" ]; then
 fi
 ln -sfn "kernel-$kver/boot/vmlinux-$kver" "$out/vmlinux"
 # gpio-sim, built out of tree (Debian's kernel lacks it), or the reason it is not there.
-"$here/gpio-sim.sh" "$out" "$kver"
+if [ -z "$suite" ]; then
+    "$here/gpio-sim.sh" "$out" "$kver"
+else
+    mkdir -p "$out/gpio-sim-$kver"
+    echo "gpio-sim is built for the default suite's kernel only" > "$out/gpio-sim-$kver/unavailable"
+fi
 ln -sfn "gpio-sim-$kver" "$out/gpio-sim"
 
 if [ -z "${JUKEBOXD:-}" ]; then
@@ -89,6 +116,8 @@ cc -static -Os -s -o "$root/bin/vboard-uinput" "$here/uinput.c"
 # gpio-sim's lines driven on a schedule (bounce, encoder flicks): a shell is too slow.
 cc -static -O2 -s -o "$root/bin/vboard-gpio" "$here/gpio.c"
 for p in /usr/bin/arecord /usr/bin/aplay /usr/bin/amixer /usr/bin/sqlite3 ${VBOARD_EXTRA:-}; do
+    # In place of busybox's applet of that name (cp would follow its link onto busybox).
+    rm -f "$root/bin/$(basename "$p")"
     cp "$p" "$root/bin/"
 done
 
