@@ -26,4 +26,13 @@ public enum ProcessSettings {
     public static func limitMallocArenas(to count: Int) -> Bool {
         jb_set_malloc_arena_max(Int32(count)) == 1
     }
+
+    /// Allocations of at least `bytes` get their own mapping, returned to the kernel when
+    /// freed (mallopt M_MMAP_THRESHOLD). Fixed, glibc no longer raises the threshold past a
+    /// freed mapped chunk, which made later such chunks come from the heap and stay resident.
+    /// False if the C library refused.
+    @discardableResult
+    public static func mapMallocChunks(ofAtLeast bytes: Int) -> Bool {
+        jb_set_malloc_mmap_threshold(Int32(bytes)) == 1
+    }
 }

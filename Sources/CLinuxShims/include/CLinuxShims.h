@@ -41,6 +41,9 @@ int jb_read_signal(int fd);
 /* mallopt(M_ARENA_MAX, n): at most n malloc arenas (malloc.h is not in Glibc's Swift module).
    Returns 1 on success, 0 on error. */
 int jb_set_malloc_arena_max(int n);
+/* mallopt(M_MMAP_THRESHOLD, bytes): allocations of at least `bytes` are mapped on their own and
+   unmapped when freed; a fixed threshold also stops glibc from raising it. 1 on success. */
+int jb_set_malloc_mmap_threshold(int bytes);
 
 #include "CLinuxShimsDisplay.h"
 #include "CLinuxShimsSerialNet.h"
