@@ -96,6 +96,70 @@ extension Bench {
                     ratio: Report.ratio(peaks[kind].map { Double($0.hwm) }, peaks["MP3"].map { Double($0.hwm) }),
                     target: "≤ 16 MiB", verdict: peaks[kind].map { $0.hwm <= 16 * 1024 ? "PASS" : "FAIL" } ?? "ERROR"))
         }
+        longAudiobookPeak(window: window)
+    }
+
+    /// A 10-hour M4B audiobook (a quiet tone, 64 kbit/s AAC, a chapter an hour): ten minutes
+    /// encoded once, then copied 60 times into one file, so making it takes seconds.
+    private func longAudiobook() throws -> String {
+        let book = "\(material.music)/m4b-long/ten-hours.m4b"
+        if fileExists(book) { return book }
+        try mkdirs(dirOf(book))
+        let part = "\(work)/m4b-part.m4a", list = "\(work)/m4b-parts.txt", chapters = "\(work)/m4b-chapters.txt"
+        try writeText(list, String(repeating: "file '\(part)'\n", count: 60))
+        try writeText(
+            chapters,
+            ";FFMETADATA1\ntitle=Ten hours\n"
+                + (0..<10).map {
+                    "[CHAPTER]\nTIMEBASE=1/1000\nSTART=\($0 * 3_600_000)\nEND=\(($0 + 1) * 3_600_000)\ntitle=Hour \($0 + 1)\n"
+                }.joined())
+        let ffmpeg = ["ffmpeg", "-nostdin", "-v", "error", "-y"]
+        for argv in [
+            ffmpeg + ["-f", "lavfi", "-i", "sine=frequency=220:sample_rate=44100:duration=600,volume=0.05", "-ac", "2"]
+                + ["-c:a", "aac", "-b:a", "64k", part],
+            ffmpeg + ["-f", "concat", "-safe", "0", "-i", list, "-i", chapters, "-map", "0:a", "-map_metadata", "1"]
+                + ["-map_chapters", "1", "-c", "copy", "-f", "ipod", book],
+        ] {
+            let (e, _) = try runTimed(argv, stderr: .inherit)
+            guard e.exited && e.exitCode == 0 else { throw BenchError("ffmpeg could not make \(book): \(e.text)") }
+        }
+        return book
+    }
+
+    /// Peak RSS while playing a 10-hour M4B, jukeboxd against MPD 0.23 (which also demuxes
+    /// MP4 with FFmpeg). FFmpeg's mov demuxer keeps a 24-byte index entry per AAC packet
+    /// (1.55 million here) for as long as the file is open.
+    private func longAudiobookPeak(window: Int) {
+        let book: String
+        do { book = try longAudiobook() } catch {
+            report.error("mp4", "\(error)")
+            return
+        }
+        let jb = jbSide("mp4") { jb in
+            let peak = try playingPeak(
+                jb, musicDir: dirOf(book), dir: "\(work)/m4b-rss", label: "paced", window: window)
+            note("   jukeboxd playing a 10-hour M4B: peak \(describe(peak)), VmHWM \(mib(peak.hwm))")
+            return peak
+        }
+        let mpd = peerSide("mp4", "MPD M4B") { () throws -> MemSample in
+            let srv = try MPDServer(dir: "\(work)/mpd-m4b-rss", musicDir: dirOf(book), keepDb: false)
+            defer { srv.stop() }
+            let c = try srv.connect()
+            _ = try srv.waitUpdate(c, songs: 1)
+            try c.cmd("clear")
+            try c.cmd("add \"ten-hours.m4b\"")
+            try c.cmd("play 0")
+            Clock.sleep(1)
+            let (peak, _, _) = sampleMemory(pid: srv.child.pid, seconds: window)
+            note("   MPD 0.23 playing the same M4B: peak \(describe(peak)), VmHWM \(mib(peak.hwm))")
+            return peak
+        }
+        report.add(
+            Row(
+                section: "mp4", metric: "peak RSS (VmHWM) while playing a 10-hour M4B (AAC 64 kbit/s, 10 chapters)",
+                jukeboxd: jb.map { mib($0.hwm) } ?? "error", peer: mpd.map { "\(mib($0.hwm)) (MPD 0.23)" } ?? "error",
+                ratio: Report.ratio(jb.map { Double($0.hwm) }, mpd.map { Double($0.hwm) }), target: "context",
+                verdict: jb == nil ? "ERROR" : "info"))
     }
 
     /// The same decode counted by callgrind, whose instruction counts a loaded machine does not
