@@ -142,14 +142,8 @@ extension Bench {
             return peak
         }
         let mpd = peerSide("mp4", "MPD M4B") { () throws -> MemSample in
-            let srv = try MPDServer(dir: "\(work)/mpd-m4b-rss", musicDir: dirOf(book), keepDb: false)
+            let (srv, _) = try MPDServer.playing(book, dir: "\(work)/mpd-m4b-rss")
             defer { srv.stop() }
-            let c = try srv.connect()
-            _ = try srv.waitUpdate(c, songs: 1)
-            try c.cmd("clear")
-            try c.cmd("add \"ten-hours.m4b\"")
-            try c.cmd("play 0")
-            Clock.sleep(1)
             let (peak, _, _) = sampleMemory(pid: srv.child.pid, seconds: window)
             note("   MPD 0.23 playing the same M4B: peak \(describe(peak)), VmHWM \(mib(peak.hwm))")
             return peak

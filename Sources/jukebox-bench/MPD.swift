@@ -137,4 +137,22 @@ final class MPDServer {
     }
 
     func stop() { child.terminate(grace: 5) }
+
+    /// MPD started on `file`'s folder alone (fresh db), playing `file` for a second; the caller
+    /// stops it.
+    static func playing(_ file: String, dir: String) throws -> (MPDServer, MPDClient) {
+        let srv = try MPDServer(dir: dir, musicDir: (file as NSString).deletingLastPathComponent, keepDb: false)
+        do {
+            let c = try srv.connect()
+            _ = try srv.waitUpdate(c, songs: 1)
+            try c.cmd("clear")
+            try c.cmd("add \"\((file as NSString).lastPathComponent)\"")
+            try c.cmd("play 0")
+            Clock.sleep(1)
+            return (srv, c)
+        } catch {
+            srv.stop()
+            throw error
+        }
+    }
 }

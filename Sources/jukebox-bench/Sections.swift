@@ -328,14 +328,8 @@ final class Bench: @unchecked Sendable {
             return (peak, last, cpu, e, dt, wakeups)
         }
         let mpd: (MemSample, MemSample, Double?, Double?)? = peerSide("memory", "MPD live") {
-            let srv = try MPDServer(dir: "\(work)/mpd-rss", musicDir: dirOf(material.v2), keepDb: false)
+            let (srv, c) = try MPDServer.playing(material.v2, dir: "\(work)/mpd-rss")
             defer { srv.stop() }
-            let c = try srv.connect()
-            _ = try srv.waitUpdate(c, songs: 1)
-            try c.cmd("clear")
-            try c.cmd("add \"music_v2.mp3\"")
-            try c.cmd("play 0")
-            Clock.sleep(1)
             // MPD names an output's thread "output:NAME".
             let (peak, last, cpu, wakeups) = sampleMemory(pid: srv.child.pid, seconds: window) {
                 $0.hasPrefix("output:")
