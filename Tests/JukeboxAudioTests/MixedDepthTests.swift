@@ -135,6 +135,29 @@ import Testing
         try Self.expectSame(got, reference)
     }
 
+    /// The queue gets a wide source while a 16-bit item plays on a device open in S16 (an
+    /// album added): the device switches to wide at the next seek, where the audio breaks
+    /// anyway, not at the join to the wide item that follows (one open for both).
+    @Test func aDeviceOpenInS16SwitchesWideAtASeekOnceTheQueueHoldsAWideSource() throws {
+        let dir = try TemporaryDirectory()
+        let first = try Self.flac16("a", from: 0, count: 3 * Self.rate, dir: dir)
+        let second = try Self.flac24("b", from: 0, count: 20_000, dir: dir)
+        let h = Harness(
+            device: "file:'\(dir.file("edit.raw"))',raw",
+            sink: RestrictedSink { r in r.formats = r.formats.filter { $0 == .s16 || $0 == .s32 } }, pacing: .clock)
+        h.pipeline.play(PlaybackItem(token: 1, path: first), fromMs: 0, next: PlaybackItem(token: 2, path: second))
+        #expect(waitUntil { h.pipeline.status().positionMs >= 200 })
+        #expect(h.pipeline.status().deviceOpens == 1)
+        h.pipeline.setQueueHoldsWide(true)
+        h.pipeline.seek(toMs: 2_500)
+        #expect(waitUntil { h.pipeline.status().positionMs >= 2_600 })
+        let afterSeek = h.pipeline.status()
+        #expect(afterSeek.token == 1 && afterSeek.deviceOpens == 2, "still in S16 after the seek")
+        #expect(h.pump { $0.contains(.endOfStream) })
+        #expect(h.events == [.started(1), .finished(1), .started(2), .finished(2), .endOfStream])
+        #expect(h.pipeline.status().deviceOpens == 2, "reopened at the join: not gapless")
+    }
+
     /// A box that plays only 16-bit sources keeps an S16 device in S16 (its path unchanged).
     @Test func sixteenBitSourcesKeepADeviceThatTakesS16InS16() throws {
         let dir = try TemporaryDirectory()
