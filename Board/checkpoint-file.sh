@@ -47,7 +47,8 @@ source=/dev/${devname:-?}
 
 loop=$(losetup -n -O NAME -j "$source" -o "$offset" | head -1)
 if [ -z "$loop" ]; then
-    loop=$(losetup --find --show --offset "$offset" --sizelimit 4096 --direct-io=on "$source")
+    loop=$(losetup --find --show --offset "$offset" --sizelimit 4096 --direct-io=on "$source") \
+        || fail "no loop device over $source (byte $offset) for $file"
 fi
 [ "$(blockdev --getsize64 "$loop")" = 4096 ] || fail "$loop is not the 4 KiB of $file"
 chown "$owner" "$loop"

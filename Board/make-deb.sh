@@ -37,7 +37,7 @@ install -D -m 0755 "$binary" "$root/usr/bin/jukeboxd"
 # Debug information is for the build machine; the symbols stay (crash backtraces).
 objcopy --strip-debug "$root/usr/bin/jukeboxd"
 install -D -m 0644 config/jukebox.toml "$root/etc/jukebox/jukebox.toml"
-sed 's#/usr/local/bin/jukeboxd#/usr/bin/jukeboxd#g' Board/jukeboxd.service > "$stage/jukeboxd.service"
+sed -e "s#/usr/local/bin/jukeboxd#/usr/bin/jukeboxd#g" -e "s#/usr/local/share/jukebox/#/usr/share/jukebox/#g" Board/jukeboxd.service > "$stage/jukeboxd.service"
 install -D -m 0644 "$stage/jukeboxd.service" "$root/lib/systemd/system/jukeboxd.service"
 install -D -m 0644 Board/deb/50-jukebox-poweroff.rules "$root/usr/share/polkit-1/rules.d/50-jukebox-poweroff.rules"
 install -D -m 0755 Board/checkpoint-partition.sh "$root/usr/share/jukebox/checkpoint-partition.sh"
@@ -52,7 +52,7 @@ libraries=$(ldd "$binary" | awk '$2 == "=>" && $3 ~ /^\// {print $3}')
 for soname in libFLAC.so.12 libvorbisfile.so.3 libopusfile.so.0 libsoxr.so.0 \
     "libavformat.so.$(pkg-config --modversion libavformat | cut -d. -f1)" \
     "libavcodec.so.$(pkg-config --modversion libavcodec | cut -d. -f1)"; do
-    path=$(ldconfig -p | awk -v name="$soname" '$1 == name {print $NF; exit}')
+    path=$(ldconfig -p | awk -v name="$soname" '$1 == name && !found {print $NF; found = 1}')
     [ -n "$path" ] || { echo "make-deb: $soname is not installed (./dev setup)" >&2; exit 1; }
     libraries="$libraries $path"
 done

@@ -77,6 +77,23 @@ import Testing
             unit.contains("ExecStart=/usr/bin/jukeboxd --config /etc/jukebox/jukebox.toml")
                 && unit.contains("Type=notify"))
 
+        // The unit's ExecStartPre=+- before the daemon: the installed script maps the block of a
+        // file in the state folder for the installed config's checkpoint_device where it can (root,
+        // ext4, loop devices); where it cannot, it says why and the daemon checkpoints beside the
+        // database.
+        let link = "\(root)/run/jukebox-checkpoint"
+        try FileManager.default.createDirectory(atPath: "\(root)/run", withIntermediateDirectories: true)
+        let prepared = try run(
+            ["\(root)/usr/share/jukebox/checkpoint-file.sh", "\(root)/var/lib/jukebox/checkpoint-area", link],
+            environment: ["JUKEBOX_USER": "root"])
+        let loop =
+            prepared.status == 0 ? try run(["readlink", link]).stdoutText.trimmingCharacters(in: .newlines) : nil
+        #expect(loop?.hasPrefix("/dev/loop") ?? prepared.stderrText.contains("checkpoint-file.sh: "))
+        defer {  // when the purge below was not reached
+            _ = try? run(["chattr", "-i", "\(root)/var/lib/jukebox/checkpoint-area"])
+            if let loop { _ = try? run(["losetup", "-d", loop]) }
+        }
+
         // Start it as the unit does (with the config pointed at this root), playing to a file.
         let config = "\(root)/etc/jukebox/jukebox.toml"
         let music = directory.file("music")
@@ -89,6 +106,7 @@ import Testing
             .replacingOccurrences(of: "music_dir = \"/home/pi/Music\"", with: "music_dir = \"\(music)\"")
             .replacingOccurrences(of: "\"/var/lib/jukebox/", with: "\"\(root)/var/lib/jukebox/")
             .replacingOccurrences(of: "port = 6600", with: "port = \(port)")
+            .replacingOccurrences(of: "\"/run/jukebox-checkpoint\"", with: "\"\(link)\"")
         try text.write(toFile: config, atomically: true, encoding: .utf8)
         let binary = "\(root)/usr/bin/jukeboxd"
         #expect(try run([binary, "--config", config, "--check-config"]).status == 0)
@@ -106,11 +124,18 @@ import Testing
         daemon.kill(SIGTERM)
         #expect(daemon.waitForExit(timeout: .seconds(10)) == 0, "\(daemon.text(of: .stderr))")
         #expect(FileManager.default.fileExists(atPath: "\(root)/var/lib/jukebox/jukebox.sqlite"))
+        #expect(
+            daemon.text(of: .stderr).contains(
+                loop != nil ? "power-cut checkpoints go to \(link)" : "checkpoint_device not used"),
+            "\(prepared.stderrText)\(daemon.text(of: .stderr))")
 
-        // Purge: files, unit link, state and user gone.
+        // Purge: files, unit link, state (with the immutable checkpoint file), loop device and user gone.
         let purged = try run(dpkg + ["--purge", "jukebox"])
         #expect(purged.status == 0, "\(purged.stdoutText)\(purged.stderrText)")
-        for gone in [binary, config, wants, "\(root)/var/lib/jukebox", "\(root)/lib/systemd/system/jukeboxd.service"] {
+        if let loop { #expect(try run(["losetup", loop]).status != 0, "\(loop) is still attached") }
+        for gone in [
+            binary, config, wants, link, "\(root)/var/lib/jukebox", "\(root)/lib/systemd/system/jukeboxd.service",
+        ] {
             #expect(
                 !FileManager.default.fileExists(atPath: gone)
                     && (try? FileManager.default.destinationOfSymbolicLink(atPath: gone)) == nil, "\(gone) is left")
