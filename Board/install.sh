@@ -11,6 +11,8 @@ if [ "$(id -u)" -ne 0 ]; then echo "install.sh: run me with sudo" >&2; exit 1; f
 # Release, the Swift runtime linked in, linked for a small resident size (see the script).
 Board/build-jukeboxd.sh
 install -m 0755 .build-static/release/jukeboxd /usr/local/bin/jukeboxd
+# The minimal FFmpeg for AAC and ALAC, where jukeboxd looks first (../lib/jukebox beside it).
+Board/build-ffmpeg.sh --install /usr/local/lib/jukebox >/dev/null
 
 id jukebox >/dev/null 2>&1 || useradd --system --home-dir /var/lib/jukebox --shell /usr/sbin/nologin jukebox
 for group in audio gpio dialout input video i2c; do

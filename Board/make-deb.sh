@@ -5,7 +5,8 @@
 #   Board/make-deb.sh                          release build (Board/build-jukeboxd.sh), then package
 #   Board/make-deb.sh --binary PATH [--allow-unpackaged-libraries] [--output DIR]
 # Writes DIR/jukebox_VERSION_ARCH.deb (DIR: dist/) and prints its path. `Depends` lists the
-# Debian packages that own the libraries jukeboxd links and the ones it opens on first use.
+# Debian packages that own the libraries jukeboxd links and the ones it opens on first use;
+# the minimal FFmpeg (Board/build-ffmpeg.sh) goes in /usr/lib/jukebox.
 # A library no package owns (the Swift runtime of a build without --static-swift-stdlib) is
 # an error unless --allow-unpackaged-libraries (the install test's debug build).
 # Install: sudo apt install ./dist/jukebox_*.deb; then set music_dir in /etc/jukebox/jukebox.toml.
@@ -46,12 +47,15 @@ for doc in README.md Board/WIRING.md Board/snapserver.conf; do
     install -D -m 0644 "$doc" "$root/usr/share/doc/jukebox/$(basename "$doc")"
 done
 
-# The packages that own the linked libraries and the lazily opened ones (CLazyLibraries,
-# FFmpeg's MP4 decoder): a box of MP3s never maps them, but the formats need them there.
-libraries=$(ldd "$binary" | awk '$2 == "=>" && $3 ~ /^\// {print $3}')
-for soname in libFLAC.so.12 libvorbisfile.so.3 libopusfile.so.0 libsoxr.so.0 \
-    "libavformat.so.$(pkg-config --modversion libavformat | cut -d. -f1)" \
-    "libavcodec.so.$(pkg-config --modversion libavcodec | cut -d. -f1)"; do
+# The minimal FFmpeg (AAC, ALAC, MP4; Board/build-ffmpeg.sh) in jukeboxd's private folder,
+# where it looks first (../lib/jukebox beside /usr/bin/jukeboxd): Debian's FFmpeg and its 126
+# libraries are then not needed at all.
+Board/build-ffmpeg.sh --install "$root/usr/lib/jukebox" >/dev/null
+
+# The packages that own the linked libraries and the lazily opened ones (CLazyLibraries, and
+# what the minimal FFmpeg links): a box of MP3s never maps them, but the formats need them there.
+libraries=$(ldd "$binary" "$root"/usr/lib/jukebox/* | awk '$2 == "=>" && $3 ~ /^\// && $3 !~ /\/usr\/lib\/jukebox\// {print $3}')
+for soname in libFLAC.so.12 libvorbisfile.so.3 libopusfile.so.0 libsoxr.so.0; do
     path=$(ldconfig -p | awk -v name="$soname" '$1 == name && !found {print $NF; found = 1}')
     [ -n "$path" ] || { echo "make-deb: $soname is not installed (./dev setup)" >&2; exit 1; }
     libraries="$libraries $path"

@@ -55,6 +55,14 @@ public final class MP4AudioDecoder {
     /// Cover atoms hidden from the demuxer: it skips them by offset and never reads them.
     public let skippedCovers: Int
 
+    /// The folder of the minimal FFmpeg build that the first file loads (`../lib/jukebox` beside
+    /// the executable, else this checkout's build cache); nil when neither holds it, and
+    /// Debian's FFmpeg (25 MB more resident) is loaded instead.
+    public static var minimalBuildDirectory: String? { jb_mp4_private_dir().map { String(cString: $0) } }
+
+    /// Where the minimal build was looked for when it was not found.
+    public static var minimalBuildSearched: String { String(cString: jb_mp4_private_dirs_searched()) }
+
     /// Opens `path`: loads FFmpeg on first use, reads the MP4 headers (a cover is never read)
     /// and decodes the first frame, so that a file that does not decode fails here.
     public init(path: String) throws(FFmpegError) {

@@ -8,6 +8,10 @@ public struct SinkGrant: Sendable, Equatable {
     public var periodFrames: Int
     public var bufferFrames: Int
     public var swallowsData: Bool
+    /// Each write is passed on as it comes, beyond the reach of snd_pcm_rewind (ALSA's `file`
+    /// PCM: what a write pushes out of its own buffer goes into its file, a FIFO that a
+    /// player reads at the real rate, and the write blocks until the FIFO takes it).
+    public var writesThrough: Bool
     /// The buffer is the deep one (`PCMRequest.deepBufferMicroseconds`): jb-output keeps it
     /// full, wakes when it drained to the configured buffer, and takes it back on commands.
     public var deep: Bool
@@ -17,9 +21,10 @@ public struct SinkGrant: Sendable, Equatable {
     public var takesWide: Bool
 
     public init(
-        rate: Int, periodFrames: Int, bufferFrames: Int, swallowsData: Bool, deep: Bool = false,
-        format: PCMSampleFormat = .s16, takesWide: Bool? = nil
+        rate: Int, periodFrames: Int, bufferFrames: Int, swallowsData: Bool, writesThrough: Bool = false,
+        deep: Bool = false, format: PCMSampleFormat = .s16, takesWide: Bool? = nil
     ) {
+        self.writesThrough = writesThrough
         self.format = format
         self.takesWide = takesWide ?? (format != .s16)
         self.deep = deep
@@ -74,7 +79,8 @@ public struct ALSASink: AudioSink {
         return SinkGrant(
             rate: Int(opened.granted.rate), periodFrames: opened.granted.periodFrames,
             bufferFrames: opened.granted.bufferFrames,
-            swallowsData: opened.type == .null, deep: opened.granted.deep, format: opened.granted.format,
+            swallowsData: opened.type == .null, writesThrough: opened.type == .file, deep: opened.granted.deep,
+            format: opened.granted.format,
             takesWide: opened.granted.takesWide)
     }
 

@@ -55,6 +55,14 @@ public final class MP4FileDecoder: WideAudioDecoder {
 
     public func seek(toFrame frame: Int64) throws { try decoder.seek(toFrame: frame) }
 
+    /// The log's line when MP4 files would load Debian's FFmpeg because the minimal build
+    /// (Board/build-ffmpeg.sh) is not where it is looked for; nil when it is there.
+    public static var minimalFFmpegMissing: String? {
+        guard MP4AudioDecoder.minimalBuildDirectory == nil else { return nil }
+        return "MP4 (AAC, ALAC): no minimal FFmpeg build for this machine in \(MP4AudioDecoder.minimalBuildSearched) "
+            + "(Board/build-ffmpeg.sh); the first MP4 file loads Debian's FFmpeg, about 25 MB more resident"
+    }
+
     /// Every tag of the file under FFmpeg's names, the container's then the audio stream's:
     /// what MPD 0.23's `readcomments` lists for an MP4 file through its FFmpeg plugin.
     public static func allTags(path: String) throws -> [(key: String, value: String)] {

@@ -15,7 +15,8 @@ import LinuxSupport
 // scheduling, as PulseAudio's): a few wake-ups a second instead of one per period, and a
 // command wakes it at once. Otherwise it writes one period at a time (a write returns after
 // about a period once the buffer is full; idle waits time out), so a command reaches the
-// device within one period.
+// device within one period; a quarter period on ALSA's `file` PCM, whose writes go on into
+// a FIFO at once (see `OutputLocals.block`).
 // Commands (`OutputCommand`) are handled in one switch:
 // - play/pause/seek/skip/stop: rewind what ALSA holds (snd_pcm_rewindable/rewind), note the
 //   position actually played (frames written − snd_pcm_delay), then snd_pcm_drop;
@@ -52,7 +53,8 @@ struct OutputLocals<Sink: AudioSink>: ~Copyable {
     var period = 441
     /// Frames per write: one period, so that a command is seen within one period; a whole
     /// buffer on a PCM that does not play in real time (ALSA `null` without clock pacing,
-    /// the benchmark's case), where per-write overhead would dominate.
+    /// the benchmark's case), where per-write overhead would dominate; a quarter period on
+    /// one that passes writes on at once (`SinkGrant.writesThrough`).
     var block = 441
     var buffer = 1764
     /// Frames written to the PCM since it was opened, minus what was rewound or dropped:
@@ -982,6 +984,11 @@ extension AudioPipeline {
         o.clock = config.pacing == .clock || (config.pacing == .auto && grant.swallowsData)
         o.block =
             grant.swallowsData && !o.clock ? min(max(o.buffer, o.period), o.periodCapacity) : o.period
+        // A write that a FIFO holds up (ALSA's `file` PCM) keeps jb-output from a command until
+        // it returns, and its audio can no longer be taken back: a quarter period at a time
+        // keeps both short (a press reached the audio in 23 ms p95 with whole periods; 4x the
+        // writes, on such devices only).
+        if grant.writesThrough && !o.clock { o.block = max(1, o.period / 4) }
         // Wake when the deep buffer has drained to the configured one (at least two periods).
         let low = max(config.bufferMs * grant.rate / 1000, 2 * o.period)
         // The clock-paced virtual card takes back exactly what it holds: as deep as asked.

@@ -160,6 +160,7 @@ final class Daemon {
                 pacing: OutputPacing(rawValue: config.audio.pacing.rawValue) ?? .auto,
                 replayGain: config.audio.replayGain),
             logger: logger, playedAudio: playedAudio, wakeup: { wakeup.signal() })
+        if let missing = MP4FileDecoder.minimalFFmpegMissing { logger.notice("\(missing)") }
 
         let seed = MonotonicClock.nanoseconds() ^ UInt64(UInt32(bitPattern: getpid())) << 32
         machine = PlayerMachine(

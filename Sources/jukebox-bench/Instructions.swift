@@ -17,28 +17,28 @@ extension Bench {
         return nil
     }
 
-    /// callgrind totals of mpg123 and jukeboxd playing `file` (its folder) unpaced to the end.
-    private func countInstructions(_ file: String, label: String) -> (peer: Double?, jb: Double?) {
+    /// callgrind totals of the reference decoder (`peer`, the whole command: mpg123 by default)
+    /// and jukeboxd playing `file` (its folder) unpaced to the end.
+    func countInstructions(
+        _ file: String, label: String, section: String = "instructions", peer peerCommand: [String]? = nil
+    ) -> (peer: Double?, jb: Double?) {
         let dir = "\(work)/instructions/\(label)"
         try? mkdirs(dir)
-        let peerOut = "\(dir)/mpg123.callgrind"
+        let command = peerCommand ?? ["mpg123", "-q", "-o", "alsa", "-a", "null", file]
+        let peerOut = "\(dir)/\(command[0]).callgrind"
         var peer: Double?
-        if which("mpg123") != nil,
+        if which(command[0]) != nil,
             let (e, _) = try? runTimed(
-                [
-                    "valgrind", "--tool=callgrind", "--callgrind-out-file=\(peerOut)", "mpg123", "-q", "-o", "alsa",
-                    "-a", "null",
-                    file,
-                ], timeout: 300),
+                ["valgrind", "--tool=callgrind", "--callgrind-out-file=\(peerOut)"] + command, timeout: 300),
             e.exited
         {
             peer = callgrindTotal(peerOut)
         }
-        if peer == nil { report.error("instructions", "mpg123 under callgrind failed (\(label))") }
+        if peer == nil { report.error(section, "\(command[0]) under callgrind failed (\(label))") }
 
         // valgrind cannot read Swift's DWARF 5, so jukeboxd runs as a copy without debug info.
         var jb: Double?
-        if let jukeboxd, jbEnabled("instructions") {
+        if let jukeboxd, jbEnabled(section) {
             let stripped = "\(work)/instructions/jukeboxd-nodebug"
             let jbOut = "\(dir)/jukeboxd.callgrind"
             let log = "\(dir)/jukeboxd.log"
@@ -71,7 +71,7 @@ extension Bench {
                 jb = callgrindTotal(jbOut)
                 if jb == nil { throw BenchError("no callgrind totals in \(jbOut)") }
             } catch {
-                report.error("instructions", "\(error)")
+                report.error(section, "\(error)")
             }
         }
         return (peer, jb)
@@ -109,18 +109,28 @@ extension Bench {
                 peer: whole.peer.map { "\(f($0 / seconds / 1e6, 2)) M (mpg123)" } ?? "error",
                 ratio: Report.ratio(whole.jb, whole.peer), target: "≤ 1.05×",
                 verdict: ratio.map { $0 <= 1.05 ? "PASS" : "FAIL" } ?? "ERROR"))
-        if let j = whole.jb, let jf = fixed.jb, let p = whole.peer, let pf = fixed.peer {
-            let jm = (j - jf) / 179, pm = (p - pf) / 179
-            report.add(
-                Row(
-                    section: "instructions", metric: "  same, fixed start/exit cost subtracted",
-                    jukeboxd: "\(f(jm / 1e6, 2)) M", peer: "\(f(pm / 1e6, 2)) M (mpg123)",
-                    ratio: Report.ratio(jm, pm), target: "≤ 1.05×", verdict: jm / pm <= 1.05 ? "PASS" : "FAIL"))
-            report.add(
-                Row(
-                    section: "instructions", metric: "instructions of a whole 1 s run (fixed cost)",
-                    jukeboxd: "\(f(jf / 1e6, 1)) M", peer: "\(f(pf / 1e6, 1)) M (mpg123)",
-                    ratio: Report.ratio(jf, pf), target: "context", verdict: "info"))
-        }
+        addInstructionRows(
+            whole: whole, fixed: fixed, section: "instructions", metric: "  same, fixed start/exit cost subtracted",
+            fixedMetric: "instructions of a whole 1 s run (fixed cost)", peer: "mpg123", limit: 1.05)
+    }
+
+    /// The rows of a 180 s and a 1 s callgrind run of jukeboxd and its peer: instructions per
+    /// second of audio with the fixed start/exit cost subtracted, and that fixed cost.
+    func addInstructionRows(
+        whole: (peer: Double?, jb: Double?), fixed: (peer: Double?, jb: Double?), section: String, metric: String,
+        fixedMetric: String, peer: String, limit: Double
+    ) {
+        guard let j = whole.jb, let jf = fixed.jb, let p = whole.peer, let pf = fixed.peer else { return }
+        let jm = (j - jf) / 179, pm = (p - pf) / 179
+        report.add(
+            Row(
+                section: section, metric: metric, jukeboxd: "\(f(jm / 1e6, 2)) M",
+                peer: "\(f(pm / 1e6, 2)) M (\(peer))",
+                ratio: Report.ratio(jm, pm), target: "≤ \(limit)×", verdict: jm / pm <= limit ? "PASS" : "FAIL"))
+        report.add(
+            Row(
+                section: section, metric: fixedMetric, jukeboxd: "\(f(jf / 1e6, 1)) M",
+                peer: "\(f(pf / 1e6, 1)) M (\(peer))",
+                ratio: Report.ratio(jf, pf), target: "context", verdict: "info"))
     }
 }

@@ -8,21 +8,23 @@ import JukeboxTestSupport
 
 extension Bench {
     /// The 180 s material signal as AAC (ffmpeg's native encoder, 128 kbit/s) and as ALAC,
-    /// and the AAC's first second, each alone in a folder.
-    private func mp4Material() throws -> (long: String, short: String, alac: String) {
+    /// and the first second of each, each alone in a folder.
+    private func mp4Material() throws -> (long: String, short: String, alac: String, alacShort: String) {
         let long = "\(material.music)/mp4-aac/music_aac.m4a"
         let short = "\(material.music)/mp4-1s/one-second.m4a"
         let alac = "\(material.music)/mp4-alac/music_alac.m4a"
+        let alacShort = "\(material.music)/mp4-alac-1s/one-second.m4a"
         let aac = ["-c:a", "aac", "-b:a", "128k"]
-        for (path, duration, codec) in [(long, "180", aac), (short, "1", aac), (alac, "180", ["-c:a", "alac"])]
-        where !fileExists(path) {
+        for (path, duration, codec) in [
+            (long, "180", aac), (short, "1", aac), (alac, "180", ["-c:a", "alac"]), (alacShort, "1", ["-c:a", "alac"]),
+        ] where !fileExists(path) {
             try mkdirs(dirOf(path))
             let (e, _) = try runTimed(
                 ["ffmpeg", "-nostdin", "-v", "error", "-y", "-i", "\(material.src)/music.wav", "-t", duration]
                     + codec + [path], stderr: .inherit)
             guard e.exited && e.exitCode == 0 else { throw BenchError("ffmpeg could not encode \(path): \(e.text)") }
         }
-        return (long, short, alac)
+        return (long, short, alac, alacShort)
     }
 
     func sectionMP4() {
@@ -32,7 +34,7 @@ extension Bench {
             report.error("mp4", "ffmpeg not installed")
             return
         }
-        let files: (long: String, short: String, alac: String)
+        let files: (long: String, short: String, alac: String, alacShort: String)
         do { files = try mp4Material() } catch {
             report.error("mp4", "\(error)")
             return
@@ -72,6 +74,8 @@ extension Bench {
                     ratio: Report.ratio(j.median, p.median), target: "context", verdict: "info"))
         }
 
+        mp4Instructions(files)
+
         let window = quick ? 10 : 20
         note("\n   peak RSS while playing in real time (\(window) s window): MP3 (music_v2), then AAC, then ALAC")
         var peaks: [String: MemSample] = [:]
@@ -91,6 +95,32 @@ extension Bench {
                     peer: peaks["MP3"].map { "\(mib($0.hwm)) (jukeboxd playing MP3)" } ?? "error",
                     ratio: Report.ratio(peaks[kind].map { Double($0.hwm) }, peaks["MP3"].map { Double($0.hwm) }),
                     target: "≤ 16 MiB", verdict: peaks[kind].map { $0.hwm <= 16 * 1024 ? "PASS" : "FAIL" } ?? "ERROR"))
+        }
+    }
+
+    /// The same decode counted by callgrind, whose instruction counts a loaded machine does not
+    /// move (CPU seconds on this shared 2-core box move by 10-30 % between runs): AAC and ALAC,
+    /// 180 s minus 1 s runs, jukeboxd against `ffmpeg -f s16le`.
+    private func mp4Instructions(_ files: (long: String, short: String, alac: String, alacShort: String)) {
+        guard which("valgrind") != nil else {
+            report.error("mp4", "valgrind not installed")
+            return
+        }
+        for (kind, long, short) in [("AAC", files.long, files.short), ("ALAC", files.alac, files.alacShort)] {
+            func ffmpeg(_ file: String) -> [String] {
+                ["ffmpeg", "-nostdin", "-v", "error", "-i", file, "-f", "s16le", "-y", "/dev/null"]
+            }
+            let whole = countInstructions(long, label: "mp4-\(kind)", section: "mp4", peer: ffmpeg(long))
+            let fixed = countInstructions(short, label: "mp4-\(kind)-1s", section: "mp4", peer: ffmpeg(short))
+            guard let j = whole.jb, let jf = fixed.jb, let p = whole.peer, let pf = fixed.peer else { continue }
+            note(
+                "\(kind): jukeboxd \(f(j / 1e6, 1)) M instructions for 180 s, \(f(jf / 1e6, 1)) M for 1 s; "
+                    + "ffmpeg \(f(p / 1e6, 1)) M, \(f(pf / 1e6, 1)) M")
+            addInstructionRows(
+                whole: whole, fixed: fixed, section: "mp4",
+                metric: "instructions per s of \(kind), unpaced, fixed cost subtracted (callgrind)",
+                fixedMetric: "instructions of a whole 1 s \(kind) run (fixed cost)", peer: "ffmpeg -f s16le", limit: 1.1
+            )
         }
     }
 }

@@ -130,4 +130,47 @@ import Testing
         #expect(volumeClockMs <= 25)
         #expect(monotonic && rampFrames > 100 && rampFrames < 400, "ramp of \(rampFrames) frames")
     }
+
+    /// ALSA's `file` PCM passes each write on to its FIFO as it comes: what a write that the
+    /// FIFO holds up carries can no longer be taken back, and jb-output sees a command only
+    /// once that write returns. With a DAC that has stopped reading, a pause lets out that one
+    /// write and nothing more (the plugin's own buffer is taken back): a quarter period, where
+    /// a whole period got out when jb-output wrote a period at a time.
+    @Test func aPauseLetsOutOnlyTheWriteTheFIFOHeldUp() throws {
+        let dir = try TemporaryDirectory()
+        let flatPath = dir.file("flat.wav")
+        writeWAV(flatPath, rate: 44100, channels: 2, samples: [Int16](repeating: 16000, count: 44100 * 2 * 4))
+        let fifoPath = dir.file("dac.fifo")
+        try FileSystem.makeFIFO(fifoPath)
+        let dac = try FileDescriptor(path: fifoPath, flags: O_RDONLY | O_NONBLOCK)
+        _ = try dac.setPipeCapacity(4096)
+        let h = Harness(device: "file:'\(fifoPath)',raw", periodMs: 10, bufferMs: 40)
+        h.pipeline.play(PlaybackItem(token: 1, path: flatPath), fromMs: 0)
+        // Nobody reads: once the plugin's buffer and the pipe are full, a write is held up.
+        var last = -1
+        var unchanged = 0
+        let held = try waitUntil(timeout: .seconds(5), pollingEvery: .milliseconds(50)) {
+            let now = try dac.bytesReadable()
+            unchanged = now > 0 && now == last ? unchanged + 1 : 0
+            last = now
+            return unchanged >= 4
+        }
+        #expect(held)
+        let inPipe = try dac.bytesReadable()
+        h.pipeline.pause()
+        var received = 0
+        var quietSince = MonotonicClock.nanoseconds()
+        while MonotonicClock.nanoseconds() - quietSince < 300_000_000 {
+            if let bytes = try dac.readIfReady(upTo: 65536), !bytes.isEmpty {
+                received += bytes.count
+                quietSince = MonotonicClock.nanoseconds()
+            } else {
+                MonotonicClock.sleep(nanoseconds: 1_000_000)  // the DAC's pace; it synchronises nothing
+            }
+        }
+        let quarterPeriod = 441 / 4 * 4
+        #expect(h.pipeline.status().state == .paused)
+        #expect(
+            received - inPipe == quarterPeriod, "\(received - inPipe) B after the pause beyond the pipe's \(inPipe) B")
+    }
 }

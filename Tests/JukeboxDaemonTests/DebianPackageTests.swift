@@ -41,6 +41,8 @@ import Testing
         for package in depends {
             #expect(try run(["/usr/bin/dpkg-query", "-W", package]).status == 0, "\(package) is not a package here")
         }
+        // The minimal FFmpeg comes in the package; Debian's (and its 126 libraries) is not needed.
+        #expect(!depends.contains { $0.hasPrefix("libavcodec") || $0.hasPrefix("libavformat") }, "\(depends)")
 
         // A root with an empty dpkg database and a minimal user database.
         let root = directory.file("root")
@@ -101,6 +103,12 @@ import Testing
         for track in DaemonTests.demoTracks {
             try FileManager.default.copyItem(atPath: track, toPath: "\(music)/\((track as NSString).lastPathComponent)")
         }
+        // An ALAC file, whose scan loads the package's minimal FFmpeg (../lib/jukebox beside the binary).
+        let media = EncodedMedia(directory: directory.path)
+        try EncodedMedia.tool([
+            "ffmpeg", "-nostdin", "-v", "error", "-y", "-i", try media.wav("tone.wav", seconds: 1), "-c:a", "alac",
+            "\(music)/04 Tone.m4a",
+        ])
         let port = freeLoopbackPort()
         let text = try String(contentsOfFile: config, encoding: .utf8)
             .replacingOccurrences(of: "music_dir = \"/home/pi/Music\"", with: "music_dir = \"\(music)\"")
@@ -121,6 +129,10 @@ import Testing
                 var out = stat()
                 return stat(output, &out) == 0 && out.st_size > 176_400
             }, "\(daemon.text(of: .stderr))")
+        #expect(
+            waitUntil(timeout: .seconds(10)) {
+                MP4DaemonTests.ffmpegFolders(daemon.pid) == ["\(root)/usr/lib/jukebox"]
+            }, "\(MP4DaemonTests.ffmpegFolders(daemon.pid))")
         daemon.kill(SIGTERM)
         #expect(daemon.waitForExit(timeout: .seconds(10)) == 0, "\(daemon.text(of: .stderr))")
         #expect(FileManager.default.fileExists(atPath: "\(root)/var/lib/jukebox/jukebox.sqlite"))

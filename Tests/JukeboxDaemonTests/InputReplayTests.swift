@@ -8,7 +8,7 @@ import Testing
 
 /// `jukeboxd input-replay` through the real binary, on recorded-style edge files
 /// (Tests/Fixtures/input, made by make-edges.py: bounce of 0.1–2 ms on every transition).
-/// Gestures come 5 ms (the default `debounce_ms`) after the contact settled.
+/// Gestures come 5 ms (the default `debounce_ms`) after the first edge of the contact's transition.
 @Suite struct InputReplayTests {
     static func fixture(_ name: String) -> String { Fixtures.path("Tests/Fixtures/input/\(name)") }
 
@@ -20,20 +20,20 @@ import Testing
         #expect(
             result.stdout == """
                 # pin map: 5=encoder.a 6=encoder.b 13=switch 17=play_pause 22=previous 27=next
-                   0.096  play_pause short
-                   0.096  -> toggle
+                   0.095  play_pause short
+                   0.095  -> toggle
                    0.755  next short
                    0.755  -> next
-                   2.106  next long
-                   2.106  -> seek +10
-                   2.406  next repeat
-                   2.406  -> seek +10
+                   2.105  next long
+                   2.105  -> seek +10
+                   2.405  next repeat
+                   2.405  -> seek +10
                    3.365  previous short
                    3.365  -> previous
-                   3.846  switch short
-                   3.846  -> toggle
-                   5.606  play_pause long
-                   5.606  -> stop
+                   3.845  switch short
+                   3.845  -> toggle
+                   5.605  play_pause long
+                   5.605  -> stop
                 # 72 edges: 7 gestures, 0 detents, 7 commands
 
                 """)
@@ -88,8 +88,8 @@ import Testing
             result.stdout == """
                 # pin map: 13=switch 27=next
                 # warning: line 4 is not in the pin map; its edges are ignored
-                   0.506  next long
-                   0.506  -> volume 30
+                   0.505  next long
+                   0.505  -> volume 30
                    1.055  switch double
                    1.055  -> shutdown
                    2.205  next short

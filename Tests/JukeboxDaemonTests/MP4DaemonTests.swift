@@ -7,8 +7,27 @@ import Testing
 /// jukeboxd with AAC and ALAC in MP4: scanned with their tags, played gaplessly through ALSA's
 /// `file` PCM as ffmpeg decodes them, and FFmpeg loaded only when an MP4 file is met.
 @Suite(.serialized) struct MP4DaemonTests {
-    static func mapsFFmpeg(_ pid: pid_t) -> Bool {
-        (readText("/proc/\(pid)/maps") ?? "").contains("libavcodec.so")
+    /// The folders of the FFmpeg libraries the process maps: Debian's libavutil, libavcodec,
+    /// libavformat, or the minimal build's libjukebox-ffmpeg.so.
+    static func ffmpegFolders(_ pid: pid_t) -> Set<String> {
+        let maps = (readText("/proc/\(pid)/maps") ?? "").split(separator: "\n")
+        return Set(
+            maps.compactMap { line in
+                guard let path = line.split(separator: " ", omittingEmptySubsequences: true).last,
+                    path.hasPrefix("/"), path.contains("/libav") || path.hasSuffix("/libjukebox-ffmpeg.so")
+                else { return nil }
+                return String(path[..<path.lastIndex(of: "/")!])
+            })
+    }
+
+    /// The minimal FFmpeg build's folder (Board/build-ffmpeg.sh, which `./dev test` runs), as
+    /// /proc's maps name it (links resolved).
+    static func minimalFFmpegFolder() throws -> String {
+        let resolved = try #require(
+            realpath("\(Fixtures.repoRoot)/.build/ffmpeg-minimal/lib", nil),
+            "no minimal FFmpeg build: run Board/build-ffmpeg.sh")
+        defer { free(resolved) }
+        return String(cString: resolved)
     }
 
     /// Two parts of one continuous signal, AAC (.m4a) then ALAC (.m4b), in order: the device
@@ -40,7 +59,9 @@ import Testing
         let out = harness.directory.file("out.raw")
         let process = try harness.start(extraArguments: ["--audio-device", "file:'\(out)',raw"])
         #expect(process.waitForLine(matching: "playing \"夜に駆ける 01\"", on: .stderr) != nil, "\(harness.log)")
-        #expect(Self.mapsFFmpeg(process.pid))
+        // The minimal build (AAC, ALAC, MP4: 1 MB resident), not Debian's with its 126 libraries.
+        #expect(try Self.ffmpegFolders(process.pid) == [Self.minimalFFmpegFolder()])
+        #expect(!harness.log.contains("no minimal FFmpeg build"), "\(harness.log)")
         #expect(process.waitForLine(matching: "playing \"夜に駆ける 02\"", on: .stderr) != nil, "\(harness.log)")
         #expect(harness.waitForStatus(timeout: .seconds(10)) { $0.state == "stop" } != nil, "\(harness.log)")
         process.kill(SIGTERM)
@@ -125,13 +146,14 @@ import Testing
         #expect(again.waitForExit(timeout: .seconds(3)) == 0)
     }
 
-    /// A library of MP3 alone never loads FFmpeg (its 130 libraries are 24 MB resident).
+    /// A library of MP3 alone never loads FFmpeg (Debian's 130 libraries are 24 MB resident,
+    /// the minimal build 1 MB).
     @Test func anMP3AloneLoadsNoFFmpeg() throws {
         let harness = try DaemonHarness(tracks: [Fixtures.media("mp3/cbr128.mp3")], mode: "repeat-one")
         let process = try harness.start()
         #expect(process.waitForLine(matching: "playing", on: .stderr) != nil, "\(harness.log)")
         #expect(harness.waitForStatus { $0.state == "play" && $0.elapsed >= 0.3 } != nil, "\(harness.log)")
-        #expect(!Self.mapsFFmpeg(process.pid))
+        #expect(Self.ffmpegFolders(process.pid).isEmpty)
         process.kill(SIGTERM)
         #expect(process.waitForExit(timeout: .seconds(3)) == 0)
     }

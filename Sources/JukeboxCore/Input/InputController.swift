@@ -89,7 +89,7 @@ public struct InputController: Sendable, Equatable {
         var debouncers: [String: Debouncer] = [:]
         for name in ControlDefaults.buttonNames {
             debouncers[name] = Debouncer(
-                stableMs: settings.buttonDebounceMs, initial: initialLevels[.button(name)] ?? false)
+                settleMs: settings.buttonDebounceMs, initial: initialLevels[.button(name)] ?? false)
         }
         self.debouncers = debouncers
         decoder = settings.stepsPerDetent.map {
