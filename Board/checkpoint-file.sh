@@ -28,6 +28,9 @@ done
 [ "$(findmnt -n -o FSTYPE -T "$(dirname "$file")")" = ext4 ] || fail "$(dirname "$file") is not on ext4"
 if [ ! -e "$file" ]; then
     dd if=/dev/zero of="$file.new" bs=4096 count=1 conv=fsync status=none
+    # Owned like the rest of the state folder, so systemd's recursive chown of a StateDirectory
+    # whose owner changed skips it (an immutable file refuses chown: the unit would not start).
+    chown "$owner:" "$file.new"
     mv "$file.new" "$file"
     sync -f "$file"
 fi
