@@ -35,7 +35,14 @@ typedef struct {
     uint32_t out_frames, out_next, channels;
     int error;              /* last FLAC__StreamDecoderErrorStatus, or -1 */
     uint64_t errors;        /* how many the error callback reported */
+    /* The file read ahead: libFLAC asks for at most its bit reader's 8 KiB at a time, and
+       each pread is a system call (a round trip on a network or 9p file system). */
+    unsigned char *ahead;   /* JB_FLAC_AHEAD bytes */
+    uint64_t ahead_at;      /* file offset of ahead[0] */
+    size_t ahead_len;       /* valid bytes in ahead */
 } jb_flac;
+
+enum { JB_FLAC_AHEAD = 65536 };
 
 static inline FLAC__StreamDecoderReadStatus jb_flac_read(const FLAC__StreamDecoder *d, FLAC__byte buffer[], size_t *bytes, void *data) {
     jb_flac *f = (jb_flac *)data;
@@ -45,14 +52,31 @@ static inline FLAC__StreamDecoderReadStatus jb_flac_read(const FLAC__StreamDecod
         buffer[done++] = f->prefix[f->pos++];
     }
     while (done < want) {
-        ssize_t got = pread(f->fd, buffer + done, want - done, (off_t)(f->audio_offset + f->pos - f->prefix_len));
+        uint64_t at = f->audio_offset + f->pos - f->prefix_len;
+        if (at >= f->ahead_at && at < f->ahead_at + f->ahead_len) {
+            size_t n = (size_t)(f->ahead_at + f->ahead_len - at);
+            if (n > want - done) n = want - done;
+            memcpy(buffer + done, f->ahead + (at - f->ahead_at), n);
+            done += n;
+            f->pos += n;
+            continue;
+        }
+        /* A request as large as the read-ahead goes straight into libFLAC's buffer. */
+        int direct = want - done >= JB_FLAC_AHEAD;
+        ssize_t got = direct ? pread(f->fd, buffer + done, want - done, (off_t)at)
+                             : pread(f->fd, f->ahead, JB_FLAC_AHEAD, (off_t)at);
         if (got < 0) {
             if (errno == EINTR) continue;
             return FLAC__STREAM_DECODER_READ_STATUS_ABORT;
         }
         if (got == 0) break;
-        done += (size_t)got;
-        f->pos += (uint64_t)got;
+        if (direct) {
+            done += (size_t)got;
+            f->pos += (uint64_t)got;
+        } else {
+            f->ahead_at = at;
+            f->ahead_len = (size_t)got;
+        }
     }
     *bytes = done;
     return done == 0 ? FLAC__STREAM_DECODER_READ_STATUS_END_OF_STREAM : FLAC__STREAM_DECODER_READ_STATUS_CONTINUE;
@@ -119,6 +143,7 @@ static inline void jb_flac_free(jb_flac *f) {
     if (f->fd >= 0) close(f->fd);
     free(f->prefix);
     free(f->out);
+    free(f->ahead);
     free(f);
 }
 
@@ -167,8 +192,9 @@ static inline jb_flac *jb_flac_open(const char *path, const int64_t *offsets, co
     f->file_size = (uint64_t)st.st_size;
     if (f->file_size < f->audio_offset) { errno = EINVAL; goto fail; }
     f->out = (int32_t *)malloc((size_t)max_blocksize * channels * sizeof(int32_t));
+    f->ahead = (unsigned char *)malloc(JB_FLAC_AHEAD);
     f->decoder = FLAC__stream_decoder_new();
-    if (f->out == NULL || f->decoder == NULL) { errno = ENOMEM; goto fail; }
+    if (f->out == NULL || f->ahead == NULL || f->decoder == NULL) { errno = ENOMEM; goto fail; }
     int rc = FLAC__stream_decoder_init_stream(f->decoder, jb_flac_read, jb_flac_seek, jb_flac_tell, jb_flac_length,
                                               jb_flac_eof, jb_flac_write, NULL, jb_flac_error, f);
     if (rc != FLAC__STREAM_DECODER_INIT_STATUS_OK) { *init_status = rc; goto fail; }

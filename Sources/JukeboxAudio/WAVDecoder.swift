@@ -17,7 +17,13 @@ public final class WAVDecoder: WideAudioDecoder {
     private let dataFrames: Int64
     private let blockAlign: Int
     private var position: Int64 = 0
+    /// The file's bytes read ahead: `readAhead` bytes from `scratchOffset` (a file offset),
+    /// `scratchCount` of them valid. One pread per 64 KiB instead of one per ring chunk (8 KiB):
+    /// each read is a system call, and a round trip on a network or 9p file system.
     private var scratch: [UInt8] = []
+    private var scratchOffset: Int64 = 0
+    private var scratchCount = 0
+    private let readAhead: Int
     /// 24- and 32-bit samples, left-justified, before they are narrowed.
     private var wide: [Int32] = []
     private var dither = TPDFDither()
@@ -90,6 +96,7 @@ public final class WAVDecoder: WideAudioDecoder {
         speakers = .wave(mask: fmt.mask, channels: fmt.channels) ?? .standard(channels: fmt.channels)
         bitsPerSample = fmt.bits
         blockAlign = align
+        readAhead = max(1, 65536 / align) * align
         dataOffset = data.offset
         dataFrames = data.size / Int64(align)
     }
@@ -97,22 +104,25 @@ public final class WAVDecoder: WideAudioDecoder {
     public var lengthFrames: Int64? { dataFrames }
 
     public func read(into buffer: UnsafeMutablePointer<Int16>, capacityFrames: Int) throws -> DecodeResult {
-        try readBlock(capacityFrames: capacityFrames) { b, samples in
+        try readBlock(capacityFrames: capacityFrames) { b, samples, at in
+            let out = buffer + at
             switch bitsPerSample / 8 {
             case 1:
-                for i in 0..<samples { buffer[i] = Int16(Int(b[i]) - 128) << 8 }
+                for i in 0..<samples { out[i] = Int16(Int(b[i]) - 128) << 8 }
             case 2:
-                for i in 0..<samples { buffer[i] = Int16(bitPattern: UInt16(b[2 * i]) | UInt16(b[2 * i + 1]) << 8) }
+                // Little-endian samples, as the host's (Linux on x86-64 and ARM): copied as they are.
+                UnsafeMutableRawPointer(out).copyMemory(from: b.baseAddress!, byteCount: 2 * samples)
+                for i in 0..<samples { out[i] = Int16(littleEndian: out[i]) }
             default:
                 if wide.count < samples { wide = [Int32](repeating: 0, count: samples) }
                 wide.withUnsafeMutableBufferPointer { leftJustified(b, samples, into: $0.baseAddress!) }
-                wide.withUnsafeBufferPointer { dither.narrow($0.baseAddress!, bits: 32, into: buffer, count: samples) }
+                wide.withUnsafeBufferPointer { dither.narrow($0.baseAddress!, bits: 32, into: out, count: samples) }
             }
         }
     }
 
     public func read(wide buffer: UnsafeMutablePointer<Int32>, capacityFrames: Int) throws -> DecodeResult {
-        try readBlock(capacityFrames: capacityFrames) { b, samples in leftJustified(b, samples, into: buffer) }
+        try readBlock(capacityFrames: capacityFrames) { b, samples, at in leftJustified(b, samples, into: buffer + at) }
     }
 
     /// The file's samples in the top bits of 32 (8-bit ones are unsigned).
@@ -125,24 +135,46 @@ public final class WAVDecoder: WideAudioDecoder {
         }
     }
 
-    /// Reads up to `capacityFrames` frames and hands their bytes and sample count to `convert`.
+    /// Reads up to `capacityFrames` frames and hands their bytes to `convert` in pieces: the
+    /// bytes, their sample count and the index of their first sample in the output. Fewer
+    /// frames than asked (a file shorter than its header says) end the stream.
     private func readBlock(
-        capacityFrames: Int, _ convert: (UnsafeBufferPointer<UInt8>, Int) -> Void
+        capacityFrames: Int, _ convert: (UnsafeBufferPointer<UInt8>, Int, Int) -> Void
     ) throws -> DecodeResult {
         let frames = Int(min(Int64(capacityFrames), dataFrames - position))
         guard frames > 0 else { return DecodeResult(frames: 0, isEnd: true, formatChanged: false) }
-        let byteCount = frames * blockAlign
+        var done = 0
+        while done < frames {
+            let offset = dataOffset + (position + Int64(done)) * Int64(blockAlign)
+            if offset < scratchOffset || offset >= scratchOffset + Int64(scratchCount) {
+                try fill(at: offset, atLeast: (frames - done) * blockAlign)
+            }
+            let skip = Int(offset - scratchOffset)
+            let count = min(frames - done, (scratchCount - skip) / blockAlign)
+            guard count > 0 else { break }
+            scratch.withUnsafeBytes { raw in
+                let bytes = UnsafeBufferPointer(
+                    rebasing: raw.bindMemory(to: UInt8.self)[skip..<skip + count * blockAlign])
+                convert(bytes, count * format.channels, done * format.channels)
+            }
+            done += count
+        }
+        position += Int64(done)
+        return DecodeResult(frames: done, isEnd: position >= dataFrames || done < frames, formatChanged: false)
+    }
+
+    /// Reads the data from `offset` into `scratch`: `readAhead` bytes, or `atLeast` when more,
+    /// up to the end of the data.
+    private func fill(at offset: Int64, atLeast bytes: Int) throws {
+        let dataEnd = dataOffset + dataFrames * Int64(blockAlign)
+        let byteCount = Int(min(Int64(max(readAhead, bytes)), dataEnd - offset))
         if scratch.count < byteCount { scratch = [UInt8](repeating: 0, count: byteCount) }
         let fd = self.fd
-        let offset = dataOffset + position * Int64(blockAlign)
-        let got = try scratch.withUnsafeMutableBytes { raw throws(Errno) in
+        scratchOffset = offset
+        scratchCount = 0
+        scratchCount = try scratch.withUnsafeMutableBytes { raw throws(Errno) in
             try fd.read(into: raw.baseAddress!, count: byteCount, at: offset)
         }
-        let gotFrames = got / blockAlign
-        scratch.withUnsafeBytes { raw in convert(raw.bindMemory(to: UInt8.self), gotFrames * format.channels) }
-        position += Int64(gotFrames)
-        return DecodeResult(
-            frames: gotFrames, isEnd: position >= dataFrames || gotFrames < frames, formatChanged: false)
     }
 
     public func seek(toFrame frame: Int64) throws {

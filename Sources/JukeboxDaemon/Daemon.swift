@@ -335,7 +335,15 @@ final class Daemon {
 
     private func pollTimeout() -> Int32 {
         let now = Instant.now
-        var timeout: Int64 = machine.state == .playing || headphones != nil ? 250 : 60_000
+        var timeout: Int64 = headphones != nil ? 250 : 60_000
+        // Playing, the position is read when the journal is next due (every second), which the
+        // other deadlines below do not cover: a tick every 250 ms was four times the work
+        // (the virtual board's bench, docs/BENCHMARK.md). Until the first record, or while the
+        // position does not move (a stream buffering), it is looked at every 250 ms.
+        if machine.state == .playing {
+            let due = keeper.nextPositionRead.map { $0.milliseconds(since: now) + 1 } ?? 0
+            timeout = min(timeout, due > 0 ? due : 250)
+        }
         // The fade steps every 20 ms (each step ramps over ~5 ms in the output); before it,
         // wake up when it is due (the timer counts track time: at 2× it comes in half the time).
         if let left = sleepLeftMs {
@@ -380,7 +388,9 @@ final class Daemon {
         if let due = podcasts.nextRefresh, now >= due { podcasts.refresh() }
         defer { updateLight(now: Instant.now) }
         let positionKnown = machine.state != .stopped && refreshPosition().current
-        perform(keeper.handle(.tick(machine.snapshot, positionKnown: positionKnown), now: now))
+        // At a time after the position's read: its progress is noted when it is read, and a
+        // tick at the earlier `now` found the record not yet due and wrote it on the next wake-up.
+        perform(keeper.handle(.tick(machine.snapshot, positionKnown: positionKnown), now: Instant.now))
         if menu.isOpen { perform(menu.handle(.tick, now: now)) }
         if scrubber.advance(to: now) { logger.info("scrub: dropped, no release came") }
         if let plugged = try? headphones?.plugged(), plugged != machine.headphonesPlugged {

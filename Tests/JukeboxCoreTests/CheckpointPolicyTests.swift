@@ -33,6 +33,22 @@ import Testing
         #expect(policy.nextDeadline == nil)
     }
 
+    /// A position read only when its record falls due is journaled every interval, on time:
+    /// the daemon sleeps until `nextJournalWrite` while playing.
+    @Test func readingThePositionWhenItIsDueJournalsItEveryInterval() throws {
+        var policy = CheckpointPolicy(journalIntervalMs: 1000, syncIntervalMs: 4000)
+        #expect(policy.nextJournalWrite == nil)
+        var now: Int64 = 0
+        var journaled: [Int64] = []
+        for _ in 0..<5 {
+            policy.note(.progress, now: Self.at(now))
+            if policy.due(now: Self.at(now)).journal { journaled.append(now) }
+            let next = try #require(policy.nextJournalWrite)
+            now = next.milliseconds(since: Self.at(0))
+        }
+        #expect(journaled == [0, 1000, 2000, 3000, 4000])
+    }
+
     struct Step: Sendable {
         var at: Int64
         var note: PersistKind?

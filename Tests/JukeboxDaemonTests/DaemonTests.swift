@@ -340,3 +340,35 @@ import Testing
     }
 
 }
+
+/// In steady playback the control loop wakes when the position is due in the RAM journal
+/// (every second) and no more often: a 250 ms poll cost four times the work (the virtual
+/// board's CPU row, docs/BENCHMARK.md). The record written is then the position of that
+/// moment, not one from up to a tick before.
+@Suite(.serialized) struct SteadyPlaybackWakeupTests {
+    /// Context switches of the daemon's main thread (its thread id is its pid).
+    static func switches(_ pid: pid_t) -> Int {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/task/\(pid)/status", encoding: .utf8) else {
+            return 0
+        }
+        return text.split(separator: "\n").filter { $0.contains("ctxt_switches") }
+            .compactMap { Int($0.split(separator: "\t").last?.trimmingCharacters(in: .whitespaces) ?? "") }
+            .reduce(0, +)
+    }
+
+    @Test func theControlLoopWakesOnceASecondWhilePlaying() throws {
+        let long = try #require(Fixtures.longMP3, "sox and lame could not make the long test file")
+        let harness = try DaemonHarness(tracks: [long], mode: "repeat-one")
+        let process = try harness.start()
+        #expect(harness.waitForStatus(timeout: .seconds(20)) { $0.elapsed >= 2 } != nil, "\(harness.log)")
+        let before = Self.switches(process.pid)
+        let start = MonotonicClock.nanoseconds()
+        sleepMilliseconds(4000)
+        let perSecond =
+            Double(Self.switches(process.pid) - before) / seconds(from: start, to: MonotonicClock.nanoseconds())
+        // One wake-up a second, and now and then a checkpoint's fdatasync or a pipeline event.
+        #expect(perSecond < 2, "the main thread switched \(perSecond) times a second")
+        process.kill(SIGTERM)
+        #expect(process.waitForExit(timeout: .seconds(3)) == 0)
+    }
+}

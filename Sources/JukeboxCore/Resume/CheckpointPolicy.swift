@@ -77,6 +77,10 @@ public struct CheckpointPolicy: Sendable, Equatable {
         }
     }
 
+    /// When a position that keeps moving is next due in the journal (nil before the first
+    /// journal write): reading it more often writes nothing more.
+    public var nextJournalWrite: Instant? { lastJournal.map { $0 + journalIntervalMs } }
+
     private var journalDeadline: Instant? {
         guard let since = unjournaledProgressSince else { return nil }
         guard let last = lastJournal else { return since }

@@ -129,6 +129,10 @@ public struct ResumeKeeper: Sendable, Equatable {
     /// When a tick next has something to write; nil when nothing is pending.
     public var nextDeadline: Instant? { policy.nextDeadline }
 
+    /// While playing: when the position is next worth reading for the journal (a tick then
+    /// writes it); nil before the first journal write.
+    public var nextPositionRead: Instant? { policy.nextJournalWrite }
+
     public mutating func handle(_ event: ResumeEvent, now: Instant) -> [ResumeAction] {
         switch event {
         case .start(let start):
