@@ -28,6 +28,9 @@ done
 [ "$(findmnt -n -o FSTYPE -T "$(dirname "$file")")" = ext4 ] || fail "$(dirname "$file") is not on ext4"
 if [ ! -e "$file" ]; then
     dd if=/dev/zero of="$file.new" bs=4096 count=1 conv=fsync status=none
+    # Owned like the rest of the state folder, so systemd's recursive chown of a StateDirectory
+    # whose owner changed skips it (an immutable file refuses chown: the unit would not start).
+    chown "$owner:" "$file.new"
     mv "$file.new" "$file"
     sync -f "$file"
 fi
@@ -47,7 +50,8 @@ source=/dev/${devname:-?}
 
 loop=$(losetup -n -O NAME -j "$source" -o "$offset" | head -1)
 if [ -z "$loop" ]; then
-    loop=$(losetup --find --show --offset "$offset" --sizelimit 4096 --direct-io=on "$source")
+    loop=$(losetup --find --show --offset "$offset" --sizelimit 4096 --direct-io=on "$source") \
+        || fail "no loop device over $source (byte $offset) for $file"
 fi
 [ "$(blockdev --getsize64 "$loop")" = 4096 ] || fail "$loop is not the 4 KiB of $file"
 chown "$owner" "$loop"

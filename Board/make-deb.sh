@@ -38,7 +38,7 @@ install -D -m 0755 "$binary" "$root/usr/bin/jukeboxd"
 # Debug information is for the build machine; the symbols stay (crash backtraces).
 objcopy --strip-debug "$root/usr/bin/jukeboxd"
 install -D -m 0644 config/jukebox.toml "$root/etc/jukebox/jukebox.toml"
-sed 's#/usr/local/bin/jukeboxd#/usr/bin/jukeboxd#g' Board/jukeboxd.service > "$stage/jukeboxd.service"
+sed -e "s#/usr/local/bin/jukeboxd#/usr/bin/jukeboxd#g" -e "s#/usr/local/share/jukebox/#/usr/share/jukebox/#g" Board/jukeboxd.service > "$stage/jukeboxd.service"
 install -D -m 0644 "$stage/jukeboxd.service" "$root/lib/systemd/system/jukeboxd.service"
 install -D -m 0644 Board/deb/50-jukebox-poweroff.rules "$root/usr/share/polkit-1/rules.d/50-jukebox-poweroff.rules"
 install -D -m 0755 Board/checkpoint-partition.sh "$root/usr/share/jukebox/checkpoint-partition.sh"

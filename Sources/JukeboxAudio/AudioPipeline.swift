@@ -158,6 +158,15 @@ public final class AudioPipeline: @unchecked Sendable {
         shared.withLock { s in s.crossfadeSeconds = max(0, seconds) }
     }
 
+    /// Whether the queue holds a source wider than 16 bits (the library knows each track's
+    /// depth): the device is then opened in a wide format from the first item on, even for a
+    /// 16-bit one, so the first join to a wide source does not reopen it. A device already
+    /// open in S16 switches at the next stop, pause, seek or skip (a gap anyway), else at the
+    /// first wide chunk. False (the default): a box that plays only 16-bit sources keeps S16.
+    public func setQueueHoldsWide(_ holdsWide: Bool) {
+        shared.withLock { s in s.queueHoldsWide = holdsWide }
+    }
+
     /// Stops output within a period; `resume()` continues at the sample that was audible.
     public func pause() {
         shared.withLock { s in

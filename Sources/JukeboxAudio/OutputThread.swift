@@ -437,8 +437,10 @@ private enum OutputStep {
     case again
     /// Write `frames` frames at `written`; `started` is the item whose first chunk they begin.
     case write(frames: Int, started: UInt64?)
-    /// Open the device for `format` (after playing out the old one when it is open).
-    case open(AudioFormat, wide: Bool)
+    /// Open the device for `format` (after playing out the old one when it is open); `wide`:
+    /// the chunk is 32-bit; `wideFirst`: ask for a wide format first (the chunk is 32-bit or
+    /// the queue holds one).
+    case open(AudioFormat, wide: Bool, wideFirst: Bool)
     /// Nothing is left and no follow-up came: play out what the device holds.
     case drain
     case exit
@@ -465,7 +467,8 @@ extension AudioPipeline {
             switch step {
             case .again: step = shared.withLock { s in nextStep(&s, &o) }
             case .write(let frames, let started): step = writePeriod(&o, frames: frames, started: started)
-            case .open(let format, let wide): step = openDevice(&o, format, wide: wide)
+            case .open(let format, let wide, let wideFirst):
+                step = openDevice(&o, format, wide: wide, wideFirst: wideFirst)
             case .drain: step = drainAtEnd(&o)
             case .exit:
                 if o.isOpen { o.sink.close() }
@@ -547,7 +550,7 @@ extension AudioPipeline {
                     return .again
                 }
                 if o.deep, let waited = waitUntilPlayedOut(&s, &o) { return waited }
-                return .open(c.format, wide: c.wide)
+                return .open(c.format, wide: c.wide, wideFirst: c.wide || s.queueHoldsWide)
             }
         }
         if paceClock(&s, &o) { return .again }
@@ -640,7 +643,8 @@ extension AudioPipeline {
                 shared.wait(outputWork, &s, nanoseconds: o.retryAtNs - now)
                 return .again
             }
-            return .open(o.format ?? AudioFormat(rate: 44100, channels: 2), wide: o.wide)
+            return .open(
+                o.format ?? AudioFormat(rate: 44100, channels: 2), wide: o.wide, wideFirst: o.wide || s.queueHoldsWide)
         }
         if paceClock(&s, &o, evenWhenDeep: true) { return .again }
         let frames = min(o.block, Int(o.cueEnd + Int64(o.buffer) - o.written))
@@ -829,6 +833,12 @@ extension AudioPipeline {
             _ = try? o.sink.drop()
             _ = try? o.sink.prepare()
             o.written -= Int64(d)
+            if s.queueHoldsWide && !o.wide && !s.wideRefused {
+                // Open in S16, but the queue now holds a wide source and the device takes
+                // one: switch here, where the audio breaks anyway, not at a join.
+                o.sink.close()
+                o.isOpen = false
+            }
         }
         o.restartStream(now)
         s.startPending = false
@@ -927,11 +937,14 @@ extension AudioPipeline {
     }
 
     /// Opens (or reopens, after playing out the old format) the device for `format`, in a
-    /// wide sample format first when `wide` (32-bit samples) or when it was open wide before
-    /// (a rate change, a lost device: it stays wide, so a later change of depth is gapless;
-    /// a box that never played a wide source keeps S16); on failure, tries again after the
-    /// backoff. A device granted a wide format is used wide whatever the chunk's depth.
-    private func openDevice<Sink>(_ o: inout OutputLocals<Sink>, _ format: AudioFormat, wide: Bool) -> OutputStep {
+    /// wide sample format first when `wideFirst` (32-bit samples, or the queue holds a wide
+    /// source) or when it was open wide before (a rate change, a lost device: it stays wide,
+    /// so a later change of depth is gapless; a box that never plays a wide source keeps
+    /// S16); on failure, tries again after the backoff. A device granted a wide format is used
+    /// wide whatever the chunk's depth.
+    private func openDevice<Sink>(
+        _ o: inout OutputLocals<Sink>, _ format: AudioFormat, wide: Bool, wideFirst: Bool
+    ) -> OutputStep {
         if o.isOpen {
             if o.clock {
                 let remaining = o.delay(MonotonicClock.nanoseconds())
@@ -947,7 +960,7 @@ extension AudioPipeline {
             device: config.device, rate: UInt32(format.rate), channels: UInt32(format.channels),
             periodMicroseconds: UInt32(config.periodMs * 1000), bufferMicroseconds: UInt32(config.bufferMs * 1000),
             deepBufferMicroseconds: UInt32(config.deepBufferMs * 1000),
-            formats: wide || o.wide ? [.s32, .s24, .s24Packed, .s16] : [.s16, .s32, .s24, .s24Packed])
+            formats: wideFirst || o.wide ? [.s32, .s24, .s24Packed, .s16] : [.s16, .s32, .s24, .s24Packed])
         let opened = Result { () throws(ALSAError) in try o.sink.open(request) }
         // The feedback sounds at the device's rate, before taking the lock.
         if case .success(let grant) = opened { o.tones.render(rate: grant.rate) }

@@ -195,6 +195,8 @@ struct SharedState {
     /// The device took no wide format when asked: jb-decode narrows every source to S16
     /// (with dither) from then on.
     var wideRefused = false
+    /// The queue holds a source wider than 16 bits: jb-output opens the device wide first.
+    var queueHoldsWide = false
     /// The software volume's gain (1.0 with a hardware mixer) and the output's mute: the
     /// gain target is 0 while muted, else the volume's.
     var volumeGain: Float = 1.0

@@ -45,6 +45,15 @@ public struct TrackInfo: Sendable, Equatable, Hashable {
         self.cue = cue
     }
 
+    /// Decoded wider than 16 bits (the bits of `format` above 16: a 24- or 32-bit FLAC, WAV
+    /// or ALAC; not a float format, decoded to S16).
+    public var isWide: Bool {
+        guard let format, let bits = format.split(separator: ":").dropFirst().first.flatMap({ Int($0) }) else {
+            return false
+        }
+        return bits > 16
+    }
+
     /// The values of tag `name`, in file order.
     public func values(_ name: TagName) -> [String] {
         tags.compactMap { $0.name == name ? $0.value : nil }

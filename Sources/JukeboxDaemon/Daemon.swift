@@ -44,6 +44,10 @@ final class Daemon {
     /// Tracks by id, for paths and durations; refreshed after each scan. Podcast episodes
     /// with a file are here too, under ids of their own (`Podcasts.trackID`).
     var library: [TrackID: TrackInfo] = [:]
+    /// The library's tracks decoded wider than 16 bits (none on a box of MP3s), and whether
+    /// the queue holds one, as last told to the pipeline (it then opens the device wide).
+    var wideTracks: Set<TrackID> = []
+    var queueHoldsWide = false
     /// Web radio stations and what the playing one says (Daemon+Radio).
     var radio = RadioState()
     /// Feeds, episodes and their downloads.
@@ -578,6 +582,14 @@ final class Daemon {
     // MARK: - actions
 
     func perform(_ actions: [PlayerAction]) {
+        if !actions.isEmpty && (queueHoldsWide || !wideTracks.isEmpty) {
+            // Before a start, so its first open is already wide when a later track is.
+            let holdsWide = machine.queue.entries.contains(where: wideTracks.contains)
+            if holdsWide != queueHoldsWide {
+                queueHoldsWide = holdsWide
+                pipeline.setQueueHoldsWide(holdsWide)
+            }
+        }
         for action in actions {
             switch action {
             case .startPlayback(let request):
@@ -734,6 +746,7 @@ final class Daemon {
         do {
             library = Dictionary(uniqueKeysWithValues: try store.playableTracks().map { ($0.id, $0.info) })
             library.merge(podcasts.tracks()) { a, _ in a }
+            wideTracks = Set(library.values.lazy.filter(\.isWide).map(\.id))
         } catch {
             logger.error("cannot read the library: \(error)")
         }

@@ -44,7 +44,7 @@ import Testing
     /// status at the end and the file's samples read as `read`.
     static func play(
         _ paths: [String], formats: [PCMSampleFormat], read: PCMSampleFormat, gain: ReplayGainMode = .off,
-        spans: [Range<Int64>?]? = nil, dir: TemporaryDirectory
+        spans: [Range<Int64>?]? = nil, queueHoldsWide: Bool = false, dir: TemporaryDirectory
     ) throws -> ([PipelineEvent], PipelineStatus, [Int32]) {
         let out = dir.file("mixed.raw")
         let h = Harness(
@@ -54,6 +54,7 @@ import Testing
             PlaybackItem(
                 token: UInt64($0.offset + 1), path: $0.element, span: spans?[$0.offset], replayGainMode: gain)
         }
+        h.pipeline.setQueueHoldsWide(queueHoldsWide)
         h.pipeline.play(items[0], fromMs: 0, next: items.count > 1 ? items[1] : nil)
         let ended = h.pump(
             timeoutSeconds: 20,
@@ -114,6 +115,47 @@ import Testing
         #expect(status.deviceOpens == 1, "reopened at a change of bit depth: not gapless")
         let reference = try SampleDepthTests.reference(paths[0], dir: dir) + Self.reference16(paths[1], dir: dir)
         try Self.expectSame(got, reference)
+    }
+
+    /// A 16-bit FLAC then a 24-bit one on a device that takes S16 and S32_LE, the queue
+    /// known to hold a wide source (as the daemon tells from the library): the device is
+    /// opened wide for the first already, so the join does not reopen it (on main it was
+    /// opened in S16, then reopened in S32_LE at the join: a gap), both bit for bit.
+    @Test func aQueueHoldingAWideSourceOpensTheDeviceWideFromItsFirst16BitItem() throws {
+        let dir = try TemporaryDirectory()
+        let paths = [
+            try Self.flac16("a", from: 0, count: 30_011, dir: dir),
+            try Self.flac24("b", from: 30_011, count: 29_989, dir: dir),
+        ]
+        let (events, status, got) = try Self.play(
+            paths, formats: [.s16, .s32], read: .s32, queueHoldsWide: true, dir: dir)
+        #expect(events == [.started(1), .finished(1), .started(2), .finished(2), .endOfStream])
+        #expect(status.deviceOpens == 1, "reopened at the first change of bit depth: not gapless")
+        let reference = try Self.reference16(paths[0], dir: dir) + SampleDepthTests.reference(paths[1], dir: dir)
+        try Self.expectSame(got, reference)
+    }
+
+    /// The queue gets a wide source while a 16-bit item plays on a device open in S16 (an
+    /// album added): the device switches to wide at the next seek, where the audio breaks
+    /// anyway, not at the join to the wide item that follows (one open for both).
+    @Test func aDeviceOpenInS16SwitchesWideAtASeekOnceTheQueueHoldsAWideSource() throws {
+        let dir = try TemporaryDirectory()
+        let first = try Self.flac16("a", from: 0, count: 3 * Self.rate, dir: dir)
+        let second = try Self.flac24("b", from: 0, count: 20_000, dir: dir)
+        let h = Harness(
+            device: "file:'\(dir.file("edit.raw"))',raw",
+            sink: RestrictedSink { r in r.formats = r.formats.filter { $0 == .s16 || $0 == .s32 } }, pacing: .clock)
+        h.pipeline.play(PlaybackItem(token: 1, path: first), fromMs: 0, next: PlaybackItem(token: 2, path: second))
+        #expect(waitUntil { h.pipeline.status().positionMs >= 200 })
+        #expect(h.pipeline.status().deviceOpens == 1)
+        h.pipeline.setQueueHoldsWide(true)
+        h.pipeline.seek(toMs: 2_500)
+        #expect(waitUntil { h.pipeline.status().positionMs >= 2_600 })
+        let afterSeek = h.pipeline.status()
+        #expect(afterSeek.token == 1 && afterSeek.deviceOpens == 2, "still in S16 after the seek")
+        #expect(h.pump { $0.contains(.endOfStream) })
+        #expect(h.events == [.started(1), .finished(1), .started(2), .finished(2), .endOfStream])
+        #expect(h.pipeline.status().deviceOpens == 2, "reopened at the join: not gapless")
     }
 
     /// A box that plays only 16-bit sources keeps an S16 device in S16 (its path unchanged).

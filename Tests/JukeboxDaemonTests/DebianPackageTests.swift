@@ -46,6 +46,16 @@ import Testing
 
         // A root with an empty dpkg database and a minimal user database.
         let root = directory.file("root")
+        // On an ext4 image of its own where loop devices work, as a card's root file system, so
+        // checkpoint-file.sh can map its file's block (a loop over the build machine's own disk
+        // may be refused); unmounted (and detached) after the purge.
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        let image = directory.file("root.img")
+        let onImage =
+            try run(["truncate", "-s", "128M", image]).status == 0
+            && run(["mkfs.ext4", "-q", "-F", "-b", "4096", image]).status == 0
+            && run(["mount", "-o", "loop,noatime,lazytime", image, root]).status == 0
+        defer { if onImage { _ = try? run(["umount", root]) } }
         for folder in ["var/lib/dpkg/info", "var/lib/dpkg/updates", "var/lib/dpkg/triggers", "etc"] {
             try FileManager.default.createDirectory(atPath: "\(root)/\(folder)", withIntermediateDirectories: true)
         }
@@ -79,6 +89,25 @@ import Testing
             unit.contains("ExecStart=/usr/bin/jukeboxd --config /etc/jukebox/jukebox.toml")
                 && unit.contains("Type=notify"))
 
+        // The unit's ExecStartPre=+- before the daemon: the installed script maps the block of a
+        // file in the state folder for the installed config's checkpoint_device where it can (root,
+        // ext4, loop devices); where it cannot, it says why and the daemon checkpoints beside the
+        // database.
+        let link = "\(root)/run/jukebox-checkpoint"
+        try FileManager.default.createDirectory(atPath: "\(root)/run", withIntermediateDirectories: true)
+        let prepared = try run(
+            ["\(root)/usr/share/jukebox/checkpoint-file.sh", "\(root)/var/lib/jukebox/checkpoint-area", link],
+            environment: ["JUKEBOX_USER": "root"])
+        let loop =
+            prepared.status == 0 ? try run(["readlink", link]).stdoutText.trimmingCharacters(in: .newlines) : nil
+        #expect(
+            onImage ? loop?.hasPrefix("/dev/loop") == true : prepared.stderrText.contains("checkpoint-file.sh: "),
+            "\(prepared.stderrText)")
+        defer {  // when the purge below was not reached
+            _ = try? run(["chattr", "-i", "\(root)/var/lib/jukebox/checkpoint-area"])
+            if let loop { _ = try? run(["losetup", "-d", loop]) }
+        }
+
         // Start it as the unit does (with the config pointed at this root), playing to a file.
         let config = "\(root)/etc/jukebox/jukebox.toml"
         let music = directory.file("music")
@@ -97,6 +126,7 @@ import Testing
             .replacingOccurrences(of: "music_dir = \"/home/pi/Music\"", with: "music_dir = \"\(music)\"")
             .replacingOccurrences(of: "\"/var/lib/jukebox/", with: "\"\(root)/var/lib/jukebox/")
             .replacingOccurrences(of: "port = 6600", with: "port = \(port)")
+            .replacingOccurrences(of: "\"/run/jukebox-checkpoint\"", with: "\"\(link)\"")
         try text.write(toFile: config, atomically: true, encoding: .utf8)
         let binary = "\(root)/usr/bin/jukeboxd"
         #expect(try run([binary, "--config", config, "--check-config"]).status == 0)
@@ -118,11 +148,18 @@ import Testing
         daemon.kill(SIGTERM)
         #expect(daemon.waitForExit(timeout: .seconds(10)) == 0, "\(daemon.text(of: .stderr))")
         #expect(FileManager.default.fileExists(atPath: "\(root)/var/lib/jukebox/jukebox.sqlite"))
+        #expect(
+            daemon.text(of: .stderr).contains(
+                loop != nil ? "power-cut checkpoints go to \(link)" : "checkpoint_device not used"),
+            "\(prepared.stderrText)\(daemon.text(of: .stderr))")
 
-        // Purge: files, unit link, state and user gone.
+        // Purge: files, unit link, state (with the immutable checkpoint file), loop device and user gone.
         let purged = try run(dpkg + ["--purge", "jukebox"])
         #expect(purged.status == 0, "\(purged.stdoutText)\(purged.stderrText)")
-        for gone in [binary, config, wants, "\(root)/var/lib/jukebox", "\(root)/lib/systemd/system/jukeboxd.service"] {
+        if let loop { #expect(try run(["losetup", loop]).status != 0, "\(loop) is still attached") }
+        for gone in [
+            binary, config, wants, link, "\(root)/var/lib/jukebox", "\(root)/lib/systemd/system/jukeboxd.service",
+        ] {
             #expect(
                 !FileManager.default.fileExists(atPath: gone)
                     && (try? FileManager.default.destinationOfSymbolicLink(atPath: gone)) == nil, "\(gone) is left")

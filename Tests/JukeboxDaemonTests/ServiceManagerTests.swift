@@ -83,7 +83,7 @@ import Testing
     }
 
     /// Board/jukeboxd.service as systemd reads it: no unknown key, no bad value, no missing
-    /// command (the ExecStart paths point at the binary under test).
+    /// command (the ExecStart paths point at the binary under test and the repository's script).
     @Test func unitPassesSystemdAnalyzeVerify() throws {
         guard
             let analyze = ["/usr/bin/systemd-analyze", "/bin/systemd-analyze"].first(where: {
@@ -97,8 +97,13 @@ import Testing
         defer { directory.remove() }
         let unit = try String(contentsOfFile: "\(Fixtures.repoRoot)/Board/jukeboxd.service", encoding: .utf8)
         #expect(unit.contains("Type=notify") && unit.contains("WatchdogSec="))
+        // The checkpoint device from checkpoint-file.sh, as root, its failure not fatal.
+        #expect(unit.contains("ExecStartPre=+-/usr/local/share/jukebox/checkpoint-file.sh "))
         let path = directory.file("jukeboxd.service")
         try unit.replacingOccurrences(of: "/usr/local/bin/jukeboxd", with: Jukeboxd.binary)
+            .replacingOccurrences(
+                of: "/usr/local/share/jukebox/checkpoint-file.sh", with: "\(Fixtures.repoRoot)/Board/checkpoint-file.sh"
+            )
             .write(toFile: path, atomically: true, encoding: .utf8)
         let result = try run([analyze, "verify", path])
         #expect(result.status == 0 && result.stderrText.isEmpty, "\(result.stderrText)")
