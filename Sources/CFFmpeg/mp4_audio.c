@@ -53,6 +53,8 @@ static struct {
     void (*av_frame_unref)(AVFrame *);
     AVDictionaryEntry *(*av_dict_get)(const AVDictionary *, const char *, const AVDictionaryEntry *, int);
     int (*av_dict_count)(const AVDictionary *);
+    int (*av_dict_set)(AVDictionary **, const char *, const char *, int);
+    void (*av_dict_free)(AVDictionary **);
     int (*av_strerror)(int, char *, size_t);
     void (*av_log_set_callback)(void (*)(void *, int, const char *, va_list));
     void *(*av_malloc)(size_t);
@@ -195,6 +197,8 @@ static void load(void) {
     SYM(util, av_frame_unref)
     SYM(util, av_dict_get)
     SYM(util, av_dict_count)
+    SYM(util, av_dict_set)
+    SYM(util, av_dict_free)
     SYM(util, av_strerror)
     SYM(util, av_log_set_callback)
     SYM(util, av_malloc)
@@ -211,7 +215,17 @@ const char *jb_mp4_load(void) {
 
 /* MARK: the file, with the covers hidden */
 
-enum { MAX_PATCHES = 8 };
+enum { MAX_PATCHES = 8, MAX_TRACKS = 8 };
+
+/* What the shim reads of a trak to decide whether the demuxer may skip its edit-list pass. */
+struct track_edits {
+    int64_t id;            /* tkhd's track ID, which the demuxer gives the stream as its id */
+    uint32_t sample_entry; /* stsd's first entry: 'mp4a', 'alac', ... */
+    int64_t edits;         /* elst's entry count */
+    int64_t duration;      /* the first edit's segment duration, in the movie's timescale */
+    int64_t media_time;    /* and where it starts in the media, in the track's timescale */
+    int64_t rate;          /* and its rate, 16.16 */
+};
 
 struct jb_mp4 {
     int fd;
@@ -225,6 +239,11 @@ struct jb_mp4 {
     int64_t patches[MAX_PATCHES];
     int patch_count;
     int64_t smpb_delay, smpb_padding, smpb_frames;
+    int64_t movie_timescale;
+    int fragmented; /* moov/mvex: the index grows fragment by fragment, with no edit-list pass */
+    struct track_edits tracks[MAX_TRACKS];
+    int track_count; /* may exceed MAX_TRACKS: then the edit lists are left to the demuxer */
+    const struct track_edits *edit; /* the audio track's single edit, trimmed by the shim */
 
     AVIOContext *io;
     AVFormatContext *format;
@@ -291,7 +310,45 @@ static void read_smpb(jb_mp4 *m, int64_t at, int64_t end) {
     }
 }
 
-/* Walks moov/udta/meta/ilst (and moov/meta/ilst), reading atom headers only. */
+/* A trak's track ID, first sample entry and edit list (moov/trak/{tkhd, edts/elst,
+   mdia/minf/stbl/stsd}). */
+static void walk_track(jb_mp4 *m, struct track_edits *t, int64_t at, int64_t end, int depth) {
+    uint32_t type;
+    int64_t body, next;
+    unsigned char b[28];
+    for (int count = 0; count < 256 && atom_at(m, at, end, &type, &body, &next); count++, at = next) {
+        int64_t n = next - body < (int64_t)sizeof b ? next - body : (int64_t)sizeof b;
+        if (type == FOURCC('e', 'd', 't', 's') || type == FOURCC('m', 'd', 'i', 'a') ||
+            type == FOURCC('m', 'i', 'n', 'f') || type == FOURCC('s', 't', 'b', 'l')) {
+            if (depth < 4) walk_track(m, t, body, next, depth + 1);
+            continue;
+        }
+        if (pread(m->fd, b, (size_t)n, body) != n) continue;
+        int v1 = n > 0 && b[0] == 1;
+        switch (type) {
+        case FOURCC('t', 'k', 'h', 'd'):
+            if (n >= (v1 ? 24 : 16)) t->id = be(b + (v1 ? 20 : 12), 4);
+            break;
+        case FOURCC('s', 't', 's', 'd'):
+            if (n >= 16) t->sample_entry = (uint32_t)be(b + 12, 4);
+            break;
+        case FOURCC('e', 'l', 's', 't'):
+            if (n < 8) break;
+            t->edits = be(b + 4, 4);
+            if (t->edits > 0 && n >= (v1 ? 28 : 20)) {
+                t->duration = be(b + 8, v1 ? 8 : 4);
+                t->media_time = v1 ? be(b + 16, 8) : (int32_t)(uint32_t)be(b + 12, 4);
+                t->rate = be(b + (v1 ? 24 : 16), 4);
+            } else if (t->edits > 0) {
+                t->edits = -1; /* unreadable: left to the demuxer */
+            }
+            break;
+        }
+    }
+}
+
+/* Walks moov/udta/meta/ilst (and moov/meta/ilst), reading atom headers only, and each
+   moov/trak's edit list. */
 static void walk(jb_mp4 *m, int64_t at, int64_t end, int depth) {
     uint32_t type;
     int64_t body, next;
@@ -314,6 +371,19 @@ static void walk(jb_mp4 *m, int64_t at, int64_t end, int depth) {
             break;
         case FOURCC('-', '-', '-', '-'):
             read_smpb(m, body, next);
+            break;
+        case FOURCC('m', 'v', 'h', 'd'): {
+            unsigned char v[24];
+            if (depth == 1 && pread(m->fd, v, sizeof v, body) == (ssize_t)sizeof v)
+                m->movie_timescale = be(v + (v[0] == 1 ? 20 : 12), 4);
+            break;
+        }
+        case FOURCC('m', 'v', 'e', 'x'):
+            if (depth == 1) m->fragmented = 1;
+            break;
+        case FOURCC('t', 'r', 'a', 'k'):
+            if (depth == 1 && m->track_count++ < MAX_TRACKS)
+                walk_track(m, &m->tracks[m->track_count - 1], body, next, 0);
             break;
         }
         if (depth == 0 && type == FOURCC('m', 'o', 'o', 'v')) return;
@@ -425,6 +495,26 @@ static void place_frame(jb_mp4 *m) {
     m->have_frame = 1;
 }
 
+/* Whether the demuxer may skip its edit-list pass (advanced_editlist=0). That pass
+   (mov_fix_index) builds a second packet index while the first is still allocated, 24 bytes a
+   packet: 37 MB more at the peak of opening a 10-hour audiobook. Without it the demuxer still
+   applies a single edit's start (AAC's priming, as skip samples, as it does iTunSMPB's delay)
+   and the shim ends at the edit's end. Several edits, an empty one, another rate, a start in
+   a track that is not AAC, or an iTunSMPB delay that disagrees keep the pass. */
+static int simple_edits(const jb_mp4 *m) {
+    if (m->fragmented || m->track_count > MAX_TRACKS || m->movie_timescale <= 0 || m->movie_timescale > INT_MAX)
+        return 0;
+    for (int i = 0; i < m->track_count; i++) {
+        const struct track_edits *t = &m->tracks[i];
+        if (t->edits == 0) continue;
+        if (t->edits != 1 || t->media_time < 0 || t->rate != 0x10000) return 0;
+        if (t->media_time > 0 && (t->sample_entry != FOURCC('m', 'p', '4', 'a') ||
+                                  (m->smpb_delay >= 0 && m->smpb_delay != t->media_time)))
+            return 0;
+    }
+    return 1;
+}
+
 static int codec_kind(enum AVCodecID id) {
     return id == AV_CODEC_ID_AAC ? JB_MP4_AAC : id == AV_CODEC_ID_ALAC ? JB_MP4_ALAC : 0;
 }
@@ -465,8 +555,15 @@ int jb_mp4_open(const char *path, jb_mp4 **out, const char **call, char *message
     if (m->sequential) m->io->seekable = 0;
     m->format->pb = m->io;
     m->format->flags |= AVFMT_FLAG_CUSTOM_IO;
+    AVDictionary *options = NULL;
+    int simple = !m->sequential && simple_edits(m);
+    if (simple && av.av_dict_set(&options, "advanced_editlist", "0", 0) < 0) {
+        r = AVERROR(ENOMEM);
+        goto failed;
+    }
     /* "On failure, ... a user-supplied AVFormatContext will be freed" (avformat.h). */
-    r = av.avformat_open_input(&m->format, path, av.av_find_input_format(m->sequential ? "aac" : "mp4"), NULL);
+    r = av.avformat_open_input(&m->format, path, av.av_find_input_format(m->sequential ? "aac" : "mp4"), &options);
+    av.av_dict_free(&options);
     if (r < 0) goto failed;
 
     /* The first AAC or ALAC stream; the others (video, chapter text) are never read. */
@@ -490,6 +587,8 @@ int jb_mp4_open(const char *path, jb_mp4 **out, const char **call, char *message
         goto failed;
     }
     m->codec_kind = codec_kind(m->stream->codecpar->codec_id);
+    for (int i = 0; simple && i < m->track_count; i++)
+        if (m->tracks[i].id == m->stream->id && m->tracks[i].edits == 1) m->edit = &m->tracks[i];
     const AVCodec *decoder = av.avcodec_find_decoder(m->stream->codecpar->codec_id);
     m->codec = decoder ? av.avcodec_alloc_context3(decoder) : NULL;
     m->packet = av.av_packet_alloc();
@@ -528,12 +627,17 @@ int jb_mp4_open(const char *path, jb_mp4 **out, const char **call, char *message
     m->first_pts = pts != AV_NOPTS_VALUE ? pts_samples(m, pts) : 0;
 
     /* The length: iTunSMPB's when the file has one (FFmpeg takes its delay as the start
-       padding, but not its length); else the stream's duration, which the demuxer takes from
-       the edit list (both ends) when there is one. */
+       padding, but not its length); else the stream's duration, cut to the edit's end as the
+       demuxer's edit-list pass cuts it (when the shim skipped that pass). */
+    int64_t duration = m->stream->duration;
+    if (m->edit) {
+        int64_t edit_end = av.av_rescale_q(m->edit->duration, (AVRational){1, (int)m->movie_timescale}, m->stream->time_base);
+        if (edit_end < duration) duration = edit_end;
+    }
     if (m->smpb_frames > 0)
         m->frames = m->smpb_frames;
-    else if (m->stream->duration > 0)
-        m->frames = pts_samples(m, m->stream->duration);
+    else if (duration > 0)
+        m->frames = pts_samples(m, duration);
     else
         m->frames = INT64_MAX;
     /* A truncated file: only the samples wholly in the file are there. */
