@@ -90,3 +90,77 @@ import Testing
         #expect(MP4CoverAtoms.firstPicture(ID3TagTests.reader(cut)) == nil)
     }
 }
+
+@Suite struct MP4LyricsAtomTests {
+    typealias Atoms = MP4CoverAtomsTests
+    static let lyr: [UInt8] = [0xA9] + Array("lyr".utf8)
+    static let lrc = "[00:01.00]一行目\n[00:02.50]second"
+
+    static func item(_ type: [UInt8], _ body: [UInt8]) -> [UInt8] {
+        Array(Atoms.atom("xxxx", body).prefix(4)) + type + body
+    }
+
+    static func freeform(_ name: String, _ value: String) -> [UInt8] {
+        Atoms.atom(
+            "----",
+            Atoms.atom("mean", [0, 0, 0, 0] + Array("com.apple.iTunes".utf8))
+                + Atoms.atom("name", [0, 0, 0, 0] + Array(name.utf8)) + Atoms.data(type: 1, Array(value.utf8)))
+    }
+
+    /// ftyp, mdat, then moov/udta/meta/ilst holding a title and `items`.
+    static func file(_ items: [UInt8], metaExtra: [UInt8] = []) -> [UInt8] {
+        let ilst = Atoms.atom("ilst", item([0xA9] + Array("nam".utf8), Atoms.data(type: 1, Array("x".utf8))) + items)
+        let meta = Atoms.atom("meta", [0, 0, 0, 0] + Atoms.hdlr + metaExtra + ilst)
+        return Atoms.atom("ftyp", Array("M4A \0\0\0\0".utf8)) + Atoms.atom("mdat", [1, 2, 3, 4])
+            + Atoms.atom("moov", Atoms.atom("mvhd", [UInt8](repeating: 0, count: 100)) + Atoms.atom("udta", meta))
+    }
+
+    static func lyrics(_ bytes: [UInt8]) -> MP4LyricsAtom.Found? { MP4LyricsAtom.read(ID3TagTests.reader(bytes)) }
+
+    @Test func utf8LyricsAreReadUpToTheirFirstNUL() {
+        let synced = Self.file(Self.item(Self.lyr, Atoms.data(type: 1, Array(Self.lrc.utf8))))
+        #expect(Self.lyrics(synced) == .text(Self.lrc))
+        let withNUL = Self.file(Self.item(Self.lyr, Atoms.data(type: 1, Array("one\0two".utf8))))
+        #expect(Self.lyrics(withNUL) == .text("one"))
+        // A freeform atom of another name (MusicBrainz) does not hide them.
+        let tagged = Self.file(
+            Self.freeform("MusicBrainz Track Id", "1b2c") + Self.item(Self.lyr, Atoms.data(type: 1, Array("la".utf8))))
+        #expect(Self.lyrics(tagged) == .text("la"))
+    }
+
+    @Test func noLyricsAtomIsNone() {
+        #expect(Self.lyrics(Self.file([])) == MP4LyricsAtom.Found.none)
+        #expect(Self.lyrics(Self.file(Self.item(Self.lyr, Atoms.data(type: 1, [])))) == MP4LyricsAtom.Found.none)
+    }
+
+    /// Where FFmpeg's reading could differ (other encodings, a second `©lyr`, a freeform
+    /// "lyrics", no MP4 file), or the atoms are damaged, the answer is left to FFmpeg.
+    @Test func undecidedOrDamagedIsLeftToFFmpeg() {
+        let lyr = Self.item(Self.lyr, Atoms.data(type: 1, Array(Self.lrc.utf8)))
+        for type: UInt8 in [0, 2, 3] {
+            #expect(Self.lyrics(Self.file(Self.item(Self.lyr, Atoms.data(type: type, Array("la".utf8))))) == nil)
+        }
+        #expect(Self.lyrics(Self.file(lyr + lyr)) == nil)
+        #expect(Self.lyrics(Self.file(Self.freeform("LYRICS", "la"))) == nil)
+        #expect(Self.lyrics(Self.file(lyr, metaExtra: Atoms.atom("ID32", [0, 0, 0, 0]))) == nil)
+        #expect(Self.lyrics(Array("fLaC".utf8) + Array(Self.lrc.utf8)) == nil)
+
+        let whole = Self.file(lyr)
+        // Cut anywhere, or with a garbled size inside the ilst: nil or the whole text, never a crash.
+        for length in 0..<whole.count {
+            let found = Self.lyrics(Array(whole.prefix(length)))
+            #expect(found == nil || found == MP4LyricsAtom.Found.none, "cut at \(length): \(String(describing: found))")
+        }
+        let ilst = whole.count - lyr.count - 25  // the ©nam item, first in the ilst
+        // Size 0 runs to the ilst's end, as FFmpeg reads it too (no ©lyr then); a 64-bit size
+        // of garbage, a size below a header's or past the ilst's end is damage.
+        let expected: [(UInt8, MP4LyricsAtom.Found?)] = [
+            (0, MP4LyricsAtom.Found.none), (1, nil), (7, nil), (0xFF, nil),
+        ]
+        for (byte, answer) in expected {
+            var garbled = whole
+            garbled[ilst + 3] = byte
+            #expect(Self.lyrics(garbled) == answer, "size byte \(byte)")
+        }
+    }
+}

@@ -96,4 +96,22 @@ import Testing
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("00:01.500  Embedded one\n00:04.000  Embedded two\n"), "\(result.stdout)")
     }
+
+    /// An M4A's ©lyr as ffmpeg writes it (UTF-8), read from the atoms: synced LRC text shown
+    /// as through FFmpeg; a file without it has none.
+    @Test func lyricsAtomInAnM4A() throws {
+        let directory = try TemporaryDirectory(prefix: "jukebox-embedded")
+        let media = EncodedMedia(directory: directory.path)
+        let wav = try media.wav("tone.wav", seconds: 1)
+        for (name, lyrics) in [("synced.m4a", "[00:01.50]一行目\n[00:04.00]second"), ("plain.m4a", nil)] {
+            try EncodedMedia.tool(
+                ["ffmpeg", "-nostdin", "-v", "error", "-y", "-i", wav, "-c:a", "alac"]
+                    + (lyrics.map { ["-metadata", "lyrics=\($0)"] } ?? []) + [directory.file(name)])
+        }
+        let synced = try Jukeboxd.run(["lyrics", directory.file("synced.m4a")])
+        #expect(synced.status == 0, "\(synced.stderr)")
+        #expect(synced.stdout.contains("00:01.500  一行目\n00:04.000  second\n"), "\(synced.stdout)")
+        let plain = try Jukeboxd.run(["lyrics", directory.file("plain.m4a")])
+        #expect(plain.status != 0 || !plain.stdout.contains("00:0"), "\(plain.stdout)")
+    }
 }

@@ -9,15 +9,8 @@
 public enum MP4CoverAtoms {
     /// The first cover, in place; nil when the file is no MP4 file or has no cover.
     public static func firstPicture(_ read: (Int64, Int) -> [UInt8]) -> EmbeddedPicture? {
-        guard read(4, 4) == Array("ftyp".utf8) else { return nil }
-        guard let moov = children(of: Atom(bodyOffset: 0, end: .max), read).first(where: { $0.type == "moov" }) else {
-            return nil
-        }
-        let moovChildren = children(of: moov, read)
-        let metas =
-            moovChildren.filter { $0.type == "udta" }.flatMap { children(of: $0, read) }.filter { $0.type == "meta" }
-            + moovChildren.filter { $0.type == "meta" }
-        for meta in metas {
+        guard let moov = moov(read) else { return nil }
+        for meta in metas(in: moov, read) {
             for ilst in children(of: metaBody(meta, read), read) where ilst.type == "ilst" {
                 for covr in children(of: ilst, read) where covr.type == "covr" {
                     for data in children(of: covr, read) where data.type == "data" {
@@ -27,6 +20,19 @@ public enum MP4CoverAtoms {
             }
         }
         return nil
+    }
+
+    /// The `moov` atom of an MP4 file; nil when the file is no MP4 file or has none.
+    static func moov(_ read: (Int64, Int) -> [UInt8]) -> Atom? {
+        guard read(4, 4) == Array("ftyp".utf8) else { return nil }
+        return children(of: Atom(bodyOffset: 0, end: .max), read).first { $0.type == "moov" }
+    }
+
+    /// The `meta` atoms that may hold an `ilst`: in `moov/udta`, then in `moov`.
+    static func metas(in moov: Atom, _ read: (Int64, Int) -> [UInt8]) -> [Atom] {
+        let moovChildren = children(of: moov, read)
+        return moovChildren.filter { $0.type == "udta" }.flatMap { children(of: $0, read) }.filter { $0.type == "meta" }
+            + moovChildren.filter { $0.type == "meta" }
     }
 
     /// An atom's type and the span of its body.
@@ -44,7 +50,8 @@ public enum MP4CoverAtoms {
         while at + 8 <= parent.end, atoms.count < 4096 {
             let head = read(at, 8)
             guard head.count == 8 else { break }
-            let type = String(decoding: head[4..<8], as: UTF8.self)
+            // Byte for byte (Latin-1), so that `©lyr` (0xA9 "lyr") keeps its first byte.
+            let type = String(String.UnicodeScalarView(head[4..<8].map { Unicode.Scalar($0) }))
             var size = Int64(bigEndian32(head[0..<4]))
             var header: Int64 = 8
             if size == 1 {
@@ -64,7 +71,7 @@ public enum MP4CoverAtoms {
 
     /// A `meta` atom's children start after its version and flags (MP4), or at once when the
     /// `hdlr` comes first (QuickTime's form).
-    private static func metaBody(_ meta: Atom, _ read: (Int64, Int) -> [UInt8]) -> Atom {
+    static func metaBody(_ meta: Atom, _ read: (Int64, Int) -> [UInt8]) -> Atom {
         var body = meta
         if read(meta.bodyOffset + 4, 4) != Array("hdlr".utf8) { body.bodyOffset += 4 }
         return body
@@ -93,7 +100,7 @@ public enum MP4CoverAtoms {
         return EmbeddedPicture(mimeType: mimeType, location: .inFile(offset: start, size: size))
     }
 
-    private static func bigEndian32(_ bytes: ArraySlice<UInt8>) -> UInt32 {
+    static func bigEndian32(_ bytes: ArraySlice<UInt8>) -> UInt32 {
         bytes.reduce(0) { $0 << 8 | UInt32($1) }
     }
 }
