@@ -117,6 +117,10 @@ struct OutputLocals<Sink: AudioSink>: ~Copyable {
     var itemGain: Float = 1
     var rampStep: Float = 0
     var rampLeft = 0
+    /// The `written` index from which every frame was rendered at `gain` (where the last ramp
+    /// ended): a new gain's re-render may reach back to here and no further, as frames
+    /// before were rendered at other gains and starting them at `gain` would be a step.
+    var gainSteadyFrom: Int64 = 0
     /// Where the ramp ends: the gain target, or 0 for the fade-out before a speed change.
     var rampTo: Float = 1
     /// A speed change faded the device out: the next anchored chunk fades in.
@@ -396,8 +400,8 @@ struct OutputLocals<Sink: AudioSink>: ~Copyable {
             // In Double: a Float has too few bits for 32-bit samples.
             let samples = wideSamples(periodBuffer)
             var i = 0
-            for _ in 0..<frames {
-                stepRamp()
+            for frame in 0..<frames {
+                stepRamp(frame: written + Int64(frame))
                 let factor = Double(gain) * Double(itemGain)
                 for _ in 0..<ch {
                     samples[i] = Int32(clamping: Int64((Double(samples[i]) * factor).rounded()))
@@ -408,8 +412,8 @@ struct OutputLocals<Sink: AudioSink>: ~Copyable {
         }
         let samples = periodBuffer.base
         var i = 0
-        for _ in 0..<frames {
-            stepRamp()
+        for frame in 0..<frames {
+            stepRamp(frame: written + Int64(frame))
             for _ in 0..<ch {
                 let v = (Float(samples[i]) * gain * itemGain).rounded()
                 samples[i] = Int16(max(-32768, min(32767, v)))
@@ -418,12 +422,15 @@ struct OutputLocals<Sink: AudioSink>: ~Copyable {
         }
     }
 
-    /// One frame further along the gain ramp.
-    mutating func stepRamp() {
+    /// One frame (`frame`, a `written` index) further along the gain ramp.
+    mutating func stepRamp(frame: Int64) {
         guard rampLeft > 0 else { return }
         gain += rampStep
         rampLeft -= 1
-        if rampLeft == 0 { gain = rampTo }
+        if rampLeft == 0 {
+            gain = rampTo
+            gainSteadyFrom = frame + 1
+        }
     }
 }
 
@@ -900,9 +907,11 @@ extension AudioPipeline {
     }
 
     /// Takes back what the device still holds as far as the history can play it again (not
-    /// past the item's first frame); returns how many frames `written` went back.
-    private func rewindForReplay<Sink>(_ o: inout OutputLocals<Sink>) -> Int {
-        let oldest = max(o.historyStart, o.itemFirstWritten, o.written - Int64(o.historyFrames - o.period))
+    /// past the item's first frame, nor `notBefore`); returns how many frames `written` went
+    /// back.
+    private func rewindForReplay<Sink>(_ o: inout OutputLocals<Sink>, notBefore: Int64 = 0) -> Int {
+        let oldest = max(
+            o.historyStart, o.itemFirstWritten, o.written - Int64(o.historyFrames - o.period), notBefore)
         let available = Int(max(0, o.written - oldest))
         let rewound: Int
         if o.clock {
@@ -924,13 +933,18 @@ extension AudioPipeline {
             // start with the output muted must not begin with 5 ms at full volume).
             o.gain = o.gainTarget
             o.rampLeft = 0
+            o.gainSteadyFrom = o.written
             return
         }
+        // Mid-ramp (two changes within ~5 ms, e.g. fade steps from a late control loop), the
+        // frames already written are not at `gain`: go on from the last one without taking
+        // any back; otherwise take back only frames rendered at the steady `gain`.
+        let steadyFrom = o.rampLeft > 0 ? o.written : o.gainSteadyFrom
         let ramp = max(1, o.rate / 200)
         o.rampStep = (o.gainTarget - o.gain) / Float(ramp)
         o.rampLeft = ramp
         guard !o.reanchor else { return }
-        let rewound = rewindForReplay(&o)
+        let rewound = rewindForReplay(&o, notBefore: steadyFrom)
         o.replayEnd = max(o.replayEnd, o.written + Int64(rewound))
         o.lastDelay = max(0, o.lastDelay - rewound)
         o.refilling = true
