@@ -5,6 +5,7 @@
 import Glibc
 import JukeboxAudio
 import JukeboxCore
+import JukeboxStore
 import LinuxSupport
 import Logging
 import MPDProtocol
@@ -150,7 +151,8 @@ enum EmbeddedLyrics {
     /// The lyrics and the tag they came from.
     static func read(path: String) -> (Lyrics, String)? {
         guard path.lowercased().hasSuffix(".mp3") else {
-            switch mp4Atoms(path: path) {
+            // The `©lyr` atom spares a second FFmpeg open of the playing file (and its sample index).
+            switch MusicFolder.mp4Lyrics(path: path) {
             case .text(let text)?: return Lyrics.embedded(text).map { ($0, "LYRICS comment") }
             case .none?: return nil
             case nil: break
@@ -168,19 +170,5 @@ enum EmbeddedLyrics {
         var tag = [UInt8](repeating: 0, count: size)
         let n = (try? tag.withUnsafeMutableBytes { try fd.read(into: $0.baseAddress!, count: size, at: 0) }) ?? 0
         return ID3Lyrics.parse(Array(tag.prefix(n))).map { ($0, "ID3 \($0.format == .unsynced ? "USLT" : "SYLT")") }
-    }
-
-    /// An MP4 file's `©lyr` read from its atoms, sparing a second FFmpeg open of the playing
-    /// file (and its sample index) where the atoms settle it.
-    private static func mp4Atoms(path: String) -> MP4LyricsAtom.Found? {
-        guard let fd = try? FileDescriptor(path: path, flags: O_RDONLY | O_CLOEXEC) else { return nil }
-        return MP4LyricsAtom.read { offset, count in
-            guard count > 0 else { return [] }
-            var bytes = [UInt8](repeating: 0, count: count)
-            let n =
-                (try? bytes.withUnsafeMutableBytes { try fd.read(into: $0.baseAddress!, count: count, at: offset) })
-                ?? 0
-            return Array(bytes.prefix(n))
-        }
     }
 }

@@ -136,6 +136,15 @@ public final class MusicFolder {
         return tag.chapters(read)
     }
 
+    /// The `©lyr` atom of the MP4 file at absolute `path` (`MP4LyricsAtom`); nil when it
+    /// cannot be read or the atoms leave the answer to FFmpeg.
+    public static func mp4Lyrics(path: String) -> MP4LyricsAtom.Found? {
+        guard let file = try? FileDescriptor(path: path, flags: O_RDONLY | O_CLOEXEC),
+            let (found, _) = try? walk(file, MP4LyricsAtom.read)
+        else { return nil }
+        return found
+    }
+
     /// Where a file keeps its first picture: a FLAC's first PICTURE block, an MP4 file's first
     /// cover atom, else the first APIC frame of an ID3v2 tag at the start (MP3).
     static func locatePicture(_ file: FileDescriptor) throws(Errno) -> EmbeddedPicture? {
