@@ -154,6 +154,68 @@ extension Raw {
         #expect(try Self.decode16(decoder).count == (132_300 - frame) * 2)
     }
 
+    /// The shim reads the packets through the sample tables itself, a window at a time, and
+    /// gives what the demuxer's index gives, sample for sample, from the start and after seeks
+    /// (the same packets decode, so even AAC's noise is the same), with the same length, tags
+    /// and chapters, in every layout ffmpeg makes: AAC with an edit list (index last or first),
+    /// iTunSMPB without one, 22.05 kHz mono, ALAC at 16 and 24 bits, a book with chapters,
+    /// parts joined by copying (odd packet durations where they meet), a file cut in its audio.
+    /// A fragmented file is left to the demuxer.
+    @Test func theSampleTableReaderGivesWhatTheDemuxerGives() throws {
+        let media = try Media()
+        let wav = try media.wav("source.wav", rate: 44100, bits: 16, seconds: 3)
+        let wav24 = try media.wav("source24.wav", rate: 48000, bits: 24, seconds: 2.5)
+        let chapters = media.dir.file("chapters.txt")
+        try ";FFMETADATA1\n[CHAPTER]\nTIMEBASE=1/1000\nSTART=0\nEND=1200\ntitle=One\n"
+            .appending("[CHAPTER]\nTIMEBASE=1/1000\nSTART=1200\nEND=3000\ntitle=Two\n")
+            .write(toFile: chapters, atomically: true, encoding: .utf8)
+        let edited = try media.mp4("edited.m4a", from: wav, Self.aac)
+        let fast = try media.mp4("fast.m4a", from: wav, Self.aac, extra: ["-movflags", "+faststart"])
+        let bare = media.dir.file("bare.m4a")
+        try media.ffmpeg(["-i", edited, "-c", "copy", "-use_editlist", "0", bare])
+        try media.freeform(bare, ["iTunSMPB= 00000000 00000400 0000030C 00000000000204CC"])
+        let joined = media.dir.file("joined.m4b")
+        let list = media.dir.file("parts.txt")
+        try String(repeating: "file '\(fast)'\n", count: 3).write(toFile: list, atomically: true, encoding: .utf8)
+        try media.ffmpeg(["-f", "concat", "-safe", "0", "-i", list, "-c", "copy", "-f", "ipod", joined])
+        let layouts = [
+            edited, fast, bare, joined,
+            try media.mp4("mono.m4a", from: wav, ["-c:a", "aac", "-b:a", "48k", "-ar", "22050", "-ac", "1"]),
+            try media.mp4("alac.m4a", from: wav, ["-c:a", "alac"]),
+            try media.mp4("alac24.m4a", from: wav24, ["-c:a", "alac"]),
+            try media.mp4(
+                "book.m4b", from: wav, Self.aac, extra: ["-i", chapters, "-map_metadata", "1", "-map_chapters", "1"]),
+            try media.truncated(fast, to: 0.6, name: "cut.m4a"),
+        ]
+        for path in layouts {
+            let reader = try MP4AudioDecoder(path: path)
+            let demuxer = try MP4AudioDecoder(path: path, demuxerPackets: true)
+            #expect(reader.readsSampleTables && !demuxer.readsSampleTables, "\(path)")
+            #expect(reader.totalFrames == demuxer.totalFrames, "\(path)")
+            #expect(reader.rate == demuxer.rate && reader.channels == demuxer.channels, "\(path)")
+            #expect(reader.bitsPerSample == demuxer.bitsPerSample, "\(path)")
+            #expect(reader.chapters == demuxer.chapters, "\(path)")
+            #expect(reader.tags.map { "\($0)=\($1)" } == demuxer.tags.map { "\($0)=\($1)" }, "\(path)")
+            #expect(reader.streamTags.map { "\($0)=\($1)" } == demuxer.streamTags.map { "\($0)=\($1)" }, "\(path)")
+            let whole = try Self.decode16(reader)
+            #expect(whole.count == Int(reader.totalFrames) * reader.channels, "\(path)")
+            #expect(whole == (try Self.decode16(demuxer)), "\(path)")
+            for frame in [0, 1023, 2049, 44_100, Int(reader.totalFrames) - 1] {
+                let reader = try MP4AudioDecoder(path: path)
+                let demuxer = try MP4AudioDecoder(path: path, demuxerPackets: true)
+                try reader.seek(toFrame: Int64(frame))
+                try demuxer.seek(toFrame: Int64(frame))
+                #expect(try Self.decode16(reader) == (try Self.decode16(demuxer)), "\(path) after a seek to \(frame)")
+            }
+        }
+
+        let fragmented = try media.mp4(
+            "fragmented.m4a", from: wav, Self.aac, extra: ["-movflags", "frag_keyframe+empty_moov"])
+        let decoder = try MP4AudioDecoder(path: fragmented)
+        #expect(!decoder.readsSampleTables)
+        #expect(Int64(try Self.decode16(decoder).count / 2) == decoder.totalFrames)
+    }
+
     /// MP4 atoms as FFmpeg names them, non-ASCII text intact; Nero chapters (ffmpeg writes
     /// them from an ffmetadata file) with titles and exact starts.
     @Test func tagsAndChapters() throws {
