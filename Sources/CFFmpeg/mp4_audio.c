@@ -519,6 +519,9 @@ struct reader {
     int64_t sample, dts, offset, chunk, chunk_left, stsc_entry, stts_entry, stts_left;
     unsigned char *data; /* the packet's bytes and FFmpeg's zeroed padding */
     size_t data_capacity;
+    /* A broken table met: every read fails with it until a seek (the packet is not skipped). */
+    int error;
+    char error_text[64];
 };
 
 /* The `width`-byte big-endian field at `at` of entry `i` of `t`: 1, or 0 when the entry is past
@@ -703,20 +706,22 @@ static void free_reader(jb_mp4 *m) {
    end of the file (a cut download) ends the stream. */
 static int read_packet(jb_mp4 *m) {
     struct reader *r = m->reader;
-    int64_t offset, size, dts, duration;
+    int64_t offset, size = 0, dts, duration;
     int got;
+    if (r->error) {
+        snprintf(last_log, sizeof last_log, "%s", r->error_text);
+        return r->error;
+    }
     do got = next_packet(m, &offset, &size, &dts, &duration);
     while (got > 0 && size == 0);
     if (got == 0 || (got > 0 && (offset < 0 || size > m->size || offset > m->size - size))) return AVERROR_EOF;
-    if (got < 0) {
-        snprintf(last_log, sizeof last_log, "unreadable sample tables");
-        return AVERROR_INVALIDDATA;
-    }
     /* An AAC packet is at most 768 bytes a channel, an ALAC one a frame's samples uncompressed
        (128 kB at 8 channels of 32 bits): more is a broken table, not a packet to allocate. */
-    if (size > MAX_PACKET) {
-        snprintf(last_log, sizeof last_log, "a packet of %" PRId64 " bytes", size);
-        return AVERROR_INVALIDDATA;
+    if (got < 0 || size > MAX_PACKET) {
+        if (got < 0) snprintf(r->error_text, sizeof r->error_text, "unreadable sample tables");
+        else snprintf(r->error_text, sizeof r->error_text, "a packet of %" PRId64 " bytes", size);
+        snprintf(last_log, sizeof last_log, "%s", r->error_text);
+        return r->error = AVERROR_INVALIDDATA;
     }
     size_t need = (size_t)size + AV_INPUT_BUFFER_PADDING_SIZE;
     if (need > r->data_capacity) {
@@ -1211,6 +1216,7 @@ int jb_mp4_seek(jb_mp4 *m, int64_t frame, const char **call, char *message, size
     int64_t start = frame + m->first_pts - preroll;
     int64_t ts = av.av_rescale_q(start, (AVRational){1, m->rate}, m->stream->time_base);
     if (m->reader) {
+        m->reader->error = 0;
         /* As the demuxer seeks (it takes the edit's start off the target, once more than it
            shifted the timestamps): the same packets decode, and AAC's noise is the same. */
         if (!place_packet(m, packet_at(m, ts - (m->edit ? m->edit->media_time : 0)))) {

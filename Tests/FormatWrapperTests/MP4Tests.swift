@@ -216,6 +216,52 @@ extension Raw {
         #expect(Int64(try Self.decode16(decoder).count / 2) == decoder.totalFrames)
     }
 
+    /// Broken sample tables the reader takes on (30 s of ALAC: chunks of 4,096-frame packets): a
+    /// chunk or a packet that would end past the end of the file ends the audio before it, with
+    /// no error; a packet of 1.1 MB (more than any AAC or ALAC packet, yet inside the file) is an
+    /// error naming the file, after the audio before it, and again on the next read.
+    @Test func brokenSampleTablesEndTheAudioOrFailClearly() throws {
+        let media = try Media()
+        let wav = try media.wav("source.wav", rate: 44100, bits: 16, seconds: 30)
+        let fast = try media.mp4("fast.m4a", from: wav, ["-c:a", "alac"], extra: ["-movflags", "+faststart"])
+        let original = try #require(FileManager.default.contents(atPath: fast))
+        #expect(original.count > 1_100_000)
+        /// `fast` with entry `index` of `table` (its entries from `entries` bytes after the type)
+        /// set to `value`.
+        func broken(_ name: String, _ table: String, entries: Int, index: Int, _ value: UInt32) throws -> String {
+            var bytes = [UInt8](original)
+            let type = [UInt8](table.utf8)
+            let at = try #require((0..<bytes.count - 4).first { Array(bytes[$0..<$0 + 4]) == type })
+            let count = bytes[at + entries - 4..<at + entries].reduce(0) { $0 << 8 | Int($1) }
+            #expect(index < count, "\(table) has \(count) entries")
+            for k in 0..<4 { bytes[at + entries + index * 4 + k] = UInt8(truncatingIfNeeded: value >> (24 - 8 * k)) }
+            let path = media.dir.file(name)
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+            return path
+        }
+
+        let chunkPast = try MP4AudioDecoder(
+            path: try broken("chunk-past.m4a", "stco", entries: 12, index: 1, 0xFFFF_FF00))
+        #expect(chunkPast.readsSampleTables)
+        let played = Int64(try Self.decode16(chunkPast).count / 2)
+        #expect(played > 0 && played < 1_323_000 && chunkPast.positionFrames == played)
+        let packetPast = try MP4AudioDecoder(
+            path: try broken("packet-past.m4a", "stsz", entries: 16, index: 5, 16 << 20))
+        #expect(try Self.decode16(packetPast).count == 5 * 4096 * 2)
+
+        let hugePacket = try broken("huge-packet.m4a", "stsz", entries: 16, index: 5, 1_100_000)
+        let failing = try MP4AudioDecoder(path: hugePacket)
+        for _ in 0..<2 {
+            #expect {
+                _ = try Self.decode16(failing)
+            } throws: { error in
+                let error = error as? FFmpegError
+                return error?.path == hugePacket && error?.message.contains("a packet of 1100000 bytes") == true
+            }
+        }
+        #expect(failing.positionFrames == 5 * 4096)
+    }
+
     /// MP4 atoms as FFmpeg names them, non-ASCII text intact; Nero chapters (ffmpeg writes
     /// them from an ffmetadata file) with titles and exact starts.
     @Test func tagsAndChapters() throws {
