@@ -9,6 +9,9 @@
 #   Board/build-ffmpeg.sh              prints the folder of libjukebox-ffmpeg.so (building it once)
 #   Board/build-ffmpeg.sh --install DIR  then copies it into DIR (a package's /usr/lib/jukebox:
 #                                        ../lib/jukebox beside the jukeboxd binary)
+#   Board/build-ffmpeg.sh --cross aarch64-linux-gnu --version V [--install DIR]
+#       the same for another machine, with Debian's cross compiler (gcc-aarch64-linux-gnu) from
+#       the source of version V (that of the target's libavcodec-dev; Board/cross-aarch64.sh)
 # Cached in .build/ffmpeg-minimal/VERSION (the static libraries and the linked one; not
 # committed; .build/ffmpeg-minimal/lib names the current one, where the shim looks in development); the source package is downloaded once
 # per version with apt, through a private list of this machine's sources as deb-src lines
@@ -16,16 +19,32 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 install_dir=""
-case "${1:-}" in
---install) install_dir=$2 ;;
-"") ;;
-*) echo "build-ffmpeg: unknown argument $1" >&2; exit 2 ;;
-esac
+cross=""
+version=""
+while [ $# -gt 0 ]; do
+    case "$1" in
+    --install) install_dir=$2; shift 2 ;;
+    --cross) cross=$2; shift 2 ;;
+    --version) version=$2; shift 2 ;;
+    *) echo "build-ffmpeg: unknown argument $1" >&2; exit 2 ;;
+    esac
+done
 cache=$PWD/.build/ffmpeg-minimal
-source=$(dpkg-query -W -f='${source:Package}' libavcodec-dev 2>/dev/null || true)
-version=$(dpkg-query -W -f='${source:Version}' libavcodec-dev 2>/dev/null || true)
-[ -n "$version" ] || { echo "build-ffmpeg: libavcodec-dev is not installed (./dev setup)" >&2; exit 1; }
-out=$cache/${version//:/_}
+source=ffmpeg
+if [ -z "$cross" ]; then
+    source=$(dpkg-query -W -f='${source:Package}' libavcodec-dev 2>/dev/null || true)
+    version=$(dpkg-query -W -f='${source:Version}' libavcodec-dev 2>/dev/null || true)
+    [ -n "$version" ] || { echo "build-ffmpeg: libavcodec-dev is not installed (./dev setup)" >&2; exit 1; }
+    out=$cache/${version//:/_}
+    cc=gcc
+    configure_cross=()
+else
+    [ -n "$version" ] || { echo "build-ffmpeg: --cross needs --version" >&2; exit 2; }
+    cc=$cross-gcc
+    command -v "$cc" >/dev/null || { echo "build-ffmpeg: no $cc (apt-get install gcc-$cross)" >&2; exit 1; }
+    out=$cache/${version//:/_}-$cross
+    configure_cross=(--enable-cross-compile --cross-prefix="$cross-" --arch="${cross%%-*}" --target-os=linux)
+fi
 # One shared library, libjukebox-ffmpeg.so, exporting only the functions mp4_audio.c looks up
 # (its SYM lines) and linked with --gc-sections from the static libraries, so that it holds
 # only the code they reach: 0.9 MB where the three shared libraries are 1.8 MB, 0.6 MB less
@@ -43,18 +62,23 @@ link() {
         return
     fi
     mkdir -p "$out/lib"
-    gcc -shared -o "$out/lib/libjukebox-ffmpeg.so.new" -Wl,-soname,libjukebox-ffmpeg.so -Wl,--version-script="$exports.new" \
+    "$cc" -shared -o "$out/lib/libjukebox-ffmpeg.so.new" -Wl,-soname,libjukebox-ffmpeg.so -Wl,--version-script="$exports.new" \
         -Wl,--gc-sections -Wl,-Bsymbolic -Wl,-z,relro -Wl,-z,now -Wl,-z,noexecstack -s \
         -Wl,--whole-archive "$out"/static/libavformat.a "$out"/static/libavcodec.a "$out"/static/libavutil.a \
         -Wl,--no-whole-archive -lm
     mv "$out/lib/libjukebox-ffmpeg.so.new" "$out/lib/libjukebox-ffmpeg.so"
     mv "$exports.new" "$exports"
 }
+# $cache/lib, where the shim looks in development, names this machine's build only.
 finish() {
     link
-    [ "$(readlink "$cache/lib")" = "$(basename "$out")/lib" ] || ln -sfn "$(basename "$out")/lib" "$cache/lib"
-    [ -z "$install_dir" ] || install -D -m 0644 "$cache/lib/libjukebox-ffmpeg.so" "$install_dir/libjukebox-ffmpeg.so"
-    echo "$cache/lib"
+    local lib=$out/lib
+    if [ -z "$cross" ]; then
+        [ "$(readlink "$cache/lib")" = "$(basename "$out")/lib" ] || ln -sfn "$(basename "$out")/lib" "$cache/lib"
+        lib=$cache/lib
+    fi
+    [ -z "$install_dir" ] || install -D -m 0644 "$lib/libjukebox-ffmpeg.so" "$install_dir/libjukebox-ffmpeg.so"
+    echo "$lib"
     exit 0
 }
 [ -f "$out/complete" ] && [ -d "$out/static" ] && finish
@@ -90,7 +114,7 @@ mkdir -p "$work/build"
 # and the ADTS one (radio streams, which need the AAC parser), AAC and ALAC. Custom I/O, so
 # no protocol; no external library at all (--disable-autodetect); the programs, documentation
 # and the other five libraries not built. Debian's toolchain flags (--toolchain=hardened).
-(cd "$work/build" && "$work/src/configure" --disable-shared --enable-static --enable-pic \
+(cd "$work/build" && "$work/src/configure" "${configure_cross[@]}" --disable-shared --enable-static --enable-pic \
     --extra-cflags="-ffunction-sections -fdata-sections" \
     --extra-version="${version#*-}-jukebox" --toolchain=hardened \
     --disable-everything --disable-autodetect --disable-programs --disable-doc --disable-network \
