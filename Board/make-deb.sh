@@ -4,6 +4,10 @@
 # the state folder, the power-off rule) the Debian way:
 #   Board/make-deb.sh                          release build (Board/build-jukeboxd.sh), then package
 #   Board/make-deb.sh --binary PATH [--allow-unpackaged-libraries] [--output DIR]
+#   Board/make-deb.sh --binary PATH --arch arm64 --sysroot DIR --owners FILE [--output DIR]
+#       for another architecture (Board/cross-aarch64.sh): the libraries are looked up in the
+#       sysroot DIR (Debian's packages of that architecture unpacked) and their packages in
+#       FILE ("PATH PACKAGE" lines of what the sysroot holds); the minimal FFmpeg is cross-built.
 # Writes DIR/jukebox_VERSION_ARCH.deb (DIR: dist/) and prints its path. `Depends` lists the
 # Debian packages that own the libraries jukeboxd links and the ones it opens on first use;
 # the minimal FFmpeg (Board/build-ffmpeg.sh) goes in /usr/lib/jukebox.
@@ -15,10 +19,16 @@ cd "$(dirname "$0")/.."
 binary=""
 output=dist
 allow_unpackaged=0
+arch=$(dpkg --print-architecture)
+sysroot=""
+owners=""
 while [ $# -gt 0 ]; do
     case "$1" in
     --binary) binary=$2; shift 2 ;;
     --output) output=$2; shift 2 ;;
+    --arch) arch=$2; shift 2 ;;
+    --sysroot) sysroot=$(realpath "$2"); shift 2 ;;
+    --owners) owners=$(realpath "$2"); shift 2 ;;
     --allow-unpackaged-libraries) allow_unpackaged=1; shift ;;
     *) echo "make-deb: unknown argument $1" >&2; exit 2 ;;
     esac
@@ -29,14 +39,18 @@ if [ -z "$binary" ]; then
 fi
 
 version=$(sed -n 's/.*static let string = "\(.*\)".*/\1/p' Sources/JukeboxCore/Basics.swift)
-arch=$(dpkg --print-architecture)
+host=""
+if [ "$arch" != "$(dpkg --print-architecture)" ]; then
+    [ -n "$sysroot" ] && [ -f "$owners" ] || { echo "make-deb: --arch $arch needs --sysroot and --owners" >&2; exit 2; }
+    host=$(dpkg-architecture -a "$arch" -qDEB_HOST_MULTIARCH 2>/dev/null)
+fi
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 root=$stage/jukebox
 
 install -D -m 0755 "$binary" "$root/usr/bin/jukeboxd"
 # Debug information is for the build machine; the symbols stay (crash backtraces).
-objcopy --strip-debug "$root/usr/bin/jukeboxd"
+"${host:+$host-}objcopy" --strip-debug "$root/usr/bin/jukeboxd"
 install -D -m 0644 config/jukebox.toml "$root/etc/jukebox/jukebox.toml"
 sed -e "s#/usr/local/bin/jukeboxd#/usr/bin/jukeboxd#g" -e "s#/usr/local/share/jukebox/#/usr/share/jukebox/#g" Board/jukeboxd.service > "$stage/jukeboxd.service"
 install -D -m 0644 "$stage/jukeboxd.service" "$root/lib/systemd/system/jukeboxd.service"
@@ -50,19 +64,52 @@ done
 # The minimal FFmpeg (AAC, ALAC, MP4; Board/build-ffmpeg.sh) in jukeboxd's private folder,
 # where it looks first (../lib/jukebox beside /usr/bin/jukeboxd): Debian's FFmpeg and its 126
 # libraries are then not needed at all.
-Board/build-ffmpeg.sh --install "$root/usr/lib/jukebox" >/dev/null
+if [ -z "$host" ]; then
+    Board/build-ffmpeg.sh --install "$root/usr/lib/jukebox" >/dev/null
+else
+    # The source of the version whose headers the shim was compiled against.
+    ffmpeg_version=$(awk '$2 == "libavcodec-dev" {print $3; exit}' "$owners")
+    Board/build-ffmpeg.sh --cross "$host" --version "$ffmpeg_version" --install "$root/usr/lib/jukebox" >/dev/null
+fi
 
 # The packages that own the linked libraries and the lazily opened ones (CLazyLibraries, and
 # what the minimal FFmpeg links): a box of MP3s never maps them, but the formats need them there.
-libraries=$(ldd "$binary" "$root"/usr/lib/jukebox/* | awk '$2 == "=>" && $3 ~ /^\// && $3 !~ /\/usr\/lib\/jukebox\// {print $3}')
+# Another architecture's: each NEEDED entry as its dynamic loader finds it in the sysroot.
+in_sysroot() {
+    local dir
+    for dir in lib/$host usr/lib/$host lib usr/lib; do
+        [ -e "$sysroot/$dir/$1" ] && { echo "/$dir/$1"; return; }
+    done
+}
+if [ -z "$host" ]; then
+    libraries=$(ldd "$binary" "$root"/usr/lib/jukebox/* | awk '$2 == "=>" && $3 ~ /^\// && $3 !~ /\/usr\/lib\/jukebox\// {print $3}')
+else
+    libraries=""
+    for soname in $(readelf -d "$binary" "$root"/usr/lib/jukebox/* | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | sort -u); do
+        path=$(in_sysroot "$soname")
+        [ -n "$path" ] || { echo "make-deb: $soname (NEEDED) is not in $sysroot" >&2; exit 1; }
+        libraries="$libraries $path"
+    done
+fi
 for soname in libFLAC.so.12 libvorbisfile.so.3 libopusfile.so.0 libsoxr.so.0; do
-    path=$(ldconfig -p | awk -v name="$soname" '$1 == name && !found {print $NF; found = 1}')
+    if [ -z "$host" ]; then
+        path=$(ldconfig -p | awk -v name="$soname" '$1 == name && !found {print $NF; found = 1}')
+    else
+        path=$(in_sysroot "$soname")
+    fi
     [ -n "$path" ] || { echo "make-deb: $soname is not installed (./dev setup)" >&2; exit 1; }
     libraries="$libraries $path"
 done
+owner_of() {
+    if [ -z "$host" ]; then
+        dpkg -S "$1" 2>/dev/null || dpkg -S "$(readlink -f "$1")" 2>/dev/null || true
+    else
+        awk -v path="$1" '$1 == path {print $2; exit}' "$owners"
+    fi
+}
 packages=()
 for library in $libraries; do
-    owner=$(dpkg -S "$library" 2>/dev/null || dpkg -S "$(readlink -f "$library")" 2>/dev/null || true)
+    owner=$(owner_of "$library")
     if [ -z "$owner" ]; then
         if [ "$allow_unpackaged" = 1 ]; then
             echo "make-deb: $library belongs to no package; not in Depends" >&2
