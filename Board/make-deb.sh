@@ -7,7 +7,8 @@
 #   Board/make-deb.sh --binary PATH --arch arm64 --sysroot DIR --owners FILE [--output DIR]
 #       for another architecture (Board/cross-aarch64.sh): the libraries are looked up in the
 #       sysroot DIR (Debian's packages of that architecture unpacked) and their packages in
-#       FILE ("PATH PACKAGE" lines of what the sysroot holds); the minimal FFmpeg is cross-built.
+#       FILE ("PATH PACKAGE SOURCE-VERSION" lines of what the sysroot holds); the minimal FFmpeg
+#       is cross-built from the source of its libavcodec-dev.
 # Writes DIR/jukebox_VERSION_ARCH.deb (DIR: dist/) and prints its path. `Depends` lists the
 # Debian packages that own the libraries jukeboxd links and the ones it opens on first use;
 # the minimal FFmpeg (Board/build-ffmpeg.sh) goes in /usr/lib/jukebox.
@@ -97,7 +98,7 @@ for soname in libFLAC.so.12 libvorbisfile.so.3 libopusfile.so.0 libsoxr.so.0; do
     else
         path=$(in_sysroot "$soname")
     fi
-    [ -n "$path" ] || { echo "make-deb: $soname is not installed (./dev setup)" >&2; exit 1; }
+    [ -n "$path" ] || { echo "make-deb: $soname is not installed${host:+ in $sysroot} (./dev setup)" >&2; exit 1; }
     libraries="$libraries $path"
 done
 owner_of() {
