@@ -213,12 +213,8 @@ import Testing
     /// The same cut with `[resume] checkpoint_device` set (a zeroed file standing in for a raw
     /// partition): the card checkpoints go there, nothing is written beside the database.
     @Test func powerCutWithACheckpointDeviceResumesFromIt() throws {
-        let nvram = try TemporaryDirectory(prefix: "jukebox-nvram")
+        let (nvram, device, harness) = try harnessWithACheckpointDevice()
         defer { nvram.remove() }
-        let device = nvram.file("checkpoint")
-        try Data(count: 4096).write(to: URL(fileURLWithPath: device))
-        let harness = try DaemonHarness(
-            tracks: DaemonTests.demoTracks, resumeExtra: "checkpoint_device = \"\(device)\"")
         var random = SplitMix64(seed: 0x5EC7_0B)
         var expected: (song: Int64, position: Double)?
         var checked = 0
@@ -264,12 +260,8 @@ import Testing
     /// With the device, a power cut; without it (the stand-in file moved away), playback from
     /// the database's place and a power cut; with it again, the resume within 2 s.
     @Test func theNewestCheckpointWinsAfterABootWithoutTheDevice() throws {
-        let nvram = try TemporaryDirectory(prefix: "jukebox-nvram")
+        let (nvram, device, harness) = try harnessWithACheckpointDevice()
         defer { nvram.remove() }
-        let device = nvram.file("checkpoint")
-        try Data(count: 4096).write(to: URL(fileURLWithPath: device))
-        let harness = try DaemonHarness(
-            tracks: DaemonTests.demoTracks, resumeExtra: "checkpoint_device = \"\(device)\"")
         func cut(_ process: DaemonProcess) throws {
             process.kill(SIGKILL)
             #expect(process.waitForExit(timeout: .seconds(5)) == 128 + SIGKILL)
@@ -310,6 +302,19 @@ import Testing
         #expect(harness.log.contains("moved onto it"), "\(harness.log)")
         again.kill(SIGTERM)
         _ = again.waitForExit(timeout: .seconds(3))
+    }
+
+    /// A harness with `[resume] checkpoint_device` set to a zeroed 4 KiB file (standing in for
+    /// a raw partition) in `nvram`, which the caller removes.
+    private func harnessWithACheckpointDevice() throws -> (
+        nvram: TemporaryDirectory, device: String, harness: DaemonHarness
+    ) {
+        let nvram = try TemporaryDirectory(prefix: "jukebox-nvram")
+        let device = nvram.file("checkpoint")
+        try Data(count: 4096).write(to: URL(fileURLWithPath: device))
+        let harness = try DaemonHarness(
+            tracks: DaemonTests.demoTracks, resumeExtra: "checkpoint_device = \"\(device)\"")
+        return (nvram, device, harness)
     }
 
     /// Sends `action` to the daemon; returns the volume it set, if it set one.

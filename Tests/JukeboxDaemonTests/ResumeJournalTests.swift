@@ -31,6 +31,13 @@ import Testing
             dir.remove()
         }
 
+        /// A zeroed 4 KiB file standing in for a raw partition.
+        func zeroedDevice() throws -> String {
+            let device = dir.file("nvram")
+            try Data(count: 4096).write(to: URL(fileURLWithPath: device))
+            return device
+        }
+
         func forgetRAMJournal() {
             if let path = ResumeJournal.ramPath(databasePath: database) { unlink(path) }
         }
@@ -38,9 +45,7 @@ import Testing
 
     @Test func takingADeviceIntoUseCarriesTheLastCheckpointOver() throws {
         let setup = try Setup(logger: logger)
-        let (dir, database) = (setup.dir, setup.database)
-        let device = dir.file("nvram")
-        try Data(count: 4096).write(to: URL(fileURLWithPath: device))
+        let (database, device) = (setup.database, try setup.zeroedDevice())
 
         let journal = ResumeJournal(databasePath: database, checkpointDevice: device, logger: logger)
         let found = try #require(journal.read())
@@ -72,9 +77,7 @@ import Testing
     /// device, clears the mark, and numbers on past both.
     @Test func aRunWithoutTheDeviceIsTakenOverByTheNextWithIt() throws {
         let setup = try Setup(logger: logger)
-        let (dir, database) = (setup.dir, setup.database)
-        let device = dir.file("nvram")
-        try Data(count: 4096).write(to: URL(fileURLWithPath: device))
+        let (database, device) = (setup.database, try setup.zeroedDevice())
         let withDevice = ResumeJournal(databasePath: database, checkpointDevice: device, logger: logger)
         for second in 96...150 {
             withDevice.recordDurably(.init(trackID: 7, positionMs: Int64(second) * 1000, sequence: 0, playing: true))
