@@ -6,11 +6,11 @@ import Testing
 
 /// The .deb as a box runs it: Debian 12 with systemd on the board's virtio-blk ext4 root
 /// (`Tests/Tools/vboard/make-systemd-disk.sh`), the unit started by systemd. One boot and one
-/// boot after a power cut (each ~45-60 s under TCG), so one test.
-@Suite(.serialized, .enabled(if: VirtualBoard.unavailableReason == nil, virtualBoardSkip))
-struct InstalledPackageTests {
+/// boot after a power cut (each ~35-55 s under TCG), so one test; in the board suite, so that
+/// no other board runs beside it.
+extension BoardDeviceTests {
     /// The root disk image, made once per process (root: debootstrap and chroot).
-    static let disk: Result<String, VirtualBoard.Failure> = VirtualBoard.image.flatMap { image in
+    static let systemdDisk: Result<String, VirtualBoard.Failure> = VirtualBoard.image.flatMap { image in
         guard getuid() == 0 else { return .failure(VirtualBoard.Failure("making the root disk needs root")) }
         let script = Fixtures.path("Tests/Tools/vboard/make-systemd-disk.sh")
         let folder = (image.initramfs as NSString).deletingLastPathComponent
@@ -34,12 +34,12 @@ struct InstalledPackageTests {
         let long = try #require(Fixtures.longMP3, "sox and lame make the 2-minute MP3")
         try FileManager.default.copyItem(atPath: long, toPath: folder.file("music/long.mp3"))
         let root = folder.file("root.img")
-        let copied = try run(["cp", "--sparse=always", try Self.disk.get(), root])
+        let copied = try run(["cp", "--sparse=always", try Self.systemdDisk.get(), root])
         try #require(copied.status == 0, "\(copied.stderrText)")
 
         var cutAt = 0.0
         do {
-            let (board, console) = try Self.boot(root: root, folder: folder)
+            let (board, console) = try Self.bootSystemd(root: root, folder: folder)
             let unit = try board.check("systemctl show jukeboxd -p Type -p WatchdogUSec -p NRestarts")
             #expect(unit.contains("Type=notify") && unit.contains("WatchdogUSec=10s"), "\(unit)")
             #expect(unit.contains("NRestarts=0"), "\(unit)")
@@ -64,7 +64,7 @@ struct InstalledPackageTests {
             cutAt += Double(MonotonicClock.nanoseconds() - readAt) / 1e9
         }
 
-        let (board, console) = try Self.boot(root: root, folder: folder)
+        let (board, console) = try Self.bootSystemd(root: root, folder: folder)
         #expect(try board.check("sqlite3 /var/lib/jukebox/jukebox.sqlite 'PRAGMA integrity_check'") == "ok\n")
         let log = try board.check("journalctl -b -u jukeboxd --no-pager")
         #expect(log.contains("continuing half a sync interval after it"), "\(log)")
@@ -80,7 +80,7 @@ struct InstalledPackageTests {
     }
 
     /// Boots the root disk (the initramfs switches to it) and waits until the unit is active.
-    static func boot(root: String, folder: TemporaryDirectory) throws -> (VirtualBoard, BoardConsole) {
+    static func bootSystemd(root: String, folder: TemporaryDirectory) throws -> (VirtualBoard, BoardConsole) {
         let uart = try PseudoTerminal()
         var options = VirtualBoard.Options(disk: root, hostFolder: folder.path, uart: uart.slavePath)
         options.kernelArguments.append("vboard.root=/dev/vda")
