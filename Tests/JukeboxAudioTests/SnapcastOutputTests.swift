@@ -1,4 +1,5 @@
 import Glibc
+import JukeboxCore
 import JukeboxTestSupport
 import LinuxSupport
 import Logging
@@ -33,6 +34,7 @@ import Testing
             let start = MonotonicClock.nanoseconds()
             var frame = 0
             var period = [Int16](repeating: 0, count: Self.rate / 100 * 2)
+            var dither = TPDFDither()
             while !clock.stop.load(ordering: .relaxed) {
                 for i in 0..<(Self.rate / 100) {
                     let ms = Int16(truncatingIfNeeded: (frame + i) / (Self.rate / 1000))
@@ -41,7 +43,8 @@ import Testing
                 }
                 frame += Self.rate / 100
                 period.withUnsafeBufferPointer {
-                    ring.publish($0.baseAddress!, count: Self.rate / 100, channels: 2, rate: Self.rate, gain: 1)
+                    ring.publish(
+                        $0.baseAddress!, count: Self.rate / 100, channels: 2, rate: Self.rate, gain: 1, dither: &dither)
                 }
                 clock.playedMs.store(frame / (Self.rate / 1000), ordering: .relaxed)
                 // The box's clock: this sleep paces the periods, it synchronises nothing.
