@@ -9,10 +9,14 @@ import Synchronization
 /// another), into the FIFO that snapserver's `pipe` source reads. snapserver then sends it to
 /// every snapclient in the house, in sync.
 ///
-/// jb-output never waits for snapserver: it only copies into the ring. This thread waits
-/// instead (a full FIFO is polled for room, 100 ms at a time, so that shutdown is never
-/// stuck), and while it waits the ring fills and jb-output drops what does not fit (counted,
-/// logged here): a stalled snapserver costs the listeners audio, never the box's own output.
+/// jb-output never waits for snapserver: it only copies into the ring. Nor does this thread
+/// wait for room: it takes the ring every 20 ms and writes what the FIFO takes, the rest
+/// next time (a deep buffer hands over half a second at once). When snapserver has read
+/// nothing for `stallNanoseconds` (stalled, e.g. starved of CPU) what waits for it is stale:
+/// it is dropped, the FIFO's too (MPD's fifo output empties a full FIFO likewise), counted
+/// and logged. So the rooms keep their place: after a stall they go on with what the box
+/// plays then, not with everything since in a burst and as far behind the box from then on.
+/// A stalled snapserver costs the listeners audio, never the box's own output.
 /// The FIFO is opened read-write: snapserver opens its end again and again (it takes end of
 /// file as "no writer yet"), and an O_WRONLY open fails (ENXIO) whenever it has not; holding
 /// both ends keeps the FIFO alive, so snapserver finds audio whenever it opens it. Before
@@ -56,9 +60,9 @@ public final class SnapcastOutput: @unchecked Sendable {
                 continue
             }
             ring.consume { samples, frames, rate in writer.append(samples, frames: frames, rate: rate) }
-            writer.flush(while: { !self.stopping })
+            writer.flush(now: MonotonicClock.nanoseconds())
             // At most once a minute: with snapserver stopped this goes on for as long.
-            let drops = ring.droppedFrames
+            let drops = ring.droppedFrames + writer.droppedFrames
             let now = MonotonicClock.nanoseconds()
             if drops > reportedDrops && now >= nextDropReport {
                 logger.info("snapcast: \(drops - reportedDrops) frames dropped while \(fifoPath) was full")
@@ -83,6 +87,17 @@ private struct FIFOWriter {
     private var sent = 0
     private var resampled: [Int16] = []
     private var reportedProblem: String?
+    /// Bytes written since the FIFO opened, what snapserver had taken of them when last
+    /// looked at, and when that last grew (or the FIFO was empty).
+    private var written = 0
+    private var taken = 0
+    private var takenAtNs: UInt64 = 0
+    /// Frames dropped because snapserver stalled, and whether it still is.
+    private(set) var droppedFrames = 0
+    private var stalled = false
+    /// How long snapserver may take nothing while audio waits before that audio is stale: a
+    /// late read is 20-60 ms, a deep buffer's half second is read steadily meanwhile.
+    static let stallNanoseconds: UInt64 = 200_000_000
 
     init(path: String, rate: Int, logger: Logger) {
         self.path = path
@@ -106,6 +121,9 @@ private struct FIFOWriter {
             fd = opened
             pending.removeAll(keepingCapacity: true)
             sent = 0
+            written = 0
+            taken = 0
+            takenAtNs = MonotonicClock.nanoseconds()
             logger.info("snapcast: writing \(rate):16:2 to \(path)")
             reportedProblem = nil
             return true
@@ -156,16 +174,28 @@ private struct FIFOWriter {
         }
     }
 
-    /// Writes what is pending, waiting for room while `keepWaiting()`; an error closes the
-    /// FIFO, to be opened again.
+    /// Writes what is pending, as much as the FIFO takes now (the rest next time); when
+    /// snapserver stalled, drops it instead. An error closes the FIFO, to be opened again.
     ///
     /// What played reaches the FIFO just in time, in 20 ms steps, while snapserver reads it
     /// on its own 20 ms clock: with nothing in reserve, every late wake-up on either side is
     /// a gap in the rooms. So when the FIFO is empty as audio comes (a start, a resume, or
     /// after a stall) 60 ms of silence go first; the FIFO then stays that far ahead.
-    mutating func flush(while keepWaiting: () -> Bool) {
+    mutating func flush(now: UInt64) {
         guard let fd else { return }
-        if sent == 0, !pending.isEmpty, (try? fd.bytesReadable()) == 0 {
+        let inFIFO = (try? fd.bytesReadable()) ?? 0
+        if written - inFIFO != taken || inFIFO == 0 || pending.isEmpty {
+            taken = written - inFIFO
+            takenAtNs = now
+            stalled = false
+        } else if stalled {
+            // Still nothing taken: what played meanwhile is dropped too.
+            dropPending()
+            return
+        } else if now - takenAtNs >= Self.stallNanoseconds {
+            dropStale(inFIFO: inFIFO, fd)
+        }
+        if !stalled, sent == 0, !pending.isEmpty, (try? fd.bytesReadable()) == 0 {
             pending.insert(contentsOf: repeatElement(0, count: rate * 60 / 1000 * 2), at: 0)
         }
         while sent < pending.count * 2 {
@@ -174,12 +204,12 @@ private struct FIFOWriter {
                 Result { () throws(Errno) in try fd.writeIfReady(UnsafeRawBufferPointer(rebasing: bytes[start...])) }
             }
             switch result {
-            case .success(let written?):
-                sent += written
+            case .success(let count?):
+                sent += count
+                written += count
             case .success(nil):
-                guard keepWaiting() else { return }
-                _ = try? Poller.wait(
-                    [Poller.Interest(fd: fd.rawValue, readable: false, writable: true)], timeoutMilliseconds: 100)
+                // Full: the rest goes when snapserver has read more.
+                return
             case .failure(let error):
                 logger.info("snapcast: \(error); opening \(path) again")
                 self.fd = nil
@@ -190,5 +220,39 @@ private struct FIFOWriter {
         }
         pending.removeAll(keepingCapacity: true)
         sent = 0
+    }
+
+    /// Drops what is pending but for the rest of a frame written in part (4 bytes a frame),
+    /// so that the stream stays aligned.
+    private mutating func dropPending() {
+        let kept = (sent + 3) / 4 * 2
+        droppedFrames += (pending.count - kept) / 2
+        pending.removeSubrange(kept...)
+        if sent == kept * 2 {
+            pending.removeAll(keepingCapacity: true)
+            sent = 0
+        }
+    }
+
+    /// snapserver stalled: what waits for it is dropped (pending, and the FIFO's audio but for
+    /// the beginning of a frame written in part, in whole frames from the head, so snapserver
+    /// stays aligned), and the FIFO gets the 60 ms lead of silence, with which the rooms pick
+    /// up what the box plays when snapserver reads again. Until then, nothing more goes in.
+    private mutating func dropStale(inFIFO: Int, _ fd: FileDescriptor) {
+        dropPending()
+        var discard = (inFIFO - sent % 4) / 4 * 4
+        droppedFrames += discard / 4
+        var scratch = [UInt8](repeating: 0, count: 4096)
+        while discard > 0 {
+            let n = scratch.withUnsafeMutableBytes { raw in
+                (try? fd.readIfReady(into: raw.baseAddress!, count: min(discard, raw.count))) ?? nil
+            }
+            guard let n, n > 0 else { break }
+            discard -= n
+        }
+        // What was read here counts as taken: only snapserver's reads are progress from now on.
+        taken = written - ((try? fd.bytesReadable()) ?? 0)
+        pending.append(contentsOf: repeatElement(0, count: rate * 60 / 1000 * 2))
+        stalled = true
     }
 }

@@ -54,7 +54,9 @@ public final class IcecastServer: @unchecked Sendable {
         server = try DaemonProcess(executable: "/usr/bin/icecast2", arguments: ["-c", dir.file("icecast.xml")])
         try require(
             waitUntil(timeout: .seconds(10)) { (try? curlStatus("/status-json.xsl")) == "200" },
-            "icecast2 did not start")
+            "icecast2 did not start on port \(port) (running: \(server?.isRunning ?? false)): "
+                + "\(server?.text(of: .stderr) ?? "") \((try? String(contentsOfFile: dir.file("error.log"), encoding: .utf8)) ?? "")"
+        )
         source = try DaemonProcess(
             executable: "/usr/bin/ffmpeg",
             arguments: [

@@ -64,6 +64,11 @@ public final class PacedFifoSink: @unchecked Sendable {
     /// Bytes the pipe holds now (FIONREAD): written by ALSA, not yet "played" by this DAC.
     public var pipeBytes: Int { (try? fd.bytesReadable()) ?? 0 }
 
+    /// What this DAC has received and what the pipe holds, at one instant: every byte written
+    /// so far is in one or the other. (`byteCount` then `pipeBytes` can miss bytes between
+    /// them, or count a burst of reads twice, when this thread or the reader is preempted.)
+    public var mark: (received: Int, inPipe: Int) { lock.withLock { (received.count, pipeBytes) } }
+
     /// Stops the reader thread (idempotent).
     public func stop() {
         lock.withLock { stopping = true }
@@ -149,34 +154,33 @@ public final class PacedFifoSink: @unchecked Sendable {
             var want = Int(credit) & ~3
             if want == 0 { continue }
             let wanted = want
-            var got = 0
-            while want > 0 {
-                let n = (try? fd.readIfReady(into: scratch + got, count: min(want, 1 << 20))) ?? nil
-                if let n, n > 0 {
-                    if !writerPresent {
-                        writerPresent = true
-                        lock.withLock { segmentStarts.append(received.count) }
+            // Read and recorded under one lock hold (the reads do not block), so that `mark`
+            // never sees bytes that left the pipe but are not received yet.
+            lock.withLock {
+                var got = 0
+                while want > 0 {
+                    let n = (try? fd.readIfReady(into: scratch + got, count: min(want, 1 << 20))) ?? nil
+                    if let n, n > 0 {
+                        if !writerPresent {
+                            writerPresent = true
+                            segmentStarts.append(received.count)
+                        }
+                        got += n
+                        want -= n
+                        continue
                     }
-                    got += n
-                    want -= n
-                    continue
+                    if n == 0 && writerPresent && got == 0 { writerPresent = false }
+                    break
                 }
-                if n == 0 && writerPresent && got == 0 { writerPresent = false }
-                break
-            }
-            // Keep whole frames aligned to 4 bytes; a DAC that finds the pipe empty plays
-            // silence and does not catch up later.
-            credit -= Double(Int(credit) & ~3)
-            if got > 0 && got < wanted && started {
-                lock.withLock { underrunTicks += 1 }
-            }
-            if got > 0 {
-                started = true
-                let now = MonotonicClock.nanoseconds()
-                let bytes = UnsafeRawBufferPointer(start: scratch, count: got)
-                lock.withLock {
-                    arrivals.append(Arrival(nanoseconds: now, byteOffset: received.count, byteCount: got))
-                    received.append(contentsOf: bytes)
+                // Keep whole frames aligned to 4 bytes; a DAC that finds the pipe empty plays
+                // silence and does not catch up later.
+                credit -= Double(Int(credit) & ~3)
+                if got > 0 && got < wanted && started { underrunTicks += 1 }
+                if got > 0 {
+                    started = true
+                    arrivals.append(
+                        Arrival(nanoseconds: MonotonicClock.nanoseconds(), byteOffset: received.count, byteCount: got))
+                    received.append(contentsOf: UnsafeRawBufferPointer(start: scratch, count: got))
                 }
             }
         }

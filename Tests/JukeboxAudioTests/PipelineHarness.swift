@@ -91,11 +91,18 @@ struct QueuePlayback {
     }
 }
 
-/// Plays `parts` (stereo S16 at `rate`) as a queue on a paced virtual DAC at 8x real time:
-/// each part's successor is set when the part before it starts, as the daemon does.
-func playAsQueue(_ parts: [String], rate: Int, expectedFrames: Int) throws -> QueuePlayback {
+/// Plays `parts` as a queue on a paced virtual DAC (stereo S16 at `rate`) at 8x real time:
+/// each part's successor is set when the part before it starts, as the daemon does. The pace
+/// matters: the part playing is the daemon's time to set the next one (an unpaced device can
+/// play a part out before its `.started` is even seen). `restrict` narrows what the DAC
+/// takes (`RestrictedSink`, e.g. only 48 kHz).
+func playAsQueue(
+    _ parts: [String], rate: Int, expectedFrames: Int, restrict: (@Sendable (inout PCMRequest) -> Void)? = nil
+) throws -> QueuePlayback {
     let sink = try PacedFifoSink(bytesPerSecond: rate * 4, speed: 8)
-    let h = Harness(device: sink.alsaDevice, periodMs: 10, bufferMs: 40)
+    let h =
+        restrict.map { Harness(device: sink.alsaDevice, sink: RestrictedSink($0), periodMs: 10, bufferMs: 40) }
+        ?? Harness(device: sink.alsaDevice, periodMs: 10, bufferMs: 40)
     h.pipeline.setVolume(percent: 100, gain: 1.0)
     h.pipeline.play(PlaybackItem(token: 1, path: parts[0]), fromMs: 0, next: PlaybackItem(token: 2, path: parts[1]))
     let ended = h.pump(

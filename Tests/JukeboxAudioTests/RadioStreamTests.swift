@@ -159,13 +159,12 @@ struct IcecastScope: SuiteTrait, TestScoping {
             #expect(h.pump(timeoutSeconds: 10) { $0.contains(.started(token)) }, "\(h.events)")
             let playing = sink.byteCount
             #expect(waitUntil(timeout: .seconds(10)) { Self.sound(sink, after: playing, seconds: 1) })
-            let b0 = sink.byteCount
-            let pipe = sink.pipeBytes
+            let mark = sink.mark
             h.pipeline.pause()
             #expect(waitUntil(timeout: .seconds(2)) { h.pipeline.status().state == .paused })
             MonotonicClock.sleep(nanoseconds: 300_000_000)
             let after = sink.byteCount
-            figures[token == 1 ? "file" : "station"] = Double(after - b0 - pipe) / 176.4
+            figures[token == 1 ? "file" : "station"] = Double(after - mark.received - mark.inPipe) / 176.4
             h.pipeline.stop()
         }
         print(

@@ -7,30 +7,20 @@ import Testing
 @Suite struct ResampleTests {
     /// Three gapless 44.1 kHz parts on a 48 kHz-only device: resampled by libsoxr in
     /// jb-decode, one device open, the ideal length within a frame, and no click at the joins.
+    /// The device is paced (as a real DAC), so the third part is set while the second plays,
+    /// as the daemon sets it.
     @Test func gaplessPartsAreResampledForA48kDevice() throws {
         let parts = (1...3).map { Fixtures.media("gapless/part\($0).mp3") }
         let reference = try referenceDecode(parts)
         let directory = try TemporaryDirectory(prefix: "jb-resample")
         defer { directory.remove() }
-        let output = directory.file("out.raw")
-        let h = Harness(device: "file:'\(output)',raw", sink: RestrictedSink { $0.rate = 48000 })
-        h.pipeline.play(PlaybackItem(token: 1, path: parts[0]), fromMs: 0, next: PlaybackItem(token: 2, path: parts[1]))
-        let ended = h.pump(
-            onEvent: { event in
-                if event == .started(2) { h.pipeline.setNext(PlaybackItem(token: 3, path: parts[2])) }
-            },
-            until: { $0.contains(.endOfStream) })
-        #expect(ended)
-        #expect(
-            h.events == [.started(1), .finished(1), .started(2), .finished(2), .started(3), .finished(3), .endOfStream])
-        let status = h.pipeline.status()
-        #expect(status.format == AudioFormat(rate: 48000, channels: 2))
-        #expect(status.deviceOpens == 1, "reopened: the joins were not gapless")
-        h.pipeline.shutdown()
-
-        let got = samples(ofFile: output)
         let ideal = reference.count / 2 * 48000 / 44100
-        #expect(abs(got.count / 2 - ideal) <= 1, "\(got.count / 2) frames, ideal \(ideal)")
+        let played = try playAsQueue(parts, rate: 48000, expectedFrames: ideal) { $0.rate = 48000 }
+        #expect(played.ended)
+        #expect(played.events == QueuePlayback.expectedEvents(parts: 3), "\(played.events)")
+        #expect(played.segmentOffsets == [0], "reopened: the joins were not gapless")
+        let got = played.samples
+        try #require(abs(got.count / 2 - ideal) <= 1, "\(got.count / 2) frames, ideal \(ideal)")
 
         // The largest step between neighbouring samples at a join against the largest anywhere
         // else: a click is a step the music does not have.

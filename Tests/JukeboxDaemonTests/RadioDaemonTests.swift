@@ -122,7 +122,13 @@ import Testing
     }
 
     /// Pause on a station against a local file in the daemon (the default deep buffer): what
-    /// reached the DAC after the pipe's bytes, once `pause` was sent.
+    /// reached the DAC beyond the pipe's bytes once the pipeline had the pause (the daemon's
+    /// `status` reply after `pause`), i.e. what jb-output still let out. Not from the send: the
+    /// daemon plays a station just in time (its pipe held 24-216 B at the send, a file's
+    /// 400-3,600), so a stream chunk landing between the send and the pause refills the 4 KiB
+    /// pipe at once, 23 ms of DAC buffer that a file keeps full anyway (24.0 and 25.7 ms were
+    /// measured so under load). If this thread was held up after the reply, what the DAC read
+    /// meanwhile would count as the daemon's, so that pause is measured again.
     @Test(.timeLimit(.minutes(1)))
     func pauseOnAStationSilencesAsFastAsOnAFile() throws {
         let icecast = try IcecastServer()
@@ -140,22 +146,34 @@ import Testing
         #expect(sink.waitForBytes(176_400, timeoutSeconds: 20), "\(harness.log)")
         let client = try MPDTestClient(port: port)
         #expect(client.command("add \"\(icecast.url)\"") == ["OK"])
-        var figures: [Double] = []
-        for index in 0..<2 {
+        var figures: [String] = []
+        for (index, source) in ["file", "station"].enumerated() {
             #expect(client.command("play \(index)") == ["OK"])
-            let from = sink.byteCount
-            let sounding = waitUntil(timeout: .seconds(10)) {
-                let id = harness.status()?.songID ?? 0
-                return sink.byteCount > from + 176_400 * 2 && (index == 0 ? id > 0 : id < 0)
+            var figure: Double?
+            var attempts = 0
+            while figure == nil && attempts < 5 {
+                // Again after a measurement this thread spoiled: play on from the pause.
+                if attempts > 0 { #expect(client.command("pause 0") == ["OK"]) }
+                attempts += 1
+                let from = sink.byteCount
+                let sounding = waitUntil(timeout: .seconds(10)) {
+                    let id = harness.status()?.songID ?? 0
+                    return sink.byteCount > from + 176_400 * 2 && (index == 0 ? id > 0 : id < 0)
+                }
+                #expect(sounding, "\(source): \(String(describing: harness.status())) \(sink.byteCount - from) B")
+                harness.send("pause")
+                let paused = harness.status()
+                let mark = sink.mark
+                let markedAt = MonotonicClock.nanoseconds()
+                #expect(paused?.state == "pause", "\(source): \(String(describing: paused))")
+                #expect(sink.waitUntilPlayedOut(timeoutSeconds: 5), "\(source): the DAC still gets audio")
+                if let paused, markedAt - paused.at < 2_000_000 {
+                    figure = Double(sink.byteCount - mark.received - mark.inPipe) / 176.4
+                }
             }
-            #expect(sounding, "\(index): \(String(describing: harness.status())) \(sink.byteCount - from) B")
-            let b0 = sink.byteCount
-            let pipe = sink.pipeBytes
-            harness.send("pause")
-            MonotonicClock.sleep(nanoseconds: 700_000_000)
-            figures.append(Double(sink.byteCount - b0 - pipe) / 176.4)
+            figures.append("\(source) \(figure.map { "\($0) ms" } ?? "not measured") (\(attempts) attempts)")
+            print("daemon: pause to silence beyond the DAC's pipe: \(figures.last!)")
+            #expect((figure ?? .infinity) <= 20, "\(figures)")
         }
-        print("daemon: pause to silence beyond the DAC's pipe: file \(figures[0]) ms, station \(figures[1]) ms")
-        #expect(figures[0] <= 20 && figures[1] <= 20, "\(figures)")
     }
 }
