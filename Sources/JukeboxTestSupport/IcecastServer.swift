@@ -16,7 +16,7 @@ func require(_ condition: Bool, _ message: String) throws {
 /// ffmpeg, a real source client.
 public final class IcecastServer: @unchecked Sendable {
     let dir: TemporaryDirectory
-    public let port = freeLoopbackPort()
+    public private(set) var port = freeLoopbackPort()
     private var server: DaemonProcess?
     private var source: DaemonProcess?
     /// Sources `addSource` started (stopped by `kill`).
@@ -27,6 +27,21 @@ public final class IcecastServer: @unchecked Sendable {
         dir = try TemporaryDirectory(prefix: "jb-icecast")
         // icecast2 refuses to run as root unless it changes owner; the folder is its.
         _ = chmod(dir.path, 0o777)
+        // A port chosen free can be taken before icecast2 binds it (ephemeral ports are shared
+        // with every outgoing connection of the tests running beside it); icecast2 then exits:
+        // try another port, twice at most. A server that runs but does not answer is an error.
+        for attempt in 1... {
+            try writeConfig()
+            do {
+                try start()
+                break
+            } catch  where attempt < 3 && server?.isRunning == false {
+                port = freeLoopbackPort()
+            }
+        }
+    }
+
+    private func writeConfig() throws {
         let config = """
             <icecast>
               <limits><clients>20</clients><sources>5</sources><queue-size>524288</queue-size>
@@ -44,7 +59,6 @@ public final class IcecastServer: @unchecked Sendable {
             </icecast>
             """
         try config.write(toFile: dir.file("icecast.xml"), atomically: true, encoding: .utf8)
-        try start()
     }
 
     public var url: String { "http://127.0.0.1:\(port)\(Self.mount)" }
