@@ -73,12 +73,14 @@ stamp=$scratch/function-sections
 if [ ! -e "$stamp" ]; then
     find "$scratch" -path '*/release/*.build/*.swift.o' -delete 2>/dev/null || true
 fi
+# Nor does it link again when only the order changed.
+if [ "$scratch/release/jukeboxd" -ot Board/jukeboxd.order ]; then rm -f "$scratch/release/jukeboxd"; fi
 swift build -c release --product jukeboxd --static-swift-stdlib --scratch-path "$scratch" "${flags[@]}" "$@"
 touch "$stamp"
 
 # An order that has drifted from the code leaves functions in use scattered again.
 missing=$(comm -23 <(sort -u Board/jukeboxd.order) \
-    <(nm --defined-only "$scratch/release/jukeboxd" | awk '{ print $3 }' | sort -u) | wc -l)
+    <("$toolchain/llvm-nm" --defined-only "$scratch/release/jukeboxd" | awk '{ print $3 }' | sort -u) | wc -l)
 total=$(wc -l < Board/jukeboxd.order)
 if [ $((missing * 10)) -gt "$total" ]; then
     echo "build-jukeboxd: $missing of the $total functions in Board/jukeboxd.order are gone; run Board/order-jukeboxd.sh" >&2

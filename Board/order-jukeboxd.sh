@@ -68,5 +68,26 @@ run mp3 restart
 # defines it in its code; sorted, so that a new list diffs against the old one.
 sed -nE 's/^c?fn=\([0-9]+\) (.*)$/\1/p' "$work"/*.callgrind | sort -u > "$work/executed"
 nm --defined-only "$binary" | awk '$2 ~ /^[tTwW]$/ { print $3 }' | sort -u > "$work/defined"
-comm -12 "$work/executed" "$work/defined" > Board/jukeboxd.order
+comm -12 "$work/executed" "$work/defined" > "$work/listed"
+# A function in a section with others (the standard library is one 1.6 MB section in
+# libswiftCore.a) moves that whole section to where its first name is listed: those go last,
+# after the functions lld places one by one.
+toolchain=$(dirname "$(readlink -f "$(command -v swift)")")
+python3 - "$work/listed" "$toolchain/../lib/swift_static/linux"/*.a \
+    "$("$toolchain/clang" -print-file-name=libstdc++.a)" > Board/jukeboxd.order <<'PY'
+import re, subprocess, sys
+shared = set()
+for archive in sys.argv[2:]:
+    text = subprocess.run(["readelf", "-SsW", archive], capture_output=True).stdout.decode("utf-8", "replace")
+    for member in text.split("\nFile: ")[1:]:
+        # Code sections over 64 kB: many functions in one.
+        big = {m[1] for m in re.finditer(
+            r"^\s*\[\s*(\d+)\]\s+\S+\s+PROGBITS\s+\S+\s+\S+\s+(\S+)\s+\S+\s+\S*X", member, re.M)
+            if int(m[2], 16) > 64 * 1024}
+        for m in re.finditer(r"^\s*\d+:\s+\S+\s+\d+\s+FUNC\s+\S+\s+\S+\s+(\d+)\s+(\S+)", member, re.M):
+            if m[1] in big:
+                shared.add(m[2])
+names = open(sys.argv[1]).read().split()
+print("\n".join([n for n in names if n not in shared] + [n for n in names if n in shared]))
+PY
 echo "order-jukeboxd: $(wc -l < Board/jukeboxd.order) functions in Board/jukeboxd.order"
