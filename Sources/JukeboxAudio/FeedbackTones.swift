@@ -6,7 +6,7 @@ import JukeboxCore
 /// jb-output starts, for the longest rate it renders (`maxRate`); the sounds are rendered
 /// there and again only when a device opens at another rate, never per period. jb-output is
 /// its only user. Only what a rate renders is written: the rest of the 192 kB (a mapping of
-/// its own, malloc's threshold being 128 kB) stays untouched, so not resident: 150 kB less
+/// its own, malloc's threshold being 128 kB) stays untouched, so not resident: 144 kB less
 /// at 44.1 kHz.
 struct FeedbackTones: ~Copyable {
     /// Above this rate the sounds are cut short (the buffer holds them at 192 kHz).
