@@ -174,6 +174,8 @@ final class Daemon {
         let seed = MonotonicClock.nanoseconds() ^ UInt64(UInt32(bitPattern: getpid())) << 32
         machine = PlayerMachine(
             configuration: config.playerConfiguration, queue: PlayQueue(mode: config.queue.mode, seed: seed))
+        // A first start (nothing to resume) plays at start_volume too, not at the pipeline's unity gain.
+        pipeline.setVolume(percent: machine.volume, gain: VolumeCurve.gain(percent: machine.volume))
         keeper = ResumeKeeper(syncIntervalMs: config.resume.syncIntervalMs)
         scan = ScanRunner(
             databasePath: config.database, musicDirectory: config.musicDir, lyricsDirectory: config.lyricsDir,

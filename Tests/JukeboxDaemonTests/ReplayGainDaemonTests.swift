@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import JukeboxCore
 import JukeboxTestSupport
 import Testing
 
@@ -71,11 +72,28 @@ import Testing
         #expect(worst < 1.5, "\(format) \(mode): largest difference from \(scale) × the reference: \(worst)")
     }
 
+    /// A first start (an empty database, nothing to resume) plays at `start_volume`, as it
+    /// reports, not at full scale.
+    @Test func aFirstStartPlaysAtTheStartVolume() throws {
+        let source = try TemporaryDirectory(prefix: "jb-startvolume")
+        defer { source.remove() }
+        let file = Fixtures.media("mp3/cbr128.mp3")
+        let got = try Self.played(file, mode: "off", dir: source, startVolume: 50)
+        let reference = Self.samples(try run(["/usr/bin/mpg123", "-q", "--gapless", "-s", file]).stdout)
+        #expect(got.count == reference.count)
+        let scale = Double(VolumeCurve.gain(percent: 50))
+        let worst = Self.largestDifference(got, scaled: reference, by: scale)
+        #expect(scale < 0.5 && worst < 1.5, "largest difference from \(scale) × the reference: \(worst)")
+    }
+
     /// What the daemon plays of `file` in ReplayGain `mode`, into ALSA's `file` PCM.
-    static func played(_ file: String, mode: String, dir: TemporaryDirectory) throws -> [Int16] {
+    static func played(_ file: String, mode: String, dir: TemporaryDirectory, startVolume: Int = 100) throws
+        -> [Int16]
+    {
         let output = dir.file("out.raw")
         let harness = try DaemonHarness(
-            tracks: [file], onStart: "off", mode: "in-order", device: "file:'\(output)',raw", pacing: "device")
+            tracks: [file], onStart: "off", mode: "in-order", device: "file:'\(output)',raw", pacing: "device",
+            startVolume: startVolume)
         let process = try harness.start()
         #expect(harness.waitForStatus { $0.playlistLength == 1 } != nil, "\(harness.log)")
         harness.send("replay_gain_mode \(mode)")
