@@ -1,4 +1,5 @@
 import Glibc
+import JukeboxCore
 import JukeboxStore
 import Logging
 
@@ -11,7 +12,8 @@ import Logging
 ///   daemon, costs the SD card nothing, and is gone after a reboot.
 /// - Beside the database: one O_DIRECT sector, fdatasync'd every `sync_interval_s` (4 s) while
 ///   playing and at once (at most every 2 s) after a user's action, so the card sees 512
-///   bytes per checkpoint.
+///   bytes per checkpoint. With `[resume] checkpoint_device`, on that device instead while
+///   it can be opened (`CardCheckpoint` orders the two across a start without it).
 ///
 /// Both carry one increasing sequence number; on start the newest valid record wins. The
 /// RAM file's name carries the database file's device and inode, so a rebuilt database
@@ -25,21 +27,61 @@ final class ResumeJournal {
         var survivedRestart: Bool
     }
 
+    /// Where the card checkpoints go: the device, or the file beside the database.
     private let disk: PositionJournal?
     private let ram: PositionJournal?
+    private let deviceUse: DeviceUse
+    /// The file stands in for a configured device: records are marked (`CardCheckpoint`).
+    private let marksRecords: Bool
     private var sequence: UInt64
+
+    private enum DeviceUse {
+        case notConfigured
+        case unavailable
+        /// The device is `disk`; the file beside the database (when it exists) is still read.
+        case opened(besideDatabase: PositionJournal?)
+    }
 
     /// `checkpointDevice` (`[resume] checkpoint_device`), when not empty, takes the disk
     /// journal instead of the file beside the database; if it cannot be used, that is said
-    /// once and the file beside the database is used.
+    /// once and the file beside the database is used, its records marked as standing in.
     init(databasePath: String, checkpointDevice: String = "", logger: Logger) {
-        disk = Self.openDisk(databasePath: databasePath, checkpointDevice: checkpointDevice, logger: logger)
+        if checkpointDevice.isEmpty {
+            disk = PositionJournal.open(databasePath: databasePath, logger: logger)
+            deviceUse = .notConfigured
+        } else {
+            do {
+                let device = try PositionJournal.openDevice(path: checkpointDevice, logger: logger)
+                disk = device
+                let besideDatabase = databasePath + PositionJournal.suffix
+                deviceUse = .opened(
+                    besideDatabase: try? PositionJournal(path: besideDatabase, logger: logger, create: false))
+                logger.info(
+                    "power-cut checkpoints go to \(checkpointDevice)\(device.writesSectors ? " (one sector each)" : "")"
+                )
+            } catch {
+                logger.error("checkpoint_device not used: \(error); checkpointing beside the database instead")
+                disk = PositionJournal.open(databasePath: databasePath, logger: logger)
+                deviceUse = .unavailable
+            }
+        }
         if let path = Self.ramPath(databasePath: databasePath), access("/dev/shm", W_OK) == 0 {
             ram = try? PositionJournal(path: path, logger: logger)
         } else {
             ram = nil
         }
-        sequence = max(disk?.lastSequence ?? 0, ram?.lastSequence ?? 0)
+        let card = Self.card(disk: disk, deviceUse: deviceUse)
+        marksRecords = card.marksRecords
+        sequence = max(card.lastSequence, ram?.lastSequence ?? 0)
+        // On the device first, then the mark cleared: a power cut between the two finds the
+        // same record twice, never a marked file older than the device.
+        if let moving = card.movingToDevice, let disk, case .opened(let besideDatabase?) = deviceUse,
+            disk.write(moving) != 0, disk.sync(), besideDatabase.write(moving) != 0, besideDatabase.sync()
+        {
+            logger.info(
+                "the newest checkpoint was beside the database, written while \(checkpointDevice) could not be used; moved onto it"
+            )
+        }
     }
 
     /// The RAM journal of the database at `databasePath` (nil when it does not exist yet):
@@ -50,33 +92,20 @@ final class ResumeJournal {
         return "/dev/shm/jukebox-\(info.st_dev)-\(info.st_ino)-position"
     }
 
-    private static func openDisk(databasePath: String, checkpointDevice: String, logger: Logger) -> PositionJournal? {
-        guard !checkpointDevice.isEmpty else { return PositionJournal.open(databasePath: databasePath, logger: logger) }
-        let device: PositionJournal
-        do {
-            device = try PositionJournal.openDevice(path: checkpointDevice, logger: logger)
-        } catch {
-            logger.error("checkpoint_device not used: \(error); checkpointing beside the database instead")
-            return PositionJournal.open(databasePath: databasePath, logger: logger)
+    /// The card's stores as they are now.
+    private static func card(disk: PositionJournal?, deviceUse: DeviceUse) -> CardCheckpoint {
+        switch deviceUse {
+        case .notConfigured: CardCheckpoint(file: disk?.read(), device: .notConfigured)
+        case .unavailable: CardCheckpoint(file: disk?.read(), device: .unavailable)
+        case .opened(let besideDatabase):
+            CardCheckpoint(file: besideDatabase?.read(), device: .opened(record: disk?.read()))
         }
-        // A device just taken into use starts with the record the file beside the database
-        // holds, so switching loses no place.
-        let besideDatabase = databasePath + PositionJournal.suffix
-        if device.read() == nil,
-            let old = (try? PositionJournal(path: besideDatabase, logger: logger, create: false))?.read()
-        {
-            device.write(old)
-            device.sync()
-        }
-        logger.info(
-            "power-cut checkpoints go to \(checkpointDevice)\(device.writesSectors ? " (one sector each)" : "")")
-        return device
     }
 
-    /// The newest record of the two.
+    /// The newest record: RAM's or the card's.
     func read() -> Found? {
         let inRAM = ram?.read()
-        let onDisk = disk?.read()
+        let onDisk = Self.card(disk: disk, deviceUse: deviceUse).newest
         switch (inRAM, onDisk) {
         case (nil, nil): return nil
         case (let r?, nil): return Found(entry: r, survivedRestart: false)
@@ -114,6 +143,7 @@ final class ResumeJournal {
         sequence += 1
         var entry = entry
         entry.sequence = sequence
+        entry.inPlaceOfDevice = marksRecords
         return entry
     }
 }

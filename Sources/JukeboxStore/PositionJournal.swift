@@ -10,7 +10,8 @@ import Logging
 ///
 /// Record (little-endian): `0..<4` magic "JBP4", `4..<8` CRC-32 (IEEE) of bytes `8..<72`,
 /// `8..<16` track id, `16..<24` position in ms, `24..<32` sequence number, `32..<40` volume
-/// (percent), `40..<44` queue index (-1: none), `44..<48` flags (bit 0: playing), `48..<72`
+/// (percent), `40..<44` queue index (-1: none), `44..<48` flags (bit 0: playing, bit 1:
+/// written in place of the checkpoint device, `JournalRecord.inPlaceOfDevice`), `48..<72`
 /// the track's seek hint: MPEG frame (0: none), byte offset, file size. The queue index lets
 /// a skip or a track change be saved here alone, without a database transaction; the flag
 /// tells a restart after a power cut that the position had moved on since; the hint lets it
@@ -195,14 +196,18 @@ public final class PositionJournal {
     }
 
     /// Makes the last record durable (fdatasync of one block): the periodic power-cut
-    /// checkpoint while playing, far cheaper than a database transaction.
-    public func sync() {
+    /// checkpoint while playing, far cheaper than a database transaction. Returns whether it
+    /// succeeded.
+    @discardableResult
+    public func sync() -> Bool {
         do {
             try (directFile ?? file).syncData()
             syncFailing = false
+            return true
         } catch {
             if !writeFailing && !syncFailing { logger.info("position journal sync failed: \(error)") }
             syncFailing = true
+            return false
         }
     }
 
@@ -214,7 +219,7 @@ public final class PositionJournal {
         // -1: not recorded.
         appendLittleEndian(UInt64(bitPattern: Int64(entry.volume ?? -1)), to: &bytes)
         let index = UInt32(bitPattern: entry.queueIndex.flatMap { Int32(exactly: $0) } ?? -1)
-        let flags: UInt32 = entry.playing ? 1 : 0
+        let flags: UInt32 = (entry.playing ? 1 : 0) | (entry.inPlaceOfDevice ? 2 : 0)
         appendLittleEndian(UInt64(index) | UInt64(flags) << 32, to: &bytes)
         let hint = entry.seekHint.flatMap { $0.mpegFrame > 0 ? $0 : nil }
         appendLittleEndian(UInt64(bitPattern: hint?.mpegFrame ?? 0), to: &bytes)
@@ -244,11 +249,13 @@ public final class PositionJournal {
         }
         var queueIndex: Int?
         var playing = false
+        var inPlaceOfDevice = false
         if size >= version3Size {
             let raw = word(40)
             let index = Int32(bitPattern: UInt32(truncatingIfNeeded: raw))
             queueIndex = index >= 0 ? Int(index) : nil
             playing = (raw >> 32) & 1 == 1
+            inPlaceOfDevice = (raw >> 33) & 1 == 1
         }
         var seekHint: SeekHint?
         if size >= recordSize, Int64(bitPattern: word(48)) > 0 {
@@ -258,7 +265,8 @@ public final class PositionJournal {
         }
         return Entry(
             trackID: Int64(bitPattern: word(8)), positionMs: Int64(bitPattern: word(16)), sequence: word(24),
-            volume: volume, queueIndex: queueIndex, playing: playing, seekHint: seekHint)
+            volume: volume, queueIndex: queueIndex, playing: playing, seekHint: seekHint,
+            inPlaceOfDevice: inPlaceOfDevice)
     }
 
     private static func appendLittleEndian(_ value: UInt64, to bytes: inout [UInt8]) {

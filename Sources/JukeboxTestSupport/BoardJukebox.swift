@@ -46,16 +46,7 @@ public final class BoardJukebox {
     /// Sends one console line and returns the answer up to its "OK" or "ACK" line.
     @discardableResult
     public func command(_ line: String, timeout: Duration = .seconds(10)) -> String {
-        uart.discard()
-        uart.write(line + "\r")
-        let end = deadline(after: timeout)
-        var answer = ""
-        while MonotonicClock.nanoseconds() < end {
-            guard let part = uart.waitFor("\r\n", timeout: .milliseconds(200)) else { continue }
-            answer += part
-            if part.hasPrefix("OK") || part.hasPrefix("ACK") { return answer }
-        }
-        return answer
+        BoardConsole(uart: uart).command(line, timeout: timeout)
     }
 
     /// Makes the queue `files` (paths under the music folder) and plays it. On a first start
@@ -69,14 +60,7 @@ public final class BoardJukebox {
     }
 
     /// The `status` fields.
-    public func status() -> [String: String] {
-        var fields: [String: String] = [:]
-        for line in command("status").split(separator: "\r\n") {
-            guard let colon = line.firstIndex(of: ":") else { continue }
-            fields[String(line[..<colon])] = String(line[line.index(colon, offsetBy: 2)...])
-        }
-        return fields
-    }
+    public func status() -> [String: String] { BoardConsole(uart: uart).status() }
 
     /// What the daemon logged so far.
     public var log: String { (try? String(contentsOfFile: hostLog, encoding: .utf8)) ?? "" }

@@ -135,9 +135,11 @@ final class DaemonHarness {
     /// The newest record of the card checkpoint beside the database: what the daemon made
     /// durable without a transaction (read-only, while the daemon runs too).
     func checkpoint() -> PositionJournal.Entry? {
-        let quiet = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
-        return (try? PositionJournal(path: database + PositionJournal.suffix, logger: quiet, create: false))?.read()
+        (try? PositionJournal(path: database + PositionJournal.suffix, logger: quietLogger, create: false))?.read()
     }
+
+    /// A logger that drops everything, for journals the tests open.
+    let quietLogger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
 
     /// Deletes the daemon's RAM journal (`/dev/shm/jukebox-DEV-INODE-position`, named after
     /// the database file), as a reboot after a power cut does.

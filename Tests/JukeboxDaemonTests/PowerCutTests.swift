@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import JukeboxCore
+import JukeboxStore
 import JukeboxTestSupport
 import LinuxSupport
 import Testing
@@ -212,12 +213,8 @@ import Testing
     /// The same cut with `[resume] checkpoint_device` set (a zeroed file standing in for a raw
     /// partition): the card checkpoints go there, nothing is written beside the database.
     @Test func powerCutWithACheckpointDeviceResumesFromIt() throws {
-        let nvram = try TemporaryDirectory(prefix: "jukebox-nvram")
+        let (nvram, device, harness) = try harnessWithACheckpointDevice()
         defer { nvram.remove() }
-        let device = nvram.file("checkpoint")
-        try Data(count: 4096).write(to: URL(fileURLWithPath: device))
-        let harness = try DaemonHarness(
-            tracks: DaemonTests.demoTracks, resumeExtra: "checkpoint_device = \"\(device)\"")
         var random = SplitMix64(seed: 0x5EC7_0B)
         var expected: (song: Int64, position: Double)?
         var checked = 0
@@ -255,6 +252,69 @@ import Testing
             process.kill(SIGTERM)
             _ = process.waitForExit(timeout: .seconds(3))
         }
+    }
+
+    /// A boot where the checkpoint device cannot be opened (the unit's `checkpoint-file.sh`
+    /// failed) checkpoints in the file beside the database, with numbers below the device's
+    /// (it cannot read them); the next boot with the device must still resume from that file.
+    /// With the device, a power cut; without it (the stand-in file moved away), playback from
+    /// the database's place and a power cut; with it again, the resume within 2 s.
+    @Test func theNewestCheckpointWinsAfterABootWithoutTheDevice() throws {
+        let (nvram, device, harness) = try harnessWithACheckpointDevice()
+        defer { nvram.remove() }
+        func cut(_ process: DaemonProcess) throws {
+            process.kill(SIGKILL)
+            #expect(process.waitForExit(timeout: .seconds(5)) == 128 + SIGKILL)
+            try harness.forgetRAMJournal()
+        }
+        func onDevice() -> PositionJournal.Entry? {
+            (try? PositionJournal(path: device, logger: harness.quietLogger, create: false))?.read()
+        }
+
+        // Long enough for the device's numbers (one a second) to pass those of the boot without it.
+        let (withDevice, _, _) = try restart(harness, attempt: 1)
+        #expect(
+            waitUntil(timeout: .seconds(40)) { (onDevice()?.sequence ?? 0) >= 24 },
+            "no checkpoint on the device:\n\(harness.log)")
+        try cut(withDevice)
+
+        try FileManager.default.moveItem(atPath: device, toPath: device + "-away")
+        let (withoutDevice, _, resumedAt) = try restart(harness, attempt: 2)
+        #expect(harness.log.contains("checkpoint_device not used"), "\(harness.log)")
+        let played = waitUntil(timeout: .seconds(15)) {
+            guard let record = harness.checkpoint() else { return false }
+            return record.inPlaceOfDevice && Double(record.positionMs) / 1000 >= resumedAt + 6
+        }
+        #expect(played, "no checkpoint beside the database:\n\(harness.log)")
+        let before = try #require(harness.status(), "no status before the cut:\n\(harness.log)")
+        let cutAt = MonotonicClock.nanoseconds()
+        try cut(withoutDevice)
+        let position = before.elapsed + seconds(from: before.at, to: cutAt)
+        try #require(before.state == "play" && position < (before.duration ?? 0) - 3, "cut at \(position) s")
+
+        try FileManager.default.moveItem(atPath: device + "-away", toPath: device)
+        #expect((harness.checkpoint()?.sequence ?? 0) < (onDevice()?.sequence ?? 0), "the device's numbers are higher")
+        let (again, status, resumedAgain) = try restart(harness, attempt: 3)
+        #expect(status.songID == before.songID, "wrong track\n\(harness.log)")
+        #expect(
+            abs(position - resumedAgain) <= 2.1,
+            "expected ~\(position) s, resumed at \(resumedAgain) s\n\(harness.log)")
+        #expect(harness.log.contains("moved onto it"), "\(harness.log)")
+        again.kill(SIGTERM)
+        _ = again.waitForExit(timeout: .seconds(3))
+    }
+
+    /// A harness with `[resume] checkpoint_device` set to a zeroed 4 KiB file (standing in for
+    /// a raw partition) in `nvram`, which the caller removes.
+    private func harnessWithACheckpointDevice() throws -> (
+        nvram: TemporaryDirectory, device: String, harness: DaemonHarness
+    ) {
+        let nvram = try TemporaryDirectory(prefix: "jukebox-nvram")
+        let device = nvram.file("checkpoint")
+        try Data(count: 4096).write(to: URL(fileURLWithPath: device))
+        let harness = try DaemonHarness(
+            tracks: DaemonTests.demoTracks, resumeExtra: "checkpoint_device = \"\(device)\"")
+        return (nvram, device, harness)
     }
 
     /// Sends `action` to the daemon; returns the volume it set, if it set one.

@@ -57,6 +57,10 @@ import Testing
         let noEntry = PositionJournal.Entry(trackID: 3, positionMs: 1, sequence: 6, queueIndex: nil, playing: true)
         journal.write(noEntry)
         #expect(journal.read() == noEntry)
+        let inPlaceOfDevice = PositionJournal.Entry(
+            trackID: 3, positionMs: 2, sequence: 7, queueIndex: 0, playing: true, inPlaceOfDevice: true)
+        journal.write(inPlaceOfDevice)
+        #expect(journal.read() == inPlaceOfDevice)
 
         // A journal left by version 2 (40 bytes, "JBP2", a volume but no queue entry or flags),
         // as it lies on the card: one sector, the rest zeros.

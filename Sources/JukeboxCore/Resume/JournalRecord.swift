@@ -14,10 +14,13 @@ public struct JournalRecord: Equatable, Sendable {
     public var playing: Bool
     /// Where to start reading the track to reach the position fast (nil: none known).
     public var seekHint: SeekHint?
+    /// Written to the file beside the database by a run that could not open the configured
+    /// checkpoint device: newer than anything on the device (`CardCheckpoint`).
+    public var inPlaceOfDevice: Bool
 
     public init(
         trackID: TrackID, positionMs: Int64, sequence: UInt64, volume: Int? = nil, queueIndex: Int? = nil,
-        playing: Bool = false, seekHint: SeekHint? = nil
+        playing: Bool = false, seekHint: SeekHint? = nil, inPlaceOfDevice: Bool = false
     ) {
         self.trackID = trackID
         self.positionMs = positionMs
@@ -26,5 +29,6 @@ public struct JournalRecord: Equatable, Sendable {
         self.queueIndex = queueIndex
         self.playing = playing
         self.seekHint = seekHint
+        self.inPlaceOfDevice = inPlaceOfDevice
     }
 }
