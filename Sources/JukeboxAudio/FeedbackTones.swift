@@ -5,7 +5,9 @@ import JukeboxCore
 /// mono (jb-output adds each sample to every channel). The memory is allocated once, when
 /// jb-output starts, for the longest rate it renders (`maxRate`); the sounds are rendered
 /// there and again only when a device opens at another rate, never per period. jb-output is
-/// its only user.
+/// its only user. Only what a rate renders is written: the rest of the 192 kB (a mapping of
+/// its own, malloc's threshold being 128 kB) stays untouched, so not resident: 144 kB less
+/// at 44.1 kHz.
 struct FeedbackTones: ~Copyable {
     /// Above this rate the sounds are cut short (the buffer holds them at 192 kHz).
     static let maxRate = 192_000
@@ -22,7 +24,6 @@ struct FeedbackTones: ~Copyable {
     init() {
         capacity = FeedbackSound.allCases.reduce(0) { $0 + $1.frames(rate: Self.maxRate) }
         samples = .allocate(capacity: capacity)
-        samples.initialize(repeating: 0, count: capacity)
         bounds = .allocate(capacity: FeedbackSound.allCases.count + 1)
         bounds.initialize(repeating: 0, count: FeedbackSound.allCases.count + 1)
     }
