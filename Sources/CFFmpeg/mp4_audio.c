@@ -215,16 +215,30 @@ const char *jb_mp4_load(void) {
 
 /* MARK: the file, with the covers hidden */
 
-enum { MAX_PATCHES = 8, MAX_TRACKS = 8 };
+enum { MAX_COVERS = 8, MAX_PATCHES = MAX_COVERS + 4, MAX_TRACKS = 8 };
 
-/* What the shim reads of a trak to decide whether the demuxer may skip its edit-list pass. */
-struct track_edits {
+/* Where one of a trak's sample tables (stts, stsc, stsz/stz2, stco/co64) has its entries. */
+struct table_place {
+    int64_t type_at; /* the offset of the atom's type field: 0 when the trak has none */
+    int64_t at;      /* the first entry's offset */
+    int64_t count;
+    int width;       /* bytes per entry */
+};
+
+/* What the shim reads of a trak: whether the demuxer may skip its edit-list pass, and where
+   its sample tables are, for the shim's own packet reader. */
+struct track {
     int64_t id;            /* tkhd's track ID, which the demuxer gives the stream as its id */
     uint32_t sample_entry; /* stsd's first entry: 'mp4a', 'alac', ... */
     int64_t edits;         /* elst's entry count */
     int64_t duration;      /* the first edit's segment duration, in the movie's timescale */
     int64_t media_time;    /* and where it starts in the media, in the track's timescale */
     int64_t rate;          /* and its rate, 16.16 */
+    int64_t timescale, media_duration; /* mdhd */
+    int64_t descriptions;  /* stsd's entry count */
+    int64_t sample_size;   /* stsz's size of every sample; 0 when each is in the table */
+    struct table_place stts, stsc, stsz, stco;
+    int odd_tables;        /* a table twice, too short, or stz2 with 4-bit sizes */
 };
 
 struct jb_mp4 {
@@ -237,13 +251,17 @@ struct jb_mp4 {
        demuxer skips the atom by offset instead of reading the picture into memory (it keeps
        it as an attached picture for as long as the file is open). */
     int64_t patches[MAX_PATCHES];
-    int patch_count;
+    int patch_count, covers;
+    /* The trak (index in `tracks`) the iTunSMPB atom follows: the demuxer gives that trak's
+       stream its delay as the priming. -1 before any trak. */
+    int smpb_track;
     int64_t smpb_delay, smpb_padding, smpb_frames;
     int64_t movie_timescale;
     int fragmented; /* moov/mvex: the index grows fragment by fragment, with no edit-list pass */
-    struct track_edits tracks[MAX_TRACKS];
+    struct track tracks[MAX_TRACKS];
     int track_count; /* may exceed MAX_TRACKS: then the edit lists are left to the demuxer */
-    const struct track_edits *edit; /* the audio track's single edit, trimmed by the shim */
+    const struct track *edit; /* the audio track's single edit, trimmed by the shim */
+    struct reader *reader;    /* the shim's own packet reader, when it reads the packets */
 
     AVIOContext *io;
     AVFormatContext *format;
@@ -305,17 +323,34 @@ static void read_smpb(jb_mp4 *m, int64_t at, int64_t end) {
                 m->smpb_delay = (int64_t)delay;
                 m->smpb_padding = (int64_t)padding;
                 m->smpb_frames = (int64_t)frames;
+                m->smpb_track = m->track_count - 1;
             }
         }
     }
 }
 
-/* A trak's track ID, first sample entry and edit list (moov/trak/{tkhd, edts/elst,
-   mdia/minf/stbl/stsd}). */
-static void walk_track(jb_mp4 *m, struct track_edits *t, int64_t at, int64_t end, int depth) {
+/* A sample table atom at `at`: its count at `count_at` in the payload `b` (`n` bytes read), its
+   entries of `width` bytes from `entries` (width 0: a table without entries, stsz's constant
+   size), which must end within the atom. */
+static void place_table(struct track *t, struct table_place *p, int64_t at, const unsigned char *b, int64_t n,
+                        int64_t entries, int64_t end, int count_at, int width) {
+    if (p->type_at || n < count_at + 4) {
+        t->odd_tables = 1;
+        return;
+    }
+    p->type_at = at + 4;
+    p->at = entries;
+    p->count = be(b + count_at, 4);
+    p->width = width;
+    if (width && (end - entries) / width < p->count) t->odd_tables = 1;
+}
+
+/* A trak's track ID, first sample entry, edit list, timescale and sample tables
+   (moov/trak/{tkhd, edts/elst, mdia/{mdhd, minf/stbl/{stsd, stts, stsc, stsz, stco}}}). */
+static void walk_track(jb_mp4 *m, struct track *t, int64_t at, int64_t end, int depth) {
     uint32_t type;
     int64_t body, next;
-    unsigned char b[28];
+    unsigned char b[32];
     for (int count = 0; count < 256 && atom_at(m, at, end, &type, &body, &next); count++, at = next) {
         int64_t n = next - body < (int64_t)sizeof b ? next - body : (int64_t)sizeof b;
         if (type == FOURCC('e', 'd', 't', 's') || type == FOURCC('m', 'd', 'i', 'a') ||
@@ -329,8 +364,35 @@ static void walk_track(jb_mp4 *m, struct track_edits *t, int64_t at, int64_t end
         case FOURCC('t', 'k', 'h', 'd'):
             if (n >= (v1 ? 24 : 16)) t->id = be(b + (v1 ? 20 : 12), 4);
             break;
+        case FOURCC('m', 'd', 'h', 'd'):
+            if (n >= (v1 ? 32 : 20)) {
+                t->timescale = be(b + (v1 ? 20 : 12), 4);
+                t->media_duration = be(b + (v1 ? 24 : 16), v1 ? 8 : 4);
+            }
+            break;
         case FOURCC('s', 't', 's', 'd'):
+            if (n >= 8) t->descriptions = be(b + 4, 4);
             if (n >= 16) t->sample_entry = (uint32_t)be(b + 12, 4);
+            break;
+        case FOURCC('s', 't', 't', 's'):
+            place_table(t, &t->stts, at, b, n, body + 8, next, 4, 8);
+            break;
+        case FOURCC('s', 't', 's', 'c'):
+            place_table(t, &t->stsc, at, b, n, body + 8, next, 4, 12);
+            break;
+        case FOURCC('s', 't', 's', 'z'):
+            if (n >= 12) t->sample_size = be(b + 4, 4);
+            place_table(t, &t->stsz, at, b, n, body + 12, next, 8, t->sample_size ? 0 : 4);
+            break;
+        case FOURCC('s', 't', 'z', '2'):
+            if (n >= 12 && b[7] != 8 && b[7] != 16) t->odd_tables = 1;
+            place_table(t, &t->stsz, at, b, n, body + 12, next, 8, n >= 12 ? b[7] / 8 : 0);
+            break;
+        case FOURCC('s', 't', 'c', 'o'):
+            place_table(t, &t->stco, at, b, n, body + 8, next, 4, 4);
+            break;
+        case FOURCC('c', 'o', '6', '4'):
+            place_table(t, &t->stco, at, b, n, body + 8, next, 4, 8);
             break;
         case FOURCC('e', 'l', 's', 't'):
             if (n < 8) break;
@@ -367,7 +429,7 @@ static void walk(jb_mp4 *m, int64_t at, int64_t end, int depth) {
             break;
         }
         case FOURCC('c', 'o', 'v', 'r'):
-            if (m->patch_count < MAX_PATCHES) m->patches[m->patch_count++] = at + 4;
+            if (m->covers < MAX_COVERS) m->patches[m->covers++] = at + 4;
             break;
         case FOURCC('-', '-', '-', '-'):
             read_smpb(m, body, next);
@@ -423,6 +485,291 @@ static int64_t io_seek(void *opaque, int64_t offset, int whence) {
     return offset;
 }
 
+/* MARK: the shim's own packet reader */
+
+/* FFmpeg's demuxer keeps a 24-byte index entry per packet for as long as a file is open, beside
+   its copies of the sample tables: 37 MB for a 10-hour audiobook (1.55 million packets), 50 MB
+   at the peak of opening it. For the usual layout (an AAC or ALAC trak with one sample
+   description, its tables where they should be, at most one plain edit, no fragments) the shim
+   hides that trak's sample tables from the demuxer, which still gives the codec's parameters,
+   the tags and the chapters, and reads the packets itself: the tables stay in the file and are
+   read one window of each at a time (4 kB each, whatever the length). Everything else is left
+   to the demuxer, as before. */
+
+enum { WINDOW = 4096, MAX_PACKET = 1 << 20 };
+
+/* One sample table, read a window at a time. */
+struct table {
+    struct table_place place;
+    int64_t first;  /* the window's first entry */
+    int64_t loaded; /* entries in the window */
+    unsigned char window[WINDOW];
+};
+
+struct reader {
+    struct table stts, stsc, stsz, stco;
+    int64_t samples;       /* packets in the trak */
+    int64_t sample_size;   /* every packet's size, or 0: stsz has each */
+    int64_t stts_duration; /* the packets' durations summed, in the trak's timescale */
+    /* Output samples before the track's start (AAC's priming): the edit's media time, or
+       iTunSMPB's delay, as the demuxer gives them to the decoder to skip. */
+    int64_t priming;
+    /* The next packet: its index, dts, offset, chunk (0-based), the packets left in that chunk,
+       its stsc entry, its stts entry and the packets left in that entry. */
+    int64_t sample, dts, offset, chunk, chunk_left, stsc_entry, stts_entry, stts_left;
+    unsigned char *data; /* the packet's bytes and FFmpeg's zeroed padding */
+    size_t data_capacity;
+    /* A broken table met: every read fails with it until a seek (the packet is not skipped). */
+    int error;
+    char error_text[64];
+};
+
+/* The `width`-byte big-endian field at `at` of entry `i` of `t`: 1, or 0 when the entry is past
+   the table or cannot be read. */
+static int table_field(int fd, struct table *t, int64_t i, int at, int width, int64_t *value) {
+    if (i < 0 || i >= t->place.count) return 0;
+    if (i < t->first || i >= t->first + t->loaded) {
+        int64_t per = WINDOW / t->place.width;
+        int64_t first = i / per * per;
+        int64_t n = t->place.count - first < per ? t->place.count - first : per;
+        size_t bytes = (size_t)(n * t->place.width);
+        ssize_t got;
+        t->loaded = 0;
+        do got = pread(fd, t->window, bytes, t->place.at + first * t->place.width);
+        while (got < 0 && errno == EINTR);
+        if (got != (ssize_t)bytes) return 0;
+        t->first = first;
+        t->loaded = n;
+    }
+    *value = be(t->window + (i - t->first) * t->place.width + at, width);
+    return 1;
+}
+
+static int packet_size(jb_mp4 *m, int64_t sample, int64_t *size) {
+    struct reader *r = m->reader;
+    if (r->sample_size) {
+        *size = r->sample_size;
+        return 1;
+    }
+    return table_field(m->fd, &r->stsz, sample, 0, r->stsz.place.width, size);
+}
+
+/* The reader's next packet becomes `sample` (the end when it is the count): 1, or 0 when the
+   tables cannot be read. */
+static int place_packet(jb_mp4 *m, int64_t sample) {
+    struct reader *r = m->reader;
+    int fd = m->fd;
+    r->sample = sample;
+    if (sample >= r->samples) return 1;
+    int64_t first = 0, dts = 0, count = 0, delta = 0, e;
+    for (e = 0;; e++) {
+        if (!table_field(fd, &r->stts, e, 0, 4, &count) || !table_field(fd, &r->stts, e, 4, 4, &delta)) return 0;
+        if (sample < first + count) break;
+        first += count;
+        dts += count * delta;
+    }
+    r->stts_entry = e;
+    r->stts_left = first + count - sample;
+    r->dts = dts + (sample - first) * delta;
+    int64_t chunks = r->stco.place.count;
+    first = 0;
+    for (e = 0;; e++) {
+        int64_t first_chunk, per, next_chunk = chunks + 1;
+        if (!table_field(fd, &r->stsc, e, 0, 4, &first_chunk) || !table_field(fd, &r->stsc, e, 4, 4, &per)) return 0;
+        if (e + 1 < r->stsc.place.count && !table_field(fd, &r->stsc, e + 1, 0, 4, &next_chunk)) return 0;
+        int64_t in_entry = (next_chunk - first_chunk) * per;
+        if (sample < first + in_entry) {
+            int64_t within = (sample - first) % per;
+            r->stsc_entry = e;
+            r->chunk = first_chunk - 1 + (sample - first) / per;
+            r->chunk_left = per - within;
+            if (!table_field(fd, &r->stco, r->chunk, 0, r->stco.place.width, &r->offset)) return 0;
+            for (int64_t s = sample - within; s < sample; s++) {
+                int64_t size;
+                if (!packet_size(m, s, &size)) return 0;
+                r->offset += size;
+            }
+            return 1;
+        }
+        first += in_entry;
+    }
+}
+
+/* The next packet's offset, size, dts and duration: 1, 0 after the last, -1 when the tables
+   cannot be read. Moves on by one packet. */
+static int next_packet(jb_mp4 *m, int64_t *offset, int64_t *size, int64_t *dts, int64_t *duration) {
+    struct reader *r = m->reader;
+    int fd = m->fd;
+    if (r->sample >= r->samples) return 0;
+    if (!packet_size(m, r->sample, size) || !table_field(fd, &r->stts, r->stts_entry, 4, 4, duration)) return -1;
+    *offset = r->offset;
+    *dts = r->dts;
+    r->offset += *size;
+    r->dts += *duration;
+    if (++r->sample == r->samples) return 1;
+    while (--r->stts_left <= 0) {
+        if (!table_field(fd, &r->stts, ++r->stts_entry, 0, 4, &r->stts_left)) return -1;
+        r->stts_left++; /* counted down at the loop's test */
+    }
+    if (--r->chunk_left > 0) return 1;
+    while (r->chunk_left <= 0) {
+        int64_t next_chunk, per;
+        r->chunk++;
+        if (r->stsc_entry + 1 < r->stsc.place.count) {
+            if (!table_field(fd, &r->stsc, r->stsc_entry + 1, 0, 4, &next_chunk)) return -1;
+            if (next_chunk - 1 == r->chunk) r->stsc_entry++;
+        }
+        if (!table_field(fd, &r->stsc, r->stsc_entry, 4, 4, &per)) return -1;
+        r->chunk_left = per;
+    }
+    return table_field(fd, &r->stco, r->chunk, 0, r->stco.place.width, &r->offset) ? 1 : -1;
+}
+
+/* The last packet whose dts is at most `dts` (the first when none is). */
+static int64_t packet_at(jb_mp4 *m, int64_t dts) {
+    struct reader *r = m->reader;
+    int64_t first = 0, at = 0, count, delta;
+    for (int64_t e = 0; table_field(m->fd, &r->stts, e, 0, 4, &count) && table_field(m->fd, &r->stts, e, 4, 4, &delta); e++) {
+        if (delta > 0 && dts < at + count * delta) return dts < at ? first : first + (dts - at) / delta;
+        first += count;
+        at += count * delta;
+    }
+    return first > 0 ? first - 1 : 0;
+}
+
+/* Whether the tables agree (stts and stsc cover every packet of stsz, chunks in order within
+   stco, sums that do not overflow), summing the durations on the way: a table that does not is
+   left to the demuxer, so that a broken file fails or plays as before. */
+static int tables_agree(jb_mp4 *m) {
+    struct reader *r = m->reader;
+    int64_t count, delta, product, samples = 0, chunks = r->stco.place.count;
+    for (int64_t e = 0; e < r->stts.place.count; e++) {
+        if (!table_field(m->fd, &r->stts, e, 0, 4, &count) || !table_field(m->fd, &r->stts, e, 4, 4, &delta)) return 0;
+        if (delta > INT_MAX || __builtin_mul_overflow(count, delta, &product) ||
+            __builtin_add_overflow(r->stts_duration, product, &r->stts_duration) ||
+            __builtin_add_overflow(samples, count, &samples))
+            return 0;
+    }
+    if (samples != r->samples || samples == 0 || r->stts_duration > INT64_MAX / 4) return 0;
+    int64_t previous = 0, per = 0;
+    samples = 0;
+    for (int64_t e = 0; e <= r->stsc.place.count; e++) {
+        int64_t first_chunk = chunks + 1; /* after the last entry: the end of its run */
+        if (e < r->stsc.place.count) {
+            if (!table_field(m->fd, &r->stsc, e, 0, 4, &first_chunk)) return 0;
+            if ((e == 0 && first_chunk != 1) || first_chunk <= previous || first_chunk > chunks) return 0;
+        }
+        if (e > 0 && (__builtin_mul_overflow(first_chunk - previous, per, &product) ||
+                      __builtin_add_overflow(samples, product, &samples)))
+            return 0;
+        if (e < r->stsc.place.count && !table_field(m->fd, &r->stsc, e, 4, 4, &per)) return 0;
+        previous = first_chunk;
+    }
+    return r->stsc.place.count > 0 && samples == r->samples;
+}
+
+/* The reader for trak `t`, or NULL (then the demuxer reads the packets). */
+static struct reader *make_reader(jb_mp4 *m, const struct track *t) {
+    if (t->descriptions != 1 || t->odd_tables || !t->stts.type_at || !t->stsc.type_at || !t->stsz.type_at ||
+        !t->stco.type_at || t->timescale <= 0 || t->timescale > INT_MAX || t->stsz.count <= 0)
+        return NULL;
+    struct reader *r = calloc(1, sizeof *r);
+    if (!r) return NULL;
+    r->stts.place = t->stts;
+    r->stsc.place = t->stsc;
+    r->stsz.place = t->stsz;
+    r->stco.place = t->stco;
+    r->samples = t->stsz.count;
+    r->sample_size = t->sample_size;
+    m->reader = r;
+    if (!tables_agree(m) || !place_packet(m, 0)) {
+        m->reader = NULL;
+        free(r);
+        return NULL;
+    }
+    int aac = t->sample_entry == FOURCC('m', 'p', '4', 'a');
+    if (aac && t->edits == 1 && t->media_time > 0)
+        r->priming = t->media_time;
+    else if (aac && m->smpb_track == t - m->tracks && m->smpb_delay > 0 && m->smpb_delay < 16384)
+        r->priming = m->smpb_delay;
+    return r;
+}
+
+static void free_reader(jb_mp4 *m) {
+    if (!m->reader) return;
+    free(m->reader->data);
+    free(m->reader);
+    m->reader = NULL;
+}
+
+/* The next packet from the reader into m->packet, as av_read_frame gives it. A packet past the
+   end of the file (a cut download) ends the stream. */
+static int read_packet(jb_mp4 *m) {
+    struct reader *r = m->reader;
+    int64_t offset, size = 0, dts, duration;
+    int got;
+    if (r->error) {
+        snprintf(last_log, sizeof last_log, "%s", r->error_text);
+        return r->error;
+    }
+    do got = next_packet(m, &offset, &size, &dts, &duration);
+    while (got > 0 && size == 0);
+    if (got == 0 || (got > 0 && (offset < 0 || size > m->size || offset > m->size - size))) return AVERROR_EOF;
+    /* An AAC packet is at most 768 bytes a channel, an ALAC one a frame's samples uncompressed
+       (128 kB at 8 channels of 32 bits): more is a broken table, not a packet to allocate. */
+    if (got < 0 || size > MAX_PACKET) {
+        if (got < 0) snprintf(r->error_text, sizeof r->error_text, "unreadable sample tables");
+        else snprintf(r->error_text, sizeof r->error_text, "a packet of %" PRId64 " bytes", size);
+        snprintf(last_log, sizeof last_log, "%s", r->error_text);
+        return r->error = AVERROR_INVALIDDATA;
+    }
+    size_t need = (size_t)size + AV_INPUT_BUFFER_PADDING_SIZE;
+    if (need > r->data_capacity) {
+        unsigned char *data = realloc(r->data, need);
+        if (!data) return AVERROR(ENOMEM);
+        r->data = data;
+        r->data_capacity = need;
+    }
+    ssize_t n;
+    do n = pread(m->fd, r->data, (size_t)size, offset);
+    while (n < 0 && errno == EINTR);
+    if (n < 0) return AVERROR(errno);
+    if (n < size) return AVERROR_EOF;
+    memset(r->data + size, 0, AV_INPUT_BUFFER_PADDING_SIZE);
+    /* Not reference-counted: avcodec_send_packet copies it. */
+    m->packet->data = r->data;
+    m->packet->size = (int)size;
+    m->packet->pts = m->packet->dts = dts;
+    m->packet->duration = duration;
+    m->packet->stream_index = m->stream->index;
+    return 0;
+}
+
+/* Hides the reader's trak's tables from the demuxer (reads see another type there). */
+static void hide_tables(jb_mp4 *m, const struct track *t) {
+    m->patch_count = m->covers;
+    const struct table_place *tables[] = {&t->stts, &t->stsc, &t->stsz, &t->stco};
+    for (int i = 0; i < 4; i++) m->patches[m->patch_count++] = tables[i]->type_at;
+}
+
+/* The index of the last packet wholly in the file, -1 when none is. Packets lie in the file in
+   their order (chunks follow each other), so a cut file's are a prefix: a binary search. */
+static int64_t last_whole_packet(jb_mp4 *m) {
+    struct reader *r = m->reader;
+    int64_t low = 0, high = r->samples - 1, found = -1;
+    while (low <= high) {
+        int64_t mid = low + (high - low) / 2, size;
+        if (!place_packet(m, mid) || !packet_size(m, mid, &size)) break;
+        if (r->offset + size <= m->size) {
+            found = mid;
+            low = mid + 1;
+        } else {
+            high = mid - 1;
+        }
+    }
+    return found;
+}
+
 /* MARK: errors */
 
 static int fail(int code, const char *what, const char **call, char *message, size_t message_len) {
@@ -452,7 +799,7 @@ static int next_frame(jb_mp4 *m, const char **call) {
             return r;
         }
         if (m->draining) return 0;
-        r = av.av_read_frame(m->format, m->packet);
+        r = m->reader ? read_packet(m) : av.av_read_frame(m->format, m->packet);
         if (r == AVERROR_EOF) {
             m->draining = 1;
             r = av.avcodec_send_packet(m->codec, NULL);
@@ -463,7 +810,7 @@ static int next_frame(jb_mp4 *m, const char **call) {
             continue;
         }
         if (r < 0) {
-            *call = "av_read_frame";
+            *call = m->reader ? "reading a packet" : "av_read_frame";
             return r;
         }
         if (m->packet->stream_index != m->stream->index) {
@@ -505,7 +852,7 @@ static int simple_edits(const jb_mp4 *m) {
     if (m->fragmented || m->track_count > MAX_TRACKS || m->movie_timescale <= 0 || m->movie_timescale > INT_MAX)
         return 0;
     for (int i = 0; i < m->track_count; i++) {
-        const struct track_edits *t = &m->tracks[i];
+        const struct track *t = &m->tracks[i];
         if (t->edits == 0) continue;
         if (t->edits != 1 || t->media_time < 0 || t->rate != 0x10000) return 0;
         if (t->media_time > 0 && (t->sample_entry != FOURCC('m', 'p', '4', 'a') ||
@@ -519,52 +866,24 @@ static int codec_kind(enum AVCodecID id) {
     return id == AV_CODEC_ID_AAC ? JB_MP4_AAC : id == AV_CODEC_ID_ALAC ? JB_MP4_ALAC : 0;
 }
 
-int jb_mp4_open(const char *path, jb_mp4 **out, const char **call, char *message, size_t message_len) {
-    *out = NULL;
-    last_log[0] = 0;
-    const char *load_failure = jb_mp4_load();
-    if (load_failure) {
-        *call = "dlopen";
-        snprintf(message, message_len, "%s", load_failure);
-        return AVERROR(ENOSYS);
-    }
-    jb_mp4 *m = calloc(1, sizeof *m);
-    if (!m) return fail(AVERROR(ENOMEM), "calloc", call, message, message_len);
-    m->smpb_delay = m->smpb_padding = m->smpb_frames = -1;
-    m->fd = open(path, O_RDONLY | O_CLOEXEC);
-    struct stat st;
-    if (m->fd < 0 || fstat(m->fd, &st) < 0) {
-        int code = AVERROR(errno);
-        jb_mp4_close(m);
-        return fail(code, "open", call, message, message_len);
-    }
-    m->size = st.st_size;
-    m->sequential = S_ISFIFO(st.st_mode);
-    if (!m->sequential) walk(m, 0, m->size, 0);
-
-    int r;
-    const char *step = "avformat_open_input";
+/* Opens the demuxer on m's file and chooses the first AAC or ALAC stream: 0, or an AVERROR code
+   with `step` named and the reason in last_log. */
+static int open_demuxer(jb_mp4 *m, const char *path, int simple, const char **step) {
+    *step = "avformat_open_input";
     unsigned char *buffer = av.av_malloc(32768);
     m->io = buffer ? av.avio_alloc_context(buffer, 32768, 0, m, io_read, NULL, io_seek) : NULL;
     m->format = m->io ? av.avformat_alloc_context() : NULL;
     if (!m->io) av.av_free(buffer);
-    if (!m->format) {
-        r = AVERROR(ENOMEM);
-        goto failed;
-    }
+    if (!m->format) return AVERROR(ENOMEM);
     if (m->sequential) m->io->seekable = 0;
     m->format->pb = m->io;
     m->format->flags |= AVFMT_FLAG_CUSTOM_IO;
     AVDictionary *options = NULL;
-    int simple = !m->sequential && simple_edits(m);
-    if (simple && av.av_dict_set(&options, "advanced_editlist", "0", 0) < 0) {
-        r = AVERROR(ENOMEM);
-        goto failed;
-    }
+    if (simple && av.av_dict_set(&options, "advanced_editlist", "0", 0) < 0) return AVERROR(ENOMEM);
     /* "On failure, ... a user-supplied AVFormatContext will be freed" (avformat.h). */
-    r = av.avformat_open_input(&m->format, path, av.av_find_input_format(m->sequential ? "aac" : "mp4"), &options);
+    int r = av.avformat_open_input(&m->format, path, av.av_find_input_format(m->sequential ? "aac" : "mp4"), &options);
     av.av_dict_free(&options);
-    if (r < 0) goto failed;
+    if (r < 0) return r;
 
     /* The first AAC or ALAC stream; the others (video, chapter text) are never read. */
     const char *other = NULL;
@@ -579,13 +898,74 @@ int jb_mp4_open(const char *path, jb_mp4 **out, const char **call, char *message
             other = av.avcodec_get_name(s->codecpar->codec_id);
         }
     }
-    if (!m->stream) {
-        step = "choosing the audio stream";
-        r = other ? AVERROR_DECODER_NOT_FOUND : AVERROR_STREAM_NOT_FOUND;
-        if (other) snprintf(last_log, sizeof last_log, "the audio is %s, not AAC or ALAC", other);
-        else snprintf(last_log, sizeof last_log, "no audio stream");
-        goto failed;
+    if (m->stream) return 0;
+    *step = "choosing the audio stream";
+    if (other) snprintf(last_log, sizeof last_log, "the audio is %s, not AAC or ALAC", other);
+    else snprintf(last_log, sizeof last_log, "no audio stream");
+    return other ? AVERROR_DECODER_NOT_FOUND : AVERROR_STREAM_NOT_FOUND;
+}
+
+static void close_demuxer(jb_mp4 *m) {
+    m->stream = NULL;
+    if (m->format) av.avformat_close_input(&m->format);
+    if (m->io) {
+        /* The buffer may have been replaced by libavformat; free the current one. */
+        av.av_free(m->io->buffer);
+        av.avio_context_free(&m->io);
     }
+}
+
+/* The trak whose packets the shim's reader reads, or NULL: the first AAC or ALAC one, in a
+   file whose edit lists the shim handles. */
+static const struct track *own_track(const jb_mp4 *m) {
+    if (m->sequential || !simple_edits(m)) return NULL;
+    for (int i = 0; i < m->track_count; i++) {
+        uint32_t entry = m->tracks[i].sample_entry;
+        if (entry == FOURCC('m', 'p', '4', 'a') || entry == FOURCC('a', 'l', 'a', 'c')) return &m->tracks[i];
+    }
+    return NULL;
+}
+
+int jb_mp4_open(const char *path, int flags, jb_mp4 **out, const char **call, char *message, size_t message_len) {
+    *out = NULL;
+    last_log[0] = 0;
+    const char *load_failure = jb_mp4_load();
+    if (load_failure) {
+        *call = "dlopen";
+        snprintf(message, message_len, "%s", load_failure);
+        return AVERROR(ENOSYS);
+    }
+    jb_mp4 *m = calloc(1, sizeof *m);
+    if (!m) return fail(AVERROR(ENOMEM), "calloc", call, message, message_len);
+    m->smpb_delay = m->smpb_padding = m->smpb_frames = -1;
+    m->smpb_track = -1;
+    m->fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (m->fd < 0 || fstat(m->fd, &st) < 0) {
+        int code = AVERROR(errno);
+        jb_mp4_close(m);
+        return fail(code, "open", call, message, message_len);
+    }
+    m->size = st.st_size;
+    m->sequential = S_ISFIFO(st.st_mode);
+    if (!m->sequential) walk(m, 0, m->size, 0);
+    m->patch_count = m->covers;
+
+    int r;
+    const char *step;
+    int simple = !m->sequential && simple_edits(m);
+    const struct track *own = flags & JB_MP4_DEMUXER_PACKETS ? NULL : own_track(m);
+    if (own && make_reader(m, own)) hide_tables(m, own);
+    r = open_demuxer(m, path, simple, &step);
+    if (m->reader && (r < 0 || m->stream->id != own->id)) {
+        /* Not the trak the reader read (an MP3 in 'mp4a', a failure): as before, without it. */
+        close_demuxer(m);
+        free_reader(m);
+        m->patch_count = m->covers;
+        last_log[0] = 0;
+        r = open_demuxer(m, path, simple, &step);
+    }
+    if (r < 0) goto failed;
     m->codec_kind = codec_kind(m->stream->codecpar->codec_id);
     for (int i = 0; simple && i < m->track_count; i++)
         if (m->tracks[i].id == m->stream->id && m->tracks[i].edits == 1) m->edit = &m->tracks[i];
@@ -607,6 +987,15 @@ int jb_mp4_open(const char *path, jb_mp4 **out, const char **call, char *message
     /* The first frame: the real rate and channels (HE-AAC doubles the rate), and a file
        with no decodable audio fails here rather than in the middle of a queue. */
     r = next_frame(m, &step);
+    /* The reader's priming is dropped by the shim, as the decoder drops it when the demuxer
+       has it skip that many samples: whole frames first (so that AAC's noise generator is where
+       the demuxer's path leaves it), the rest of it below. */
+    int64_t skip = m->reader ? m->reader->priming : 0;
+    while (r > 0 && skip >= m->frame->nb_samples) {
+        skip -= m->frame->nb_samples;
+        av.av_frame_unref(m->frame);
+        r = next_frame(m, &step);
+    }
     if (r <= 0) {
         if (r == 0) {
             r = AVERROR_INVALIDDATA;
@@ -624,12 +1013,18 @@ int jb_mp4_open(const char *path, jb_mp4 **out, const char **call, char *message
     if (m->bits == 0 && m->codec_kind == JB_MP4_ALAC)
         m->bits = m->frame->format == AV_SAMPLE_FMT_S16P || m->frame->format == AV_SAMPLE_FMT_S16 ? 16 : 32;
     int64_t pts = m->frame->pts != AV_NOPTS_VALUE ? m->frame->pts : m->frame->best_effort_timestamp;
-    m->first_pts = pts != AV_NOPTS_VALUE ? pts_samples(m, pts) : 0;
+    if (m->reader)
+        m->first_pts = m->reader->priming;
+    else
+        m->first_pts = pts != AV_NOPTS_VALUE ? pts_samples(m, pts) : 0;
 
     /* The length: iTunSMPB's when the file has one (FFmpeg takes its delay as the start
        padding, but not its length); else the stream's duration, cut to the edit's end as the
        demuxer's edit-list pass cuts it (when the shim skipped that pass). */
     int64_t duration = m->stream->duration;
+    /* The demuxer, which did not see the reader's stts, cuts mdhd's duration to the packets'. */
+    if (m->reader && m->reader->stts_duration > 0 && m->reader->stts_duration < duration)
+        duration = m->reader->stts_duration;
     if (m->edit) {
         int64_t edit_end = av.av_rescale_q(m->edit->duration, (AVRational){1, (int)m->movie_timescale}, m->stream->time_base);
         if (edit_end < duration) duration = edit_end;
@@ -641,19 +1036,34 @@ int jb_mp4_open(const char *path, jb_mp4 **out, const char **call, char *message
     else
         m->frames = INT64_MAX;
     /* A truncated file: only the samples wholly in the file are there. */
-    int entries = av.avformat_index_get_entries_count(m->stream);
-    for (int i = entries - 1; i >= 0; i--) {
-        const AVIndexEntry *e = av.avformat_index_get_entry(m->stream, i);
-        if (e && e->pos + e->size <= m->size) {
-            if (i + 1 < entries) {
-                const AVIndexEntry *cut = av.avformat_index_get_entry(m->stream, i + 1);
-                int64_t end = pts_samples(m, cut->timestamp) - m->first_pts;
-                if (end < m->frames) m->frames = end > 0 ? end : 0;
+    if (m->reader) {
+        int64_t next = m->reader->sample;
+        int64_t last = last_whole_packet(m);
+        if (last >= 0 && last + 1 < m->reader->samples) {
+            int64_t end = place_packet(m, last + 1) ? pts_samples(m, m->reader->dts) - m->first_pts : m->frames;
+            if (end < m->frames) m->frames = end > 0 ? end : 0;
+        }
+        /* Back where the first frame left it. */
+        if (!place_packet(m, next)) {
+            r = AVERROR_INVALIDDATA;
+            goto failed;
+        }
+    } else {
+        int entries = av.avformat_index_get_entries_count(m->stream);
+        for (int i = entries - 1; i >= 0; i--) {
+            const AVIndexEntry *e = av.avformat_index_get_entry(m->stream, i);
+            if (e && e->pos + e->size <= m->size) {
+                if (i + 1 < entries) {
+                    const AVIndexEntry *cut = av.avformat_index_get_entry(m->stream, i + 1);
+                    int64_t end = pts_samples(m, cut->timestamp) - m->first_pts;
+                    if (end < m->frames) m->frames = end > 0 ? end : 0;
+                }
+                break;
             }
-            break;
         }
     }
     place_frame(m);
+    m->frame_offset = (int)skip;
     *out = m;
     return 0;
 
@@ -667,12 +1077,8 @@ void jb_mp4_close(jb_mp4 *m) {
     if (m->frame) av.av_frame_free(&m->frame);
     if (m->packet) av.av_packet_free(&m->packet);
     if (m->codec) av.avcodec_free_context(&m->codec);
-    if (m->format) av.avformat_close_input(&m->format);
-    if (m->io) {
-        /* The buffer may have been replaced by libavformat; free the current one. */
-        av.av_free(m->io->buffer);
-        av.avio_context_free(&m->io);
-    }
+    close_demuxer(m);
+    free_reader(m);
     if (m->fd >= 0) close(m->fd);
     free(m);
 }
@@ -685,7 +1091,8 @@ void jb_mp4_get_info(const jb_mp4 *m, jb_mp4_info *info) {
     info->frames = m->frames;
     info->delay = m->smpb_delay;
     info->padding = m->smpb_padding;
-    info->covers_skipped = m->patch_count;
+    info->covers_skipped = m->covers;
+    info->own_packets = m->reader != NULL;
     const AVChannelLayout *layout = &m->codec->ch_layout;
     info->channel_mask = layout->order == AV_CHANNEL_ORDER_NATIVE ? layout->u.mask : 0;
 }
@@ -808,8 +1215,18 @@ int jb_mp4_seek(jb_mp4 *m, int64_t frame, const char **call, char *message, size
     int64_t preroll = m->codec_kind == JB_MP4_AAC ? 2048 : 0;
     int64_t start = frame + m->first_pts - preroll;
     int64_t ts = av.av_rescale_q(start, (AVRational){1, m->rate}, m->stream->time_base);
-    int r = av.avformat_seek_file(m->format, m->stream->index, INT64_MIN, ts, ts, 0);
-    if (r < 0) return fail(r, "avformat_seek_file", call, message, message_len);
+    if (m->reader) {
+        m->reader->error = 0;
+        /* As the demuxer seeks (it takes the edit's start off the target, once more than it
+           shifted the timestamps): the same packets decode, and AAC's noise is the same. */
+        if (!place_packet(m, packet_at(m, ts - (m->edit ? m->edit->media_time : 0)))) {
+            snprintf(last_log, sizeof last_log, "unreadable sample tables");
+            return fail(AVERROR_INVALIDDATA, "seeking", call, message, message_len);
+        }
+    } else {
+        int r = av.avformat_seek_file(m->format, m->stream->index, INT64_MIN, ts, ts, 0);
+        if (r < 0) return fail(r, "avformat_seek_file", call, message, message_len);
+    }
     av.avcodec_flush_buffers(m->codec);
     av.av_frame_unref(m->frame);
     m->have_frame = 0;

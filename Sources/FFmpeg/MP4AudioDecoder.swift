@@ -23,6 +23,10 @@ public struct MP4Chapter: Sendable, Equatable {
 /// which owns the file descriptor and FFmpeg's contexts. FFmpeg itself is loaded with dlopen
 /// when the first file is opened (see mp4_audio.h). Not thread-safe: one thread at a time.
 ///
+/// In the usual layout the shim reads the packets itself through the sample tables in the file,
+/// a few kB whatever the length, instead of the demuxer's index (24 bytes a packet: 37 MB for
+/// a 10-hour audiobook); the demuxer still gives the codec's parameters, tags and chapters.
+///
 /// Gapless: the encoder delay is dropped (the edit list's media time, or iTunSMPB's delay,
 /// as FFmpeg applies them) and the output ends at the exact length (iTunSMPB's, else the edit
 /// list's duration), so `totalFrames` is what a read to the end gives. Buffers are counted
@@ -54,6 +58,8 @@ public final class MP4AudioDecoder {
     public let chapters: [MP4Chapter]
     /// Cover atoms hidden from the demuxer: it skips them by offset and never reads them.
     public let skippedCovers: Int
+    /// Whether the shim reads the packets through the sample tables (else the demuxer does).
+    public let readsSampleTables: Bool
 
     /// The folder of the minimal FFmpeg build that the first file loads (`../lib/jukebox` beside
     /// the executable, else this checkout's build cache); nil when neither holds it, and
@@ -65,12 +71,13 @@ public final class MP4AudioDecoder {
 
     /// Opens `path`: loads FFmpeg on first use, reads the MP4 headers (a cover is never read)
     /// and decodes the first frame, so that a file that does not decode fails here.
-    public init(path: String) throws(FFmpegError) {
+    /// `demuxerPackets` leaves the packets to the demuxer's index always (to compare the two).
+    public init(path: String, demuxerPackets: Bool = false) throws(FFmpegError) {
         var handle: OpaquePointer?
         let errorText = UnsafeMutableBufferPointer<CChar>.allocate(capacity: 512)
         do {
             try Self.check(path, errorText) { call, message, length in
-                jb_mp4_open(path, &handle, call, message, length)
+                jb_mp4_open(path, demuxerPackets ? Int32(JB_MP4_DEMUXER_PACKETS) : 0, &handle, call, message, length)
             }
         } catch {
             errorText.deallocate()
@@ -90,6 +97,7 @@ public final class MP4AudioDecoder {
         totalFrames = info.frames
         iTunesGapless = info.delay >= 0 ? (info.delay, info.padding) : nil
         skippedCovers = Int(info.covers_skipped)
+        readsSampleTables = info.own_packets != 0
         tags = Self.dictionary(handle, count: jb_mp4_tag_count, entry: jb_mp4_tag)
         streamTags = Self.dictionary(handle, count: jb_mp4_stream_tag_count, entry: jb_mp4_stream_tag)
         chapters = (0..<jb_mp4_chapter_count(handle)).map { index in

@@ -133,8 +133,10 @@ struct OutputLocals<Sink: AudioSink>: ~Copyable {
     /// to which they went: a frame goes once it can no longer be rewound.
     let playedAudio: PlayedAudioRing?
     var publishedUpTo: Int64 = 0
-    /// Narrows 32-bit samples for `playedAudio` (S16).
+    /// Narrows 32-bit samples, and rounds products of ReplayGain, for `playedAudio` (S16).
     var playedDither = TPDFDither()
+    /// Rounds the products of the gain stage (on a device open in S16) and of crossfades to 16 bits.
+    var gainDither = TPDFDither()
 
     /// The feedback sounds at the device's rate, and the one sounding: its samples start at
     /// `cueOffset` of `tones` and lie over the `written` frames `cueStart..<cueEnd`.
@@ -301,7 +303,8 @@ struct OutputLocals<Sink: AudioSink>: ~Copyable {
                     gain: itemGain, dither: &playedDither)
             } else {
                 playedAudio.publish(
-                    history.base + index * channels, count: count, channels: channels, rate: rate, gain: itemGain)
+                    history.base + index * channels, count: count, channels: channels, rate: rate, gain: itemGain,
+                    dither: &playedDither)
             }
             from += Int64(count)
         }
@@ -341,30 +344,20 @@ struct OutputLocals<Sink: AudioSink>: ~Copyable {
     /// Writes into the history at `written` a crossfade of `frames` frames: `outgoing` fading
     /// out and `incoming` (scaled by `scale`, its ReplayGain over the outgoing one's, which
     /// the gain stage applies) fading in, linearly over a fade of `length` frames from its
-    /// frame `at` on, as MPD mixes them (in S16, widened into a wide history). Preallocated
-    /// buffers only.
-    func saveCrossfade(
+    /// frame `at` on, as MPD mixes them (in S16 with dither, widened into a wide history).
+    /// Mixed in the period buffer, free until the period is rendered.
+    mutating func saveCrossfade(
         _ outgoing: UnsafePointer<Int16>, _ incoming: UnsafePointer<Int16>, frames: Int, at: Int, length: Int,
         scale: Float
     ) {
         let ch = channels
-        var index = Int(written % Int64(historyFrames))
-        let step = 1 / Float(length)
+        let mixed = periodBuffer.base
         for f in 0..<frames {
-            let share = Float(at + f) * step
-            for k in 0..<ch {
-                let v = (Float(outgoing[f * ch + k]) * (1 - share) + Float(incoming[f * ch + k]) * share * scale)
-                    .rounded()
-                let mixed = Int16(max(-32768, min(32767, v)))
-                if wide {
-                    wideSamples(history)[index * ch + k] = Int32(mixed) << 16
-                } else {
-                    history.base[index * ch + k] = mixed
-                }
-            }
-            index += 1
-            if index == historyFrames { index = 0 }
+            let share = Double(at + f) / Double(length)
+            gainDither.mix(
+                outgoing + f * ch, 1 - share, incoming + f * ch, share * Double(scale), into: mixed + f * ch, count: ch)
         }
+        saveHistory(mixed, frames: frames, wide: false)
     }
 
     /// Copies `frames` frames of history starting at `written` into the period buffer.
@@ -410,15 +403,16 @@ struct OutputLocals<Sink: AudioSink>: ~Copyable {
             }
             return
         }
+        // Rounded back to 16 bits with TPDF dither, as the other narrowing stages: rounding
+        // alone makes the error follow the signal (distortion of quiet passages).
         let samples = periodBuffer.base
-        var i = 0
+        guard rampLeft > 0 else {
+            gainDither.scale(samples, count: frames * ch, by: Double(gain) * Double(itemGain))
+            return
+        }
         for frame in 0..<frames {
             stepRamp(frame: written + Int64(frame))
-            for _ in 0..<ch {
-                let v = (Float(samples[i]) * gain * itemGain).rounded()
-                samples[i] = Int16(max(-32768, min(32767, v)))
-                i += 1
-            }
+            gainDither.scale(samples + frame * ch, count: ch, by: Double(gain) * Double(itemGain))
         }
     }
 

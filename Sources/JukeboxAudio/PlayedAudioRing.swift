@@ -48,16 +48,17 @@ public final class PlayedAudioRing: @unchecked Sendable {
     public var droppedFrames: Int { dropped.load(ordering: .relaxed) }
 
     /// Producer (jb-output): copies `count` frames of `channels` (1 or 2) at `rate`, times
-    /// `gain`, as stereo. Drops what does not fit.
-    func publish(_ source: UnsafePointer<Int16>, count: Int, channels: Int, rate: Int, gain: Float) {
+    /// `gain` (rounded to 16 bits with `dither`), as stereo. Drops what does not fit.
+    func publish(
+        _ source: UnsafePointer<Int16>, count: Int, channels: Int, rate: Int, gain: Float, dither: inout TPDFDither
+    ) {
         publishSlots(count: count, rate: rate) { target, done, n in
             let from = source + done * channels
             for i in 0..<n {
-                let left = from[i * channels]
-                let right = from[i * channels + channels - 1]
-                target[2 * i] = gain == 1 ? left : Self.scaled(left, gain)
-                target[2 * i + 1] = gain == 1 ? right : Self.scaled(right, gain)
+                target[2 * i] = from[i * channels]
+                target[2 * i + 1] = from[i * channels + channels - 1]
             }
+            if gain != 1 { dither.scale(target, count: 2 * n, by: Double(gain)) }
         }
     }
 
@@ -101,10 +102,6 @@ public final class PlayedAudioRing: @unchecked Sendable {
             committed.store(slot, ordering: .releasing)
             done += n
         }
-    }
-
-    private static func scaled(_ sample: Int16, _ gain: Float) -> Int16 {
-        Int16(max(-32768, min(32767, (Float(sample) * gain).rounded())))
     }
 
     /// Consumer: hands each published slot (stereo samples, frames, rate) to `body`, oldest

@@ -154,6 +154,114 @@ extension Raw {
         #expect(try Self.decode16(decoder).count == (132_300 - frame) * 2)
     }
 
+    /// The shim reads the packets through the sample tables itself, a window at a time, and
+    /// gives what the demuxer's index gives, sample for sample, from the start and after seeks
+    /// (the same packets decode, so even AAC's noise is the same), with the same length, tags
+    /// and chapters, in every layout ffmpeg makes: AAC with an edit list (index last or first),
+    /// iTunSMPB without one, 22.05 kHz mono, ALAC at 16 and 24 bits, a book with chapters,
+    /// parts joined by copying (odd packet durations where they meet), a file cut in its audio.
+    /// A fragmented file is left to the demuxer.
+    @Test func theSampleTableReaderGivesWhatTheDemuxerGives() throws {
+        let media = try Media()
+        let wav = try media.wav("source.wav", rate: 44100, bits: 16, seconds: 3)
+        let wav24 = try media.wav("source24.wav", rate: 48000, bits: 24, seconds: 2.5)
+        let chapters = media.dir.file("chapters.txt")
+        try ";FFMETADATA1\n[CHAPTER]\nTIMEBASE=1/1000\nSTART=0\nEND=1200\ntitle=One\n"
+            .appending("[CHAPTER]\nTIMEBASE=1/1000\nSTART=1200\nEND=3000\ntitle=Two\n")
+            .write(toFile: chapters, atomically: true, encoding: .utf8)
+        let edited = try media.mp4("edited.m4a", from: wav, Self.aac)
+        let fast = try media.mp4("fast.m4a", from: wav, Self.aac, extra: ["-movflags", "+faststart"])
+        let bare = media.dir.file("bare.m4a")
+        try media.ffmpeg(["-i", edited, "-c", "copy", "-use_editlist", "0", bare])
+        try media.freeform(bare, ["iTunSMPB= 00000000 00000400 0000030C 00000000000204CC"])
+        let joined = media.dir.file("joined.m4b")
+        let list = media.dir.file("parts.txt")
+        try String(repeating: "file '\(fast)'\n", count: 3).write(toFile: list, atomically: true, encoding: .utf8)
+        try media.ffmpeg(["-f", "concat", "-safe", "0", "-i", list, "-c", "copy", "-f", "ipod", joined])
+        let layouts = [
+            edited, fast, bare, joined,
+            try media.mp4("mono.m4a", from: wav, ["-c:a", "aac", "-b:a", "48k", "-ar", "22050", "-ac", "1"]),
+            try media.mp4("alac.m4a", from: wav, ["-c:a", "alac"]),
+            try media.mp4("alac24.m4a", from: wav24, ["-c:a", "alac"]),
+            try media.mp4(
+                "book.m4b", from: wav, Self.aac, extra: ["-i", chapters, "-map_metadata", "1", "-map_chapters", "1"]),
+            try media.truncated(fast, to: 0.6, name: "cut.m4a"),
+        ]
+        for path in layouts {
+            let reader = try MP4AudioDecoder(path: path)
+            let demuxer = try MP4AudioDecoder(path: path, demuxerPackets: true)
+            #expect(reader.readsSampleTables && !demuxer.readsSampleTables, "\(path)")
+            #expect(reader.totalFrames == demuxer.totalFrames, "\(path)")
+            #expect(reader.rate == demuxer.rate && reader.channels == demuxer.channels, "\(path)")
+            #expect(reader.bitsPerSample == demuxer.bitsPerSample, "\(path)")
+            #expect(reader.chapters == demuxer.chapters, "\(path)")
+            #expect(reader.tags.map { "\($0)=\($1)" } == demuxer.tags.map { "\($0)=\($1)" }, "\(path)")
+            #expect(reader.streamTags.map { "\($0)=\($1)" } == demuxer.streamTags.map { "\($0)=\($1)" }, "\(path)")
+            let whole = try Self.decode16(reader)
+            #expect(whole.count == Int(reader.totalFrames) * reader.channels, "\(path)")
+            #expect(whole == (try Self.decode16(demuxer)), "\(path)")
+            for frame in [0, 1023, 2049, 44_100, Int(reader.totalFrames) - 1] {
+                let reader = try MP4AudioDecoder(path: path)
+                let demuxer = try MP4AudioDecoder(path: path, demuxerPackets: true)
+                try reader.seek(toFrame: Int64(frame))
+                try demuxer.seek(toFrame: Int64(frame))
+                #expect(try Self.decode16(reader) == (try Self.decode16(demuxer)), "\(path) after a seek to \(frame)")
+            }
+        }
+
+        let fragmented = try media.mp4(
+            "fragmented.m4a", from: wav, Self.aac, extra: ["-movflags", "frag_keyframe+empty_moov"])
+        let decoder = try MP4AudioDecoder(path: fragmented)
+        #expect(!decoder.readsSampleTables)
+        #expect(Int64(try Self.decode16(decoder).count / 2) == decoder.totalFrames)
+    }
+
+    /// Broken sample tables the reader takes on (30 s of ALAC: chunks of 4,096-frame packets): a
+    /// chunk or a packet that would end past the end of the file ends the audio before it, with
+    /// no error; a packet of 1.1 MB (more than any AAC or ALAC packet, yet inside the file) is an
+    /// error naming the file, after the audio before it, and again on the next read.
+    @Test func brokenSampleTablesEndTheAudioOrFailClearly() throws {
+        let media = try Media()
+        let wav = try media.wav("source.wav", rate: 44100, bits: 16, seconds: 30)
+        let fast = try media.mp4("fast.m4a", from: wav, ["-c:a", "alac"], extra: ["-movflags", "+faststart"])
+        let original = try #require(FileManager.default.contents(atPath: fast))
+        #expect(original.count > 1_100_000)
+        /// `fast` with entry `index` of `table` (its entries from `entries` bytes after the type)
+        /// set to `value`.
+        func broken(_ name: String, _ table: String, entries: Int, index: Int, _ value: UInt32) throws -> String {
+            var bytes = [UInt8](original)
+            let type = [UInt8](table.utf8)
+            let at = try #require((0..<bytes.count - 4).first { Array(bytes[$0..<$0 + 4]) == type })
+            let count = bytes[at + entries - 4..<at + entries].reduce(0) { $0 << 8 | Int($1) }
+            #expect(index < count, "\(table) has \(count) entries")
+            for k in 0..<4 { bytes[at + entries + index * 4 + k] = UInt8(truncatingIfNeeded: value >> (24 - 8 * k)) }
+            let path = media.dir.file(name)
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+            return path
+        }
+
+        let chunkPast = try MP4AudioDecoder(
+            path: try broken("chunk-past.m4a", "stco", entries: 12, index: 1, 0xFFFF_FF00))
+        #expect(chunkPast.readsSampleTables)
+        let played = Int64(try Self.decode16(chunkPast).count / 2)
+        #expect(played > 0 && played < 1_323_000 && chunkPast.positionFrames == played)
+        let packetPast = try MP4AudioDecoder(
+            path: try broken("packet-past.m4a", "stsz", entries: 16, index: 5, 16 << 20))
+        #expect(try Self.decode16(packetPast).count == 5 * 4096 * 2)
+
+        let hugePacket = try broken("huge-packet.m4a", "stsz", entries: 16, index: 5, 1_100_000)
+        let failing = try MP4AudioDecoder(path: hugePacket)
+        for _ in 0..<2 {
+            #expect {
+                _ = try Self.decode16(failing)
+            } throws: { error in
+                let error = error as? FFmpegError
+                return error?.path == hugePacket && error?.message.contains("a packet of 1100000 bytes") == true
+            }
+        }
+        #expect(failing.positionFrames == 5 * 4096)
+    }
+
     /// MP4 atoms as FFmpeg names them, non-ASCII text intact; Nero chapters (ffmpeg writes
     /// them from an ffmetadata file) with titles and exact starts.
     @Test func tagsAndChapters() throws {

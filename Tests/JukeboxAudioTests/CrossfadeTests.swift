@@ -15,8 +15,9 @@ import Testing
         writeWAV(path, rate: rate, channels: 2, samples: Array([left, right].repeated(seconds * rate)))
     }
 
-    /// Plays A with B as its follow-up, with `crossfade` seconds; what the device got.
-    static func playPair(crossfade: Int, bSeconds: Int = 4, expectedSeconds: Int) throws -> (
+    /// Plays A with B (both at `level`) as its follow-up, with `crossfade` seconds; what the
+    /// device got.
+    static func playPair(crossfade: Int, bSeconds: Int = 4, level: Int16 = Self.level, expectedSeconds: Int) throws -> (
         events: [PipelineEvent], samples: [Int16]
     ) {
         let directory = try TemporaryDirectory(prefix: "jb-xfade")
@@ -45,6 +46,7 @@ import Testing
             sourceLocation: sourceLocation)
     }
 
+    /// Mixed in S16 with TPDF dither, as MPD mixes: within an LSB plus rounding of the exact mix.
     @Test func twoSecondsOverlapBothTracksLinearly() throws {
         let played = try Self.playPair(crossfade: 2, expectedSeconds: 6)
         #expect(played.events == [.started(1), .finished(1), .started(2), .finished(2), .endOfStream])
@@ -54,18 +56,18 @@ import Testing
         guard played.samples.count == 6 * Self.rate * 2 else { return }
         var wrong: [Int] = []
         for frame in 0..<(6 * Self.rate) {
-            let expected: (Int16, Int16)
+            let expected: (Double, Double)
             if frame < fade {
-                expected = (Self.level, 0)
+                expected = (Double(Self.level), 0)
             } else if frame < 2 * fade {
-                let share = Float(frame - fade) / Float(fade)
-                expected = (
-                    Int16((Float(Self.level) * (1 - share)).rounded()), Int16((Float(Self.level) * share).rounded())
-                )
+                let share = Double(frame - fade) / Double(fade)
+                expected = (Double(Self.level) * (1 - share), Double(Self.level) * share)
             } else {
-                expected = (0, Self.level)
+                expected = (0, Double(Self.level))
             }
-            if played.samples[2 * frame] != expected.0 || played.samples[2 * frame + 1] != expected.1 {
+            if abs(Double(played.samples[2 * frame]) - expected.0) >= 1.5
+                || abs(Double(played.samples[2 * frame + 1]) - expected.1) >= 1.5
+            {
                 wrong.append(frame)
             }
         }
@@ -78,6 +80,24 @@ import Testing
                 || frames.allSatisfy { played.samples[2 * $0 + 1] == 0 }
         }
         #expect(silent.isEmpty, "windows with one track silent: \(silent)")
+    }
+
+    /// A crossfade of two tracks one LSB loud is dithered, not rounded: over every 100 ms each
+    /// channel averages the exact mix (rounded, A stayed at 1 for the first half of the fade
+    /// and dropped to 0 at once: up to half an LSB off).
+    @Test func aQuietCrossfadeFadesOnAverage() throws {
+        let played = try Self.playPair(crossfade: 2, level: 1, expectedSeconds: 6)
+        let fade = 2 * Self.rate
+        try #require(played.samples.count == 6 * Self.rate * 2)
+        let window = Self.rate / 10
+        for start in stride(from: fade, to: 2 * fade, by: window) {
+            let frames = start..<(start + window)
+            let share = (Double(start - fade) + Double(window - 1) / 2) / Double(fade)
+            let left = Double(frames.map { Int(played.samples[2 * $0]) }.reduce(0, +)) / Double(window)
+            let right = Double(frames.map { Int(played.samples[2 * $0 + 1]) }.reduce(0, +)) / Double(window)
+            #expect(abs(left - (1 - share)) < 0.05, "A at \(left) for \(1 - share) at frame \(start)")
+            #expect(abs(right - share) < 0.05, "B at \(right) for \(share) at frame \(start)")
+        }
     }
 
     @Test func noCrossfadeIsGapless() throws {

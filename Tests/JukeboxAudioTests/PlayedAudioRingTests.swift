@@ -17,10 +17,15 @@ import Testing
 
     @Test func handsOverInOrderAsStereo() {
         let ring = PlayedAudioRing(slotCount: 4)
+        var dither = TPDFDither()
         let stereo: [Int16] = (0..<3000).map { Int16($0 % 1000) }
-        stereo.withUnsafeBufferPointer { ring.publish($0.baseAddress!, count: 1500, channels: 2, rate: 44100, gain: 1) }
+        stereo.withUnsafeBufferPointer {
+            ring.publish($0.baseAddress!, count: 1500, channels: 2, rate: 44100, gain: 1, dither: &dither)
+        }
         let mono: [Int16] = [100, -200, 300]
-        mono.withUnsafeBufferPointer { ring.publish($0.baseAddress!, count: 3, channels: 1, rate: 48000, gain: 0.5) }
+        mono.withUnsafeBufferPointer {
+            ring.publish($0.baseAddress!, count: 3, channels: 1, rate: 48000, gain: 0.5, dither: &dither)
+        }
         let (samples, rates) = taken(ring)
         #expect(samples == stereo + [50, 50, -100, -100, 150, 150])
         #expect(rates == [44100, 44100, 48000])
@@ -31,10 +36,13 @@ import Testing
     /// returns at once, and what was dropped never comes.
     @Test func aFullRingDropsInsteadOfWaiting() {
         let ring = PlayedAudioRing(slotCount: 2)
+        var dither = TPDFDither()
         let block = [Int16](repeating: 7, count: PlayedAudioRing.slotFrames * 2)
         for _ in 0..<3 {
             block.withUnsafeBufferPointer {
-                ring.publish($0.baseAddress!, count: PlayedAudioRing.slotFrames, channels: 2, rate: 48000, gain: 1)
+                ring.publish(
+                    $0.baseAddress!, count: PlayedAudioRing.slotFrames, channels: 2, rate: 48000, gain: 1,
+                    dither: &dither)
             }
         }
         #expect(ring.droppedFrames == PlayedAudioRing.slotFrames)
@@ -64,10 +72,33 @@ import Testing
         #expect(narrowed != sixteen)
     }
 
+    /// ReplayGain on 16-bit samples is rounded with dither, as on the device: one LSB at 0.3
+    /// averages 0.3 (rounded, every sample came out 0); an exact product (half of an even
+    /// sample, silence) gets no noise.
+    @Test func gainedSamplesAreDithered() {
+        let ring = PlayedAudioRing(slotCount: 16)
+        var dither = TPDFDither()
+        let ones = [Int16](repeating: 1, count: 2 * 8 * PlayedAudioRing.slotFrames)
+        ones.withUnsafeBufferPointer {
+            ring.publish($0.baseAddress!, count: ones.count / 2, channels: 2, rate: 44100, gain: 0.3, dither: &dither)
+        }
+        let quiet = taken(ring).samples
+        #expect(quiet.count == ones.count && Set(quiet).isSubset(of: [-1, 0, 1]))
+        #expect(abs(Double(quiet.reduce(0) { $0 + Int($1) }) / Double(quiet.count) - 0.3) < 0.02)
+        let even: [Int16] = [0, 0, 2, -2, 30_000, -30_000]
+        even.withUnsafeBufferPointer {
+            ring.publish($0.baseAddress!, count: 3, channels: 2, rate: 44100, gain: 0.5, dither: &dither)
+        }
+        #expect(taken(ring).samples == [0, 0, 1, -1, 15_000, -15_000])
+    }
+
     @Test func aDisabledRingTakesNothing() {
         let ring = PlayedAudioRing(slotCount: 2, enabled: false)
+        var dither = TPDFDither()
         let block: [Int16] = [1, 2]
-        block.withUnsafeBufferPointer { ring.publish($0.baseAddress!, count: 1, channels: 2, rate: 48000, gain: 1) }
+        block.withUnsafeBufferPointer {
+            ring.publish($0.baseAddress!, count: 1, channels: 2, rate: 48000, gain: 1, dither: &dither)
+        }
         #expect(taken(ring).samples.isEmpty && ring.droppedFrames == 0)
     }
 }

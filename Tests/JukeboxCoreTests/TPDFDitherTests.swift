@@ -53,4 +53,38 @@ import Testing
         var dither = TPDFDither(seed: 1)
         #expect(source.map { dither.narrow($0) } == Self.narrow(source, bits: 32))
     }
+
+    static func scaled(_ source: [Int16], by gain: Double) -> [Int16] {
+        var dither = TPDFDither(seed: 1)
+        var out = source
+        out.withUnsafeMutableBufferPointer { dither.scale($0.baseAddress!, count: $0.count, by: gain) }
+        return out
+    }
+
+    /// A gain on 16-bit samples is rounded as wide samples are narrowed: within an LSB plus
+    /// rounding of the exact product, no mean, TPDF's spread; a gain of 1 or 0 is exact (no
+    /// noise on what needs no rounding), full scale clips, and a mix with a silent partner is
+    /// the gain alone, noise for noise.
+    @Test func scaledSamplesAreDitheredWhereTheProductIsNotExact() {
+        var values = SplitMix64(seed: 11)
+        let source = (0..<200_000).map { _ in Int16(truncatingIfNeeded: values.next()) }
+        #expect(Self.scaled(source, by: 1) == source)
+        #expect(Self.scaled(source, by: 0).allSatisfy { $0 == 0 })
+        let gain = 0.501187
+        let out = Self.scaled(source, by: gain)
+        let errors = zip(out, source).map { Double($0) - Double($1) * gain }
+        #expect(errors.allSatisfy { abs($0) < 1.5 })
+        let mean = errors.reduce(0, +) / Double(errors.count)
+        let variance = errors.map { ($0 - mean) * ($0 - mean) }.reduce(0, +) / Double(errors.count)
+        #expect(abs(mean) < 0.01)
+        #expect(abs(variance - 0.25) < 0.01)
+        #expect(Self.scaled([30_000, -30_000], by: 2) == [32767, -32768])
+        var dither = TPDFDither(seed: 1)
+        var mixed = [Int16](repeating: 0, count: source.count)
+        let silence = [Int16](repeating: 0, count: source.count)
+        mixed.withUnsafeMutableBufferPointer { target in
+            dither.mix(source, gain, silence, 0.7, into: target.baseAddress!, count: target.count)
+        }
+        #expect(mixed == out)
+    }
 }

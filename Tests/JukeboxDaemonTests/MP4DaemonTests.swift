@@ -80,6 +80,40 @@ import Testing
         #expect(try connection.strings("SELECT duration_ms FROM tracks ORDER BY path") == ["2000", "1500"])
     }
 
+    /// A 3-hour M4B (465,000 packets of low-bitrate AAC) scans and plays within the peak memory
+    /// of its 1-minute part: the shim reads the sample tables from the file a window at a time.
+    /// Through the demuxer's index (24 bytes a packet, beside its copies of the tables) the
+    /// peak was 11 MB higher.
+    @Test func aLongAudiobookPlaysInTheMemoryOfAShortFile() throws {
+        let sources = try TemporaryDirectory(prefix: "jukebox-m4b")
+        defer { sources.remove() }
+        let media = EncodedMedia(directory: sources.path)
+        let ffmpeg = ["ffmpeg", "-nostdin", "-v", "error", "-y"]
+        let part = media.file("part.m4a"), list = media.file("parts.txt"), book = media.file("book.m4b")
+        try EncodedMedia.tool(
+            ffmpeg + ["-f", "lavfi", "-i", "sine=frequency=220:sample_rate=44100:duration=60"]
+                + ["-c:a", "aac", "-b:a", "24k", part])
+        try String(repeating: "file '\(part)'\n", count: 180).write(toFile: list, atomically: true, encoding: .utf8)
+        try EncodedMedia.tool(ffmpeg + ["-f", "concat", "-safe", "0", "-i", list, "-c", "copy", "-f", "ipod", book])
+
+        func peakKiB(playing file: String) throws -> Int {
+            let harness = try DaemonHarness(tracks: [file], mode: "repeat-one")
+            let process = try harness.start()
+            #expect(
+                harness.waitForStatus(timeout: .seconds(20)) { $0.state == "play" && $0.elapsed >= 1 } != nil,
+                "\(harness.log)")
+            let peak = ProcessStats.read(process.pid)?.vmHWMKiB ?? 0
+            process.kill(SIGTERM)
+            #expect(process.waitForExit(timeout: .seconds(3)) == 0)
+            return peak
+        }
+        let long = try peakKiB(playing: book)
+        let short = try peakKiB(playing: part)
+        print("jukeboxd peak RSS: \(long) KiB playing a 3-hour M4B, \(short) KiB playing its 1-minute part")
+        #expect(long > 0 && short > 0)
+        #expect(long - short < 2048, "a 3-hour M4B peaks \(long - short) KiB above a 1-minute AAC")
+    }
+
     /// Files named .m4a or .mp4 that hold no AAC or ALAC are listed as unplayable with
     /// FFmpeg's reason, one line each, and the good one plays.
     @Test func badMP4FilesAreListedWithFFmpegsReason() throws {
