@@ -176,8 +176,10 @@ public final class AudioPipeline: @unchecked Sendable {
             if s.anchorDecoding && !s.startPending { s.needsResolve = true }
             s.stopDecoding()
         }
-        decodeWork.broadcast()
+        // jb-output first: it takes the audio back, jb-decode only stops. On one core the
+        // thread woken first runs first (0.5 ms sooner silence on the virtual board).
         outputWork.broadcast()
+        decodeWork.broadcast()
     }
 
     /// Continues after `pause()`.
@@ -211,6 +213,12 @@ public final class AudioPipeline: @unchecked Sendable {
         let changed = shared.withLock { s -> Bool in
             guard s.speed != speed else { return false }
             s.speed = speed
+            if s.state == .paused, s.anchorDecoding, let anchor = s.anchor {
+                // Decoded ahead while paused (see `settle`): again, at the new speed.
+                s.clearRing()
+                s.restartDecoding((anchor.item, anchor.start, false))
+                return true
+            }
             guard s.state == .playing else { return false }
             s.send(.speed)
             if s.anchorDecoding && !s.startPending { s.needsResolve = true }

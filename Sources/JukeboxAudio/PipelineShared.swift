@@ -179,7 +179,8 @@ struct SharedState {
     /// Where playback is anchored: the item and start position of the current decode, or the
     /// paused position once jb-output resolved it.
     var anchor: (item: PlaybackItem, start: StartPosition)?
-    /// `anchor` is being decoded (false while paused or waiting for jb-output to resolve).
+    /// `anchor` is being decoded (false while jb-output has yet to resolve it, and while
+    /// paused on a stream; paused on a file, it is decoded ahead).
     var anchorDecoding = false
     /// jb-output must compute the audible position before it drops the device's frames.
     var needsResolve = false

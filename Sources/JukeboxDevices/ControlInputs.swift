@@ -99,6 +99,8 @@ public final class ControlInputs {
             switch reading {
             case .edge(let signal, let active, let at):
                 outputs += controller.handle(signal, active: active, at: at)
+            case .key(let name, let pressed, let at):
+                outputs += controller.handle(key: name, pressed: pressed, at: at)
             case .detents(let count, let at):
                 outputs += controller.handle(detents: count, at: at)
             }

@@ -12,6 +12,8 @@ import Logging
 enum InputReading: Sendable, Equatable {
     /// An edge of a line; `active` is its logical level after it (true = pressed).
     case edge(InputSignal, active: Bool, at: Instant)
+    /// A press or release of a button that the kernel already debounced (an input device's key).
+    case key(String, pressed: Bool, at: Instant)
     /// Detents from a kernel encoder driver (REL_* events), signed.
     case detents(Int, at: Instant)
 }
@@ -106,7 +108,8 @@ final class GPIOEdgeSource: EdgeEventSource {
 
 /// A Linux input device (`/dev/input/eventN`) from the kernel's `gpio-keys` and
 /// `rotary-encoder` overlays: KEY_* presses map to the buttons, REL_* (and volume keys) to
-/// detents. The kernel already debounced them; they still go through the same gestures.
+/// detents. The kernel already debounced them: they go to the same gestures without the
+/// debouncer's wait.
 final class EvdevSource: EdgeEventSource {
     let name: String
     private let device: FileDescriptor
@@ -154,7 +157,7 @@ final class EvdevSource: EdgeEventSource {
             switch record.type {
             case evKey where record.value == 0 || record.value == 1:
                 if let button = keys[record.code] {
-                    readings.append(.edge(.button(button), active: record.value == 1, at: at))
+                    readings.append(.key(button, pressed: record.value == 1, at: at))
                 } else if let detent = volumeKeys[record.code], record.value == 1 {
                     readings.append(.detents(detent, at: at))
                 }

@@ -8,6 +8,8 @@ public final class BoardInputDevice {
     public let eventPath: String
     private let pid: Int
     private let fifo: String
+    /// vboard-uinput's output in the guest: the event node, then each event sent.
+    private let log: String
 
     /// The key codes of a card reader typing digits: KEY_1...KEY_0 (2-11) and KEY_ENTER (28).
     public static let digitKeys = Array(2...11) + [28]
@@ -18,6 +20,7 @@ public final class BoardInputDevice {
         let tag = name.filter { $0.isLetter || $0.isNumber }
         fifo = "/tmp/uinput-\(tag).fifo"
         let log = "/tmp/uinput-\(tag).log"
+        self.log = log
         let codes = keys.map { "key:\($0)" } + relativeAxes.map { "rel:\($0)" }
         pid = try board.start("exec vboard-uinput '\(name)' \(fifo) \(codes.joined(separator: " "))", log: log)
         var node = ""
@@ -36,15 +39,22 @@ public final class BoardInputDevice {
         try board.check("echo '\(Self.words(events))' > \(fifo)")
     }
 
-    /// `send`, returning the guest's CLOCK_MONOTONIC in ns (/proc/timer_list's "now at") read
-    /// just before the events go to the device: a latency's start on the guest's clock.
-    public func sendTimed(_ events: [Event]) throws -> Int64 {
-        let now = try board.check(
-            "sed -n 's/^now at \\([0-9]*\\) nsecs$/\\1/p;3q' /proc/timer_list; echo '\(Self.words(events))' > \(fifo)")
-        guard let ns = Int64(now.trimmingCharacters(in: .whitespacesAndNewlines)) else {
-            throw VirtualBoard.Failure("no time in /proc/timer_list: \(now)")
+    /// What vboard-uinput sent so far, in order, each with the guest's CLOCK_MONOTONIC (ns)
+    /// just before it went to the device, within which write the kernel stamps the event:
+    /// where a latency starts, without the shell's and the FIFO's hop before it.
+    public func emitted() throws -> [Emitted] {
+        try board.check("cat \(log)").split(separator: "\n").compactMap { line in
+            let words = line.split(separator: " ").compactMap { Int64($0) }
+            guard words.count == 4 else { return nil }
+            return Emitted(type: Int(words[0]), code: Int(words[1]), value: Int(words[2]), nanoseconds: words[3])
         }
-        return ns
+    }
+
+    public struct Emitted: Sendable, Equatable {
+        public var type: Int
+        public var code: Int
+        public var value: Int
+        public var nanoseconds: Int64
     }
 
     private static func words(_ events: [Event]) -> String {

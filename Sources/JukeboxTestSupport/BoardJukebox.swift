@@ -83,14 +83,16 @@ public final class BoardCapture {
     public let hostPath: String
 
     /// Starts the capture at `rate` and waits until the PCM runs, so that the playback side
-    /// must take its rate (a DAC that takes only that rate).
-    public init(board: VirtualBoard, name: String, rate: Int) throws {
+    /// must take its rate (a DAC that takes only that rate). `bufferMs`: arecord's buffer
+    /// (its default is 500 ms), for a capture that must not overrun while the host stalls the
+    /// emulated CPU: an overrun restarts it, and its frames no longer follow its trigger time.
+    public init(board: VirtualBoard, name: String, rate: Int, bufferMs: Int? = nil) throws {
         guard let folder = board.options.hostFolder else { throw VirtualBoard.Failure("the board has no host folder") }
         self.board = board
         self.rate = rate
         hostPath = "\(folder)/\(name).raw"
         pid = try board.start(
-            "exec arecord -q -D hw:Loopback,1,0 -f S16_LE -c 2 -r \(rate) -t raw /host/\(name).raw",
+            "exec arecord -q -D hw:Loopback,1,0 -f S16_LE -c 2 -r \(rate)\(bufferMs.map { " -B \($0 * 1000)" } ?? "") -t raw /host/\(name).raw",
             log: "/host/\(name).arecord.log")
         let running = try waitUntil(timeout: .seconds(20), pollingEvery: .milliseconds(20)) {
             try board.run("grep -q RUNNING /proc/asound/card0/pcm1c/sub0/status").status == 0

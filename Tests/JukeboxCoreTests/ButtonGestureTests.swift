@@ -147,6 +147,27 @@ import Testing
         #expect(actions == ["toggle", "next", "seek +10", "seek +10", "previous", "stop", "toggle"])
     }
 
+    @Test func keysTheKernelDebouncedActAtTheirOwnTime() {
+        // gpio-keys waited its debounce-interval before reporting: play/pause acts on the
+        // release itself (it has long and very long mappings), with no timer to wait for.
+        func said(_ outputs: [ControlOutput]) -> [String] { outputs.map { "\($0) @\($0.at.nanoseconds / 1_000_000)" } }
+        var controller = Self.controller()
+        #expect(controller.handle(key: "play_pause", pressed: true, at: .milliseconds(100)).isEmpty)
+        #expect(controller.nextDeadline == .milliseconds(900), "only the long press is timed")
+        let release = controller.handle(key: "play_pause", pressed: false, at: .milliseconds(160))
+        #expect(said(release) == ["play_pause short @160", "-> toggle @160"])
+        #expect(controller.nextDeadline == nil)
+        // A short-only button acts on the press edge, also at once; a key of no button does nothing.
+        #expect(
+            said(controller.handle(key: "switch", pressed: true, at: .milliseconds(300))) == [
+                "switch short @300", "-> toggle @300",
+            ])
+        #expect(controller.handle(key: "eject", pressed: true, at: .milliseconds(400)).isEmpty)
+        // Held, a key still makes its long press.
+        #expect(controller.handle(key: "next", pressed: true, at: .milliseconds(1000)).isEmpty)
+        #expect(said(controller.advance(to: .milliseconds(1800))) == ["next long @1800", "-> seek +10 @1800"])
+    }
+
     @Test func shortOnlyButtonsFireOnThePressEdgeOthersWait() {
         let controller = GestureDetector(
             profiles: [

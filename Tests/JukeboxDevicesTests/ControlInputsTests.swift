@@ -83,6 +83,14 @@ final class ScriptedEdgeSource: EdgeEventSource {
         #expect(Self.actions(inputs.read(fd: fd, now: .milliseconds(3003))) == ["volume +2"])
         #expect(Self.actions(inputs.advance(to: .milliseconds(3010))) == ["volume +4"])
 
+        // An input device's keys (gpio-keys debounced them): the release is the command in
+        // the read that brings it, with no timer left.
+        source.queued = [.key("play_pause", pressed: true, at: .milliseconds(3500))]
+        #expect(Self.actions(inputs.read(fd: fd, now: .milliseconds(3501))) == [])
+        source.queued = [.key("play_pause", pressed: false, at: .milliseconds(3560))]
+        #expect(Self.actions(inputs.read(fd: fd, now: .milliseconds(3561))) == ["toggle"])
+        #expect(inputs.nextDeadline == nil)
+
         // A source that fails is dropped; the others (none here) go on.
         source.failure = Errno(code: ENODEV, call: "read")
         #expect(inputs.read(fd: fd, now: .milliseconds(4000)).isEmpty)
@@ -126,9 +134,31 @@ func inputEventsFromAUinputDevice() throws {
     }
     let kinds = readings.map { reading -> String in
         switch reading {
-        case .edge(let signal, let active, _): "\(signal) \(active)"
+        case .edge(let signal, let active, _): "edge \(signal) \(active)"
+        case .key(let name, let pressed, _): "\(name) \(pressed)"
         case .detents(let count, _): "detents \(count)"
         }
     }
     #expect(kinds == ["next true", "next false", "detents -1"])
+}
+
+/// A key of a real input device (as gpio-keys makes it) through the wiring the daemon uses:
+/// the kernel debounced it, so its release is the command in the read that brings it.
+@Test(.enabled(if: VirtualInputDevice.isAvailable, "no writable /dev/uinput here"))
+func aKeyReleaseActsWithoutASecondDebounce() throws {
+    let device = try VirtualInputDevice(name: "jukebox-test-playpause", keys: [164])
+    var config = JukeboxConfig(musicDir: "/m")
+    config.buttons.inputDevice = device.eventPath
+    let inputs = try #require(ControlInputs.open(config: config, replayFifo: nil, logger: Logger(label: "test")))
+    let fd = try #require(inputs.fds.first)
+    try device.send(type: 1, code: 164, value: 1)
+    try device.send(type: 1, code: 164, value: 0)
+    var actions: [String] = []
+    let deadline = MonotonicClock.nanoseconds() + 2_000_000_000
+    while actions.isEmpty, MonotonicClock.nanoseconds() < deadline {
+        _ = try Poller.wait([Poller.Interest(fd: fd)], timeoutMilliseconds: 100)
+        actions += ControlInputsTests.actions(inputs.read(fd: fd, now: .now))
+    }
+    #expect(actions == ["toggle"])
+    #expect(inputs.nextDeadline == nil)
 }

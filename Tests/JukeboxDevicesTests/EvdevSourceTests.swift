@@ -6,6 +6,7 @@ import Testing
 
 /// Decoding the kernel's `struct input_event` records of `gpio-keys` and `rotary-encoder`.
 @Suite struct EvdevSourceTests {
+    /// Keys come as presses and releases the kernel already debounced (no second wait).
     @Test func inputEventsFromTheKernelDrivers() {
         // struct input_event records: EV_KEY KEY_NEXTSONG down/up, an autorepeat, EV_REL REL_X -2, EV_SYN.
         func record(_ type: UInt16, _ code: UInt16, _ value: Int32, micros: Int) -> [UInt8] {
@@ -23,8 +24,8 @@ import Testing
         let readings = EvdevSource.decode(&stream, now: now, realtimeNow: 100_010_000_000)
         #expect(
             readings == [
-                .edge(.button("next"), active: true, at: Instant(nanoseconds: now.nanoseconds - 9_000_000)),
-                .edge(.button("next"), active: false, at: Instant(nanoseconds: now.nanoseconds - 7_000_000)),
+                .key("next", pressed: true, at: Instant(nanoseconds: now.nanoseconds - 9_000_000)),
+                .key("next", pressed: false, at: Instant(nanoseconds: now.nanoseconds - 7_000_000)),
                 .detents(-2, at: Instant(nanoseconds: now.nanoseconds - 6_000_000)),
                 .detents(1, at: Instant(nanoseconds: now.nanoseconds - 5_000_000)),
             ])

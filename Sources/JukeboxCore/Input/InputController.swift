@@ -129,6 +129,16 @@ public struct InputController: Sendable, Equatable {
         return outputs
     }
 
+    /// A press or release of button `name` that the kernel already debounced (a key of an
+    /// input device: gpio-keys waits its `debounce-interval` before reporting it): straight
+    /// to the gestures, without a second wait (5 ms on every press and release).
+    public mutating func handle(key name: String, pressed: Bool, at: Instant) -> [ControlOutput] {
+        var outputs = advance(to: at)
+        guard debouncers[name] != nil else { return outputs }
+        outputs += buttonChanged(name, pressed: pressed, at: at)
+        return outputs
+    }
+
     /// Detents reported by a kernel driver (the rotary-encoder overlay's REL_* events).
     public mutating func handle(detents: Int, at: Instant) -> [ControlOutput] {
         var outputs = advance(to: at)

@@ -5,7 +5,8 @@
 // Creates the device (KEY_* and REL_* codes of linux/input-event-codes.h), prints its
 // /dev/input/eventN and then emits "TYPE CODE VALUE" triples read from FIFO (each followed by
 // a SYN_REPORT, as the drivers send them; "-1 0 MS" waits MS milliseconds, so that a press
-// outlasts the daemon's debounce). The FIFO is made if missing and opened read-write, so writers may come
+// outlasts the daemon's debounce), printing each as "TYPE CODE VALUE NS", NS its time on
+// CLOCK_MONOTONIC. The FIFO is made if missing and opened read-write, so writers may come
 // and go; the device lives until the process is killed.
 #include <dirent.h>
 #include <fcntl.h>
@@ -15,6 +16,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 static void fail(const char *what) {
@@ -77,8 +79,14 @@ int main(int argc, char **argv) {
             usleep(value * 1000);
             continue;
         }
+        // The event's time on the guest's CLOCK_MONOTONIC (the kernel stamps it within this
+        // write): where a latency starts, without the shell's hop to this process.
+        struct timespec now;
+        clock_gettime(CLOCK_MONOTONIC, &now);
         emit(fd, type, code, value);
         emit(fd, EV_SYN, SYN_REPORT, 0);
+        printf("%d %d %d %lld\n", type, code, value, (long long)now.tv_sec * 1000000000LL + now.tv_nsec);
+        fflush(stdout);
     }
     return 0;
 }
