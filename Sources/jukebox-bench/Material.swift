@@ -5,7 +5,7 @@ import Glibc
 import JukeboxTestSupport
 
 struct Material {
-    static let version = 3
+    static let version = 4
     let work: String
     var music: String { "\(work)/music" }
     var src: String { "\(work)/src" }
@@ -115,9 +115,10 @@ struct Material {
                 throw BenchError("cannot write \(path)")
             }
         }
-        // (b') the mixed library: the same layout and tags, every fourth file MP3 (as above),
-        // the others encoded with their tags as Vorbis comments.
-        log("encoding the mixed library (1,500 FLAC, Ogg Vorbis and Opus files) ...")
+        // (b') the mixed library: the same layout and tags, every fifth file MP3 (as above),
+        // the others FLAC, Ogg Vorbis and Opus with their tags as Vorbis comments, and AAC in
+        // M4A with them as iTunes atoms (ffmpeg's mp4 muxer).
+        log("encoding the mixed library (1,600 FLAC, Ogg Vorbis, Opus and M4A files) ...")
         jobs = []
         for i in 0..<Self.libraryFiles {
             let a = i / 40 + 1, al = (i / 10) % 4 + 1, t = i % 10 + 1
@@ -131,7 +132,7 @@ struct Material {
                 "GENRE=\(genres[i % 5])",
             ]
             let wav = "\(src)/short\(i % 10).wav"
-            switch i % 4 {
+            switch i % 5 {
             case 0:
                 try fm.linkItem(
                     atPath: "\(library)/\(artist)/" + String(format: "Album %02d/%02d - Song %04d.mp3", al, t, i),
@@ -140,6 +141,14 @@ struct Material {
                 jobs.append(
                     ["flac", "--silent", "-f"] + comments.flatMap { ["-T", $0] } + ["-o", base + ".flac", wav])
             case 2: jobs.append(["oggenc", "-Q"] + comments.flatMap { ["-c", $0] } + ["-o", base + ".ogg", wav])
+            case 3:
+                let atoms = [
+                    "title=Song \(i)", "artist=\(artist)", "album=\(album)", "date=\(1970 + a % 50)", "track=\(t)/10",
+                    "genre=\(genres[i % 5])",
+                ]
+                jobs.append(
+                    ["ffmpeg", "-nostdin", "-v", "error", "-y", "-i", wav, "-c:a", "aac", "-b:a", "128k"]
+                        + atoms.flatMap { ["-metadata", $0] } + [base + ".m4a"])
             default:
                 jobs.append(["opusenc", "--quiet"] + comments.flatMap { ["--comment", $0] } + [wav, base + ".opus"])
             }
@@ -164,7 +173,7 @@ struct Material {
     func describe() -> String {
         func size(_ p: String) -> Int { ((try? fm.attributesOfItem(atPath: p))?[.size] as? Int) ?? 0 }
         return "music_cbr320.mp3 \(size(cbr320)) B, music_v2.mp3 \(size(v2)) B (180 s each); "
-            + "library: \(Self.libraryFiles) x 1 s 128 kbps in 200 album folders (and mixed: MP3, FLAC, Ogg, Opus); "
+            + "library: \(Self.libraryFiles) x 1 s 128 kbps in 200 album folders (and mixed: MP3, FLAC, Ogg, Opus, M4A); "
             + "music.flac/.ogg/.opus (180 s); "
             + "short: \(Self.shortTracks) x \(Self.shortSeconds) s"
     }

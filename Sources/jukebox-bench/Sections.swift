@@ -756,7 +756,7 @@ final class Bench: @unchecked Sendable {
 
     func sectionScan() {
         scanComparison(library: material.library, name: "MP3", dirName: "scan")
-        scanComparison(library: material.mixedLibrary, name: "mixed MP3/FLAC/Ogg/Opus", dirName: "scan-mixed")
+        scanComparison(library: material.mixedLibrary, name: "mixed MP3/FLAC/Ogg/Opus/M4A", dirName: "scan-mixed")
         scanReadBytes()
     }
 
