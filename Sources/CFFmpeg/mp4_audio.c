@@ -496,7 +496,10 @@ static int64_t io_seek(void *opaque, int64_t offset, int whence) {
    read one window of each at a time (4 kB each, whatever the length). Everything else is left
    to the demuxer, as before. */
 
-enum { WINDOW = 4096, MAX_PACKET = 1 << 20 };
+/* AHEAD: the packets' bytes are read this much at a time (a chunk's packets lie one after
+   another): a read call per AAC packet cost more CPU than FFmpeg's demuxer with its 32 KiB
+   buffer. */
+enum { WINDOW = 4096, MAX_PACKET = 1 << 20, AHEAD = 64 * 1024 };
 
 /* One sample table, read a window at a time. */
 struct table {
@@ -519,6 +522,9 @@ struct reader {
     int64_t sample, dts, offset, chunk, chunk_left, stsc_entry, stts_entry, stts_left;
     unsigned char *data; /* the packet's bytes and FFmpeg's zeroed padding */
     size_t data_capacity;
+    unsigned char ahead[AHEAD]; /* the file's bytes from ahead_at, ahead_len of them */
+    int64_t ahead_at;
+    size_t ahead_len;
     /* A broken table met: every read fails with it until a seek (the packet is not skipped). */
     int error;
     char error_text[64];
@@ -730,11 +736,21 @@ static int read_packet(jb_mp4 *m) {
         r->data = data;
         r->data_capacity = need;
     }
-    ssize_t n;
-    do n = pread(m->fd, r->data, (size_t)size, offset);
-    while (n < 0 && errno == EINTR);
-    if (n < 0) return AVERROR(errno);
-    if (n < size) return AVERROR_EOF;
+    if (offset < r->ahead_at || offset + size > r->ahead_at + (int64_t)r->ahead_len) {
+        /* A packet larger than the window (ALAC) is read alone. */
+        int alone = size > AHEAD;
+        ssize_t n;
+        do n = alone ? pread(m->fd, r->data, (size_t)size, offset) : pread(m->fd, r->ahead, AHEAD, offset);
+        while (n < 0 && errno == EINTR);
+        r->ahead_len = 0;
+        if (n < 0) return AVERROR(errno);
+        if (n < size) return AVERROR_EOF;
+        if (!alone) {
+            r->ahead_at = offset;
+            r->ahead_len = (size_t)n;
+        }
+    }
+    if (size <= AHEAD) memcpy(r->data, r->ahead + (offset - r->ahead_at), (size_t)size);
     memset(r->data + size, 0, AV_INPUT_BUFFER_PADDING_SIZE);
     /* Not reference-counted: avcodec_send_packet copies it. */
     m->packet->data = r->data;

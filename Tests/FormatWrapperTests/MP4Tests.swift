@@ -216,6 +216,20 @@ extension Raw {
         #expect(Int64(try Self.decode16(decoder).count / 2) == decoder.totalFrames)
     }
 
+    /// The reader reads the packets' bytes 64 KiB at a time, not a read call per packet (60 s
+    /// of 128 kbit/s AAC: ~2,600 packets in ~1 MB; a call each cost more CPU than ffmpeg).
+    @Test func packetsAreReadAWindowAtATime() throws {
+        let media = try Media()
+        let wav = try media.wav("source.wav", rate: 44100, bits: 16, seconds: 60)
+        let decoder = try MP4AudioDecoder(path: try media.mp4("long.m4a", from: wav, Self.aac))
+        #expect(decoder.readsSampleTables)
+        let before = try #require(ProcessIO.readThisThread())
+        let samples = try Self.decode16(decoder)
+        let reads = try #require(ProcessIO.readThisThread()).since(before).syscr
+        #expect(samples.count == Int(decoder.totalFrames) * 2)
+        #expect(reads < 100, "\(reads) read calls for \(decoder.totalFrames / 1024) packets")
+    }
+
     /// Broken sample tables the reader takes on (30 s of ALAC: chunks of 4,096-frame packets): a
     /// chunk or a packet that would end past the end of the file ends the audio before it, with
     /// no error; a packet of 1.1 MB (more than any AAC or ALAC packet, yet inside the file) is an
