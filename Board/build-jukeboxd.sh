@@ -45,6 +45,9 @@ fi
 
 if [ -x "$toolchain/ld.lld" ]; then
     flags+=(-Xswiftc -use-ld=lld)
+    # An lld option (the default linker has none): names the order lists that this build
+    # lacks are skipped (counted below).
+    flags+=(-Xlinker "--symbol-ordering-file=$PWD/Board/jukeboxd.order" -Xlinker --no-warn-symbol-ordering)
     if [ "$(printf '%s\n' 2.36 "$glibc" | sort -V | head -1)" = 2.36 ]; then
         flags+=(-Xlinker -z -Xlinker pack-relative-relocs)
     else
@@ -55,8 +58,6 @@ else
 fi
 flags+=(-Xlinker --no-export-dynamic)
 flags+=(-Xswiftc -Xfrontend -Xswiftc -function-sections -Xcc -ffunction-sections)
-# Names the order lists that this build lacks are skipped (counted below).
-flags+=(-Xlinker "--symbol-ordering-file=$PWD/Board/jukeboxd.order" -Xlinker --no-warn-symbol-ordering)
 
 libstdcxx=$("$toolchain/clang" "${clang_target[@]}" -print-file-name=libstdc++.a)
 if [ -f "$libstdcxx" ]; then

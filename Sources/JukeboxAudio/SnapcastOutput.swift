@@ -195,7 +195,7 @@ private struct FIFOWriter {
         } else if now - takenAtNs >= Self.stallNanoseconds {
             dropStale(inFIFO: inFIFO, fd)
         }
-        if !stalled, sent == 0, !pending.isEmpty, (try? fd.bytesReadable()) == 0 {
+        if !stalled, sent == 0, !pending.isEmpty, inFIFO == 0 {
             pending.insert(contentsOf: repeatElement(0, count: rate * 60 / 1000 * 2), at: 0)
         }
         while sent < pending.count * 2 {
