@@ -15,6 +15,7 @@
    that Swift cannot see). These wrappers give Swift one int64_t signature everywhere. */
 static inline int64_t jb_mpg123_length(mpg123_handle *h) { return (int64_t)mpg123_length(h); }
 static inline int64_t jb_mpg123_tell(mpg123_handle *h) { return (int64_t)mpg123_tell(h); }
+static inline int jb_mpg123_scan(mpg123_handle *h) { return mpg123_scan(h); }
 static inline int64_t jb_mpg123_seek(mpg123_handle *h, int64_t frame, int whence) {
     return (int64_t)mpg123_seek(h, (off_t)frame, whence);
 }

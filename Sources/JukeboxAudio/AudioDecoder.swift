@@ -45,8 +45,11 @@ public protocol AudioDecoder: AnyObject {
     var format: AudioFormat { get }
     /// Total length in frames when known.
     var lengthFrames: Int64? { get }
-    /// Decodes up to `capacityFrames` frames of the current format into `buffer`.
-    func read(into buffer: UnsafeMutablePointer<Int16>, capacityFrames: Int) throws -> DecodeResult
+    /// Decodes whole frames of the current format into `buffer`: at most
+    /// `buffer.count / format.channels`. The buffer carries its room, so a format that changes
+    /// between the caller's look and the read (a seek into a joined file's other part) can
+    /// never make a decoder write past it; a change ends the read with `formatChanged`.
+    func read(into buffer: UnsafeMutableBufferPointer<Int16>) throws -> DecodeResult
     /// Positions the decoder at output frame `frame` (sample-accurate).
     func seek(toFrame frame: Int64) throws
     /// Where to start reading to come back to a position at or before the one being played
@@ -67,7 +70,7 @@ public protocol WideAudioDecoder: AudioDecoder {
     /// The source's bits per sample.
     var bitsPerSample: Int { get }
     /// As `read`, into 32-bit samples: the source's value in the top bits, zeros below.
-    func read(wide buffer: UnsafeMutablePointer<Int32>, capacityFrames: Int) throws -> DecodeResult
+    func read(wide buffer: UnsafeMutableBufferPointer<Int32>) throws -> DecodeResult
 }
 
 extension AudioDecoder {
@@ -107,9 +110,9 @@ public final class MP3Decoder: AudioDecoder {
 
     public var lengthFrames: Int64? { decoder.lengthFrames }
 
-    public func read(into buffer: UnsafeMutablePointer<Int16>, capacityFrames: Int) throws -> DecodeResult {
+    public func read(into buffer: UnsafeMutableBufferPointer<Int16>) throws -> DecodeResult {
         let result: DecodeResult
-        switch try decoder.read(into: buffer, capacityFrames: capacityFrames) {
+        switch try decoder.read(into: buffer) {
         case .frames(let n): result = DecodeResult(frames: n, isEnd: false, formatChanged: false)
         case .done(let n): result = DecodeResult(frames: n, isEnd: true, formatChanged: false)
         case .newFormat(let n):

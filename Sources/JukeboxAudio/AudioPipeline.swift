@@ -19,6 +19,9 @@ public final class AudioPipeline: @unchecked Sendable {
 
     let config: AudioOutputConfig
     let playedAudio: PlayedAudioRing?
+    /// Where jb-decode notes the file it opens, and what it refuses: a file being read when
+    /// the previous run died.
+    let inFlight: InFlightFiles?
     let wakeup: @Sendable () -> Void
     let logger: Logger
     /// The state the three threads share, reachable only inside `shared.withLock`. A
@@ -52,17 +55,20 @@ public final class AudioPipeline: @unchecked Sendable {
     /// What played also goes to `playedAudio` (the Snapcast output), when given.
     public convenience init(
         config: AudioOutputConfig, logger: Logger = Logger(label: "jukebox.audio"),
-        playedAudio: PlayedAudioRing? = nil, wakeup: @escaping @Sendable () -> Void
+        playedAudio: PlayedAudioRing? = nil, inFlight: InFlightFiles? = nil, wakeup: @escaping @Sendable () -> Void
     ) {
-        self.init(config: config, sink: ALSASink(), logger: logger, playedAudio: playedAudio, wakeup: wakeup)
+        self.init(
+            config: config, sink: ALSASink(), logger: logger, playedAudio: playedAudio, inFlight: inFlight,
+            wakeup: wakeup)
     }
 
     /// The same on another sink (tests inject faults with one); jb-output owns `sink`.
     public init<Sink: AudioSink>(
         config: AudioOutputConfig, sink: Sink, logger: Logger = Logger(label: "jukebox.audio"),
-        playedAudio: PlayedAudioRing? = nil, wakeup: @escaping @Sendable () -> Void
+        playedAudio: PlayedAudioRing? = nil, inFlight: InFlightFiles? = nil, wakeup: @escaping @Sendable () -> Void
     ) {
         self.playedAudio = playedAudio
+        self.inFlight = inFlight
         self.config = config
         self.wakeup = wakeup
         self.logger = logger

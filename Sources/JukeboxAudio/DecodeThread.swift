@@ -21,18 +21,31 @@ extension AudioPipeline {
     /// is not 1.
     private static func open(
         _ item: PlaybackItem, at start: StartPosition, deviceRate: Int?, speed: Double, carried: Resampler? = nil,
-        streams: LiveStreams, growing: GrowingFiles
+        streams: LiveStreams, growing: GrowingFiles, inFlight: InFlightFiles?
     ) -> Opened {
         do {
+            // A file being read when the previous run died is skipped, not tried again.
+            if let inFlight, inFlight.isSuspect(item.path) {
+                throw AudioFileError(path: item.path, reason: InFlightFiles.skipReason)
+            }
+            inFlight?.note(.decode, item.path)
             var decoder = try item.openDecoder(streams: streams, growing: growing)
+            var usedHint = false
+            let sourceRate = decoder.format.rate
+            if case .decoderFrame(let frame) = start, frame > 0 {
+                usedHint = try decoder.seek(toFrame: frame, hint: item.seekHint)
+            }
             if let deviceRate, decoder.format.rate != deviceRate {
                 do { decoder = try ResampledDecoder(decoder, outputRate: deviceRate, continuing: carried) } catch {
                     throw AudioFileError(path: item.path, reason: "resampling to \(deviceRate) Hz: \(error)")
                 }
             }
             decoder = try stretched(decoder, item, speed: speed)
+            if case .decoderFrame(let frame) = start {
+                // Already there; counted from here on in the (resampled) output's frames.
+                return .ok(decoder, frame * Int64(decoder.format.rate) / Int64(sourceRate), usedHint: usedHint)
+            }
             let frame = start.frames(rate: decoder.format.rate)
-            var usedHint = false
             if frame > 0 { usedHint = try decoder.seek(toFrame: frame, hint: item.seekHint) }
             return .ok(decoder, frame, usedHint: usedHint)
         } catch {
@@ -259,7 +272,7 @@ extension AudioPipeline {
                     reusable.map { Self.reposition($0, request.item, at: request.start, speed: speed) }
                     ?? Self.open(
                         request.item, at: request.start, deviceRate: deviceRate, speed: speed, streams: streams,
-                        growing: growingFiles)
+                        growing: growingFiles, inFlight: inFlight)
                 switch opened {
                 case .ok(let d, let frame, let usedHint):
                     guard register(request.item, failure: nil, usedHint: usedHint) else {
@@ -286,7 +299,7 @@ extension AudioPipeline {
                 carried = nil
                 switch Self.open(
                     next, at: .frame(0), deviceRate: deviceRate, speed: speed, carried: continuing, streams: streams,
-                    growing: growingFiles)
+                    growing: growingFiles, inFlight: inFlight)
                 {
                 case .ok(let d, _, _):
                     guard register(next, failure: nil, usedHint: nil) else { continue }
@@ -308,7 +321,8 @@ extension AudioPipeline {
                 // A station has no known length: never faded into (nor connected to for a look).
                 guard let format = decoder?.format, !StationPlaylist.isStreamURL(next.path),
                     case .ok(let d, _, _) = Self.open(
-                        next, at: .frame(0), deviceRate: deviceRate, speed: 1, streams: streams, growing: growingFiles),
+                        next, at: .frame(0), deviceRate: deviceRate, speed: 1, streams: streams, growing: growingFiles,
+                        inFlight: inFlight),
                     d.format == format, let nextLength = d.lengthFrames, nextLength > Int64(frames)
                 else { continue }
                 // As MPD: only into a follow-up of the same format that is longer than the fade.
@@ -331,19 +345,21 @@ extension AudioPipeline {
                 var result = DecodeResult(frames: 0, isEnd: true, formatChanged: false)
                 var failure: String?
                 do {
+                    let frames = min(slotSamples / channels, f.frames - f.done)
                     result = try d.read(
-                        into: samples.base + slot * slotSamples,
-                        capacityFrames: min(slotSamples / channels, f.frames - f.done))
+                        into: UnsafeMutableBufferPointer(
+                            start: samples.base + slot * slotSamples, count: frames * channels))
                 } catch {
                     failure = "\(error)"
                 }
-                // The follow-up's frames for as many: what it cannot give is silence.
+                // The follow-up's frames for as many: what it cannot give is silence. A
+                // follow-up whose format changed (a joined file) gives no more to the fade.
                 let into = samples.base + partner * slotSamples
                 var got = 0
-                while got < result.frames {
-                    guard let r = try? f.decoder.read(into: into + got * channels, capacityFrames: result.frames - got),
-                        r.frames > 0
-                    else { break }
+                while got < result.frames, f.decoder.format == format {
+                    let room = UnsafeMutableBufferPointer(
+                        start: into + got * channels, count: (result.frames - got) * channels)
+                    guard let r = try? f.decoder.read(into: room), r.frames > 0 else { break }
                     got += r.frames
                     if r.isEnd || r.formatChanged { break }
                 }
@@ -378,6 +394,9 @@ extension AudioPipeline {
                 }
             case .decode(let slot, let followUp, let limit):
                 guard let d = decoder else { continue }
+                // Named at each read: a follow-up opened ahead was noted since (a copy into a
+                // mapped page, no system call).
+                inFlight?.note(.decode, item.path)
                 let resampled = d as? ResampledDecoder
                 resampled?.keepsTail = followUp
                 let format = d.format
@@ -387,12 +406,15 @@ extension AudioPipeline {
                 do {
                     let into = samples.base + slot * slotSamples
                     if let wide {
+                        let frames = min(slotSamples / 2 / format.channels, max(1, limit))
                         result = try wide.read(
-                            wide: UnsafeMutableRawPointer(into).assumingMemoryBound(to: Int32.self),
-                            capacityFrames: min(slotSamples / 2 / format.channels, max(1, limit)))
+                            wide: UnsafeMutableBufferPointer(
+                                start: UnsafeMutableRawPointer(into).assumingMemoryBound(to: Int32.self),
+                                count: frames * format.channels))
                     } else {
+                        let frames = min(slotSamples / format.channels, max(1, limit))
                         result = try d.read(
-                            into: into, capacityFrames: min(slotSamples / format.channels, max(1, limit)))
+                            into: UnsafeMutableBufferPointer(start: into, count: frames * format.channels))
                     }
                 } catch {
                     failure = "\(error)"
@@ -410,6 +432,14 @@ extension AudioPipeline {
                     framesOut += Int64(chunk.frames)
                 }
                 if failure == nil, result.isEnd, let resampled, resampled.keepsTail { carried = resampled.resampler }
+                // A part at another rate (a joined file) on a device that keeps one rate: from
+                // here on through a resampler, as a file of that rate would be.
+                if failure == nil, result.formatChanged, let deviceRate, d.format.rate != deviceRate {
+                    do { decoder = try ResampledDecoder(d, outputRate: deviceRate, continuing: nil) } catch {
+                        failure =
+                            "\(AudioFileError(path: item.path, reason: "resampling to \(deviceRate) Hz: \(error)"))"
+                    }
+                }
                 if failure != nil || result.isEnd {
                     pending = ChunkInfo(kind: failure != nil ? .failed : .finished, serial: serial, token: item.token)
                     decoder = nil

@@ -32,18 +32,20 @@ final class DownmixedDecoder: WideAudioDecoder {
     var replayGain: ReplayGainInfo? { source.replayGain }
     var speakers: [SpeakerPosition] { downmix == nil ? source.speakers : .standard(channels: 2) }
 
-    func read(into buffer: UnsafeMutablePointer<Int16>, capacityFrames: Int) throws -> DecodeResult {
+    func read(into buffer: UnsafeMutableBufferPointer<Int16>) throws -> DecodeResult {
         let result: DecodeResult
         if let downmix {
-            let samples = capacityFrames * source.format.channels
+            let samples = buffer.count / 2 * source.format.channels
             if unmixed.count < samples { unmixed = [Int16](repeating: 0, count: samples) }
             let source = self.source
             result = try unmixed.withUnsafeMutableBufferPointer {
-                try source.read(into: $0.baseAddress!, capacityFrames: capacityFrames)
+                try source.read(into: UnsafeMutableBufferPointer(rebasing: $0[0..<samples]))
             }
-            unmixed.withUnsafeBufferPointer { downmix.mix($0.baseAddress!, frames: result.frames, into: buffer) }
+            unmixed.withUnsafeBufferPointer {
+                downmix.mix($0.baseAddress!, frames: result.frames, into: buffer.baseAddress!)
+            }
         } else {
-            result = try source.read(into: buffer, capacityFrames: capacityFrames)
+            result = try source.read(into: buffer)
         }
         if result.formatChanged { downmix = Self.downmix(for: source) }
         return result
@@ -52,9 +54,9 @@ final class DownmixedDecoder: WideAudioDecoder {
     /// The source's when it passes through; 16 when it is mixed down (in S16).
     var bitsPerSample: Int { downmix == nil ? wideSource?.bitsPerSample ?? 16 : 16 }
 
-    func read(wide buffer: UnsafeMutablePointer<Int32>, capacityFrames: Int) throws -> DecodeResult {
+    func read(wide buffer: UnsafeMutableBufferPointer<Int32>) throws -> DecodeResult {
         guard downmix == nil, let wideSource else { preconditionFailure("read(wide:) of a mixed-down or S16 source") }
-        return try wideSource.read(wide: buffer, capacityFrames: capacityFrames)
+        return try wideSource.read(wide: buffer)
     }
 
     func seek(toFrame frame: Int64) throws { try source.seek(toFrame: frame) }

@@ -126,14 +126,14 @@ final class GrowingFileDecoder: WideAudioDecoder {
         (decoder as? any WideAudioDecoder)?.bitsPerSample ?? 16
     }
 
-    func read(into buffer: UnsafeMutablePointer<Int16>, capacityFrames: Int) throws -> DecodeResult {
-        try read { try $0.read(into: buffer, capacityFrames: capacityFrames) }
+    func read(into buffer: UnsafeMutableBufferPointer<Int16>) throws -> DecodeResult {
+        try read { try $0.read(into: buffer) }
     }
 
-    func read(wide buffer: UnsafeMutablePointer<Int32>, capacityFrames: Int) throws -> DecodeResult {
+    func read(wide buffer: UnsafeMutableBufferPointer<Int32>) throws -> DecodeResult {
         try read { inner in
             guard let wide = inner as? any WideAudioDecoder else { preconditionFailure("read(wide:) of an S16 source") }
-            return try wide.read(wide: buffer, capacityFrames: capacityFrames)
+            return try wide.read(wide: buffer)
         }
     }
 
@@ -195,11 +195,12 @@ final class GrowingFileDecoder: WideAudioDecoder {
     /// Decodes and drops `frames` frames of `decoder`; returns whether it had them.
     private static func skip(_ frames: Int64, of decoder: any AudioDecoder) throws -> Bool {
         let capacity = 4096
-        let scratch = UnsafeMutablePointer<Int16>.allocate(capacity: capacity * AudioPipeline.maxChannels)
+        let scratch = UnsafeMutableBufferPointer<Int16>.allocate(capacity: capacity * AudioPipeline.maxChannels)
         defer { scratch.deallocate() }
         var left = frames
         while left > 0 {
-            let r = try decoder.read(into: scratch, capacityFrames: Int(min(left, Int64(capacity))))
+            let room = Int(min(left, Int64(capacity))) * decoder.format.channels
+            let r = try decoder.read(into: UnsafeMutableBufferPointer(rebasing: scratch[0..<room]))
             left -= Int64(r.frames)
             if r.isEnd { break }
         }

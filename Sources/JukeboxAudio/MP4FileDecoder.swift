@@ -27,10 +27,10 @@ public final class MP4FileDecoder: WideAudioDecoder {
         .wave(mask: decoder.channelMask, channels: format.channels) ?? .standard(channels: format.channels)
     }
 
-    public func read(into buffer: UnsafeMutablePointer<Int16>, capacityFrames: Int) throws -> DecodeResult {
-        let samples = capacityFrames * format.channels
+    public func read(into buffer: UnsafeMutableBufferPointer<Int16>) throws -> DecodeResult {
+        let samples = buffer.count / format.channels * format.channels
         guard (decoder.bitsPerSample ?? 16) > 16 else {
-            let frames = try decoder.read(into: UnsafeMutableBufferPointer(start: buffer, count: samples))
+            let frames = try decoder.read(into: UnsafeMutableBufferPointer(rebasing: buffer[0..<samples]))
             return DecodeResult(frames: frames, isEnd: frames == 0, formatChanged: false)
         }
         if wide.count < samples { wide = [Int32](repeating: 0, count: samples) }
@@ -39,7 +39,7 @@ public final class MP4FileDecoder: WideAudioDecoder {
             try decoder.read(into: UnsafeMutableBufferPointer(rebasing: wide[0..<samples]))
         }
         wide.withUnsafeBufferPointer {
-            dither.narrow($0.baseAddress!, bits: 32, into: buffer, count: frames * format.channels)
+            dither.narrow($0.baseAddress!, bits: 32, into: buffer.baseAddress!, count: frames * format.channels)
         }
         return DecodeResult(frames: frames, isEnd: frames == 0, formatChanged: false)
     }
@@ -47,9 +47,9 @@ public final class MP4FileDecoder: WideAudioDecoder {
     /// 32 for ALAC wider than 16 bits (FFmpeg gives it full-scale), else 16.
     public var bitsPerSample: Int { (decoder.bitsPerSample ?? 16) > 16 ? 32 : 16 }
 
-    public func read(wide buffer: UnsafeMutablePointer<Int32>, capacityFrames: Int) throws -> DecodeResult {
+    public func read(wide buffer: UnsafeMutableBufferPointer<Int32>) throws -> DecodeResult {
         let frames = try decoder.read(
-            into: UnsafeMutableBufferPointer(start: buffer, count: capacityFrames * format.channels))
+            into: UnsafeMutableBufferPointer(rebasing: buffer[0..<buffer.count / format.channels * format.channels]))
         return DecodeResult(frames: frames, isEnd: frames == 0, formatChanged: false)
     }
 

@@ -87,21 +87,28 @@ public enum MediaProbe {
             throw AudioFileError(path: path, reason: "not an MPEG audio file (\(error.message))")
         }
         let format = decoder.format
-        let length = decoder.lengthFrames
-        if let length {
+        var length = decoder.lengthFrames
+        if let promised = length {
             // A header-given length the file cannot back up means the file was cut short. An
             // approximate seek near the end reads a few blocks, not the file (an exact one reads
             // every frame header: a first scan would read the whole library from the card). Where
             // it finds no audio (a cut file, or the Xing table rounding past the end of a short
             // one), an exact seek decides.
-            let target = max(0, length - Int64(1152 * 2))
+            let target = max(0, promised - Int64(1152 * 2))
             try? decoder.allowApproximateSeeks(true)
             if !hasAudio(decoder, at: target, channels: format.channels) {
                 try? decoder.allowApproximateSeeks(false)
                 _ = try? decoder.seek(toFrame: 0)  // clears the read error the failed attempt left
                 if !hasAudio(decoder, at: target, channels: format.channels) {
-                    throw AudioFileError(path: path, reason: "truncated: the header promises \(length) frames")
+                    throw AudioFileError(path: path, reason: "truncated: the header promises \(promised) frames")
                 }
+            }
+            // Audio past the end the Xing header gives: parts joined together (podcast
+            // episodes, a mono intro before a stereo programme), the header being the first
+            // part's. One whole read of the frame headers gives the true length.
+            if continuesPastHeader(path) {
+                try? decoder.allowApproximateSeeks(false)
+                length = (try? decoder.scanWholeFile()) ?? length
             }
         }
         let tags = decoder.tags()
@@ -171,14 +178,28 @@ public enum MediaProbe {
             channels: decoder.format.channels)
     }
 
+    /// Whether MPEG frames follow where the file's Xing header says its audio ends (two small
+    /// reads; `MPEGStreamEnd`).
+    private static func continuesPastHeader(_ path: String) -> Bool {
+        guard let file = try? FileDescriptor(path: path, flags: O_RDONLY) else { return false }
+        return MPEGStreamEnd.continuesPastHeader { offset, count in
+            var bytes = [UInt8](repeating: 0, count: count)
+            let read = bytes.withUnsafeMutableBytes {
+                (try? file.read(into: $0.baseAddress!, count: count, at: offset)) ?? 0
+            }
+            return Array(bytes.prefix(read))
+        }
+    }
+
     /// Whether `decoder` yields any audio after seeking to `frame`.
     private static func hasAudio(_ decoder: MPG123Decoder, at frame: Int64, channels: Int) -> Bool {
         guard (try? decoder.seek(toFrame: frame)) != nil else { return false }
-        let capacity = 1152
-        let buffer = UnsafeMutablePointer<Int16>.allocate(capacity: capacity * channels)
+        // The buffer carries its room: after the seek the part there may have other channels
+        // than the file's start (a joined mono-then-stereo file), and the read stops at a change.
+        let buffer = UnsafeMutableBufferPointer<Int16>.allocate(capacity: 1152 * channels)
         defer { buffer.deallocate() }
         for _ in 0..<4 {
-            guard let r = try? decoder.read(into: buffer, capacityFrames: capacity) else { return false }
+            guard let r = try? decoder.read(into: buffer) else { return false }
             if case .frames(let n) = r, n > 0 { return true }
             if case .done(let n) = r { return n > 0 }
         }

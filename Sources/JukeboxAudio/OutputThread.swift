@@ -1061,12 +1061,11 @@ extension AudioPipeline {
         let c = s.chunks[s.ringHead]
         guard s.ringCount > 0, c.kind == .audio, let item = s.items.item(c.serial) else { return }
         if let decoding = s.decodingItem, decoding.token != item.token, s.nextItem == nil { s.nextItem = decoding }
-        let start = StartPosition.ms(
-            (c.frameOffset + trackFrames(Int64(c.read), speed: c.speed)) * 1000 / Int64(format.rate))
+        let frame = c.frameOffset + trackFrames(Int64(c.read), speed: c.speed)
         o.restartStream(MonotonicClock.nanoseconds())
         s.clearRing()
-        s.anchor = (item, start)
-        s.restartDecoding((item, start, c.announce && c.read == 0))
+        s.anchor = (item, .ms(frame * 1000 / Int64(format.rate)))
+        s.restartDecoding((item, .decoderFrame(frame), c.announce && c.read == 0))
         s.anchorDecoding = true
         decodeWork.broadcast()
     }

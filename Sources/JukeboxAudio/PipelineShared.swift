@@ -5,11 +5,15 @@ import LinuxSupport
 enum StartPosition: Equatable {
     case ms(Int64)
     case frame(Int64)
+    /// A frame as the file's own decoder counts it, before any resampler: where audio that
+    /// was decoded once is to be decoded again. Exact where a time is not: across the parts
+    /// of a joined file at other rates, the decoder's count mixes them.
+    case decoderFrame(Int64)
 
     func frames(rate: Int) -> Int64 {
         switch self {
         case .ms(let ms): return ms * Int64(rate) / 1000
-        case .frame(let f): return f
+        case .frame(let f), .decoderFrame(let f): return f
         }
     }
 }

@@ -43,15 +43,21 @@ final class SpanDecoder: WideAudioDecoder {
         return end.map { max(0, $0 - span.lowerBound) }
     }
 
-    func read(into buffer: UnsafeMutablePointer<Int16>, capacityFrames: Int) throws -> DecodeResult {
-        try read(capacityFrames) { [inner] in try inner.read(into: buffer, capacityFrames: $0) }
+    func read(into buffer: UnsafeMutableBufferPointer<Int16>) throws -> DecodeResult {
+        let channels = format.channels
+        return try read(buffer.count / channels) { [inner] in
+            try inner.read(into: UnsafeMutableBufferPointer(rebasing: buffer[0..<$0 * channels]))
+        }
     }
 
     var bitsPerSample: Int { wideInner?.bitsPerSample ?? 16 }
 
-    func read(wide buffer: UnsafeMutablePointer<Int32>, capacityFrames: Int) throws -> DecodeResult {
+    func read(wide buffer: UnsafeMutableBufferPointer<Int32>) throws -> DecodeResult {
         guard let wideInner else { preconditionFailure("read(wide:) of an S16 source") }
-        return try read(capacityFrames) { try wideInner.read(wide: buffer, capacityFrames: $0) }
+        let channels = format.channels
+        return try read(buffer.count / channels) {
+            try wideInner.read(wide: UnsafeMutableBufferPointer(rebasing: buffer[0..<$0 * channels]))
+        }
     }
 
     /// Up to `capacityFrames` frames of the span by `decode(frames)`, ending at its end.

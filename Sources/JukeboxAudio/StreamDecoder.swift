@@ -361,10 +361,10 @@ final class StreamDecoder: AudioDecoder {
     var format: AudioFormat { inner.format }
     var lengthFrames: Int64? { nil }
 
-    func read(into buffer: UnsafeMutablePointer<Int16>, capacityFrames: Int) throws -> DecodeResult {
+    func read(into buffer: UnsafeMutableBufferPointer<Int16>) throws -> DecodeResult {
         lastReadNs = MonotonicClock.nanoseconds()
         let result: DecodeResult
-        do { result = try inner.read(into: buffer, capacityFrames: capacityFrames) } catch {
+        do { result = try inner.read(into: buffer) } catch {
             throw Self.failure(error, url, pipePath)
         }
         // A new link (the next song): its comments are the title, as a StreamTitle would be.

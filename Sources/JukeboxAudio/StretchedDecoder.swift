@@ -31,11 +31,13 @@ final class StretchedDecoder: AudioDecoder {
     var seekHint: SeekHint? { source.seekHint }
     var replayGain: ReplayGainInfo? { source.replayGain }
 
-    func read(into buffer: UnsafeMutablePointer<Int16>, capacityFrames: Int) throws -> DecodeResult {
+    func read(into buffer: UnsafeMutableBufferPointer<Int16>) throws -> DecodeResult {
         let channels = stretcher.channels
+        let capacityFrames = buffer.count / channels
         var produced = 0
         while produced < capacityFrames {
-            produced += stretcher.read(into: buffer + produced * channels, capacity: capacityFrames - produced)
+            produced += stretcher.read(
+                into: buffer.baseAddress! + produced * channels, capacity: capacityFrames - produced)
             if produced == capacityFrames { break }
             if flushed {
                 if formatChangePending {
@@ -47,7 +49,8 @@ final class StretchedDecoder: AudioDecoder {
                 }
                 return DecodeResult(frames: produced, isEnd: true, formatChanged: false)
             }
-            let result = try source.read(into: input, capacityFrames: inputCapacity)
+            let result = try source.read(
+                into: UnsafeMutableBufferPointer(start: input, count: inputCapacity * channels))
             // Nothing yet (a file still downloading): back to jb-decode, which may have a command.
             if result == DecodeResult(frames: 0, isEnd: false, formatChanged: false) {
                 return DecodeResult(frames: produced, isEnd: false, formatChanged: false)

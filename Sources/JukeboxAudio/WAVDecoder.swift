@@ -103,9 +103,9 @@ public final class WAVDecoder: WideAudioDecoder {
 
     public var lengthFrames: Int64? { dataFrames }
 
-    public func read(into buffer: UnsafeMutablePointer<Int16>, capacityFrames: Int) throws -> DecodeResult {
-        try readBlock(capacityFrames: capacityFrames) { b, samples, at in
-            let out = buffer + at
+    public func read(into buffer: UnsafeMutableBufferPointer<Int16>) throws -> DecodeResult {
+        try readBlock(capacityFrames: buffer.count / format.channels) { b, samples, at in
+            let out = buffer.baseAddress! + at
             switch bitsPerSample / 8 {
             case 1:
                 for i in 0..<samples { out[i] = Int16(Int(b[i]) - 128) << 8 }
@@ -121,8 +121,10 @@ public final class WAVDecoder: WideAudioDecoder {
         }
     }
 
-    public func read(wide buffer: UnsafeMutablePointer<Int32>, capacityFrames: Int) throws -> DecodeResult {
-        try readBlock(capacityFrames: capacityFrames) { b, samples, at in leftJustified(b, samples, into: buffer + at) }
+    public func read(wide buffer: UnsafeMutableBufferPointer<Int32>) throws -> DecodeResult {
+        try readBlock(capacityFrames: buffer.count / format.channels) { b, samples, at in
+            leftJustified(b, samples, into: buffer.baseAddress! + at)
+        }
     }
 
     /// The file's samples in the top bits of 32 (8-bit ones are unsigned).

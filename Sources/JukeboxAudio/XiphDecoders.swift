@@ -37,8 +37,12 @@ public final class FLACFileDecoder: WideAudioDecoder {
 
     /// Ends with 0 frames: a stream cut short of STREAMINFO's length throws only then, after
     /// everything that decoded.
-    public func read(into buffer: UnsafeMutablePointer<Int16>, capacityFrames: Int) throws -> DecodeResult {
+    public func read(into buffer: UnsafeMutableBufferPointer<Int16>) throws -> DecodeResult {
+        let capacityFrames = buffer.count / format.channels
         let samples = capacityFrames * format.channels
+        guard samples > 0, let out = buffer.baseAddress else {
+            return DecodeResult(frames: 0, isEnd: false, formatChanged: false)
+        }
         if wide.count < samples { wide = [Int32](repeating: 0, count: samples) }
         let decoder = self.decoder
         let frames = try wide.withUnsafeMutableBufferPointer { wide throws(FLACError) in
@@ -47,16 +51,20 @@ public final class FLACFileDecoder: WideAudioDecoder {
         let bits = decoder.format.bitsPerSample
         let count = frames * format.channels
         if bits > 16 {
-            wide.withUnsafeBufferPointer { dither.narrow($0.baseAddress!, bits: bits, into: buffer, count: count) }
+            wide.withUnsafeBufferPointer { dither.narrow($0.baseAddress!, bits: bits, into: out, count: count) }
         } else {
-            for i in 0..<count { buffer[i] = Int16(truncatingIfNeeded: wide[i] << (16 - bits)) }
+            for i in 0..<count { out[i] = Int16(truncatingIfNeeded: wide[i] << (16 - bits)) }
         }
         return DecodeResult(frames: frames, isEnd: frames == 0, formatChanged: false)
     }
 
     public var bitsPerSample: Int { decoder.format.bitsPerSample }
 
-    public func read(wide buffer: UnsafeMutablePointer<Int32>, capacityFrames: Int) throws -> DecodeResult {
+    public func read(wide buffer: UnsafeMutableBufferPointer<Int32>) throws -> DecodeResult {
+        let capacityFrames = buffer.count / format.channels
+        guard capacityFrames > 0, let buffer = buffer.baseAddress else {
+            return DecodeResult(frames: 0, isEnd: false, formatChanged: false)
+        }
         let frames = try decoder.read(into: buffer, capacityFrames: capacityFrames)
         let shift = Int32(32 - bitsPerSample)
         for i in 0..<frames * format.channels { buffer[i] <<= shift }
@@ -83,10 +91,10 @@ private struct LinkCarry {
         announce = format
     }
 
-    /// Copies up to `capacityFrames` kept frames into `buffer`; returns the frames copied.
-    private mutating func take(into buffer: UnsafeMutablePointer<Int16>, capacityFrames: Int, channels: Int) -> Int {
-        let count = min(capacityFrames * channels, samples.count - taken)
-        samples.withUnsafeBufferPointer { buffer.update(from: $0.baseAddress! + taken, count: count) }
+    /// Copies as many whole kept frames as fit into `buffer`; returns the frames copied.
+    private mutating func take(into buffer: UnsafeMutableBufferPointer<Int16>, channels: Int) -> Int {
+        let count = min(buffer.count / channels * channels, samples.count - taken)
+        samples.withUnsafeBufferPointer { buffer.baseAddress!.update(from: $0.baseAddress! + taken, count: count) }
         taken += count
         return count / channels
     }
@@ -104,7 +112,7 @@ private struct LinkCarry {
     /// libraries return one packet per call, 20 ms for Opus: filling the slot makes fewer and
     /// fuller ring chunks.)
     mutating func read(
-        into buffer: UnsafeMutablePointer<Int16>, capacityFrames: Int, format: inout AudioFormat,
+        into buffer: UnsafeMutableBufferPointer<Int16>, format: inout AudioFormat,
         _ decode: (UnsafeMutableBufferPointer<Int16>) throws -> (frames: Int, link: AudioFormat)
     ) rethrows -> DecodeResult {
         if let announce {
@@ -113,15 +121,15 @@ private struct LinkCarry {
             return DecodeResult(frames: 0, isEnd: false, formatChanged: true)
         }
         if !isEmpty {
-            let frames = take(into: buffer, capacityFrames: capacityFrames, channels: format.channels)
+            let frames = take(into: buffer, channels: format.channels)
             return DecodeResult(frames: frames, isEnd: false, formatChanged: false)
         }
         var filled = 0
         // Room for a frame of the widest link: the libraries want whole frames of it.
-        while (capacityFrames - filled) * format.channels >= AudioPipeline.maxSourceChannels {
-            let start = buffer + filled * format.channels
+        while buffer.count - filled * format.channels >= AudioPipeline.maxSourceChannels {
+            let start = buffer.baseAddress! + filled * format.channels
             let (frames, link) = try decode(
-                UnsafeMutableBufferPointer(start: start, count: (capacityFrames - filled) * format.channels))
+                UnsafeMutableBufferPointer(start: start, count: buffer.count - filled * format.channels))
             if frames == 0 { return DecodeResult(frames: filled, isEnd: filled == 0, formatChanged: false) }
             if link != format {
                 keep(start, count: frames * link.channels, format: link)
@@ -160,9 +168,9 @@ public final class VorbisFileDecoder: AudioDecoder, OggLinks {
     public var replayGain: ReplayGainInfo? { ReplayGainInfo(tags: decoder.comments) }
     public var speakers: [SpeakerPosition] { .vorbis(channels: format.channels) }
 
-    public func read(into buffer: UnsafeMutablePointer<Int16>, capacityFrames: Int) throws -> DecodeResult {
+    public func read(into buffer: UnsafeMutableBufferPointer<Int16>) throws -> DecodeResult {
         let decoder = self.decoder
-        return try carry.read(into: buffer, capacityFrames: capacityFrames, format: &format) { samples in
+        return try carry.read(into: buffer, format: &format) { samples in
             let frames = try decoder.read(into: samples)
             return (frames, AudioFormat(rate: decoder.format.rate, channels: decoder.format.channels))
         }
@@ -198,9 +206,9 @@ public final class OpusFileDecoder: AudioDecoder, OggLinks {
     /// Channel mapping family 1's order is Vorbis's (and families 0 and 255 place none).
     public var speakers: [SpeakerPosition] { .vorbis(channels: format.channels) }
 
-    public func read(into buffer: UnsafeMutablePointer<Int16>, capacityFrames: Int) throws -> DecodeResult {
+    public func read(into buffer: UnsafeMutableBufferPointer<Int16>) throws -> DecodeResult {
         let decoder = self.decoder
-        return try carry.read(into: buffer, capacityFrames: capacityFrames, format: &format) { samples in
+        return try carry.read(into: buffer, format: &format) { samples in
             let frames = try decoder.read(into: samples)
             try checkChannels(decoder.channels, decoder.path)
             return (frames, AudioFormat(rate: OpusDecoder.rate, channels: decoder.channels))

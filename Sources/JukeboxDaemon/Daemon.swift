@@ -41,6 +41,8 @@ final class Daemon {
     let display: DisplayController?
     /// The playing track's lyrics (display, `lyrics` on every console, the nudge gesture).
     let lyrics: TrackLyrics
+    /// The files being read, kept where a crash leaves them (the next start skips them).
+    let inFlight: InFlightFiles?
     /// Tracks by id, for paths and durations; refreshed after each scan. Podcast episodes
     /// with a file are here too, under ids of their own (`Podcasts.trackID`).
     var library: [TrackID: TrackInfo] = [:]
@@ -151,6 +153,7 @@ final class Daemon {
         let opened = try LibraryStore.open(path: config.database, logger: logger)
         store = opened.store
         if let message = opened.recoveryMessage { logger.error("\(message)") }
+        inFlight = InFlightFiles.open(path: config.database + ".in-flight", logger: logger)
         journal = ResumeJournal(
             databasePath: config.database, checkpointDevice: config.resume.checkpointDevice, logger: logger)
 
@@ -168,7 +171,7 @@ final class Daemon {
                 mixer: config.audio.mixer.isEmpty ? nil : config.audio.mixer,
                 pacing: OutputPacing(rawValue: config.audio.pacing.rawValue) ?? .auto,
                 replayGain: config.audio.replayGain),
-            logger: logger, playedAudio: playedAudio, wakeup: { wakeup.signal() })
+            logger: logger, playedAudio: playedAudio, inFlight: inFlight, wakeup: { wakeup.signal() })
         if let missing = MP4FileDecoder.minimalFFmpegMissing { logger.notice("\(missing)") }
 
         let seed = MonotonicClock.nanoseconds() ^ UInt64(UInt32(bitPattern: getpid())) << 32
@@ -179,7 +182,7 @@ final class Daemon {
         keeper = ResumeKeeper(syncIntervalMs: config.resume.syncIntervalMs)
         scan = ScanRunner(
             databasePath: config.database, musicDirectory: config.musicDir, lyricsDirectory: config.lyricsDir,
-            chapters: config.chapters, logger: logger, wakeup: wakeup)
+            chapters: config.chapters, logger: logger, wakeup: wakeup, inFlight: inFlight)
         // A tty path is the serial console, which speaks the MPD protocol (MPDFrontEnd).
         console =
             config.console.device.hasPrefix("/")
@@ -189,7 +192,7 @@ final class Daemon {
             config: config, store: store, logger: logger, wakeup: wakeup, growingFiles: pipeline.growingFiles)
         playlistFolder = PlaylistFolder(path: config.playlistFolder, musicDir: config.musicDir)
         display = DisplayController.make(config: config, logger: logger)
-        lyrics = TrackLyrics(config: config, logger: logger)
+        lyrics = TrackLyrics(config: config, logger: logger, inFlight: inFlight)
         sleepTimer = SleepTimer(fadeMs: Int64(config.sleep.fadeSeconds) * 1000)
         scrubber = Scrubber(stepMs: Int64(config.encoder.scrubStepSeconds) * 1000)
         if let line = config.sleep.holdLine {
@@ -291,6 +294,11 @@ final class Daemon {
             logger.info("console: [console] input = \"keys\" needs a terminal on stdin; reading lines")
         }
         console?.greet()
+        for suspect in inFlight?.suspects ?? [] {
+            let name = suspect.path.split(separator: "/").last.map(String.init) ?? suspect.path
+            display?.announce("skipped \(name)", now: Instant.now)
+            console?.announce("skipped \(suspect.path): the previous start stopped abnormally while reading it")
+        }
         while !stopping {
             var interests = [Poller.Interest(fd: signals.rawValue), Poller.Interest(fd: wakeup.fd.rawValue)]
             if let console { interests.append(Poller.Interest(fd: console.inputFD)) }
@@ -739,6 +747,7 @@ final class Daemon {
         snapcast?.shutdown()
         scan.abandon()
         podcasts.shutdown()
+        inFlight?.markStopped()
         logger.info("stopped")
     }
 

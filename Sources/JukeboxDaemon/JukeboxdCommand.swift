@@ -174,9 +174,12 @@ struct ScanCommand {
         let config = loaded.config
         do {
             _ = try LibraryStore.open(path: config.database, logger: logger)
+            // Its own record beside the daemon's, which may be running.
+            let inFlight = InFlightFiles.open(path: config.database + ".scan-in-flight", logger: logger)
+            defer { inFlight?.markStopped() }
             let scanner = LibraryScanner(
                 databasePath: config.database, musicDirectory: config.musicDir, lyricsDirectory: config.lyricsDir,
-                audioExtensions: AudioFileKind.extensions, probe: ScanRunner.probe, logger: logger,
+                audioExtensions: AudioFileKind.extensions, probe: ScanRunner.probe(noting: inFlight), logger: logger,
                 cueSheets: config.chapters.cueSheets, cueChaptersMs: config.chapters.cueChaptersMs)
             let report = try scanner.scan()
             for skipped in report.skipped { writeStdout("not playable: \(skipped.path): \(skipped.reason)\n") }

@@ -13,6 +13,7 @@ final class ScanRunner: @unchecked Sendable {
     private let chapters: JukeboxConfig.Chapters
     private let logger: Logger
     private let wakeup: WakeupEvent
+    private let inFlight: InFlightFiles?
     /// Protects `thread`, `result`, `running` and `again`.
     private let lock = ConditionLock()
     private var thread: NamedThread?
@@ -22,7 +23,20 @@ final class ScanRunner: @unchecked Sendable {
 
     /// Tags and duration of a media file, as the scanner stores them.
     /// Chapters: MP4's from the probe, else an ID3v2 tag's CHAP frames (MP3).
-    static let probe: @Sendable (String) throws -> ProbedTags = { path in
+    /// A file being read when the previous run died is refused: it is recorded with that
+    /// problem, so the scans after it leave it alone until it changes.
+    static func probe(noting inFlight: InFlightFiles?) -> @Sendable (String) throws -> ProbedTags {
+        { path in
+            if let inFlight {
+                if inFlight.isSuspect(path) { throw AudioFileError(path: path, reason: InFlightFiles.skipReason) }
+                inFlight.note(.scan, path)
+            }
+            defer { inFlight?.note(.scan, nil) }
+            return try probe(path)
+        }
+    }
+
+    private static func probe(_ path: String) throws -> ProbedTags {
         let media = try MediaProbe.probe(path: path)
         return ProbedTags(
             title: media.title, artist: media.artist, album: media.album, trackNumber: media.trackNumber,
@@ -32,8 +46,9 @@ final class ScanRunner: @unchecked Sendable {
 
     init(
         databasePath: String, musicDirectory: String, lyricsDirectory: String?, chapters: JukeboxConfig.Chapters,
-        logger: Logger, wakeup: WakeupEvent
+        logger: Logger, wakeup: WakeupEvent, inFlight: InFlightFiles?
     ) {
+        self.inFlight = inFlight
         self.chapters = chapters
         self.databasePath = databasePath
         self.musicDirectory = musicDirectory
@@ -57,7 +72,7 @@ final class ScanRunner: @unchecked Sendable {
             do {
                 let scanner = LibraryScanner(
                     databasePath: databasePath, musicDirectory: musicDirectory, lyricsDirectory: lyricsDirectory,
-                    audioExtensions: AudioFileKind.extensions, probe: Self.probe, logger: logger,
+                    audioExtensions: AudioFileKind.extensions, probe: Self.probe(noting: inFlight), logger: logger,
                     cueSheets: chapters.cueSheets, cueChaptersMs: chapters.cueChaptersMs)
                 outcome = .success(try scanner.scan())
             } catch {

@@ -23,8 +23,13 @@ final class TrackLyrics {
     /// Changes whenever `timeline` is reloaded or nudged (the display redraws on it).
     private(set) var version = 0
 
-    init(config: JukeboxConfig, logger: Logger) {
+    /// Where the file being read is noted; a file being read when the previous run died is
+    /// not read again.
+    private let inFlight: InFlightFiles?
+
+    init(config: JukeboxConfig, logger: Logger, inFlight: InFlightFiles? = nil) {
         self.logger = logger
+        self.inFlight = inFlight
         self.offsets = LyricOffsetStore(path: config.database + "-lyric-offsets", logger: logger)
         self.musicDirectory = config.musicDir
     }
@@ -80,12 +85,24 @@ final class TrackLyrics {
         return "lyrics offset: \(timeline?.nudgeMs ?? 0) ms (positive = sooner) for \(track.path)"
     }
 
+    /// Whether `path` is to be left alone; else notes it as being read.
+    private func isSuspect(_ path: String) -> Bool {
+        guard let inFlight else { return false }
+        if inFlight.isSuspect(path) {
+            logger.info("lyrics \(path): \(InFlightFiles.skipReason)")
+            return true
+        }
+        inFlight.note(.control, path)
+        return false
+    }
+
     private func load() {
         timeline = nil
         source = nil
         guard let track else { return }
         let nudge = offsets.offset(for: track.path)
-        if let path = track.lyricPath {
+        defer { inFlight?.note(.control, nil) }
+        if let path = track.lyricPath, !isSuspect(path) {
             do {
                 let bytes = try readWholeFile(path, limit: 4 << 20)
                 let lyrics = Lyrics.parse(bytes: bytes, fileName: path)
@@ -100,9 +117,8 @@ final class TrackLyrics {
                 logger.info("lyrics \(path): \(error)")
             }
         }
-        if let (embedded, tag) = EmbeddedLyrics.read(path: musicDirectory + "/" + track.path),
-            !embedded.lines.isEmpty
-        {
+        let file = musicDirectory + "/" + track.path
+        if !isSuspect(file), let (embedded, tag) = EmbeddedLyrics.read(path: file), !embedded.lines.isEmpty {
             timeline = LyricTimeline(lyrics: embedded, nudgeMs: nudge)
             source = "\(tag) in \(track.path)"
         }

@@ -120,17 +120,19 @@ public final class MPG123Decoder {
         jb_mpg123_reader_free(reader)
     }
 
-    /// Decodes into `buffer` (S16 interleaved, room for `capacityFrames` frames of the
-    /// current format). The data that arrives with MPG123_DONE is returned with `.done`:
+    /// Decodes whole frames of the current format into `buffer` (S16 interleaved): at most
+    /// `buffer.count / format.channels` of them. The room is the buffer's, never frames of a
+    /// format that may change (a joined mono-then-stereo file): a format change ends the read
+    /// (`.newFormat`), so the caller sees it before any frame of the new format is written.
+    /// The data that arrives with MPG123_DONE is returned with `.done`:
     /// callers must play it (MPD drops it and loses up to 46 ms per track).
     /// Frame by frame (mpg123_decode_frame, then a copy out of libmpg123's buffer, as
     /// mpg123_read does inside), so that each MPEG frame's number and file offset are known.
-    public func read(into buffer: UnsafeMutablePointer<Int16>, capacityFrames: Int) throws(MPG123Error)
-        -> MPG123ReadResult
-    {
+    public func read(into buffer: UnsafeMutableBufferPointer<Int16>) throws(MPG123Error) -> MPG123ReadResult {
         let frameBytes = 2 * format.channels
-        let capacity = capacityFrames * frameBytes
-        let out = UnsafeMutableRawPointer(buffer)
+        let capacity = buffer.count / format.channels * frameBytes
+        guard capacity > 0, let base = buffer.baseAddress else { return .frames(0) }
+        let out = UnsafeMutableRawPointer(base)
         var copied = 0
         while copied < capacity {
             if pendingBytes > 0, let pending {
@@ -232,6 +234,16 @@ public final class MPG123Decoder {
     public var lengthFrames: Int64? {
         let n = jb_mpg123_length(handle)
         return n > 0 ? n : nil
+    }
+
+    /// Reads every frame header of the file for its exact length (and fills the seek index),
+    /// for a file that goes on past what its Xing/LAME header says (files joined together:
+    /// the first part's header covers only that part). Reads the whole file: only for those.
+    /// Returns `lengthFrames` after it. The corresponding C function is mpg123_scan.
+    public func scanWholeFile() throws(MPG123Error) -> Int64? {
+        let r = jb_mpg123_scan(handle)
+        if r != MPG123_OK.rawValue { throw MPG123Error.from(r, "mpg123_scan", path, handle) }
+        return lengthFrames
     }
 
     /// Tags libmpg123 found (ID3v2 at the start, ID3v1 at the end of a seekable file).

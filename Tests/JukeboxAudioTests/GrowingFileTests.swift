@@ -16,8 +16,9 @@ import Testing
         defer { buffer.deallocate() }
         var samples: [Int16] = []
         while true {
-            let r = try decoder.read(into: buffer, capacityFrames: capacity)
-            samples += UnsafeBufferPointer(start: buffer, count: r.frames * decoder.format.channels)
+            let channels = decoder.format.channels
+            let r = try decoder.read(into: UnsafeMutableBufferPointer(start: buffer, count: capacity * channels))
+            samples += UnsafeBufferPointer(start: buffer, count: r.frames * channels)
             if r.isEnd { return samples }
             if r.frames == 0 { try grow() }
         }

@@ -242,7 +242,7 @@ import Testing
         defer { buffer.deallocate() }
         var got: [Int32] = []
         while true {
-            let r = try decoder.read(wide: buffer, capacityFrames: capacity)
+            let r = try decoder.read(wide: UnsafeMutableBufferPointer(start: buffer, count: capacity * 2))
             got += UnsafeBufferPointer(start: buffer, count: r.frames * 2)
             if r.isEnd { break }
             if r.frames == 0 { try GrowingFileTests.grow(file, in: files, from: bytes, written: &written, step: step) }

@@ -15,7 +15,7 @@ import Testing
         defer { buffer.deallocate() }
         var position: Int64 = 0
         while position < frames {
-            let r = try decoder.read(into: buffer, capacityFrames: 4096)
+            let r = try decoder.read(into: UnsafeMutableBufferPointer(start: buffer, count: 8192))
             position += Int64(r.frames)
             if r.isEnd { break }
         }
@@ -26,7 +26,7 @@ import Testing
         var got = 0
         try out.withUnsafeMutableBufferPointer { p in
             while got < frames {
-                let r = try decoder.read(into: p.baseAddress! + got * 2, capacityFrames: frames - got)
+                let r = try decoder.read(into: UnsafeMutableBufferPointer(rebasing: p[got * 2..<frames * 2]))
                 got += r.frames
                 if r.isEnd { break }
             }

@@ -39,7 +39,7 @@ import Testing
         var index = 0
         while true {
             let result = try buffer.withUnsafeMutableBufferPointer {
-                try decoder.read(into: $0.baseAddress!, capacityFrames: sizes[index % sizes.count])
+                try decoder.read(into: UnsafeMutableBufferPointer(rebasing: $0[0..<2 * sizes[index % sizes.count]]))
             }
             got += buffer[0..<2 * result.frames]
             index += 1
@@ -52,7 +52,7 @@ import Testing
         for frame in [1000, 40000, 39000, 52000] {
             try decoder.seek(toFrame: Int64(frame))
             let result = try buffer.withUnsafeMutableBufferPointer {
-                try decoder.read(into: $0.baseAddress!, capacityFrames: 5000)
+                try decoder.read(into: UnsafeMutableBufferPointer(rebasing: $0[0..<10000]))
             }
             #expect(result.frames == 5000)
             #expect(Array(buffer[0..<10000]) == Array(expected[2 * frame..<2 * frame + 10000]), "at \(frame)")
@@ -68,7 +68,7 @@ import Testing
         var buffer = [Int32](repeating: 0, count: 30000)
         while true {
             let result = try buffer.withUnsafeMutableBufferPointer {
-                try decoder.read(wide: $0.baseAddress!, capacityFrames: 30000 - got.count % 7)
+                try decoder.read(wide: UnsafeMutableBufferPointer(rebasing: $0[0..<30000 - got.count % 7]))
             }
             got += buffer[0..<result.frames]
             if result.isEnd { break }

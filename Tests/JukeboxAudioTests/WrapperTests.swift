@@ -54,7 +54,7 @@ import Testing
         var total = 0
         var doneFrames = -1
         while doneFrames < 0 {
-            switch try decoder.read(into: buffer, capacityFrames: 2048) {
+            switch try decoder.read(into: UnsafeMutableBufferPointer(start: buffer, count: 4096)) {
             case .frames(let n), .newFormat(let n): total += n
             case .done(let n):
                 total += n
@@ -77,11 +77,13 @@ import Testing
         }
         var got = 0
         while got < n + 1000 {
-            guard case .frames(let k) = try a.read(into: whole + got * 2, capacityFrames: 2048) else { break }
+            guard
+                case .frames(let k) = try a.read(into: UnsafeMutableBufferPointer(start: whole + got * 2, count: 4096))
+            else { break }
             got += k
         }
         #expect(try b.seek(toFrame: Int64(n)) == Int64(n))
-        _ = try b.read(into: part, capacityFrames: 1000)
+        _ = try b.read(into: UnsafeMutableBufferPointer(start: part, count: 2000))
         #expect(
             Array(UnsafeBufferPointer(start: part, count: 2000))
                 == Array(UnsafeBufferPointer(start: whole + n * 2, count: 2000)))

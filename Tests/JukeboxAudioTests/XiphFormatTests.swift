@@ -102,7 +102,8 @@ import Testing
         while true {
             let before = decoder.format
             let result = try buffer.withUnsafeMutableBufferPointer {
-                try decoder.read(into: $0.baseAddress!, capacityFrames: 4096 / before.channels)
+                try decoder.read(
+                    into: UnsafeMutableBufferPointer(rebasing: $0[0..<4096 / before.channels * before.channels]))
             }
             byFormat[before, default: []] += buffer[0..<result.frames * before.channels]
             if result.isEnd { break }

@@ -1,0 +1,67 @@
+import Foundation
+import Glibc
+import JukeboxTestSupport
+import LinuxSupport
+import Testing
+
+/// A file that made the box die (a crash, or a hang the watchdog killed) is skipped at the
+/// next start, which says so and plays the rest, instead of dying on it at every start.
+@Suite(.serialized) struct CrashGuardDaemonTests {
+    /// Killed (SIGKILL, as systemd's watchdog kills a hung daemon) while it decodes the first
+    /// track: the next start names that track, skips it and plays the next one.
+    @Test func aStartAfterDyingOnAFileSkipsItAndPlaysOn() throws {
+        let harness = try DaemonHarness(tracks: DaemonTests.demoTracks)
+        let first = try harness.start()
+        #expect(first.waitForLine(matching: "playing \"Morning Light\"", on: .stderr) != nil, "\(harness.log)")
+        first.kill(SIGKILL)
+        _ = first.waitForExit(timeout: .seconds(5))
+
+        let again = try harness.start()
+        let named = again.waitForLine(
+            matching: "stopped abnormally while reading \(harness.musicDir)/01 Morning Light.mp3", on: .stderr,
+            timeout: .seconds(10))
+        #expect(named != nil, "\(harness.log)")
+        #expect(again.waitForLine(matching: "playing \"Café au Lait\"", on: .stderr, timeout: .seconds(10)) != nil)
+        #expect(harness.waitForStatus { $0.state == "play" } != nil, "\(harness.log)")
+        again.kill(SIGTERM)
+        #expect(again.waitForExit(timeout: .seconds(5)) == 0, "\(harness.log)")
+
+        // A clean stop holds nothing against any file: the third start names none.
+        let third = try harness.start()
+        #expect(third.waitForLine(matching: "playing", on: .stderr, timeout: .seconds(10)) != nil)
+        third.kill(SIGTERM)
+        #expect(third.waitForExit(timeout: .seconds(5)) == 0)
+        #expect(!third.text(of: .stderr).contains("stopped abnormally"), "\(third.text(of: .stderr))")
+    }
+
+    /// `jukeboxd scan` that died probing a file leaves it named: the next scan records it as
+    /// not playable (and leaves it alone while it is unchanged); changed, it is probed again.
+    @Test func aScanThatDiedOnAFileSkipsItUntilItChanges() throws {
+        let harness = try DaemonHarness(tracks: DaemonTests.demoTracks)
+        let suspect = harness.musicDir + "/02 Cafe au Lait.mp3"
+        try FileManager.default.createDirectory(
+            atPath: (harness.database as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        do {
+            // What a scan that died inside this file's probe leaves behind (same boot).
+            let died = try InFlightFiles(path: harness.database + ".scan-in-flight")
+            died.note(.scan, suspect)
+        }
+        var result = try Jukeboxd.run(["scan", "--config", harness.configPath])
+        #expect(result.status == 0, "\(result.stderr)")
+        let line = result.stdout.split(separator: "\n").first { $0.hasPrefix("not playable: 02 Cafe au Lait.mp3: ") }
+        #expect(
+            line?.hasSuffix("skipped: the box's previous start stopped abnormally while reading this file") == true,
+            "\(result.stdout)")
+        #expect(result.stdout.contains("1 not playable"), "\(result.stdout)")
+
+        result = try Jukeboxd.run(["scan", "--config", harness.configPath])
+        #expect(!result.stdout.contains("not playable: "), "\(result.stdout)")
+
+        // A new copy of the file: probed again, playable.
+        try FileManager.default.setAttributes(
+            [.modificationDate: Date(timeIntervalSinceNow: 10)], ofItemAtPath: suspect)
+        result = try Jukeboxd.run(["scan", "--config", harness.configPath])
+        #expect(result.stdout.contains("0 not playable"), "\(result.stdout)")
+        #expect(result.stdout.contains("1 updated"), "\(result.stdout)")
+    }
+}
