@@ -224,7 +224,7 @@ import Testing
         checkNoStorm(peers, client: "\(client) playing")
     }
 
-    @Test(.enabled(if: hasClients), .timeLimit(.minutes(3)))
+    @Test(.enabled(if: hasClients), .timeLimit(.minutes(10)))
     func ncmpcppScreensMatchMPD() throws {
         let peers = try Peers()
         try peers.start(Self.ncmpcpp)
@@ -251,7 +251,7 @@ import Testing
         try Self.compare(steps, on: peers, client: "ncmpcpp", queue: ("playlist again", ["1"], "Playlist (9 items"))
     }
 
-    @Test(.enabled(if: hasClients), .timeLimit(.minutes(3)))
+    @Test(.enabled(if: hasClients), .timeLimit(.minutes(10)))
     func ncmpcScreensMatchMPD() throws {
         let peers = try Peers()
         try peers.start(Self.ncmpc)

@@ -65,7 +65,7 @@ import Testing
         return text
     }
 
-    @Test(.enabled(if: ClientScreenTests.hasClients && MPDDaemonTests.hasMPC), .timeLimit(.minutes(3)))
+    @Test(.enabled(if: ClientScreenTests.hasClients && MPDDaemonTests.hasMPC), .timeLimit(.minutes(10)))
     func everyMPCCommandAnswersAsWithMPD() throws {
         let peers = try ClientScreenTests.Peers()
         let ports = peers.counters.map(\.port)

@@ -89,7 +89,7 @@ import Testing
         }
     }
 
-    @Test(.enabled(if: tools), .timeLimit(.minutes(2)))
+    @Test(.enabled(if: tools), .timeLimit(.minutes(10)))
     func cueAlbumsAreListedAsMPDListsThem() throws {
         let jukebox = try Jukebox(songs: "10")
         let server = try ReferenceMPD(
@@ -118,7 +118,7 @@ import Testing
     /// `file` PCM as the device, unpaced: the tracks of the three albums and the embedded one,
     /// queued and played in order, give the decoded files back bit-exact (the WAV's samples,
     /// mpg123's gapless decode, `flac -d`), each split at the sheet's INDEX 01.
-    @Test(.enabled(if: tools), .timeLimit(.minutes(2)))
+    @Test(.enabled(if: tools), .timeLimit(.minutes(10)))
     func cueTracksPlayThroughTheDaemonAsTheirFiles() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
@@ -170,7 +170,7 @@ import Testing
     /// A CUE track as an MPD client sees it while it plays (in real time, on the clock-paced
     /// null PCM): currentsong names the track, status gives its duration and a track-relative
     /// elapsed time, a seek is track-relative, and it stops at the track's end, not the file's.
-    @Test(.enabled(if: tools), .timeLimit(.minutes(1)))
+    @Test(.enabled(if: tools), .timeLimit(.minutes(10)))
     func aPlayingCueTrackIsSeenAndSoughtAsItself() throws {
         let jukebox = try Jukebox(songs: "10")
         let client = jukebox.client

@@ -28,7 +28,7 @@ extension MPDDifferentialTests {
             ("S", "unmount a"),
         ] + (1...17).map { ("L", "subscribe c\($0)") } + [("S", "channels")]
 
-    @Test(.enabled(if: hasMPD), .timeLimit(.minutes(2))) func messagesAndMixRampAnswerAsMPD() throws {
+    @Test(.enabled(if: hasMPD), .timeLimit(.minutes(10))) func messagesAndMixRampAnswerAsMPD() throws {
         let servers = try MPDTagDifferentialTests.TagLibraryServers()
         let ports = [servers.jukeboxPort, servers.server.port]
         let senders = [servers.jukebox, servers.reference]

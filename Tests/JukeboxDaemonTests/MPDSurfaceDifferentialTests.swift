@@ -116,7 +116,7 @@ extension MPDDifferentialTests {
         ("searchadd genre jazz sort Title window 1:2 position 2", .exact), ("playlist", .exact), ("clear", .exact),
     ]
 
-    @Test(.enabled(if: hasMPD), .timeLimit(.minutes(3)))
+    @Test(.enabled(if: hasMPD), .timeLimit(.minutes(10)))
     func stickersPicturesAndFilesAnswerAsMPD() throws {
         let servers = try MPDTagDifferentialTests.TagLibraryServers(mpdStickers: true, withPictures: true)
         let (jukebox, reference) = (servers.jukebox, servers.reference)

@@ -100,7 +100,7 @@ import Testing
         }
     }
 
-    @Test(.enabled(if: hasMPD), .timeLimit(.minutes(2)))
+    @Test(.enabled(if: hasMPD), .timeLimit(.minutes(10)))
     func tagCommandsAnswerAsMPD() throws {
         let servers = try TagLibraryServers()
         let (jukebox, reference) = (servers.jukebox, servers.reference)

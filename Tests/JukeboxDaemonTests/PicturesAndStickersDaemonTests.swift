@@ -105,7 +105,7 @@ import Testing
         print("PASS")
         """
 
-    @Test(.enabled(if: MPDDaemonTests.hasPythonMPD), .timeLimit(.minutes(2)))
+    @Test(.enabled(if: MPDDaemonTests.hasPythonMPD), .timeLimit(.minutes(10)))
     func aPhoneFetchesCoverArtInChunksAndStickersStay() throws {
         let port = freeLoopbackPort()
         let harness = try DaemonHarness(tracks: [], configExtra: "[network]\nport = \(port)", onStart: "off")

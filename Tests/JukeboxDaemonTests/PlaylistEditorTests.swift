@@ -111,7 +111,7 @@ import Testing
         return last.0
     }
 
-    @Test(.enabled(if: canRun), .timeLimit(.minutes(3)))
+    @Test(.enabled(if: canRun), .timeLimit(.minutes(10)))
     func ncmpcppPlaylistEditorMatchesMPD() throws {
         let terminals = try Terminals()
         try Self.step(terminals, "queue", [], expect: "Playlist (3 items")

@@ -7,7 +7,7 @@ import Testing
 /// Playback speed in the real daemon: track time runs 1.5 s per second at 1.5×, and after
 /// `kill -9` the book comes back at its place and at its speed; a card sets it back to 1.
 @Suite(.serialized) struct SpeedDaemonTests {
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(10)))
     func aLongTrackAtOneAndAHalfResumesAfterKillNineWhereItWasAtItsSpeed() throws {
         let media = try TemporaryDirectory(prefix: "jukebox-speed")
         let encoded = EncodedMedia(directory: media.path)

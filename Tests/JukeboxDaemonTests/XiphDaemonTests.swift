@@ -27,7 +27,7 @@ import Testing
     /// Plays each format, seeks into it, pulls the plug (SIGKILL) and restarts: the daemon
     /// comes back on the same track within 2 s of where it was (the journal's position; these
     /// formats seek by their own tables, no hint).
-    @Test(.timeLimit(.minutes(2)))
+    @Test(.timeLimit(.minutes(10)))
     func eachFormatResumesAfterKillNineWhereItWas() throws {
         let media = try TemporaryDirectory(prefix: "jukebox-xiph")
         let harness = try DaemonHarness(tracks: try Self.tracks(in: media), mode: "in-order")
@@ -60,7 +60,7 @@ import Testing
 
     /// A box whose library holds only MP3 maps none of the decoder libraries, playing or
     /// scanning; a FLAC file added and scanned maps libFLAC (and the libogg it links) alone.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(10)))
     func decoderLibrariesAreMappedOnlyForFormatsInTheLibrary() throws {
         let media = try TemporaryDirectory(prefix: "jukebox-xiph")
         let harness = try DaemonHarness(tracks: [DaemonTests.demoTracks[0]], mode: "in-order")
@@ -136,7 +136,7 @@ import Testing
     /// Documented differences, normalised here: MPD lists a Xiph file's tags in the file's
     /// order, the jukebox in its own (compared as sets per song); MPD's Opus `duration`
     /// counts the pre-skip (3.006 s for a 3 s file), the jukebox's is exact (checked apart).
-    @Test(.enabled(if: ReferenceMPD.isInstalled), .timeLimit(.minutes(2)))
+    @Test(.enabled(if: ReferenceMPD.isInstalled), .timeLimit(.minutes(10)))
     func tagsAnswerAsMPD() throws {
         let harness = try DaemonHarness(tracks: [], configExtra: "", onStart: "off", mode: "in-order")
         let folder = harness.musicDir + "/Xiph"
