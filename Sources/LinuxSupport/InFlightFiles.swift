@@ -79,19 +79,25 @@ public final class InFlightFiles: @unchecked Sendable {
     /// Whether `file` was being read when the previous run died.
     public func isSuspect(_ file: String) -> Bool { suspects.contains { $0.path == file } }
 
-    /// Notes that `reader` starts reading `file` (nil: it reads nothing now).
+    /// Notes that `reader` starts reading `file` (nil: it reads nothing now). Writes only what
+    /// changed: a store dirties the page, and a dirty page is written back to the card (once
+    /// per track, not at every read of jb-decode, which names its file at every read).
     public func note(_ reader: Reader, _ file: String?) {
         let slot = memory + reader.offset
-        // The length last, so that a death mid-copy leaves no half path behind.
-        slot.storeBytes(of: UInt16(0), as: UInt16.self)
-        guard var file else { return }
-        // In place, without a copy on the heap: jb-decode names its file at every read.
-        let count = file.withUTF8 { bytes in
-            let count = min(bytes.count, Layout.slot - 2)
-            if count > 0 { (slot + 2).copyMemory(from: bytes.baseAddress!, byteCount: count) }
-            return count
+        let length = Int(slot.loadUnaligned(as: UInt16.self))
+        guard var file else {
+            if length != 0 { slot.storeBytes(of: UInt16(0), as: UInt16.self) }
+            return
         }
-        slot.storeBytes(of: UInt16(count), as: UInt16.self)
+        // In place, without a copy on the heap.
+        file.withUTF8 { bytes in
+            let count = min(bytes.count, Layout.slot - 2)
+            if count == length, count > 0, memcmp(slot + 2, bytes.baseAddress!, count) == 0 { return }
+            // The length last, so that a death mid-copy leaves no half path behind.
+            slot.storeBytes(of: UInt16(0), as: UInt16.self)
+            if count > 0 { (slot + 2).copyMemory(from: bytes.baseAddress!, byteCount: count) }
+            slot.storeBytes(of: UInt16(count), as: UInt16.self)
+        }
     }
 
     /// A clean stop: the next start holds nothing against the files noted.
