@@ -281,26 +281,41 @@ struct jb_mp4 {
     int draining;        /* the demuxer is at its end; the decoder is being drained */
 };
 
+/* Big-endian, summed unsigned (a shift into the sign bit is undefined): 8 bytes of 2^63 or
+   more come out negative, which every caller refuses as a size or an offset. */
 static int64_t be(const unsigned char *p, int n) {
-    int64_t v = 0;
+    uint64_t v = 0;
     for (int i = 0; i < n; i++) v = (v << 8) | p[i];
-    return v;
+    return (int64_t)v;
 }
 
-/* An atom's header at `at` within [at, end): its type, payload start and end. */
+/* a - b, held within +-2^62 so that frame counts added to it later cannot overflow either
+   (timestamps come from the file; none that plays is near). */
+static int64_t difference(int64_t a, int64_t b) {
+    const int64_t limit = INT64_MAX / 2;
+    int64_t d;
+    if (__builtin_sub_overflow(a, b, &d)) return a < 0 ? -limit : limit;
+    return d > limit ? limit : d < -limit ? -limit : d;
+}
+
+/* An atom's header at `at` within [at, end) (0 <= at, end <= the file's size): its type,
+   payload start and end. Size 0 runs to `end`; a 64-bit size (1) is compared with the room
+   left, never added to `at` before it is known to fit. */
 static int atom_at(jb_mp4 *m, int64_t at, int64_t end, uint32_t *type, int64_t *body, int64_t *next) {
     unsigned char h[16];
-    if (end - at < 8 || pread(m->fd, h, 16, at) < 8) return 0;
-    int64_t size = be(h, 4);
+    ssize_t got;
+    if (end - at < 8 || (got = pread(m->fd, h, 16, at)) < 8) return 0;
+    int64_t size = be(h, 4), room = end - at;
     *type = (uint32_t)be(h + 4, 4);
     *body = at + 8;
     if (size == 1) {
+        if (got < 16) return 0;
         size = be(h + 8, 8);
         *body = at + 16;
     } else if (size == 0) {
-        size = end - at;
+        size = room;
     }
-    if (size < *body - at || at + size > end) return 0;
+    if (size < *body - at || size > room) return 0;
     *next = at + size;
     return 1;
 }
@@ -313,9 +328,11 @@ static void read_smpb(jb_mp4 *m, int64_t at, int64_t end) {
     int64_t body, next;
     char name[16] = {0};
     for (; atom_at(m, at, end, &type, &body, &next); at = next) {
-        if (type == FOURCC('n', 'a', 'm', 'e') && next - body - 4 < (int64_t)sizeof name)
+        /* Both full atoms: version and flags (and the data's type), then the text. A body shorter
+           than that is none (its length would come out negative, then huge as a size_t). */
+        if (type == FOURCC('n', 'a', 'm', 'e') && next - body >= 4 && next - body - 4 < (int64_t)sizeof name)
             (void)!pread(m->fd, name, (size_t)(next - body - 4), body + 4);
-        if (type == FOURCC('d', 'a', 't', 'a') && !strcmp(name, "iTunSMPB") && next - body - 8 < 256) {
+        if (type == FOURCC('d', 'a', 't', 'a') && !strcmp(name, "iTunSMPB") && next - body >= 8 && next - body - 8 < 256) {
             char text[256] = {0};
             if (pread(m->fd, text, (size_t)(next - body - 8), body + 8) < 0) return;
             unsigned long long delay, padding, frames;
@@ -476,8 +493,8 @@ static int64_t io_seek(void *opaque, int64_t offset, int whence) {
     switch (whence & ~AVSEEK_FORCE) {
     case AVSEEK_SIZE: return m->size;
     case SEEK_SET: break;
-    case SEEK_CUR: offset += m->pos; break;
-    case SEEK_END: offset += m->size; break;
+    case SEEK_CUR: if (__builtin_add_overflow(offset, m->pos, &offset)) return AVERROR(EINVAL); break;
+    case SEEK_END: if (__builtin_add_overflow(offset, m->size, &offset)) return AVERROR(EINVAL); break;
     default: return AVERROR(EINVAL);
     }
     if (offset < 0) return AVERROR(EINVAL);
@@ -590,12 +607,18 @@ static int place_packet(jb_mp4 *m, int64_t sample) {
             r->chunk = first_chunk - 1 + (sample - first) / per;
             r->chunk_left = per - within;
             if (!table_field(fd, &r->stco, r->chunk, 0, r->stco.place.width, &r->offset)) return 0;
-            for (int64_t s = sample - within; s < sample; s++) {
-                int64_t size;
-                if (!packet_size(m, s, &size)) return 0;
-                r->offset += size;
+            /* The packets before it in its chunk: each of stsz's entries (in the file, 4 bytes
+               each), or `within` times the one size, which a loop would count out one by one. */
+            int64_t before = 0;
+            if (r->sample_size) {
+                if (__builtin_mul_overflow(within, r->sample_size, &before)) return 0;
+            } else {
+                for (int64_t s = sample - within; s < sample; s++) {
+                    int64_t size;
+                    if (!packet_size(m, s, &size) || __builtin_add_overflow(before, size, &before)) return 0;
+                }
             }
-            return 1;
+            return !__builtin_add_overflow(r->offset, before, &r->offset);
         }
         first += in_entry;
     }
@@ -610,8 +633,8 @@ static int next_packet(jb_mp4 *m, int64_t *offset, int64_t *size, int64_t *dts, 
     if (!packet_size(m, r->sample, size) || !table_field(fd, &r->stts, r->stts_entry, 4, 4, duration)) return -1;
     *offset = r->offset;
     *dts = r->dts;
-    r->offset += *size;
-    r->dts += *duration;
+    if (__builtin_add_overflow(r->offset, *size, &r->offset)) return -1;
+    r->dts += *duration; /* within the sum tables_agree bounded */
     if (++r->sample == r->samples) return 1;
     while (--r->stts_left <= 0) {
         if (!table_field(fd, &r->stts, ++r->stts_entry, 0, 4, &r->stts_left)) return -1;
@@ -620,7 +643,8 @@ static int next_packet(jb_mp4 *m, int64_t *offset, int64_t *size, int64_t *dts, 
     if (--r->chunk_left > 0) return 1;
     while (r->chunk_left <= 0) {
         int64_t next_chunk, per;
-        r->chunk++;
+        /* Runs of empty chunks end at stco's end (tables_agree saw packets after them). */
+        if (++r->chunk >= r->stco.place.count) return -1;
         if (r->stsc_entry + 1 < r->stsc.place.count) {
             if (!table_field(fd, &r->stsc, r->stsc_entry + 1, 0, 4, &next_chunk)) return -1;
             if (next_chunk - 1 == r->chunk) r->stsc_entry++;
@@ -776,7 +800,7 @@ static int64_t last_whole_packet(jb_mp4 *m) {
     while (low <= high) {
         int64_t mid = low + (high - low) / 2, size;
         if (!place_packet(m, mid) || !packet_size(m, mid, &size)) break;
-        if (r->offset + size <= m->size) {
+        if (r->offset >= 0 && r->offset <= m->size && size <= m->size - r->offset) {
             found = mid;
             low = mid + 1;
         } else {
@@ -851,7 +875,7 @@ static int64_t pts_samples(jb_mp4 *m, int64_t pts) {
 static void place_frame(jb_mp4 *m) {
     int64_t pts = m->frame->pts != AV_NOPTS_VALUE ? m->frame->pts : m->frame->best_effort_timestamp;
     if (m->seeking && pts != AV_NOPTS_VALUE)
-        m->frame_start = pts_samples(m, pts) - m->first_pts;
+        m->frame_start = difference(pts_samples(m, pts), m->first_pts);
     else
         m->frame_start = m->position;
     m->frame_offset = 0;
@@ -1056,7 +1080,7 @@ int jb_mp4_open(const char *path, int flags, jb_mp4 **out, const char **call, ch
         int64_t next = m->reader->sample;
         int64_t last = last_whole_packet(m);
         if (last >= 0 && last + 1 < m->reader->samples) {
-            int64_t end = place_packet(m, last + 1) ? pts_samples(m, m->reader->dts) - m->first_pts : m->frames;
+            int64_t end = place_packet(m, last + 1) ? difference(pts_samples(m, m->reader->dts), m->first_pts) : m->frames;
             if (end < m->frames) m->frames = end > 0 ? end : 0;
         }
         /* Back where the first frame left it. */
@@ -1068,10 +1092,10 @@ int jb_mp4_open(const char *path, int flags, jb_mp4 **out, const char **call, ch
         int entries = av.avformat_index_get_entries_count(m->stream);
         for (int i = entries - 1; i >= 0; i--) {
             const AVIndexEntry *e = av.avformat_index_get_entry(m->stream, i);
-            if (e && e->pos + e->size <= m->size) {
+            if (e && e->pos <= m->size - e->size) {
                 if (i + 1 < entries) {
                     const AVIndexEntry *cut = av.avformat_index_get_entry(m->stream, i + 1);
-                    int64_t end = pts_samples(m, cut->timestamp) - m->first_pts;
+                    int64_t end = difference(pts_samples(m, cut->timestamp), m->first_pts);
                     if (end < m->frames) m->frames = end > 0 ? end : 0;
                 }
                 break;
@@ -1229,13 +1253,13 @@ int jb_mp4_seek(jb_mp4 *m, int64_t frame, const char **call, char *message, size
     if (frame > m->frames) frame = m->frames;
     /* AAC overlaps each frame with the one before (MDCT): start two frames early. */
     int64_t preroll = m->codec_kind == JB_MP4_AAC ? 2048 : 0;
-    int64_t start = frame + m->first_pts - preroll;
+    int64_t start = difference(frame, difference(preroll, m->first_pts));
     int64_t ts = av.av_rescale_q(start, (AVRational){1, m->rate}, m->stream->time_base);
     if (m->reader) {
         m->reader->error = 0;
         /* As the demuxer seeks (it takes the edit's start off the target, once more than it
            shifted the timestamps): the same packets decode, and AAC's noise is the same. */
-        if (!place_packet(m, packet_at(m, ts - (m->edit ? m->edit->media_time : 0)))) {
+        if (!place_packet(m, packet_at(m, difference(ts, m->edit ? m->edit->media_time : 0)))) {
             snprintf(last_log, sizeof last_log, "unreadable sample tables");
             return fail(AVERROR_INVALIDDATA, "seeking", call, message, message_len);
         }

@@ -40,7 +40,9 @@ typedef struct {
 
 static int ranges_add(packet_ranges *r, uint64_t offset, uint32_t length) {
     if (length == 0) return 0;
-    if (r->count > 0 && r->offsets[r->count - 1] + r->lengths[r->count - 1] == offset) {
+    /* A range grows while it stays under 4 GiB (its length is 32 bits); then another starts. */
+    if (r->count > 0 && r->offsets[r->count - 1] + r->lengths[r->count - 1] == offset &&
+        r->lengths[r->count - 1] <= UINT32_MAX - length) {
         r->lengths[r->count - 1] += length;
     } else {
         if (r->count == r->capacity) {
@@ -115,8 +117,10 @@ static int rebuild_comments(int fd, const packet_ranges *r, size_t magic, int fr
     if (ranges_read(fd, r, at, len, 4) != 0) return -1;
     uint32_t vendor = le32(len);
     if (vendor > max_entry || at + 4 + vendor + 4 > r->bytes) return -1;
-    unsigned char *text = malloc(vendor + 4u);
-    if (text == NULL || ranges_read(fd, r, at, text, vendor + 4u) != 0 || buffer_add(out, text, vendor + 4u) != 0) {
+    /* In size_t: a 32-bit vendor + 4 could wrap. */
+    size_t vendor_bytes = (size_t)vendor + 4;
+    unsigned char *text = malloc(vendor_bytes);
+    if (text == NULL || ranges_read(fd, r, at, text, vendor_bytes) != 0 || buffer_add(out, text, vendor_bytes) != 0) {
         free(text);
         return -1;
     }
@@ -132,8 +136,9 @@ static int rebuild_comments(int fd, const packet_ranges *r, size_t magic, int fr
         uint32_t n = le32(len);
         if (at + 4 + n > r->bytes) return -1;
         if (n <= max_entry) {
-            unsigned char *entry = malloc(n + 4u);
-            if (entry == NULL || ranges_read(fd, r, at, entry, n + 4u) != 0 || buffer_add(out, entry, n + 4u) != 0) {
+            size_t entry_bytes = (size_t)n + 4;
+            unsigned char *entry = malloc(entry_bytes);
+            if (entry == NULL || ranges_read(fd, r, at, entry, entry_bytes) != 0 || buffer_add(out, entry, entry_bytes) != 0) {
                 free(entry);
                 return -1;
             }
@@ -298,8 +303,9 @@ static int stream_seek(jb_ogg_stream *s, int64_t offset, int whence) {
     if (s->sequential) return -1;
     int64_t base = whence == SEEK_SET ? 0 : whence == SEEK_CUR ? (int64_t)s->pos : (int64_t)stream_length(s);
     if (whence != SEEK_SET && whence != SEEK_CUR && whence != SEEK_END) return -1;
-    if (base + offset < 0) return -1;
-    s->pos = (uint64_t)(base + offset);
+    int64_t pos;
+    if (__builtin_add_overflow(base, offset, &pos) || pos < 0) return -1;
+    s->pos = (uint64_t)pos;
     return 0;
 }
 

@@ -261,13 +261,15 @@ private struct Metadata {
     private static func cueSheet(_ sheet: FLAC__StreamMetadata_CueSheet) -> FLACCueSheet {
         let tracks = (0..<Int(sheet.num_tracks)).map { i in
             let track = sheet.tracks[i]
-            let offset = Int64(track.offset)
+            // 64-bit offsets as the file gives them (libFLAC does not check them): past Int64.max
+            // they are held there, beyond any file's length, rather than trap.
+            let offset = Int64(clamping: track.offset)
             return FLACCueSheet.Track(
                 number: Int(track.number), offset: offset, isrc: cString(track.isrc),
                 isAudio: track.type == 0, preEmphasis: track.pre_emphasis != 0,
                 indices: (0..<Int(track.num_indices)).map { j in
-                    FLACCueSheet.Index(
-                        number: Int(track.indices[j].number), offset: offset + Int64(track.indices[j].offset))
+                    let (absolute, overflow) = offset.addingReportingOverflow(Int64(clamping: track.indices[j].offset))
+                    return FLACCueSheet.Index(number: Int(track.indices[j].number), offset: overflow ? .max : absolute)
                 })
         }
         return FLACCueSheet(

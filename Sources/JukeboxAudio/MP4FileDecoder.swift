@@ -92,7 +92,10 @@ extension MediaProbe {
             MP4TagMapping.vorbisComments(decoder.tags), frames: decoder.totalFrames, rate: decoder.rate,
             sampleFormat: sampleFormat, channels: decoder.channels)
         media.chapters = decoder.chapters.map {
-            Chapter(title: $0.title, startMs: $0.startFrame * 1000 / Int64(decoder.rate))
+            // A start the file puts past any length (Nero's 64-bit chpl field) is held at
+            // Int64.max, after the end, where the chapter list leaves it out.
+            let (scaled, overflow) = $0.startFrame.multipliedReportingOverflow(by: 1000)
+            return Chapter(title: $0.title, startMs: overflow ? .max : scaled / Int64(decoder.rate))
         }
         return media
     }

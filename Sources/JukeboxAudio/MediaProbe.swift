@@ -223,7 +223,10 @@ extension MediaProbe {
         for track in block.tracks where track.isAudio && (1...99).contains(track.number) {
             // The wrapper's index offsets are absolute (the track's offset included).
             let index = track.indices.first { $0.number == 1 } ?? track.indices.first
-            let frames = (index?.offset ?? track.offset) * CueSheet.framesPerSecond / Int64(rate)
+            let (scaled, overflow) = (index?.offset ?? track.offset).multipliedReportingOverflow(
+                by: CueSheet.framesPerSecond)
+            guard !overflow else { continue }  // past the end of any file: a damaged block
+            let frames = scaled / Int64(rate)
             let (minutes, seconds, rest) = (frames / 4500, frames / 75 % 60, frames % 75)
             func two(_ n: Int64) -> String { n < 10 ? "0\(n)" : "\(n)" }
             text += "TRACK \(two(Int64(track.number))) AUDIO\nINDEX 01 \(two(minutes)):\(two(seconds)):\(two(rest))\n"

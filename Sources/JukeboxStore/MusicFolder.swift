@@ -99,7 +99,7 @@ public final class MusicFolder {
         if let located, located.path == path, located.size == Int64(info.st_size), located.mtimeNs == mtimeNs {
             picture = located.picture
         } else {
-            picture = try Self.locatePicture(file)
+            picture = try Self.locatePicture(file, size: Int64(info.st_size))
             located = (path, Int64(info.st_size), mtimeNs, picture)
         }
         guard let picture else { return nil }
@@ -139,19 +139,26 @@ public final class MusicFolder {
     /// The `©lyr` atom of the MP4 file at absolute `path` (`MP4LyricsAtom`); nil when it
     /// cannot be read or the atoms leave the answer to FFmpeg.
     public static func mp4Lyrics(path: String) -> MP4LyricsAtom.Found? {
-        guard let file = try? FileDescriptor(path: path, flags: O_RDONLY | O_CLOEXEC),
-            let (found, _) = try? walk(file, MP4LyricsAtom.read)
+        guard let file = try? FileDescriptor(path: path, flags: O_RDONLY | O_CLOEXEC), let size = try? size(of: file),
+            let (found, _) = try? walk(file, { MP4LyricsAtom.read($0, fileSize: size) })
         else { return nil }
         return found
     }
 
-    /// Where a file keeps its first picture: a FLAC's first PICTURE block, an MP4 file's first
-    /// cover atom, else the first APIC frame of an ID3v2 tag at the start (MP3).
-    static func locatePicture(_ file: FileDescriptor) throws(Errno) -> EmbeddedPicture? {
+    /// Where a file of `size` bytes keeps its first picture: a FLAC's first PICTURE block, an
+    /// MP4 file's first cover atom, else the first APIC frame of an ID3v2 tag at the start (MP3).
+    static func locatePicture(_ file: FileDescriptor, size: Int64) throws(Errno) -> EmbeddedPicture? {
         if let (blocks, read) = try flacBlocks(file) { return blocks.firstPicture(read) }
-        if let (picture, _) = try walk(file, MP4CoverAtoms.firstPicture) { return picture }
+        if let (picture, _) = try walk(file, { MP4CoverAtoms.firstPicture($0, fileSize: size) }) { return picture }
         guard let (tag, read) = try id3Tag(file) else { return nil }
         return tag.firstPicture(read)
+    }
+
+    /// The size of `file` in bytes.
+    static func size(of file: FileDescriptor) throws(Errno) -> Int64 {
+        var info = stat()
+        _ = try file.call("fstat") { fstat($0, &info) }
+        return Int64(info.st_size)
     }
 
     /// The file's FLAC metadata blocks and a reader of its bytes; nil when it is no FLAC.

@@ -40,6 +40,10 @@ import Testing
 
     static func data(type: UInt8, _ image: [UInt8]) -> [UInt8] { atom("data", [0, 0, 0, type, 0, 0, 0, 0] + image) }
 
+    static func firstPicture(_ bytes: [UInt8]) -> EmbeddedPicture? {
+        MP4CoverAtoms.firstPicture(ID3TagTests.reader(bytes), fileSize: Int64(bytes.count))
+    }
+
     static let hdlr = atom(
         "hdlr", [UInt8](repeating: 0, count: 8) + Array("mdirappl".utf8) + [UInt8](repeating: 0, count: 9))
     static let jpeg: [UInt8] = [0xFF, 0xD8, 0xFF, 0xE0] + (0..<3000).map { UInt8($0 % 251) }
@@ -65,7 +69,7 @@ import Testing
             largest = max(largest, count)
             return ID3TagTests.reader(bytes)(offset, count)
         }
-        let picture = try #require(MP4CoverAtoms.firstPicture(read))
+        let picture = try #require(MP4CoverAtoms.firstPicture(read, fileSize: Int64(bytes.count)))
         #expect(picture.mimeType == "image/jpeg")
         guard case .inFile(let offset, let size) = picture.location else {
             Issue.record("not in place: \(picture.location)")
@@ -75,19 +79,19 @@ import Testing
         #expect(largest <= 8, "read \(largest) bytes at once")
 
         let png = Self.file([Self.data(type: 13, Self.png)], quickTimeMeta: true)
-        #expect(MP4CoverAtoms.firstPicture(ID3TagTests.reader(png))?.mimeType == "image/png")
+        #expect(Self.firstPicture(png)?.mimeType == "image/png")
         let bmp = Self.file([Self.data(type: 27, Self.png)])
-        #expect(MP4CoverAtoms.firstPicture(ID3TagTests.reader(bmp))?.mimeType == "image/x-ms-bmp")
+        #expect(Self.firstPicture(bmp)?.mimeType == "image/x-ms-bmp")
     }
 
     @Test func noCoverOrNoMP4IsNone() {
-        #expect(MP4CoverAtoms.firstPicture(ID3TagTests.reader(Self.file([]))) == nil)
-        #expect(MP4CoverAtoms.firstPicture(ID3TagTests.reader(Self.file([Self.data(type: 1, Self.jpeg)]))) == nil)
-        #expect(MP4CoverAtoms.firstPicture(ID3TagTests.reader(Array("fLaC".utf8) + Self.jpeg)) == nil)
+        #expect(Self.firstPicture(Self.file([])) == nil)
+        #expect(Self.firstPicture(Self.file([Self.data(type: 1, Self.jpeg)])) == nil)
+        #expect(Self.firstPicture(Array("fLaC".utf8) + Self.jpeg) == nil)
         // A cover cut short by the end of the file (a partial copy) is none.
         var cut = Self.file([Self.data(type: 13, Self.jpeg)])
         cut.removeLast(100)
-        #expect(MP4CoverAtoms.firstPicture(ID3TagTests.reader(cut)) == nil)
+        #expect(Self.firstPicture(cut) == nil)
     }
 }
 
@@ -115,7 +119,9 @@ import Testing
             + Atoms.atom("moov", Atoms.atom("mvhd", [UInt8](repeating: 0, count: 100)) + Atoms.atom("udta", meta))
     }
 
-    static func lyrics(_ bytes: [UInt8]) -> MP4LyricsAtom.Found? { MP4LyricsAtom.read(ID3TagTests.reader(bytes)) }
+    static func lyrics(_ bytes: [UInt8]) -> MP4LyricsAtom.Found? {
+        MP4LyricsAtom.read(ID3TagTests.reader(bytes), fileSize: Int64(bytes.count))
+    }
 
     @Test func utf8LyricsAreReadUpToTheirFirstNUL() {
         let synced = Self.file(Self.item(Self.lyr, Atoms.data(type: 1, Array(Self.lrc.utf8))))

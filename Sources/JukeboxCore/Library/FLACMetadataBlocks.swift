@@ -35,10 +35,13 @@ public struct FLACMetadataBlocks: Sendable, Equatable {
         for block in blocks where block.type == 6 {
             var at = block.bodyOffset + 4  // the picture type
             let end = block.bodyOffset + Int64(block.bodySize)
-            guard let mimeLength = Self.bigEndian32(read(at, 4)) else { continue }
+            // Each length is held against what is left of the block before it is read or
+            // added: a 32-bit MIME length would otherwise be a read of up to 4 GiB.
+            guard let mimeLength = Self.bigEndian32(read(at, 4)), Int64(mimeLength) <= end - at - 4 else { continue }
             let mime = String(decoding: read(at + 4, mimeLength), as: UTF8.self)
             at += 4 + Int64(mimeLength)
-            guard let descriptionLength = Self.bigEndian32(read(at, 4)) else { continue }
+            guard let descriptionLength = Self.bigEndian32(read(at, 4)), Int64(descriptionLength) <= end - at - 4
+            else { continue }
             at += 4 + Int64(descriptionLength) + 16  // the description, width, height, depth, colours
             guard let dataLength = Self.bigEndian32(read(at, 4)), at + 4 + Int64(dataLength) <= end else { continue }
             return EmbeddedPicture(mimeType: mime, location: .inFile(offset: at + 4, size: dataLength))

@@ -8,8 +8,9 @@
 /// a JPEG- or PNG-typed image is PNG when it starts with PNG's signature and JPEG otherwise.
 public enum MP4CoverAtoms {
     /// The first cover, in place; nil when the file is no MP4 file or has no cover.
-    public static func firstPicture(_ read: (Int64, Int) -> [UInt8]) -> EmbeddedPicture? {
-        guard let moov = moov(read) else { return nil }
+    /// `fileSize` ends the last atom when its size is 0 ("to the end of the file").
+    public static func firstPicture(_ read: (Int64, Int) -> [UInt8], fileSize: Int64) -> EmbeddedPicture? {
+        guard let moov = moov(read, fileSize: fileSize) else { return nil }
         for meta in metas(in: moov, read) {
             for ilst in children(of: metaBody(meta, read), read) where ilst.type == "ilst" {
                 for covr in children(of: ilst, read) where covr.type == "covr" {
@@ -23,9 +24,9 @@ public enum MP4CoverAtoms {
     }
 
     /// The `moov` atom of an MP4 file; nil when the file is no MP4 file or has none.
-    static func moov(_ read: (Int64, Int) -> [UInt8]) -> Atom? {
-        guard read(4, 4) == Array("ftyp".utf8) else { return nil }
-        return children(of: Atom(bodyOffset: 0, end: .max), read).first { $0.type == "moov" }
+    static func moov(_ read: (Int64, Int) -> [UInt8], fileSize: Int64) -> Atom? {
+        guard fileSize >= 0, read(4, 4) == Array("ftyp".utf8) else { return nil }
+        return children(of: Atom(bodyOffset: 0, end: fileSize), read).first { $0.type == "moov" }
     }
 
     /// The `meta` atoms that may hold an `ilst`: in `moov/udta`, then in `moov`.
@@ -43,11 +44,15 @@ public enum MP4CoverAtoms {
     }
 
     /// The atoms inside `parent`'s body, in order: 32-bit sizes, 64-bit ones (size 1) and the
-    /// last atom's size 0 (to the end of the file); a size that runs past the parent ends it.
+    /// last atom's size 0 (to the parent's end, the file's at the top). A size smaller than its
+    /// header or past the parent ends the list. Every size is compared with the room left
+    /// (`parent.end - at`, never negative) before it is added, so no value in the file can
+    /// overflow an offset.
     static func children(of parent: Atom, _ read: (Int64, Int) -> [UInt8]) -> [Atom] {
         var atoms: [Atom] = []
         var at = parent.bodyOffset
-        while at + 8 <= parent.end, atoms.count < 4096 {
+        while at <= parent.end, parent.end - at >= 8, atoms.count < 4096 {
+            let room = parent.end - at
             let head = read(at, 8)
             guard head.count == 8 else { break }
             // Byte for byte (Latin-1), so that `©lyr` (0xA9 "lyr") keeps its first byte.
@@ -55,14 +60,16 @@ public enum MP4CoverAtoms {
             var size = Int64(bigEndian32(head[0..<4]))
             var header: Int64 = 8
             if size == 1 {
+                guard room >= 16 else { break }
                 let large = read(at + 8, 8)
                 guard large.count == 8 else { break }
+                // A size past Int64.max reads as negative: smaller than the header, refused below.
                 size = Int64(bitPattern: large.reduce(0) { $0 << 8 | UInt64($1) })
                 header = 16
             } else if size == 0 {
-                size = parent.end == .max ? .max - at : parent.end - at
+                size = room
             }
-            guard size >= header, size <= parent.end - at else { break }
+            guard size >= header, size <= room else { break }
             atoms.append(Atom(type: type, bodyOffset: at + header, end: at + size))
             at += size
         }
@@ -73,12 +80,15 @@ public enum MP4CoverAtoms {
     /// `hdlr` comes first (QuickTime's form).
     static func metaBody(_ meta: Atom, _ read: (Int64, Int) -> [UInt8]) -> Atom {
         var body = meta
+        // A body too short for a child atom has none either way.
+        guard meta.end - meta.bodyOffset >= 8 else { return body }
         if read(meta.bodyOffset + 4, 4) != Array("hdlr".utf8) { body.bodyOffset += 4 }
         return body
     }
 
     /// The image of a `data` atom (type, locale, then the bytes), when its type is a picture's.
     private static func picture(in data: Atom, _ read: (Int64, Int) -> [UInt8]) -> EmbeddedPicture? {
+        guard data.end - data.bodyOffset >= 8 else { return nil }
         let head = read(data.bodyOffset, 8)
         guard head.count == 8 else { return nil }
         let start = data.bodyOffset + 8

@@ -15,9 +15,10 @@ public enum MP4LyricsAtom {
     }
 
     /// What the atoms say; nil when they cannot say it for sure (no MP4 file, see above).
-    public static func read(_ read: (Int64, Int) -> [UInt8]) -> Found? {
+    /// `fileSize` ends the last atom when its size is 0 ("to the end of the file").
+    public static func read(_ read: (Int64, Int) -> [UInt8], fileSize: Int64) -> Found? {
         typealias Atoms = MP4CoverAtoms
-        guard let moov = Atoms.moov(read) else { return nil }
+        guard let moov = Atoms.moov(read, fileSize: fileSize) else { return nil }
         let udtaItems = Atoms.children(of: moov, read).filter { $0.type == "udta" }.flatMap {
             Atoms.children(of: $0, read)
         }
@@ -43,7 +44,8 @@ public enum MP4LyricsAtom {
             data.bodyOffset == item.bodyOffset + 8
         else { return nil }
         let head = read(data.bodyOffset, 8)
-        guard head.count == 8, Atoms.bigEndian32(head[0..<4]) == 1, data.end - data.bodyOffset <= 16 << 20 else {
+        guard head.count == 8, Atoms.bigEndian32(head[0..<4]) == 1, (8...16 << 20).contains(data.end - data.bodyOffset)
+        else {
             return nil
         }
         let size = Int(data.end - data.bodyOffset) - 8
@@ -58,7 +60,8 @@ public enum MP4LyricsAtom {
         guard let name = MP4CoverAtoms.children(of: item, read).first(where: { $0.type == "name" }),
             name.end - name.bodyOffset <= 4096
         else { return nil }
-        let bytes = read(name.bodyOffset + 4, max(0, Int(name.end - name.bodyOffset) - 4))
+        guard name.end - name.bodyOffset > 4 else { return "" }
+        let bytes = read(name.bodyOffset + 4, Int(name.end - name.bodyOffset) - 4)
         return String(decoding: bytes, as: UTF8.self)
     }
 }

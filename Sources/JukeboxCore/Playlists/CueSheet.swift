@@ -109,7 +109,15 @@ public struct CueSheet: Sendable, Equatable {
         return (minutes * 60 + seconds) * framesPerSecond + frames
     }
 
-    static func sampleFrame(_ cdFrames: Int64, rate: Int) -> Int64 { cdFrames * Int64(rate) / framesPerSecond }
+    /// Whole seconds and the frames left apart, which gives the same floor for the times a sheet
+    /// can hold (at most 999,999,999 minutes) at any rate a header can claim, where their
+    /// product alone would overflow; a frame past Int64.max is the largest.
+    static func sampleFrame(_ cdFrames: Int64, rate: Int) -> Int64 {
+        let (seconds, rest) = cdFrames.quotientAndRemainder(dividingBy: framesPerSecond)
+        let (whole, overflow) = seconds.multipliedReportingOverflow(by: Int64(rate))
+        let (sum, past) = whole.addingReportingOverflow(rest * Int64(rate) / framesPerSecond)
+        return overflow || past ? .max : sum
+    }
 
     static func milliseconds(_ cdFrames: Int64) -> Int64 { cdFrames * 1000 / framesPerSecond }
 
