@@ -105,6 +105,9 @@ public enum PlayerAction: Sendable, Equatable {
     /// A volume request went past a limit (or came while the volume is locked): the box
     /// says so without a screen (`FeedbackCues`).
     case limitReached(VolumeLimit)
+    /// An add did not fit in the queue (what fitted was added): log it, and say it on the
+    /// console and the screen.
+    case queueFull(QueueOverflow)
 }
 
 /// The volume limit a request hit.
@@ -621,7 +624,15 @@ public struct PlayerMachine: Sendable, Equatable {
     }
 
     private mutating func restore(_ snapshot: Snapshot, onStart: ResumeOnStart, into actions: inout [PlayerAction]) {
-        queue = PlayQueue(snapshot: snapshot.queue)
+        queue = PlayQueue(snapshot: snapshot.queue, limit: queue.limit)
+        if snapshot.queue.items.count > queue.count {
+            let held = snapshot.queue.items.count
+            actions.append(
+                .log(
+                    .warning,
+                    "the saved queue held \(held) entries, past the limit: kept \(queue.count), the current one among them"
+                ))
+        }
         savedPositions = snapshot.savedPositions.filter { $0.value > 0 }
         currentRequest = nil
         nextRequest = nil
