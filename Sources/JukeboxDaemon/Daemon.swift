@@ -595,7 +595,7 @@ final class Daemon {
     func perform(_ actions: [PlayerAction]) {
         if !actions.isEmpty && (queueHoldsWide || !wideTracks.isEmpty) {
             // Before a start, so its first open is already wide when a later track is.
-            let holdsWide = machine.queue.entries.contains(where: wideTracks.contains)
+            let holdsWide = machine.queue.items.contains { wideTracks.contains($0.track) }
             if holdsWide != queueHoldsWide {
                 queueHoldsWide = holdsWide
                 pipeline.setQueueHoldsWide(holdsWide)

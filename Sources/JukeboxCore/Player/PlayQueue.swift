@@ -211,17 +211,24 @@ public struct PlayQueue: Sendable, Equatable {
     public mutating func setPriority(_ priority: UInt8, of range: Range<Int>) {
         guard range.lowerBound >= 0, range.upperBound <= items.count, !range.isEmpty else { return }
         let currentPriority = currentEntry?.priority
+        // One pass over the cycle, not a search per entry: `prio 1 0:` over a long queue.
+        let drawn = options.random ? Set(shuffleOrder[..<shuffleCursor]) : []
+        var raised: [Int] = []
         for position in range where items[position].priority != priority {
             let old = items[position].priority
             items[position].priority = priority
             items[position].version = version
             guard options.random, position != currentIndex, priority > old,
-                priority > currentPriority ?? 0 || currentIndex == nil,
-                let slot = shuffleOrder.firstIndex(of: position), slot < shuffleCursor
+                priority > currentPriority ?? 0 || currentIndex == nil, drawn.contains(position)
             else { continue }
-            shuffleOrder.remove(at: slot)
-            shuffleCursor -= 1
-            shuffleOrder.insert(position, at: shuffleCursor)
+            raised.append(position)
+        }
+        if !raised.isEmpty {
+            // Each goes back to the head of the part not yet drawn, the last raised first.
+            let moved = Set(raised)
+            let kept = shuffleOrder[..<shuffleCursor].filter { !moved.contains($0) }
+            shuffleOrder = kept + raised.reversed() + shuffleOrder[shuffleCursor...]
+            shuffleCursor = kept.count
         }
         raiseVersion()
     }

@@ -289,7 +289,7 @@ public struct PlayerMachine: Sendable, Equatable {
         switch command {
         case .play(let index):
             if let index {
-                guard queue.entries.indices.contains(index) else {
+                guard queue.items.indices.contains(index) else {
                     actions.append(
                         .reply(
                             queue.isEmpty
@@ -464,7 +464,7 @@ public struct PlayerMachine: Sendable, Equatable {
     /// MPD's `seek`/`seekid`: entry `index` at `ms`. A paused player stays paused (on the new
     /// entry, with nothing loaded until it resumes); a stopped one starts playing.
     private mutating func seekEntry(_ index: Int, ms: Int64, into actions: inout [PlayerAction]) {
-        guard queue.entries.indices.contains(index) else {
+        guard queue.items.indices.contains(index) else {
             return actions.append(.reply("seek: no entry \(index + 1) (the queue has \(queue.count))"))
         }
         if index == queue.currentIndex, state != .stopped {
@@ -612,12 +612,13 @@ public struct PlayerMachine: Sendable, Equatable {
     /// Drops the entries whose track left the library, as MPD does (the playing one goes on
     /// with the entry that takes its place, as when it is deleted).
     private mutating func libraryChanged(_ available: Set<TrackID>, into actions: inout [PlayerAction]) {
+        // `items`, not `entries`: each `entries` builds the whole list anew.
         var index = queue.count
         while index > 0 {
             index -= 1
-            guard !available.contains(queue.entries[index]) else { continue }
+            guard !available.contains(queue.items[index].track) else { continue }
             var start = index
-            while start > 0, !available.contains(queue.entries[start - 1]) { start -= 1 }
+            while start > 0, !available.contains(queue.items[start - 1].track) { start -= 1 }
             editQueue(.remove(start..<index + 1), into: &actions)
             index = start
         }
