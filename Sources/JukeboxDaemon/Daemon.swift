@@ -176,7 +176,8 @@ final class Daemon {
 
         let seed = MonotonicClock.nanoseconds() ^ UInt64(UInt32(bitPattern: getpid())) << 32
         machine = PlayerMachine(
-            configuration: config.playerConfiguration, queue: PlayQueue(mode: config.queue.mode, seed: seed))
+            configuration: config.playerConfiguration,
+            queue: PlayQueue(mode: config.queue.mode, seed: seed, limit: config.queue.maxLength))
         // A first start (nothing to resume) plays at start_volume too, not at the pipeline's unity gain.
         pipeline.setVolume(percent: machine.volume, gain: VolumeCurve.gain(percent: machine.volume))
         keeper = ResumeKeeper(syncIntervalMs: config.resume.syncIntervalMs)
@@ -267,12 +268,20 @@ final class Daemon {
     }
 
     /// First start (or a rebuilt database), once the library has tracks: the queue is the
-    /// whole library in path order.
+    /// library in path order, its first `[queue] max_length` tracks when it has more.
     private func fillQueueFromLibrary() {
         guard fillQueueWhenLibraryArrives, !library.isEmpty else { return }
         fillQueueWhenLibraryArrives = false
-        let order = library.values.sorted { $0.path < $1.path }.map(\.id)
-        perform(machine.handle(.command(.editQueue(.add(order, at: nil))), now: Instant.now))
+        let room = machine.queue.room
+        var order = library.values.map { (path: $0.path, id: $0.id) }
+        order.sort { $0.path < $1.path }
+        if order.count > room {
+            logger.notice(
+                "first start: the library has \(order.count) tracks; the queue holds its first \(room) in path order ([queue] max_length)"
+            )
+        }
+        let first = order.prefix(room).map(\.id)
+        perform(machine.handle(.command(.editQueue(.add(first, at: nil))), now: Instant.now))
         if config.resume.onStart == .play {
             perform(machine.handle(.command(.play(index: nil)), now: Instant.now))
         }
@@ -594,7 +603,7 @@ final class Daemon {
     func perform(_ actions: [PlayerAction]) {
         if !actions.isEmpty && (queueHoldsWide || !wideTracks.isEmpty) {
             // Before a start, so its first open is already wide when a later track is.
-            let holdsWide = machine.queue.entries.contains(where: wideTracks.contains)
+            let holdsWide = machine.queue.items.contains { wideTracks.contains($0.track) }
             if holdsWide != queueHoldsWide {
                 queueHoldsWide = holdsWide
                 pipeline.setQueueHoldsWide(holdsWide)
@@ -628,6 +637,10 @@ final class Daemon {
                 _ = keeper.handle(.changed(kind), now: Instant.now)
             case .limitReached(let limit):
                 feedback(.limit(limit))
+            case .queueFull(let overflow):
+                logger.warning("\(overflow.message)")
+                console?.announce(overflow.message)
+                display?.announce(overflow.screenText, now: Instant.now)
             case .reply(let text):
                 console?.reply(text)
             case .log(let level, let message):

@@ -16,6 +16,8 @@ public struct DaemonConfig: Sendable {
     public var audioExtra: String
     /// `[queue] mode`.
     public var mode: String?
+    /// More `[queue]` lines.
+    public var queueExtra: String
     /// `[resume] on_start`.
     public var onStart: String?
     /// `[resume] checkpoint_device` ("" for none).
@@ -32,7 +34,8 @@ public struct DaemonConfig: Sendable {
     public init(
         musicDir: String, database: String = "state/jukebox.sqlite", device: String = "null",
         pacing: String = "clock", periodMs: Int? = nil, bufferMs: Int? = nil, startVolume: Int = 100,
-        maxVolume: Int = 100, audioExtra: String = "", mode: String? = nil, onStart: String? = nil,
+        maxVolume: Int = 100, audioExtra: String = "", mode: String? = nil, queueExtra: String = "",
+        onStart: String? = nil,
         checkpointDevice: String? = nil,
         resumeExtra: String = "", console: String = "stdin", extra: String = "", comment: String? = nil
     ) {
@@ -46,6 +49,7 @@ public struct DaemonConfig: Sendable {
         self.maxVolume = maxVolume
         self.audioExtra = audioExtra
         self.mode = mode
+        self.queueExtra = queueExtra
         self.onStart = onStart
         self.checkpointDevice = checkpointDevice
         self.resumeExtra = resumeExtra
@@ -64,7 +68,12 @@ public struct DaemonConfig: Sendable {
         lines += ["start_volume = \(startVolume)", "max_volume = \(maxVolume)", "pacing = \"\(pacing)\""]
         if !audioExtra.isEmpty { lines.append(audioExtra) }
         lines.append("")
-        if let mode { lines += ["[queue]", "mode = \"\(mode)\"", ""] }
+        if mode != nil || !queueExtra.isEmpty {
+            lines.append("[queue]")
+            if let mode { lines.append("mode = \"\(mode)\"") }
+            if !queueExtra.isEmpty { lines.append(queueExtra) }
+            lines.append("")
+        }
         if onStart != nil || checkpointDevice != nil || !resumeExtra.isEmpty {
             lines.append("[resume]")
             if let onStart { lines.append("on_start = \"\(onStart)\"") }

@@ -396,7 +396,7 @@ public enum MPDCommands {
         "add": Spec(permission: .add, min: 1, max: 2) { w, c in
             let tracks = try station(c.arguments[0], in: &w).map { [$0] } ?? resolve(c.arguments[0], in: w)
             let at = try c.arguments.count > 1 ? insertPosition(c.arguments[1], in: w) : nil
-            w.run(.editQueue(.add(tracks.map(\.id), at: at)))
+            try addToQueue(tracks.map(\.id), at: at, &w)
         },
         "addid": Spec(permission: .add, min: 1, max: 2) { w, c in
             let uri = c.arguments[0]
@@ -405,7 +405,7 @@ public enum MPDCommands {
             guard let track = station ?? w.library.track(path: uri) else { throw MPDError(.noExist, "No such song") }
             let at = try c.arguments.count > 1 ? insertPosition(c.arguments[1], in: w) : nil
             let added = at ?? w.machine.queue.count
-            w.run(.editQueue(.add([track.id], at: at)))
+            try addToQueue([track.id], at: at, &w)
             c.response.add("Id", w.machine.queue.items[added].id)
         },
         "findadd": Spec(permission: .add, min: 1, max: -1) { w, c in try addFound(exact: true, &w, &c) },
@@ -672,7 +672,16 @@ public enum MPDCommands {
         var arguments = c.arguments
         let at = try takePosition(&arguments).map { try insertPosition($0, in: w) }
         let found = try selection(arguments, exact: exact, in: w)
-        w.run(.editQueue(.add(found.map(\.id), at: at)))
+        try addToQueue(found.map(\.id), at: at, &w)
+    }
+
+    /// Adds `tracks` at `position` (nil: at the end). Past the queue's limit it adds the first
+    /// that fit, at the end, and fails as MPD's `playlist::AppendSong` does after them.
+    static func addToQueue(_ tracks: [TrackID], at position: Int?, _ w: inout MPDWorld) throws {
+        guard !tracks.isEmpty else { return }
+        let room = w.machine.queue.room
+        w.run(.editQueue(.add(tracks, at: position)))
+        if tracks.count > room { throw MPDError(.playlistMax, "Playlist is too large") }
     }
 
     /// Removes a trailing `position POS` from `arguments` and returns POS.

@@ -88,7 +88,7 @@ extension MPDCommands {
             let more = missing.count > 1 ? " and \(missing.count - 1) more" : ""
             w.notices.append("load \(name): skipped \(missing.count) missing: \(first)\(more)")
         }
-        if !ids.isEmpty { w.run(.editQueue(.add(ids, at: at))) }
+        try addToQueue(ids, at: at, &w)
     }
 
     static func save(_ w: inout MPDWorld, _ c: inout Call) throws {

@@ -53,6 +53,7 @@ import Testing
         #expect(value.audio.maxVolume == 85)
         #expect(value.audio.pacing == .auto)
         #expect(value.queue.mode == .repeatAll)
+        #expect(value.queue.maxLength == 16_384)
         #expect(value.resume.onStart == .play)
         #expect(value.resume.longTrackMs == 600_000)
         #expect(value.resume.syncIntervalMs == 4_000)
@@ -80,6 +81,7 @@ import Testing
             .init(table: "audio", key: "replaygain_preamp", value: .float(-2.5), line: 12),
             .init(table: "audio", key: "replaygain_missing_preamp", value: .integer(-6), line: 12),
             .init(table: "queue", key: "mode", value: .string("shuffle"), line: 13),
+            .init(table: "queue", key: "max_length", value: .integer(500), line: 14),
             .init(table: "resume", key: "on_start", value: .string("paused"), line: 15),
             .init(table: "resume", key: "long_track_minutes", value: .float(7.5), line: 16),
             .init(table: "resume", key: "sync_interval_s", value: .integer(60), line: 17),
@@ -109,6 +111,7 @@ import Testing
         #expect(value.audio.replayGain == ReplayGainSettings(preampDb: -2.5, missingPreampDb: -6))
         #expect(value.resume.checkpointDevice == "/dev/mmcblk0p3")
         #expect(value.queue.mode == .shuffle)
+        #expect(value.queue.maxLength == 500)
         #expect(value.resume.onStart == .paused)
         #expect(value.resume.longTrackMs == 450_000)
         #expect(value.resume.syncIntervalMs == 60_000)
@@ -188,6 +191,10 @@ import Testing
             "missing preamp type", "audio", "replaygain_missing_preamp", .string("-3 dB"),
             "expected a number, found a string"),
         Case("sync too short", "resume", "sync_interval_s", .integer(1), "must be between 2 and 600, found 1"),
+        Case("empty queue", "queue", "max_length", .integer(0), "must be between 1 and 32768, found 0"),
+        Case(
+            "queue past the ids", "queue", "max_length", .integer(65_536), "must be between 1 and 32768, found 65536"
+        ),
         Case(
             "checkpoint device number", "resume", "checkpoint_device", .integer(3),
             "expected a string, found an integer"),

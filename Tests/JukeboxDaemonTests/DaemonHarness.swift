@@ -26,7 +26,8 @@ final class DaemonHarness {
     /// `state-durable/`, that loses unsynced writes in `cutPower()`.
     init(
         tracks: [String], configExtra: String = "", onStart: String = "play", mode: String = "repeat-all",
-        resumeExtra: String = "", lazyState: Bool = false, device: String = "null", pacing: String = "clock",
+        queueExtra: String = "", resumeExtra: String = "", lazyState: Bool = false, device: String = "null",
+        pacing: String = "clock",
         startVolume: Int = 100, maxVolume: Int = 100, audioExtra: String = ""
     ) throws {
         directory = try TemporaryDirectory(prefix: "jukeboxd-test")
@@ -42,7 +43,8 @@ final class DaemonHarness {
         configPath = directory.file("jukebox.toml")
         try DaemonConfig(
             musicDir: "music", device: device, pacing: pacing, startVolume: startVolume, maxVolume: maxVolume,
-            audioExtra: audioExtra, mode: mode, onStart: onStart, resumeExtra: resumeExtra, extra: configExtra
+            audioExtra: audioExtra, mode: mode, queueExtra: queueExtra, onStart: onStart, resumeExtra: resumeExtra,
+            extra: configExtra
         ).write(to: configPath)
     }
 

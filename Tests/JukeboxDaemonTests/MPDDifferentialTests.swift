@@ -13,7 +13,9 @@ import Testing
     /// The compared `status` fields (timing fields and ids differ by design).
     static let statusFields = ["repeat", "random", "single", "consume", "state", "song", "nextsong", "playlistlength"]
 
-    /// Both servers over one library of four 1-second WAVs (`01 a.wav` ... `04 d.wav`).
+    /// Both servers over one library of four 1-second WAVs (`01 a.wav` ... `04 d.wav`), with
+    /// queues of at most `queueLimit` entries when given (`[queue] max_length` and MPD's
+    /// `max_playlist_length`).
     final class Servers {
         let harness: DaemonHarness
         let mpd: ReferenceMPD
@@ -24,20 +26,22 @@ import Testing
         /// Per step: the line, and whether both answered the same.
         private(set) var steps: [(label: String, same: Bool)] = []
 
-        init() throws {
+        init(queueLimit: Int? = nil) throws {
             let source = try TemporaryDirectory(prefix: "jukebox-differential")
             defer { source.remove() }
             let names = ["01 a.wav", "02 b.wav", "03 c.wav", "04 d.wav"]
             for name in names { try InputLatencyProbe.writeFlatWAV(path: source.file(name), seconds: 1) }
             port = freeLoopbackPort()
             harness = try DaemonHarness(
-                tracks: names.map { source.file($0) }, configExtra: "[network]\nport = \(port)", onStart: "off")
+                tracks: names.map { source.file($0) }, configExtra: "[network]\nport = \(port)", onStart: "off",
+                queueExtra: queueLimit.map { "max_length = \($0)" } ?? "")
             let process = try harness.start()
             guard process.waitForLine(matching: "MPD protocol on", on: .stderr) != nil else {
                 throw TestFailure("jukeboxd did not listen: \(harness.log)")
             }
             mpd = try ReferenceMPD(
-                musicDir: harness.musicDir, directory: harness.directory.file("mpd"), output: "sync \"yes\"")
+                musicDir: harness.musicDir, directory: harness.directory.file("mpd"), output: "sync \"yes\"",
+                extra: queueLimit.map { "max_playlist_length \"\($0)\"" } ?? "")
             jukebox = try MPDTestClient(port: port)
             reference = try MPDTestClient(port: mpd.port)
             guard reference.greeting.hasPrefix("OK MPD 0.23") else {

@@ -188,6 +188,29 @@ extension MPDDifferentialTests {
         print("MPD differential, queue edits with Ids: \(servers.summary), \(unsupported) steps unsupported")
     }
 
+    /// Adds past the queue's limit (3 here, of 4 songs): MPD adds what fits, at the end (its
+    /// move comes after and is not made), and answers `ACK [51@0] {add} Playlist is too
+    /// large`; a full queue adds nothing and its version stays. `add`, `addid`, `load` and
+    /// `searchadd` alike. (MPD's ids wrap at 4 × its limit, 12 here: the steps hand out 11.)
+    ///
+    /// Reviewed exception: `searchadd` (and `findadd`) is compared without `playlist:`, as
+    /// MPD 0.23 raises it once per song added there (no bulk edit) and jukeboxd once per command.
+    @Test(.enabled(if: hasMPD)) func addsPastTheLimitAsMPD() throws {
+        let servers = try Servers(queueLimit: 3)
+        let sides = try Self.queueSides(servers)
+        let unsupported = Self.runQueueSteps(
+            servers, sides,
+            [
+                "clear", "add \"\"", "add \"04 d.wav\"", "addid \"04 d.wav\"", "delete 0", "add \"\" 0", "delete 0:2",
+                "add \"\"", "save big", "delete 1:3", "load big", "rm big", "clear",
+            ])
+        #expect(unsupported == 0)
+        for line in ["add \"02 b.wav\"", "searchadd file wav"] { servers.both(line) }
+        servers.compare("searchadd past the limit")
+        servers.both("clear")
+        print("MPD differential, adds past the queue's limit: \(servers.summary)")
+    }
+
     /// MPD 0.23's positions relative to the current entry (`+N` after it, `-N` before it) in
     /// add, addid, move and moveid; `shuffle` (the playing entry goes first, the rest is
     /// shuffled; stopped, there is no current entry afterwards); random mode's current entry

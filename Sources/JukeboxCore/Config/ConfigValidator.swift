@@ -254,7 +254,8 @@ public enum ConfigValidator {
             },
         ],
         "queue": [
-            choice("mode", PlayMode.self) { $0.queue.mode = $1 }
+            choice("mode", PlayMode.self) { $0.queue.mode = $1 },
+            integer("max_length", 1...Int64(PlayQueue.maxLimit)) { $0.queue.maxLength = $1 },
         ],
         "resume": [
             choice("on_start", ResumeOnStart.self) { $0.resume.onStart = $1 },

@@ -104,6 +104,8 @@ public struct JukeboxConfig: Sendable, Equatable {
     /// `[queue]`.
     public struct Queue: Sendable, Equatable {
         public var mode = PlayMode.repeatAll
+        /// The most entries the queue holds (`PlayQueue.limit`; MPD's `max_playlist_length`).
+        public var maxLength = PlayQueue.defaultLimit
 
         /// The defaults.
         public init() {}

@@ -2,21 +2,35 @@
 /// repeat, random, single and consume flags) and, in random mode, the shuffled order and the
 /// history of what was actually played.
 ///
+/// The queue holds at most `limit` entries (`[queue] max_length`): an add past it adds what
+/// fits and says how many (MPD adds what fits, then fails with "Playlist is too large").
 /// Entries are addressed by position (0-based) and by their `QueueEntry.id`, as MPD's queue:
-/// an id stays with its entry while it exists and is handed out again only after the other
-/// 65,534 have been. `version` is MPD's queue version: each edit raises it by one and stamps
-/// the entries it added, moved or changed with the version before, so `plchanges V` is the
-/// entries stamped V or later; playing (jump, next, previous, the flags) changes no version.
+/// an id stays with its entry while it exists and is handed out again only after every other
+/// id below `idLimit` had its turn. `version` is MPD's queue version: each edit raises it by
+/// one and stamps the entries it added, moved or changed with the version before, so
+/// `plchanges V` is the entries stamped V or later; playing (jump, next, previous, the flags)
+/// changes no version.
 /// The shuffle uses a caller-seeded `SplitMix64`, whose state is part of `Snapshot`, so a
 /// restored queue continues with the same order.
 public struct PlayQueue: Sendable, Equatable {
     /// The most entries the shuffle history keeps for `previous`.
     public static let historyLimit = 1000
-    /// Ids run from 1 below this (MPD's id table: 16,384 entries times 4).
-    public static let idLimit: UInt32 = 65536
+    /// The most entries unless configured otherwise: MPD's default `max_playlist_length`, so a
+    /// client sees the same limit on both. It is ample for a queue chosen by hand and small
+    /// beside a large library: every edit walks the queue, every entry costs memory on a
+    /// 512 MB board, and clients fetch the whole queue (`playlistinfo`) on connecting. A
+    /// first start on a larger library queues the first this many tracks.
+    public static let defaultLimit = 16_384
+    /// The largest `limit` accepted: twice MPD's default; past it the edits and clients'
+    /// whole-queue fetches grow with no use for a box played from a knob and cards.
+    public static let maxLimit = 32_768
+    /// Ids per entry of the limit: MPD's id table holds 4 × `max_playlist_length` ids.
+    static let idsPerEntry = 4
     /// The version wraps to 1 here, as MPD's (every entry then counts as changed).
     public static let versionLimit: UInt32 = (1 << 31) - 1
 
+    /// The most entries the queue holds (1 to `maxLimit`).
+    public let limit: Int
     public private(set) var items: [QueueEntry] = []
     public private(set) var currentIndex: Int?
     public private(set) var options: PlayOptions
@@ -35,18 +49,27 @@ public struct PlayQueue: Sendable, Equatable {
     public private(set) var historyCursor: Int = -1
     public private(set) var random: SplitMix64
 
-    /// A queue with `entries`, no current entry, with `options`, shuffling with a generator seeded by `seed`.
-    public init(entries: [TrackID] = [], options: PlayOptions, seed: UInt64) {
+    /// A queue with `entries` (the first `limit` of them), no current entry, with `options`,
+    /// shuffling with a generator seeded by `seed`. A `limit` outside 1...`maxLimit` is clamped.
+    public init(entries: [TrackID] = [], options: PlayOptions, seed: UInt64, limit: Int = defaultLimit) {
+        self.limit = Self.clamped(limit)
         self.options = options
         self.random = SplitMix64(seed: seed)
-        items = makeItems(entries)
+        items = makeItems(entries.prefix(self.limit))
         reshuffle(avoidingFirst: nil)
     }
 
     /// A queue with the flags of the preset `mode`.
-    public init(entries: [TrackID] = [], mode: PlayMode = .inOrder, seed: UInt64) {
-        self.init(entries: entries, options: PlayOptions(mode), seed: seed)
+    public init(entries: [TrackID] = [], mode: PlayMode = .inOrder, seed: UInt64, limit: Int = defaultLimit) {
+        self.init(entries: entries, options: PlayOptions(mode), seed: seed, limit: limit)
     }
+
+    /// Ids run from 1 below this: 4 × `limit`, as MPD's id table (65,536 at the default
+    /// limit). With at most `limit` entries there is always a free id, and a removed entry's
+    /// id comes back only after at least 3 × `limit` - 1 others were handed out.
+    public var idLimit: UInt32 { UInt32(limit * Self.idsPerEntry) }
+    /// How many more entries fit.
+    public var room: Int { limit - items.count }
 
     /// The tracks of the entries, in order.
     public var entries: [TrackID] { items.map(\.track) }
@@ -75,9 +98,10 @@ public struct PlayQueue: Sendable, Equatable {
 
     // MARK: editing (each call is one MPD edit: the version rises by one)
 
-    /// Replaces every entry (new ids); there is no current entry afterwards.
+    /// Replaces every entry (new ids); there is no current entry afterwards. Past `limit`, only the first entries are kept.
     public mutating func replaceAll(_ newEntries: [TrackID]) {
-        items = makeItems(newEntries)
+        items = []
+        items = makeItems(newEntries.prefix(limit))
         currentIndex = nil
         history = []
         historyCursor = -1
@@ -85,22 +109,27 @@ public struct PlayQueue: Sendable, Equatable {
         raiseVersion()
     }
 
-    /// Adds tracks at the end, each a new entry with a new id. In random mode they are mixed
-    /// into the part of the cycle not yet played.
-    public mutating func append(_ tracks: [TrackID]) {
-        guard !tracks.isEmpty else { return }
+    /// Adds tracks at the end, each a new entry with a new id, as many as fit below `limit`
+    /// (the first ones); returns how many it added. In random mode they are mixed into the
+    /// part of the cycle not yet played. Adding nothing is no edit.
+    @discardableResult
+    public mutating func append(_ tracks: [TrackID]) -> Int {
+        let fitting = tracks.prefix(room)
+        guard !fitting.isEmpty else { return 0 }
         let first = items.count
-        items.append(contentsOf: makeItems(tracks))
+        items.append(contentsOf: makeItems(fitting))
         for position in first..<items.count {
             let slot = shuffleCursor + random.next(below: shuffleOrder.count - shuffleCursor + 1)
             shuffleOrder.insert(position, at: slot)
         }
         raiseVersion()
+        return fitting.count
     }
 
-    /// Adds one track at the end.
-    public mutating func append(_ track: TrackID) {
-        append([track])
+    /// Adds one track at the end; false when the queue is full.
+    @discardableResult
+    public mutating func append(_ track: TrackID) -> Bool {
+        append([track]) == 1
     }
 
     /// Removes the entries in `range`; removing the current entry leaves no current entry.
@@ -182,17 +211,24 @@ public struct PlayQueue: Sendable, Equatable {
     public mutating func setPriority(_ priority: UInt8, of range: Range<Int>) {
         guard range.lowerBound >= 0, range.upperBound <= items.count, !range.isEmpty else { return }
         let currentPriority = currentEntry?.priority
+        // One pass over the cycle, not a search per entry: `prio 1 0:` over a long queue.
+        let drawn = options.random ? Set(shuffleOrder[..<shuffleCursor]) : []
+        var raised: [Int] = []
         for position in range where items[position].priority != priority {
             let old = items[position].priority
             items[position].priority = priority
             items[position].version = version
             guard options.random, position != currentIndex, priority > old,
-                priority > currentPriority ?? 0 || currentIndex == nil,
-                let slot = shuffleOrder.firstIndex(of: position), slot < shuffleCursor
+                priority > currentPriority ?? 0 || currentIndex == nil, drawn.contains(position)
             else { continue }
-            shuffleOrder.remove(at: slot)
-            shuffleCursor -= 1
-            shuffleOrder.insert(position, at: shuffleCursor)
+            raised.append(position)
+        }
+        if !raised.isEmpty {
+            // Each goes back to the head of the part not yet drawn, the last raised first.
+            let moved = Set(raised)
+            let kept = shuffleOrder[..<shuffleCursor].filter { !moved.contains($0) }
+            shuffleOrder = kept + raised.reversed() + shuffleOrder[shuffleCursor...]
+            shuffleCursor = kept.count
         }
         raiseVersion()
     }
@@ -345,18 +381,34 @@ public struct PlayQueue: Sendable, Equatable {
 
     /// Restores a queue from a snapshot, repairing whatever is inconsistent (out-of-range or
     /// duplicate positions are dropped, missing ones appended, cursors clamped; an entry
-    /// without an id or with another's gets a new one). Never traps.
-    public init(snapshot: Snapshot) {
+    /// without an id or with another's gets a new one). A snapshot of more than `limit`
+    /// entries (a database from before the limit, or a smaller limit configured) keeps
+    /// `limit` of them from the current entry on (fewer after it: the last `limit`); the
+    /// positions of the others are dropped as out of range. Never traps.
+    public init(snapshot: Snapshot, limit: Int = defaultLimit) {
+        self.limit = Self.clamped(limit)
+        var snapshot = snapshot
+        if snapshot.items.count > self.limit {
+            let current = snapshot.currentIndex.flatMap { snapshot.items.indices.contains($0) ? $0 : nil } ?? 0
+            let start = min(current, snapshot.items.count - self.limit)
+            let kept = start..<start + self.limit
+            let shift = { (position: Int) in kept.contains(position) ? position - kept.lowerBound : -1 }
+            snapshot.items = Array(snapshot.items[kept])
+            snapshot.currentIndex = snapshot.currentIndex.map(shift)
+            snapshot.shuffleOrder = snapshot.shuffleOrder.map(shift)
+            snapshot.history = snapshot.history.map(shift)
+        }
         options = snapshot.options
         version = min(max(snapshot.version, 1), Self.versionLimit - 1)
-        nextID = (1..<Self.idLimit).contains(snapshot.nextID) ? snapshot.nextID : 1
+        let ids = 1..<UInt32(self.limit * Self.idsPerEntry)
+        nextID = ids.contains(snapshot.nextID) ? snapshot.nextID : 1
         random = SplitMix64(seed: snapshot.randomState)
-        var seenIDs = Set<UInt32>()
+        var seenIDs = HeldIDs(below: ids.upperBound)
         var fixed = snapshot.items
         var needIDs: [Int] = []
         for (position, item) in fixed.enumerated() {
             fixed[position].version = min(item.version, version)
-            if !(1..<Self.idLimit).contains(item.id) || !seenIDs.insert(item.id).inserted { needIDs.append(position) }
+            if !ids.contains(item.id) || !seenIDs.insert(item.id) { needIDs.append(position) }
         }
         for position in needIDs {
             fixed[position].id = generateID(avoiding: &seenIDs)
@@ -488,20 +540,29 @@ public struct PlayQueue: Sendable, Equatable {
         }
     }
 
-    /// New entries for `tracks`, with new ids, stamped with the current version.
-    private mutating func makeItems(_ tracks: [TrackID]) -> [QueueEntry] {
+    /// `limit` within 1...`maxLimit`.
+    private static func clamped(_ limit: Int) -> Int { min(max(limit, 1), maxLimit) }
+
+    /// New entries for `tracks` (which fit: at most `room` of them), with new ids, stamped
+    /// with the current version.
+    private mutating func makeItems(_ tracks: ArraySlice<TrackID>) -> [QueueEntry] {
         guard !tracks.isEmpty else { return [] }
-        var used = Set(items.map(\.id))
+        var used = HeldIDs(below: idLimit)
+        for item in items { _ = used.insert(item.id) }
         return tracks.map { QueueEntry(id: generateID(avoiding: &used), track: $0, version: version) }
     }
 
     /// MPD's `IdTable::GenerateId`: the next id in turn that no entry holds (added to `used`).
-    private mutating func generateID(avoiding used: inout Set<UInt32>) -> UInt32 {
-        while true {
+    /// `used` holds at most `limit` of the `idLimit - 1` ids, so a free one comes within
+    /// `limit + 1` steps; each lap of the ids hands out at least 3 × `limit` - 1 of them and
+    /// skips each held one once, so a new id takes O(1) steps amortised.
+    private mutating func generateID(avoiding used: inout HeldIDs) -> UInt32 {
+        for _ in 1..<idLimit {
             let id = nextID
-            nextID = nextID + 1 == Self.idLimit ? 1 : nextID + 1
-            if used.insert(id).inserted { return id }
+            nextID = nextID + 1 == idLimit ? 1 : nextID + 1
+            if used.insert(id) { return id }
         }
+        preconditionFailure("all \(idLimit - 1) ids held by a queue of at most \(limit) entries")
     }
 
     /// Marks the entries at `positions` as changed in this edit.
@@ -516,6 +577,26 @@ public struct PlayQueue: Sendable, Equatable {
             for position in items.indices { items[position].version = 0 }
             version = 1
         }
+    }
+}
+
+/// The ids entries hold, one bit per id below a queue's `idLimit` (8 KiB at the default
+/// limit): cheaper to fill from the entries on each add than a hashed set.
+private struct HeldIDs {
+    private var words: [UInt64]
+
+    /// No id held, for ids below `limit`.
+    init(below limit: UInt32) {
+        words = Array(repeating: 0, count: (Int(limit) + 63) / 64)
+    }
+
+    /// Marks `id` (below the limit) held; false when it was held already.
+    mutating func insert(_ id: UInt32) -> Bool {
+        let word = Int(id / 64)
+        let bit = UInt64(1) << (id % 64)
+        guard words[word] & bit == 0 else { return false }
+        words[word] |= bit
+        return true
     }
 }
 

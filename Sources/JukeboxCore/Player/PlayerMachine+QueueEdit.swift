@@ -1,6 +1,7 @@
 /// A change to the queue's entries, as MPD clients make them.
 public enum QueueEdit: Sendable, Equatable {
-    /// Add tracks at `position` (nil: at the end).
+    /// Add tracks at `position` (nil: at the end). Past the queue's limit only the first
+    /// tracks that fit are added, and at the end (MPD adds what fits, then fails before its move).
     case add([TrackID], at: Int?)
     /// Remove the entries in `range` (positions).
     case remove(Range<Int>)
@@ -30,8 +31,13 @@ extension PlayerMachine {
         case .add(let tracks, let position):
             guard !tracks.isEmpty else { return }
             let first = queue.count
-            queue.append(tracks)
-            if let position, position < first { queue.move(first..<queue.count, to: position) }
+            let added = queue.append(tracks)
+            if added < tracks.count {
+                actions.append(.queueFull(QueueOverflow(added: added, offered: tracks.count, limit: queue.limit)))
+                if added == 0 { return }
+            } else if let position, position < first {
+                queue.move(first..<queue.count, to: position)
+            }
         case .remove(let range):
             guard range.lowerBound >= 0, range.upperBound <= queue.count, !range.isEmpty else { return }
             let current = queue.currentIndex
@@ -87,4 +93,26 @@ extension PlayerMachine {
         if currentRequest != nil { refreshFollowUp(into: &actions, always: true) }
         actions.append(.persist(.event))
     }
+}
+
+/// An add that went past the queue's limit: how many of the tracks offered it added.
+public struct QueueOverflow: Sendable, Equatable {
+    public var added: Int
+    public var offered: Int
+    /// The queue's limit (`[queue] max_length`).
+    public var limit: Int
+
+    public init(added: Int, offered: Int, limit: Int) {
+        self.added = added
+        self.offered = offered
+        self.limit = limit
+    }
+
+    /// One line for the log and the console.
+    public var message: String {
+        "the queue is full: added \(added) of \(offered) tracks (it holds at most \(limit), [queue] max_length)"
+    }
+
+    /// The screen's brief message (16 cells).
+    public var screenText: String { "Queue full" }
 }

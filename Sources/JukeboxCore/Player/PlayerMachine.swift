@@ -105,6 +105,9 @@ public enum PlayerAction: Sendable, Equatable {
     /// A volume request went past a limit (or came while the volume is locked): the box
     /// says so without a screen (`FeedbackCues`).
     case limitReached(VolumeLimit)
+    /// An add did not fit in the queue (what fitted was added): log it, and say it on the
+    /// console and the screen.
+    case queueFull(QueueOverflow)
 }
 
 /// The volume limit a request hit.
@@ -286,7 +289,7 @@ public struct PlayerMachine: Sendable, Equatable {
         switch command {
         case .play(let index):
             if let index {
-                guard queue.entries.indices.contains(index) else {
+                guard queue.items.indices.contains(index) else {
                     actions.append(
                         .reply(
                             queue.isEmpty
@@ -461,7 +464,7 @@ public struct PlayerMachine: Sendable, Equatable {
     /// MPD's `seek`/`seekid`: entry `index` at `ms`. A paused player stays paused (on the new
     /// entry, with nothing loaded until it resumes); a stopped one starts playing.
     private mutating func seekEntry(_ index: Int, ms: Int64, into actions: inout [PlayerAction]) {
-        guard queue.entries.indices.contains(index) else {
+        guard queue.items.indices.contains(index) else {
             return actions.append(.reply("seek: no entry \(index + 1) (the queue has \(queue.count))"))
         }
         if index == queue.currentIndex, state != .stopped {
@@ -609,19 +612,28 @@ public struct PlayerMachine: Sendable, Equatable {
     /// Drops the entries whose track left the library, as MPD does (the playing one goes on
     /// with the entry that takes its place, as when it is deleted).
     private mutating func libraryChanged(_ available: Set<TrackID>, into actions: inout [PlayerAction]) {
+        // `items`, not `entries`: each `entries` builds the whole list anew.
         var index = queue.count
         while index > 0 {
             index -= 1
-            guard !available.contains(queue.entries[index]) else { continue }
+            guard !available.contains(queue.items[index].track) else { continue }
             var start = index
-            while start > 0, !available.contains(queue.entries[start - 1]) { start -= 1 }
+            while start > 0, !available.contains(queue.items[start - 1].track) { start -= 1 }
             editQueue(.remove(start..<index + 1), into: &actions)
             index = start
         }
     }
 
     private mutating func restore(_ snapshot: Snapshot, onStart: ResumeOnStart, into actions: inout [PlayerAction]) {
-        queue = PlayQueue(snapshot: snapshot.queue)
+        queue = PlayQueue(snapshot: snapshot.queue, limit: queue.limit)
+        if snapshot.queue.items.count > queue.count {
+            let held = snapshot.queue.items.count
+            actions.append(
+                .log(
+                    .warning,
+                    "the saved queue held \(held) entries, past the limit: kept \(queue.count), the current one among them"
+                ))
+        }
         savedPositions = snapshot.savedPositions.filter { $0.value > 0 }
         currentRequest = nil
         nextRequest = nil

@@ -304,7 +304,9 @@ public struct ResumeKeeper: Sendable, Equatable {
             resumed.positionMs = shifted
             return
         }
-        guard let next = PlayQueue(snapshot: resumed.queue).following() else { return }
+        // The largest limit, so that positions stay the snapshot's (the player keeps its
+        // limit's worth around the current entry when it restores).
+        guard let next = PlayQueue(snapshot: resumed.queue, limit: PlayQueue.maxLimit).following() else { return }
         let track = resumed.queue.entries[next]
         resumed.queue.currentIndex = next
         resumed.currentTrack = track
