@@ -16,7 +16,7 @@ cd "$(dirname "$0")/.."
 
 OUT=.build-fuzz
 SWIFT_FLAGS=(-O -gline-tables-only -sanitize=fuzzer,address -parse-as-library -use-ld=lld)
-C_FLAGS=(-O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -Wall -Werror)
+C_FLAGS=(-O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -fuse-ld=lld -Wall -Werror)
 CC=$(dirname "$(command -v swiftc)")/clang
 # Per input: 10 s is a hang; 2 GiB is a blow-up (the board has 1-4 GiB).
 LIMITS=(-timeout=10 -rss_limit_mb=2048)

@@ -1,19 +1,22 @@
 import JukeboxCore
 
 // What an MFRC522 card reader answers over SPI, driven through the session: every byte
-// clocked in comes from the input (zeros once it is used up); the session polls until the
-// input is used up.
+// clocked in comes from the input; once it is used up the bus fails (as the spidev ioctl
+// can), and the session polls until then.
 final class InputBus: SPITransfer {
+    struct UsedUp: Error {}
     let bytes: [UInt8]
     var index = 0
     init(_ bytes: [UInt8]) { self.bytes = bytes }
     var exhausted: Bool { index >= bytes.count }
 
     func transfer(_ sent: [UInt8]) throws -> [UInt8] {
-        sent.map { _ in
-            defer { index += 1 }
-            return index < bytes.count ? bytes[index] : 0
+        guard index + sent.count <= bytes.count else {
+            index = bytes.count
+            throw UsedUp()
         }
+        defer { index += sent.count }
+        return Array(bytes[index..<index + sent.count])
     }
 }
 

@@ -23,7 +23,8 @@ public func fuzz(_ data: UnsafeRawPointer?, _ size: Int) -> CInt {
             _ = decoder.feed(payload)
             _ = session.received(payload, now: now)
         case 1:
-            let frame = PN532Frame.encode(tfi: PN532Frame.pn532ToHost, payload)
+            // A normal frame holds at most 253 bytes after the TFI.
+            let frame = PN532Frame.encode(tfi: PN532Frame.pn532ToHost, Array(payload.prefix(253)))
             _ = decoder.feed(frame)
             _ = session.received(frame, now: now)
         default:
