@@ -196,6 +196,11 @@ def card_seeds():
     seed("mfrc522", "version", b"\x00\x92" + b"\x00" * 64 + b"\x30" * 64)
 
 
+def console_seeds():
+    seed("console", "commands", "play\nvolume +5\nseek 1:30\nspeed 1.25\nmode shuffled\nrepeat one\nstatus\n")
+    seed("console", "keys", b"\x1b[A\x1b[B\x1b[C\x1b[D \x1b[1;5C\x1b[3~\x7fq\r\n")
+
+
 def feed_seeds():
     seed("feed", "rss", "<rss\n@version=2.0\n<channel\n<title\nKitchen\n>\n<item\n<title\nEpisode 1\n>\n"
          "<guid\nep1\n>\n<pubDate\nMon, 01 Jan 2024 10:00:00 +0000\n>\n<enclosure\n"
@@ -217,5 +222,6 @@ ogg_seeds()
 text_seeds()
 protocol_seeds()
 card_seeds()
+console_seeds()
 feed_seeds()
 shutil.rmtree(SCRATCH)
