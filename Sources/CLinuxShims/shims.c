@@ -5,6 +5,7 @@
 #include <malloc.h>
 #include <pthread.h>
 #include <sched.h>
+#include <string.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -75,4 +76,36 @@ int jb_set_malloc_mmap_threshold(int bytes) { return mallopt(M_MMAP_THRESHOLD, b
 int jb_cond_wait(pthread_cond_t *cond, pthread_mutex_t *mutex, const struct timespec *deadline, void *guarded) {
     (void)guarded;
     return deadline ? pthread_cond_timedwait(cond, mutex, deadline) : pthread_cond_wait(cond, mutex);
+}
+
+/* The crash signals: a trap (Swift's runtime checks: SIGILL, SIGTRAP), a bad access, abort()
+   (glibc's heap checks, systemd's watchdog). */
+static const int jb_crash_signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP};
+enum { JB_CRASH_SIGNALS = sizeof jb_crash_signals / sizeof jb_crash_signals[0] };
+static struct sigaction jb_crash_previous[JB_CRASH_SIGNALS];
+static volatile uint8_t *jb_crash_flag;
+static uint8_t jb_crash_value;
+
+/* Marks the flag (one store: async-signal-safe), puts back the handler that was there before
+   (the Swift runtime's backtracer, or the default) and raises the signal again for it: it is
+   delivered as this handler returns. */
+static void jb_crash_handler(int signal_number) {
+    if (jb_crash_flag) *jb_crash_flag = jb_crash_value;
+    for (int i = 0; i < JB_CRASH_SIGNALS; i++) {
+        if (jb_crash_signals[i] == signal_number) sigaction(signal_number, &jb_crash_previous[i], NULL);
+    }
+    raise(signal_number);
+}
+
+int jb_mark_on_crash(volatile uint8_t *flag, uint8_t value) {
+    jb_crash_flag = flag;
+    jb_crash_value = value;
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_handler = jb_crash_handler;
+    sigemptyset(&action.sa_mask);
+    for (int i = 0; i < JB_CRASH_SIGNALS; i++) {
+        if (sigaction(jb_crash_signals[i], &action, &jb_crash_previous[i]) != 0) return -1;
+    }
+    return 0;
 }

@@ -2,7 +2,8 @@ import LinuxSupport
 import Logging
 
 extension InFlightFiles {
-    /// The record at `path`, with each file the previous run died reading logged; nil (and
+    /// The record at `path`, with each file the previous run crashed reading logged, marked
+    /// by this process's crash signals from now on; nil (and
     /// the reason logged) when it cannot be kept: the box then plays without that guard.
     static func open(path: String, logger: Logger) -> InFlightFiles? {
         do {
@@ -12,6 +13,7 @@ extension InFlightFiles {
                     "the previous start stopped abnormally while reading \(suspect.path) (\(suspect.reader)): skipping that file"
                 )
             }
+            try files.markCrashes()
             return files
         } catch {
             logger.error("cannot keep the record of the files being read: \(error)")

@@ -1,12 +1,14 @@
+import CLinuxShims
 import Glibc
 
 /// The files the box is reading right now, one per thread that reads untrusted media (the
 /// scan's probe, the decoder, the control loop's lyrics and cover reads), kept in a small
 /// shared mapping of a file beside the database. A write is a memcpy into the page cache, so it
-/// costs no system call and survives the process dying at any instruction: after an abort,
-/// a trap or the watchdog's kill, the next start finds the path that was being read and skips
-/// it instead of crashing on it again at every start. A power cut is told apart by the boot
-/// id: after a reboot nothing left in the file is held against the file it names.
+/// costs no system call and survives the process dying at any instruction. A crash signal (a
+/// trap, a bad access, abort(), the watchdog's SIGABRT) marks the record as crashed
+/// (`markCrashes`): the next start finds the paths that were being read and skips them
+/// instead of crashing on them again at every start. A power cut or a kill -9 is no crash:
+/// nothing is held against the files then (the boot id also tells a reboot apart).
 public final class InFlightFiles: @unchecked Sendable {
     /// Who was reading: each slot has one writer thread.
     public enum Reader: Int, CaseIterable, Sendable {
@@ -42,12 +44,13 @@ public final class InFlightFiles: @unchecked Sendable {
     private enum State: UInt8 {
         case running = 1
         case stopped = 2
+        case crashed = 3
     }
 
     public let path: String
     private let memory: UnsafeMutableRawPointer
-    /// What the previous run left: the files it was reading when it died (empty after a clean
-    /// stop, a reboot or a first start).
+    /// What the previous run left: the files it was reading when it crashed (empty after a
+    /// clean stop, a kill -9, a reboot or a first start).
     public let suspects: [Suspect]
 
     /// Opens (or creates) the file at `path`, reads what the previous run left in it and marks
@@ -100,16 +103,30 @@ public final class InFlightFiles: @unchecked Sendable {
         }
     }
 
+    /// From now on a crash signal marks the record as crashed (then the handler that was there
+    /// before, the Swift runtime's backtracer or the default, handles it). For the process's
+    /// one record: the handler keeps writing into this mapping.
+    public func markCrashes() throws(Errno) {
+        let state = (memory + Layout.stateOffset).assumingMemoryBound(to: UInt8.self)
+        _ = try SystemCall.value("sigaction", path) { jb_mark_on_crash(state, State.crashed.rawValue) }
+    }
+
+    /// What the crash handler stores, for a record written by hand (the tests' stand-in for a
+    /// crash).
+    public func markCrashed() {
+        memory.storeBytes(of: State.crashed.rawValue, toByteOffset: Layout.stateOffset, as: UInt8.self)
+    }
+
     /// A clean stop: the next start holds nothing against the files noted.
     public func markStopped() {
         memory.storeBytes(of: State.stopped.rawValue, toByteOffset: Layout.stateOffset, as: UInt8.self)
     }
 
-    /// The suspects left in a mapping written by an earlier run: none unless that run was
-    /// running (no clean stop) in this boot.
+    /// The suspects left in a mapping written by an earlier run: none unless that run crashed
+    /// in this boot.
     private static func read(_ memory: UnsafeMutableRawPointer, bootID: String?) -> [Suspect] {
         let bytes = UnsafeRawBufferPointer(start: memory, count: Layout.size)
-        guard Array(bytes[0..<4]) == Layout.magic, bytes[Layout.stateOffset] == State.running.rawValue,
+        guard Array(bytes[0..<4]) == Layout.magic, bytes[Layout.stateOffset] == State.crashed.rawValue,
             let bootID, !bootID.isEmpty
         else { return [] }
         let boot = Array(bytes[Layout.bootOffset..<Layout.bootOffset + Layout.bootLength]).prefix { $0 != 0 }

@@ -7,14 +7,16 @@ import Testing
 /// A file that made the box die (a crash, or a hang the watchdog killed) is skipped at the
 /// next start, which says so and plays the rest, instead of dying on it at every start.
 @Suite(.serialized) struct CrashGuardDaemonTests {
-    /// Killed (SIGKILL, as systemd's watchdog kills a hung daemon) while it decodes the first
-    /// track: the next start names that track, skips it and plays the next one.
+    /// Aborted (SIGABRT: what glibc's heap checks raise, and what systemd's watchdog sends a
+    /// hung daemon) while it decodes the first track: the next start names that track, skips
+    /// it and plays the next one. A kill -9 (a power cut's stand-in) is no crash: nothing is
+    /// skipped after it.
     @Test func aStartAfterDyingOnAFileSkipsItAndPlaysOn() throws {
         let harness = try DaemonHarness(tracks: DaemonTests.demoTracks)
         let first = try harness.start()
         #expect(first.waitForLine(matching: "playing \"Morning Light\"", on: .stderr) != nil, "\(harness.log)")
-        first.kill(SIGKILL)
-        _ = first.waitForExit(timeout: .seconds(5))
+        first.kill(SIGABRT)
+        _ = first.waitForExit(timeout: .seconds(10))
 
         let again = try harness.start()
         let named = again.waitForLine(
@@ -26,12 +28,22 @@ import Testing
         again.kill(SIGTERM)
         #expect(again.waitForExit(timeout: .seconds(5)) == 0, "\(harness.log)")
 
-        // A clean stop holds nothing against any file: the third start names none.
+        // A clean stop holds nothing against any file: the third start names none; nor does a
+        // kill -9 of it, for the fourth.
         let third = try harness.start()
         #expect(third.waitForLine(matching: "playing", on: .stderr, timeout: .seconds(10)) != nil)
         third.kill(SIGTERM)
         #expect(third.waitForExit(timeout: .seconds(5)) == 0)
         #expect(!third.text(of: .stderr).contains("stopped abnormally"), "\(third.text(of: .stderr))")
+        let fourth = try harness.start()
+        #expect(fourth.waitForLine(matching: "playing", on: .stderr, timeout: .seconds(10)) != nil)
+        fourth.kill(SIGKILL)
+        _ = fourth.waitForExit(timeout: .seconds(5))
+        let fifth = try harness.start()
+        #expect(fifth.waitForLine(matching: "playing", on: .stderr, timeout: .seconds(10)) != nil)
+        #expect(!fifth.text(of: .stderr).contains("stopped abnormally"), "\(fifth.text(of: .stderr))")
+        fifth.kill(SIGTERM)
+        #expect(fifth.waitForExit(timeout: .seconds(5)) == 0)
     }
 
     /// `jukeboxd scan` that died probing a file leaves it named: the next scan records it as
@@ -45,6 +57,7 @@ import Testing
             // What a scan that died inside this file's probe leaves behind (same boot).
             let died = try InFlightFiles(path: harness.database + ".scan-in-flight")
             died.note(.scan, suspect)
+            died.markCrashed()
         }
         var result = try Jukeboxd.run(["scan", "--config", harness.configPath])
         #expect(result.status == 0, "\(result.stderr)")

@@ -16,7 +16,9 @@ import Testing
             run.note(.decode, "/music/b.mp3")
             run.note(.control, "/music/c.lrc")
             run.note(.control, nil)
-            // Dropped without markStopped: as a process that died (the mapping's pages stay).
+            // What the crash handler does; then dropped, as a process that died (the mapping's
+            // pages stay).
+            run.markCrashed()
         }
         let next = try InFlightFiles(path: path, bootID: "boot-1")
         #expect(
@@ -30,7 +32,7 @@ import Testing
         #expect(third.suspects.isEmpty)
     }
 
-    @Test func aCleanStopOrARebootLeavesNothing() throws {
+    @Test func aCleanStopAKillOrARebootLeavesNothing() throws {
         let dir = try TemporaryDirectory()
         let path = dir.file("in-flight")
         do {
@@ -40,8 +42,15 @@ import Testing
         }
         #expect(try InFlightFiles(path: path, bootID: "boot-1").suspects.isEmpty)
         do {
+            // Killed (no crash signal, no clean stop): a power cut's stand-in.
             let run = try InFlightFiles(path: path, bootID: "boot-1")
             run.note(.decode, "/music/b.mp3")
+        }
+        #expect(try InFlightFiles(path: path, bootID: "boot-1").suspects.isEmpty)
+        do {
+            let run = try InFlightFiles(path: path, bootID: "boot-1")
+            run.note(.decode, "/music/b.mp3")
+            run.markCrashed()
         }
         // A power cut: the next start is in another boot.
         #expect(try InFlightFiles(path: path, bootID: "boot-2").suspects.isEmpty)
@@ -54,6 +63,7 @@ import Testing
         do {
             let run = try InFlightFiles(path: path, bootID: "boot-1")
             run.note(.scan, long)
+            run.markCrashed()
         }
         let next = try InFlightFiles(path: path, bootID: "boot-1")
         // Cut to the slot: it names no file, so nothing is held against the real one.

@@ -23,6 +23,10 @@ int jb_eventfd(void);
 int jb_open(const char *path, int flags, unsigned int mode);
 /* O_DIRECT, which differs between architectures and which Glibc's Swift module hides. */
 int jb_o_direct_flag(void);
+/* On a crash signal (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP) stores `value` in
+   `flag` (a byte of a shared mapping), then lets the handler that was there before (or the
+   default) handle it. 0, or -1 with errno set. */
+int jb_mark_on_crash(volatile uint8_t *flag, uint8_t value);
 /* pipe2(fds, O_CLOEXEC): close-on-exec from birth (pipe2 is GNU-only); 0 or -1 with errno. */
 int jb_pipe_cloexec(int fds[2]);
 
