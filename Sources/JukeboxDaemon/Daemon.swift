@@ -67,8 +67,10 @@ final class Daemon {
     /// READY=1, the watchdog pings and STOPPING=1 for systemd (`Type=notify`).
     private var serviceManager: ServiceManagerLink
     /// On a first start there is nothing to resume: the queue is the library (and plays, with
-    /// `on_start = "play"`) once a scan has found music. After that only queue commands change it.
-    private var fillQueueWhenLibraryArrives = false
+    /// `on_start = "play"`) once a scan has found music, unless the queue was edited meanwhile
+    /// (its version moved on from this one): a client that cleared it and added a song before
+    /// the first scan ended keeps its queue. After that only queue commands change it.
+    private var fillQueueAtVersion: UInt32?
     /// When the start-up rescan begins, if it waits for playback to start.
     private var startupScanDue: Instant?
     /// The request whose start from a seek hint was logged.
@@ -270,8 +272,12 @@ final class Daemon {
     /// First start (or a rebuilt database), once the library has tracks: the queue is the
     /// library in path order, its first `[queue] max_length` tracks when it has more.
     private func fillQueueFromLibrary() {
-        guard fillQueueWhenLibraryArrives, !library.isEmpty else { return }
-        fillQueueWhenLibraryArrives = false
+        guard let version = fillQueueAtVersion, !library.isEmpty else { return }
+        fillQueueAtVersion = nil
+        guard machine.queue.version == version else {
+            logger.info("first start: the queue was edited before the library arrived; it is kept as it is")
+            return
+        }
         let room = machine.queue.room
         var order = library.values.map { (path: $0.path, id: $0.id) }
         order.sort { $0.path < $1.path }
@@ -739,7 +745,7 @@ final class Daemon {
                         "resuming \(describe(machine.queue.currentTrack)) at \(formatTime(ms: machine.positionMs)) (on_start = \(config.resume.onStart.rawValue))"
                     )
                 case .startAfresh:
-                    fillQueueWhenLibraryArrives = true
+                    fillQueueAtVersion = machine.queue.version
                     fillQueueFromLibrary()
                 }
             }

@@ -14,36 +14,40 @@ import Testing
     @Test func aStartAfterDyingOnAFileSkipsItAndPlaysOn() throws {
         let harness = try DaemonHarness(tracks: DaemonTests.demoTracks)
         let first = try harness.start()
-        #expect(first.waitForLine(matching: "playing \"Morning Light\"", on: .stderr) != nil, "\(harness.log)")
+        #expect(
+            first.waitForLine(matching: "playing \"Morning Light\"", on: .stderr, timeout: .seconds(30)) != nil,
+            "\(harness.log)")
         first.kill(SIGABRT)
-        _ = first.waitForExit(timeout: .seconds(10))
+        _ = first.waitForExit(timeout: .seconds(30))
 
         let again = try harness.start()
         let named = again.waitForLine(
             matching: "stopped abnormally while reading \(harness.musicDir)/01 Morning Light.mp3", on: .stderr,
-            timeout: .seconds(10))
+            timeout: .seconds(30))
         #expect(named != nil, "\(harness.log)")
-        #expect(again.waitForLine(matching: "playing \"Café au Lait\"", on: .stderr, timeout: .seconds(10)) != nil)
+        #expect(
+            again.waitForLine(matching: "playing \"Café au Lait\"", on: .stderr, timeout: .seconds(30)) != nil,
+            "\(harness.log)")
         #expect(harness.waitForStatus { $0.state == "play" } != nil, "\(harness.log)")
         again.kill(SIGTERM)
-        #expect(again.waitForExit(timeout: .seconds(5)) == 0, "\(harness.log)")
+        #expect(again.waitForExit(timeout: .seconds(30)) == 0, "\(harness.log)")
 
         // A clean stop holds nothing against any file: the third start names none; nor does a
         // kill -9 of it, for the fourth.
         let third = try harness.start()
-        #expect(third.waitForLine(matching: "playing", on: .stderr, timeout: .seconds(10)) != nil)
+        #expect(third.waitForLine(matching: "playing", on: .stderr, timeout: .seconds(30)) != nil)
         third.kill(SIGTERM)
-        #expect(third.waitForExit(timeout: .seconds(5)) == 0)
+        #expect(third.waitForExit(timeout: .seconds(30)) == 0)
         #expect(!third.text(of: .stderr).contains("stopped abnormally"), "\(third.text(of: .stderr))")
         let fourth = try harness.start()
-        #expect(fourth.waitForLine(matching: "playing", on: .stderr, timeout: .seconds(10)) != nil)
+        #expect(fourth.waitForLine(matching: "playing", on: .stderr, timeout: .seconds(30)) != nil)
         fourth.kill(SIGKILL)
-        _ = fourth.waitForExit(timeout: .seconds(5))
+        _ = fourth.waitForExit(timeout: .seconds(30))
         let fifth = try harness.start()
-        #expect(fifth.waitForLine(matching: "playing", on: .stderr, timeout: .seconds(10)) != nil)
+        #expect(fifth.waitForLine(matching: "playing", on: .stderr, timeout: .seconds(30)) != nil)
         #expect(!fifth.text(of: .stderr).contains("stopped abnormally"), "\(fifth.text(of: .stderr))")
         fifth.kill(SIGTERM)
-        #expect(fifth.waitForExit(timeout: .seconds(5)) == 0)
+        #expect(fifth.waitForExit(timeout: .seconds(30)) == 0)
     }
 
     /// `jukeboxd scan` that died probing a file leaves it named: the next scan records it as
