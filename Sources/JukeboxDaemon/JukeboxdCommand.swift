@@ -15,7 +15,8 @@ public enum Jukeboxd {
 
     public static let interface = CommandLineInterface(
         program: "jukeboxd",
-        version: JukeboxVersion.string,
+        version:
+            "jukeboxd \(JukeboxVersion.string) (\(BuildInfo.commit.map { "commit \($0)" } ?? "development build"))",
         abstract: "A headless music box: plays a music folder, resumes where it stopped.",
         discussion: """
             Reads one TOML config file (see config/jukebox.toml for every key and its default).
