@@ -24,6 +24,16 @@ import Testing
         #expect(try Self.validatedShippedConfig("config/demo.toml") != nil)
     }
 
+    /// A box upgraded from an earlier version keeps its config file: the annotated configs
+    /// shipped before (Tests/Fixtures/config/history, the first and a later one) still load
+    /// without a single problem.
+    @Test func earlierShippedConfigsStillLoad() throws {
+        let folder = "Tests/Fixtures/config/history"
+        let files = try FileManager.default.contentsOfDirectory(atPath: Fixtures.path(folder)).sorted()
+        #expect(files.count >= 2)
+        for file in files { #expect(try Self.validatedShippedConfig("\(folder)/\(file)") != nil, "\(file)") }
+    }
+
     /// A relative playlist_dir is taken from the config file's folder; without one the
     /// playlists go beside the database. An empty one is reported with its line.
     @Test func playlistFolderPaths() throws {
