@@ -48,4 +48,18 @@ import Testing
             version.stdoutText.contains("(commit \(head.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines))"),
             "\(version.stdoutText)")
     }
+
+    /// Nothing of the checkout's path is in what a box runs (the binary without its debug
+    /// information, as the package installs it): a build folder baked in would be searched on
+    /// every box and leak the builder's paths.
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: binary)))
+    func noBuildPathInTheBinary() throws {
+        let dir = try TemporaryDirectory(prefix: "jukebox-strip")
+        defer { dir.remove() }
+        let stripped = dir.file("jukeboxd")
+        let strip = try run(["objcopy", "--strip-debug", Self.binary, stripped])
+        #expect(strip.status == 0, "\(strip.stderrText)")
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: stripped))
+        #expect(bytes.range(of: Data(Fixtures.repoRoot.utf8)) == nil, "\(Fixtures.repoRoot) is in the binary")
+    }
 }
