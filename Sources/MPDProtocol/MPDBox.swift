@@ -92,11 +92,8 @@ extension MPDCommands {
                 case nil: break
                 }
             }),
-        BoxCommand(
-            name: "favourites", help: "favourites   play the Favourites playlist",
-            spec: Spec(permission: .control, min: 0, max: 0) { w, _ in
-                w.box.requests.append(.play(.favourites, trackPath: nil, positionMs: 0))
-            }),
+        BoxCommand(name: "favourites", help: "favourites   play the Favourites playlist", spec: playFavourites),
+        BoxCommand(name: "favorites", help: "", spec: playFavourites),
         BoxCommand(
             name: "recent", help: "recent [N]   list Recently played; recent N continues entry N where it was left",
             spec: Spec(permission: .read, min: 0, max: 1) { w, c in try recent(&w, &c) }),
@@ -129,6 +126,10 @@ extension MPDCommands {
                 """,
             spec: Spec(permission: .read, min: 0, max: 2) { w, c in try lyrics(&w, &c) }),
     ]
+
+    static let playFavourites = Spec(permission: .control, min: 0, max: 0) { w, _ in
+        w.box.requests.append(.play(.favourites, trackPath: nil, positionMs: 0))
+    }
 
     /// `help`'s lines for the box's commands.
     public static let boxHelp = boxCommands.map(\.help).filter { !$0.isEmpty }.joined(separator: "\n")

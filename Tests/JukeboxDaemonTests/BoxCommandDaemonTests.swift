@@ -120,4 +120,23 @@ import Testing
         #expect(process.waitForLine(matching: "sleep: 10 min", on: .stdout) != nil)
         #expect(process.isRunning)
     }
+
+    /// The serial console (a pty) has the box's words too, quoted as MPD quotes them.
+    @Test func theSerialConsoleHasTheBoxWords() throws {
+        let pty = try PseudoTerminal()
+        let scratch = try TemporaryDirectory(prefix: "jukebox-serial")
+        defer { scratch.remove() }
+        let link = scratch.file("serial")
+        #expect(symlink(pty.slavePath, link) == 0)
+        let (harness, port) = try MPDDaemonTests.start(console: link)
+        defer { MPDDaemonTests.stop(harness) }
+        #expect(pty.waitFor("Type 'help'") != nil)
+        pty.write("sleep 5\r")
+        #expect(pty.waitFor("sleep: 5 min") != nil, "\(harness.log)")
+        pty.write("card assign K1 folder \"Name With Spaces\"\r")
+        #expect(pty.waitFor(#"K1 folder "Name With Spaces""#) != nil, "\(harness.log)")
+        let client = try MPDTestClient(port: port)
+        #expect(client.fields("sleep")["sleep"] == "5 min")
+        #expect(client.command("card list") == [#"card: K1 folder "Name With Spaces""#, "OK"])
+    }
 }

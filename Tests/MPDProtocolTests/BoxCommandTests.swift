@@ -86,10 +86,11 @@ import Testing
         #expect(Self.run("recent 2", world: &world) == "OK\n")
         #expect(Self.run("recent 3", world: &world).hasPrefix("ACK [2@0] {recent} recent: expected an entry number"))
         #expect(Self.run("favourites", world: &world) == "OK\n")
+        #expect(Self.run("favorites", world: &world) == "OK\n")
         #expect(
             world.box.requests == [
                 .play(.folder(path: "Kids"), trackPath: "Kids/b.mp3", positionMs: 0),
-                .play(.favourites, trackPath: nil, positionMs: 0),
+                .play(.favourites, trackPath: nil, positionMs: 0), .play(.favourites, trackPath: nil, positionMs: 0),
             ])
     }
 
