@@ -152,26 +152,6 @@ extension Daemon {
         logger.info("card \(id): now plays \(source.title)")
         console?.announce("card \(id): now plays \(source.title)")
     }
-
-    /// The stdin console's `card` words (its other consoles reach `MPDCommands` directly).
-    func handleTagCardLine(_ line: String) -> String {
-        guard case .success(let request) = MPDProtocol.tokenize(line) else { return "error: card: unbalanced quotes" }
-        switch TagCardCommand.parse(request.arguments) {
-        case .failure(let error): return "error: \(error.message)"
-        case .success(.read(let id)):
-            handleTagCard(.read(id))
-            return "OK"
-        case .success(.removed):
-            handleTagCard(.removed)
-            return "OK"
-        case .success(let command):
-            do {
-                return (try TagCardMapping(store: store).run(command) + ["OK"]).joined(separator: "\n")
-            } catch {
-                return "error: card: \(error)"
-            }
-        }
-    }
 }
 
 /// The card mapping in `tag_cards` as every console's `card` words manage it, and its file

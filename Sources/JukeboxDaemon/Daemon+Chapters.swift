@@ -20,18 +20,6 @@ extension Daemon {
             restartThresholdMs: config.playerConfiguration.restartThresholdMs)
     }
 
-    /// The lines the stdin console's `status` adds in a file with chapters.
-    var chapterStatusLines: String? {
-        guard machine.state != .stopped, let chapters = currentChapters else { return nil }
-        let moment = chapters.moment(at: machine.positionMs)
-        var lines = [
-            "chapter: \(moment.index + 1)", "chapters: \(moment.count)", "chapter_title: \(moment.title)",
-            "chapter_elapsed: \(ReplyLine.seconds(moment.elapsedMs))",
-        ]
-        if let length = moment.lengthMs { lines.append("chapter_duration: \(ReplyLine.seconds(length))") }
-        return lines.joined(separator: "\n")
-    }
-
     /// What is left of the chapter the sleep timer waits for (of a track without chapters:
     /// of the track).
     func chapterLeftMs(trackLeftMs: Int64?) -> Int64? {

@@ -6,6 +6,9 @@ import MPDProtocol
 // run on the control thread; the player's actions they cause are performed as any others.
 
 extension Daemon {
+    /// A console line: the console's own words (`play 3` counts from 1, `next` moves by
+    /// chapter, `seek 1:23`), else a command of the MPD table, which holds the box's words too
+    /// (sleep, podcast, recent, card, chapter, knob, button, favourite, speed, lyrics).
     func handleConsoleLine(_ line: String) {
         let trimmed = line.trimmedSpaces
         if trimmed.isEmpty { return }
@@ -15,36 +18,12 @@ extension Daemon {
             console?.reply("OK scanning \(config.musicDir)")
             return
         case "help", "?":
-            // The knob, button and favourite words are MPD commands too (MPDCommands), so every
-            // console has them.
-            console?.reply(
-                [
-                    CommandParser.helpText, InjectedInput.helpText, ControlAction.favouriteHelpText,
-                    Self.sourcesHelpText, TagCardCommand.helpText, PodcastCommand.helpText,
-                ]
-                .joined(separator: "\n"))
+            console?.reply([CommandParser.helpText, MPDCommands.boxHelp].joined(separator: "\n"))
             return
-        case "favourites", "favorites":
-            console?.reply(reply(playing: .favourites))
+        case "clear cache":
+            console?.reply(mpd.stdinLine("podcast clear cache", host: self) ?? "")
             return
         default: break
-        }
-        let words = trimmed.split(separator: " ")
-        if words.first?.lowercased() == "sleep" {
-            console?.reply(handleSleep(words.dropFirst().map(String.init)))
-            return
-        }
-        if words.first?.lowercased() == "recent" {
-            console?.reply(handleRecent(Array(words.dropFirst())))
-            return
-        }
-        if words.first?.lowercased() == "podcast" || trimmed.lowercased() == "clear cache" {
-            console?.reply(handlePodcastLine(Array(words.dropFirst(words.first?.lowercased() == "podcast" ? 1 : 0))))
-            return
-        }
-        if words.first?.lowercased() == "card" {
-            console?.reply(handleTagCardLine(trimmed))
-            return
         }
         // Commands act on the exact played position (status, seek ±, previous's 3 s rule, a
         // long track's remembered position, the lyric line), not on the last tick's.
@@ -56,7 +35,7 @@ extension Daemon {
         switch CommandParser.parse(trimmed) {
         case .success(let command):
             perform(machine.handle(.command(userCommand(command)), now: Instant.now))
-            if command == .status, let lines = chapterStatusLines { console?.reply(lines) }
+            if command == .status, let lines = boxStatusLines { console?.reply(lines) }
             if command == .status, let line = bufferingStatusLine { console?.reply(line) }
         case .failure(let error):
             // Words the console does not know may be MPD commands (currentsong, playlistinfo, add, ...).
@@ -156,6 +135,9 @@ extension Daemon: MPDPlayerHost {
         }
         lyrics.follow(currentTrackInfo)
         world.lyrics = lyrics.atPosition(machine.positionMs)
+        notePlayingEpisode()
+        world.box = box
+        world.box.podcasts = PodcastShelf(podcasts: podcasts)
         let result = body(&world)
         machine = world.machine
         radio.stations.merge(stations.added) { _, new in new }
@@ -177,14 +159,29 @@ extension Daemon: MPDPlayerHost {
         }
         if !world.updateRequests.isEmpty { scan.start() }
         for event in world.tagCardEvents { handleTagCard(event) }
+        if world.box.podcastsChanged { refreshMenuLists() }
+        for request in world.box.requests {
+            switch request {
+            case .sleep(let target): _ = setSleep(target)
+            case .play(let source, let path, let positionMs):
+                console?.announce(reply(playing: source, trackPath: path, positionMs: positionMs))
+            case .playEpisode(let podcast, let episode): console?.announce(playEpisode(podcast, episode))
+            }
+        }
         return result
     }
-}
 
-extension Daemon {
-    /// The stdin console's words for the music the box chooses.
-    static let sourcesHelpText = """
-        favourites   play the Favourites playlist
-        recent       list Recently played; recent N continues entry N where it was left
-        """
+    /// The box's state the MPD table's box commands answer from (`sleep`, `chapter`, `recent`).
+    var box: MPDBox {
+        MPDBox(
+            sleep: sleepTimer.target, sleepLeftMs: sleepLeftMs,
+            chapters: machine.state == .stopped ? nil : currentChapters, recent: history.recent.entries)
+    }
+
+    /// The lines the stdin console's `status` adds: the chapter, and the sleep timer when set.
+    var boxStatusLines: String? {
+        let box = box
+        let fields = box.chapterFields(positionMs: machine.positionMs) + (box.sleep == nil ? [] : box.sleepFields)
+        return fields.isEmpty ? nil : fields.map { "\($0): \($1)" }.joined(separator: "\n")
+    }
 }

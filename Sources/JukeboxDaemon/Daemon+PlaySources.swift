@@ -75,22 +75,6 @@ extension Daemon {
         }
     }
 
-    /// `recent`: the list, numbered from 1; `recent N`: continues entry N where it was left.
-    func handleRecent(_ arguments: [Substring]) -> String {
-        let entries = history.recent.entries
-        guard let argument = arguments.first else {
-            if entries.isEmpty { return "nothing played yet" }
-            return entries.enumerated().map { offset, entry in
-                "\(offset + 1) \(entry.source.title): \(entry.trackPath) at \(ScreenLayout.clock(entry.positionMs))"
-            }.joined(separator: "\n")
-        }
-        guard arguments.count == 1, let number = Int(argument), entries.indices.contains(number - 1) else {
-            return "error: recent: expected an entry number from 1 to \(entries.count)"
-        }
-        let entry = entries[number - 1]
-        return reply(playing: entry.source, trackPath: entry.trackPath, positionMs: entry.positionMs)
-    }
-
     /// Plays `source` (as the menu does) and says so on the console.
     func reply(playing source: PlaySource, trackPath: String? = nil, positionMs: Int64 = 0) -> String {
         let count = play(source, trackPath: trackPath, positionMs: positionMs)

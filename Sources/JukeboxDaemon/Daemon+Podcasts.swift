@@ -1,5 +1,6 @@
 import JukeboxAudio
 import JukeboxCore
+import MPDProtocol
 
 // Podcasts on the console and in the player: `podcast ...` and `clear cache` lines, the
 // reports of jb-podcast, and episodes played as tracks of their own (`Podcasts.trackID`), which
@@ -8,18 +9,6 @@ import JukeboxCore
 // screen and `status` say it is buffering).
 
 extension Daemon {
-    /// A `podcast` line (the words after `podcast`), or `clear cache`.
-    func handlePodcastLine(_ words: [Substring]) -> String {
-        notePlayingEpisode()
-        switch PodcastCommand.parse(words.map(String.init)) {
-        case .failure(let error): return "error: \(error.message)"
-        case .success(.play(let number, let index)): return playEpisode(number, index)
-        case .success(let command):
-            defer { refreshMenuLists() }
-            return podcasts.handle(command)
-        }
-    }
-
     /// What jb-podcast finished: stored by `Podcasts`, announced on the console.
     func handlePodcastReports() {
         notePlayingEpisode()
@@ -103,5 +92,20 @@ extension Daemon {
 
     /// An episode file's length, from its headers (nil when they do not say).
     static let probedDuration: @Sendable (String) -> Int64? = { path in (try? MediaProbe.probe(path: path))?.durationMs
+    }
+}
+
+/// The podcasts as the `podcast` command manages them on every front end.
+struct PodcastShelf: MPDPodcastShelf {
+    let podcasts: Podcasts
+
+    struct Problem: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    func run(_ command: PodcastCommand) throws -> [String] {
+        let reply = podcasts.handle(command)
+        if reply.hasPrefix("error: ") { throw Problem(description: String(reply.dropFirst("error: ".count))) }
+        return reply.split(separator: "\n").map(String.init)
     }
 }

@@ -508,22 +508,6 @@ final class Daemon {
         return target.map { "sleep: \($0)" } ?? "sleep: off"
     }
 
-    /// `sleep`: the timer left; `sleep 30`, `sleep 90s`, `sleep track`, `sleep album`, `sleep chapter`,
-    /// `sleep off`.
-    func handleSleep(_ arguments: [String]) -> String {
-        guard let argument = arguments.first else {
-            guard let target = sleepTimer.target else { return "sleep: off" }
-            return "sleep: \(target)" + (sleepLeftMs.map { ", \(($0 + 999) / 1000) s left" } ?? "")
-        }
-        guard arguments.count == 1 else { return "error: sleep: expected one argument" }
-        switch SleepTarget.parse(argument) {
-        case .success(let target):
-            return setSleep(target)
-        case .failure(let error):
-            return "error: \(error.message)"
-        }
-    }
-
     /// The display and the lyrics follow the player; the position is the audio clock's (the
     /// tick just took it from the pipeline).
     private func updateDisplay(now: Instant) {

@@ -217,9 +217,12 @@ final class MPDFrontEnd {
     /// A line from the human stdin console that its own language did not know: the MPD
     /// reply, or nil when it is no MPD command either (the console then says so its own way).
     func stdinLine(_ line: String, host player: MPDPlayerHost) -> String? {
-        guard case .success(let request) = MPDProtocol.tokenize(line), MPDCommands.isKnown(request.command)
+        guard case .success(let request) = MPDProtocol.tokenize(line), MPDCommands.isKnown(request.command.lowercased())
         else { return nil }
-        return player.runMPD { world in stdinSession.handle(line: line, world: &world).text }
+        // On a copy: a card's command line runs while the request that read the card is running.
+        var session = stdinSession
+        defer { stdinSession = session }
+        return player.runMPD { world in session.handle(line: line, world: &world).text }
     }
 
     /// Closes every client and the console (at shutdown).

@@ -70,16 +70,18 @@ public final class Console {
         savedTerminal = nil
     }
 
-    /// `stdin`, `none`, or a device path. Standard input is read when it is a terminal, or
-    /// always with `force` (`--console stdin`): a daemon started by systemd or from a script
-    /// does not read what it was not given. A device that cannot be opened is logged and
-    /// the daemon goes on without a console.
+    /// `stdin`, `none`, or a device path. Standard input is read when it is a terminal or a
+    /// pipe (a program talks to the daemon), or always with `force` (`--console stdin`): a
+    /// daemon started by systemd (stdin is /dev/null) or with a file on stdin does not read
+    /// what it was not given. A device that cannot be opened is logged and the daemon goes on
+    /// without a console.
     public static func open(device: String, force: Bool, logger: Logger) -> Console? {
         switch device {
         case "none", "":
             return nil
         case "stdin", "-":
-            guard force || FileDescriptor.standardInput.isTerminal else { return nil }
+            let input = FileDescriptor.standardInput
+            guard force || input.isTerminal || input.isPipe else { return nil }
             return Console(input: .standardInput, output: .standardOutput, logger: logger)
         default:
             do {

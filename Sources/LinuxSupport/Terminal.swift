@@ -6,6 +6,12 @@ extension FileDescriptor {
     /// Whether this is a terminal (isatty).
     public var isTerminal: Bool { isatty(rawValue) == 1 }
 
+    /// Whether this is a pipe or a FIFO: another program connected it to talk to this one.
+    public var isPipe: Bool {
+        var info = stat()
+        return fstat(rawValue, &info) == 0 && info.st_mode & S_IFMT == S_IFIFO
+    }
+
     /// Raw mode, 8N1, receiver on, modem lines ignored, reads returning at the first byte,
     /// at `baud` (a standard rate, else EINVAL); pending input is dropped.
     public func configureSerialLine(baud: Int) throws(Errno) {

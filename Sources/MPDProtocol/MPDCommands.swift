@@ -97,7 +97,10 @@ public enum MPDCommands {
 
     // MARK: the table
 
-    static let table: [String: Spec] = [
+    /// MPD's commands and the box's (MPD's meaning wins where a name is both).
+    static let table: [String: Spec] = mpdTable.merging(boxCommands.map { ($0.name, $0.spec) }) { mpd, _ in mpd }
+
+    static let mpdTable: [String: Spec] = [
         // status and the current song
         "status": Spec(permission: .read, min: 0, max: 0) { w, c in status(&w, &c) },
         "currentsong": Spec(permission: .read, min: 0, max: 0) { w, c in
@@ -174,64 +177,6 @@ public enum MPDCommands {
                 throw MPDError(.argument, "Unknown sub command")
             }
         },
-        // Knob turns and button gestures, as if made on the box (`knob +2`, `button next long`).
-        "knob": Spec(permission: .control, min: 1, max: 2) { w, c in try inject(["knob"] + c.arguments, into: &w) },
-        "favourite": Spec(permission: .control, min: 0, max: 1) { w, c in
-            switch ControlAction.parseFavourite(["favourite"] + c.arguments) {
-            case .success(let edit)?: w.favouriteEdits.append(edit)
-            case .failure(let error)?: throw MPDError(.argument, error.message)
-            case nil: break
-            }
-        },
-        // NFC/RFID cards: manage the mapping, or stand in for a reader (`card 04A1B2`, `card none`).
-        "card": Spec(permission: .control, min: 1, max: -1) { w, c in
-            let command: TagCardCommand
-            switch TagCardCommand.parse(c.arguments) {
-            case .success(let parsed): command = parsed
-            case .failure(let error): throw MPDError(.argument, error.message)
-            }
-            switch command {
-            case .read(let id): w.tagCardEvents.append(.read(id))
-            case .removed: w.tagCardEvents.append(.removed)
-            default:
-                guard let cards = w.tagCards else { throw MPDError(.unknown, "no card mapping here") }
-                do {
-                    for line in try cards.run(command) { c.response.append(c.human ? "\(line)\n" : "card: \(line)\n") }
-                } catch {
-                    throw MPDError(.system, "\(error)")
-                }
-            }
-        },
-        "button": Spec(permission: .control, min: 2, max: 2) { w, c in
-            try inject(["button"] + c.arguments, into: &w)
-        },
-        // `lyrics`: the line at the played position; `lyrics offset ±MS` nudges this track's
-        // lyrics (positive: sooner), saved per track by the daemon.
-        "lyrics": Spec(permission: .read, min: 0, max: 2) { w, c in
-            guard var lyrics = w.lyrics else { throw MPDError(.noExist, "No lyrics for the current song") }
-            if let word = c.arguments.first {
-                guard word.lowercased() == "offset", c.arguments.count == 2 else {
-                    throw MPDError(.argument, "usage: lyrics [offset +MS|-MS|MS]")
-                }
-                guard c.permission.contains(.control) else {
-                    throw MPDError(.permission, "you don't have permission for \"lyrics offset\"")
-                }
-                guard let nudge = LyricNudge.parse(c.arguments[1]) else { throw MPDError(.argument, LyricNudge.usage) }
-                lyrics.timeline.nudgeMs = nudge.applied(to: lyrics.timeline.nudgeMs)
-                // Absolute, so that several nudges in one command list add up once.
-                w.lyricNudge = LyricNudge(relative: false, ms: lyrics.timeline.nudgeMs)
-                w.lyrics = lyrics
-            }
-            let moment = lyrics.timeline.moment(at: lyrics.positionMs)
-            if let line = moment.current { c.response.add("line", line.text) }
-            if let line = moment.next { c.response.add("next", line.text) }
-            if moment.current != nil {
-                c.response.add("offset", ReplyLine.seconds(lyrics.positionMs - moment.lineStartMs))
-            }
-            c.response.add("lyrics_offset", "\(lyrics.timeline.nudgeMs)")
-            if let source = lyrics.source { c.response.add("source", source) }
-        },
-
         // playback
         "play": Spec(permission: .control, min: 0, max: 1) { w, c in
             if let argument = c.arguments.first {
@@ -305,14 +250,6 @@ public enum MPDCommands {
             let value = try signedInteger(c.arguments[0])
             guard (0...100).contains(value) else { throw MPDError(.argument, "Invalid volume value") }
             w.run(.setVolume(value))
-        },
-        // Not MPD's: playback speed with the pitch kept (`speed 1.5`, `speed +0.25`, `speed
-        // cycle`), the console's words; `status` shows it as `speed:`.
-        "speed": Spec(permission: .control, min: 1, max: 1) { w, c in
-            switch CommandParser.parse("speed " + c.arguments[0]) {
-            case .success(let command): w.run(command)
-            case .failure(let error): throw MPDError(.argument, error.message)
-            }
         },
         "volume": Spec(permission: .control, min: 1, max: 1) { w, c in
             let value = try signedInteger(c.arguments[0])
@@ -545,11 +482,7 @@ public enum MPDCommands {
           save NAME  load NAME  listplaylists  listplaylist NAME  rm NAME   stored playlists
           search any "word"   find "artist" "Name"   list artist
           update              rescan the music folder
-          lyrics              the current lyric line
-          lyrics offset +200  show this song's lyrics 200 ms sooner (-200 later, 0 reset)
-        \(InjectedInput.helpText.split(separator: "\n").map { "  " + $0 }.joined(separator: "\n"))
-          \(ControlAction.favouriteHelpText)
-        \(TagCardCommand.helpText.split(separator: "\n").map { "  " + $0 }.joined(separator: "\n"))
+        \(boxHelp.split(separator: "\n").map { "  " + $0 }.joined(separator: "\n"))
           idle                wait for a change (noidle to stop waiting)
           ping  close  commands  help
         Arguments with spaces go in double quotes. Replies end with OK, or ACK and the problem.

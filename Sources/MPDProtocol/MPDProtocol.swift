@@ -38,7 +38,7 @@ public enum MPDProtocol {
         guard index < bytes.count else { return .failure(MPDError(.unknown, "No command given")) }
         guard isLetter(bytes[index]) else { return .failure(MPDError(.unknown, "Letter expected")) }
         var word: [UInt8] = []
-        while index < bytes.count, !isSpace(bytes[index]) {
+        while index < bytes.count, !CommandWords.isSpace(bytes[index]) {
             let byte = bytes[index]
             guard isLetter(byte) || isDigit(byte) || byte == UInt8(ascii: "_") else {
                 return .failure(MPDError(.unknown, "Invalid word character"))
@@ -46,45 +46,11 @@ public enum MPDProtocol {
             word.append(byte)
             index += 1
         }
-        skipSpaces(bytes, &index)
-        var arguments: [String] = []
-        while index < bytes.count {
-            var argument: [UInt8] = []
-            if bytes[index] == UInt8(ascii: "\"") {
-                index += 1
-                var closed = false
-                while index < bytes.count {
-                    var byte = bytes[index]
-                    if byte == UInt8(ascii: "\"") {
-                        closed = true
-                        index += 1
-                        break
-                    }
-                    if byte == UInt8(ascii: "\\") {
-                        index += 1
-                        guard index < bytes.count else { break }
-                        byte = bytes[index]
-                    }
-                    argument.append(byte)
-                    index += 1
-                }
-                guard closed else { return .failure(MPDError(.unknown, "Missing closing '\"'")) }
-                if index < bytes.count, !isSpace(bytes[index]) {
-                    return .failure(MPDError(.unknown, "Space expected after closing '\"'"))
-                }
-            } else {
-                while index < bytes.count, !isSpace(bytes[index]) {
-                    let byte = bytes[index]
-                    guard byte > 0x20, byte != UInt8(ascii: "\""), byte != UInt8(ascii: "'") else {
-                        return .failure(MPDError(.unknown, "Invalid unquoted character"))
-                    }
-                    argument.append(byte)
-                    index += 1
-                }
-            }
-            guard arguments.count < maximumArguments else { return .failure(MPDError(.argument, "Too many arguments")) }
-            arguments.append(String(decoding: argument, as: UTF8.self))
-            skipSpaces(bytes, &index)
+        let arguments: [String]
+        switch CommandWords.split(bytes, from: index, limit: maximumArguments) {
+        case .success(let words): arguments = words
+        case .failure(let problem):
+            return .failure(MPDError(problem == .tooManyWords ? .argument : .unknown, problem.message))
         }
         return .success(Request(command: String(decoding: word, as: UTF8.self), arguments: arguments))
     }
@@ -107,11 +73,6 @@ public enum MPDProtocol {
     static func isDigit(_ byte: UInt8) -> Bool { (0x30...0x39).contains(byte) }
 
     /// g_ascii_isspace: space, tab, LF, VT, FF, CR.
-    static func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || (0x09...0x0D).contains(byte) }
-
-    private static func skipSpaces(_ bytes: [UInt8], _ index: inout Int) {
-        while index < bytes.count, isSpace(bytes[index]) { index += 1 }
-    }
 }
 
 /// An MPD protocol error: `ACK [code@index] {command} message`.

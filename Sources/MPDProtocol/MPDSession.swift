@@ -183,7 +183,7 @@ public struct MPDSession {
     private mutating func process(_ line: String, index: Int, world: inout MPDWorld, into bytes: inout [UInt8])
         -> Result
     {
-        let request: MPDProtocol.Request
+        var request: MPDProtocol.Request
         switch MPDProtocol.tokenize(line) {
         case .success(let parsed): request = parsed
         case .failure(let error):
@@ -194,6 +194,8 @@ public struct MPDSession {
                 || error.message == "Invalid word character"
             return .error(kick: kick)
         }
+        // A person may type `Status` or `SLEEP 30`; clients spell commands as MPD does.
+        if options.human { request.command = request.command.lowercased() }
         var call = MPDCommands.Call(
             arguments: request.arguments, permission: permission, password: options.password, human: options.human,
             binaryLimit: binaryLimit, messageClient: messageClient?.number)

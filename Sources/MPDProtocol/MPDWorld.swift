@@ -51,6 +51,8 @@ public struct MPDWorld {
     public var stations: (any MPDStationList)?
     /// What a playing station says of itself (`Name`: icy-name), by its track id.
     public var stationNames: [TrackID: String] = [:]
+    /// The box's own state and requests (`sleep`, `chapter`, `recent`, `podcast`).
+    public var box = MPDBox()
 
     /// A world around `machine`.
     public init(

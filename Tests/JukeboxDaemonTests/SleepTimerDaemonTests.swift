@@ -125,8 +125,9 @@ import Testing
         try process.send("button next long")
         #expect(process.waitForOutputLine(matching: "sleep: 2 min", on: .stdout) != nil, "\(process.text(of: .stdout))")
         try process.send("sleep")
+        #expect(process.waitForOutputLine(matching: "sleep: 2 min", on: .stdout) != nil)
         #expect(
-            process.waitForOutputLine(matching: "sleep: 2 min, 1", on: .stdout) != nil, "\(process.text(of: .stdout))")
+            process.waitForOutputLine(matching: "sleep_left: 1", on: .stdout) != nil, "\(process.text(of: .stdout))")
         try process.send("sleep off")
         try process.send("sleep")
         #expect(process.waitForOutputLine(matching: "sleep: off", on: .stdout) != nil)

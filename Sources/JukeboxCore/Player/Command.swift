@@ -89,13 +89,13 @@ public enum CommandParser {
         volume V     set the volume from 0 to 100; volume +5 or volume -5 changes it
         mode M       set the mode: in-order, repeat-all, repeat-one or shuffle
         mode         switch to the next mode
-        speed X      play X times as fast (0.5 to 2), the pitch kept; speed +0.25, speed -0.25, speed cycle
         status       show what is playing
         help         show this list
         """
 
     /// Parses one console line. Case, extra spaces, tabs and a trailing CR are ignored;
-    /// backspace and DEL erase the character before them.
+    /// backspace and DEL erase the character before them. Words are quoted as MPD quotes them
+    /// (`CommandWords`).
     public static func parse(_ line: String) -> Result<Command, CommandError> {
         guard line.unicodeScalars.count <= maximumLineLength * 4 else {
             return .failure(.lineTooLong(limit: maximumLineLength))
@@ -116,7 +116,11 @@ public enum CommandParser {
         guard text.count <= maximumLineLength else { return .failure(.lineTooLong(limit: maximumLineLength)) }
         var cleaned = String.UnicodeScalarView()
         cleaned.append(contentsOf: text)
-        let words = String(cleaned).split(separator: " ").map { String($0) }
+        let words: [String]
+        switch CommandWords.split(Array(String(cleaned).utf8)) {
+        case .success(let split): words = split
+        case .failure(let problem): return .failure(.badArgument(command: "line", problem: problem.message))
+        }
         guard let first = words.first else { return .failure(.emptyLine) }
         let name = first.lowercased()
         let arguments = Array(words.dropFirst())
