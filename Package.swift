@@ -40,13 +40,9 @@ let package = Package(
         .target(name: "COggHeaders", dependencies: ["CLazyLibraries"]),
         // FFmpeg's headers only (libavformat-dev, libavcodec-dev, libavutil-dev): the libraries
         // are opened with dlopen on first use, never linked (see include/mp4_audio.h); the
-        // minimal build's from Board/build-ffmpeg.sh's cache in this checkout when it is there.
-        .target(
-            name: "CFFmpeg",
-            cSettings: [
-                .define("JB_FFMPEG_BUILD_DIR", to: "\"\(Context.packageDirectory)/.build/ffmpeg-minimal/lib\"")
-            ],
-            linkerSettings: [.linkedLibrary("m")]),
+        // minimal build's from Board/build-ffmpeg.sh's cache in the checkout the binary was
+        // built in, when it is there (found from the binary's place: no build path in it).
+        .target(name: "CFFmpeg", linkerSettings: [.linkedLibrary("m")]),
         // libcurl's headers only (libcurl4-openssl-dev): opened with dlopen on the first transfer.
         .target(name: "CCurl"),
 

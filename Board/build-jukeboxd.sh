@@ -6,7 +6,7 @@
 # libraries with its Swift runtime in usr/lib/swift_static as a Swift SDK lays it out; the build
 # then goes to .build-ARCH (.build-aarch64).
 #
-# The link is set up for a small resident size (docs/ARCHITECTURE.md, "Resident memory"):
+# The link is set up for a small resident size (docs/design/MEMORY.md):
 # - --static-swift-stdlib: the Swift runtime linked in: 3 MB less resident memory and 4 ms
 #   faster start than with the shared Swift libraries, and no toolchain library path needed.
 # - lld with packed relative relocations (DT_RELR, glibc 2.36+): the Swift metadata of a
@@ -78,6 +78,20 @@ fi
 if [ "$scratch/release/jukeboxd" -ot Board/jukeboxd.order ]; then rm -f "$scratch/release/jukeboxd"; fi
 swift build -c release --product jukeboxd --static-swift-stdlib --scratch-path "$scratch" "${flags[@]}" "$@"
 touch "$stamp"
+
+# The commit it was built from, for `jukeboxd --version` (Sources/CLinuxShims/build_info.c):
+# written into its fixed-size section, so the sources stay as they are. "+changes" when the
+# tree had uncommitted changes.
+if commit=$(git rev-parse --short=12 HEAD 2>/dev/null); then
+    git diff --quiet HEAD 2>/dev/null || commit="$commit+changes"
+    commit="$commit $(git show -s --format=%cs HEAD)"
+    section=$scratch/jukebox-commit
+    printf '%s' "$commit" | head -c 63 > "$section"
+    truncate -s 64 "$section"
+    objcopy=$toolchain/llvm-objcopy
+    [ -x "$objcopy" ] || objcopy=objcopy
+    "$objcopy" --update-section .jukebox_commit="$section" "$scratch/release/jukeboxd"
+fi
 
 # An order that has drifted from the code leaves functions in use scattered again.
 missing=$(comm -23 <(sort -u Board/jukeboxd.order) \

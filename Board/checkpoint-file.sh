@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Gives [resume] checkpoint_device a 4 KiB block of the state's own ext4 file system, without
-# a partition of its own (README, "Resume and SD-card writes"): on Linux 6.6 and later every
+# a partition of its own (docs/design/RESUME.md, "Resume and SD-card writes"): on Linux 6.6 and later every
 # write to a file dirties its inode (ext4's i_version), so the 4 s checkpoint in a file costs
 # a journal commit every 5 s, about 5.9 MB/h, whatever lazytime says. Here the checkpoint is a
 # file whose one block a loop device maps straight from the file system's device (FIEMAP), so

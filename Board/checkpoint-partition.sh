@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Prepares a small raw partition for [resume] checkpoint_device (README, "Resume and SD-card
+# Prepares a small raw partition for [resume] checkpoint_device (docs/design/RESUME.md, "Resume and SD-card
 # writes"), so that the power-cut checkpoint costs the card one sector and no file system
 # journal commit:
 #   sudo Board/checkpoint-partition.sh /dev/mmcblk0p3

@@ -28,7 +28,7 @@ if [ ! -f /etc/jukebox/jukebox.toml ]; then
     install -m 0644 config/jukebox.toml /etc/jukebox/jukebox.toml
     echo "install.sh: wrote /etc/jukebox/jukebox.toml; set music_dir in it" >&2
 elif grep -q '^checkpoint_device = ""' /etc/jukebox/jukebox.toml; then
-    # A config from before the unit made the checkpoint device (README, "Resume and SD-card writes").
+    # A config from before the unit made the checkpoint device (docs/design/RESUME.md, "Resume and SD-card writes").
     echo "install.sh: for 0.46 MB/h of checkpoints on Linux 6.6+, set checkpoint_device = \"/run/jukebox-checkpoint\" under [resume] in /etc/jukebox/jukebox.toml" >&2
 fi
 install -D -m 0755 Board/checkpoint-file.sh /usr/local/share/jukebox/checkpoint-file.sh

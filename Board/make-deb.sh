@@ -58,7 +58,7 @@ install -D -m 0644 "$stage/jukeboxd.service" "$root/lib/systemd/system/jukeboxd.
 install -D -m 0644 Board/deb/50-jukebox-poweroff.rules "$root/usr/share/polkit-1/rules.d/50-jukebox-poweroff.rules"
 install -D -m 0755 Board/checkpoint-partition.sh "$root/usr/share/jukebox/checkpoint-partition.sh"
 install -D -m 0755 Board/checkpoint-file.sh "$root/usr/share/jukebox/checkpoint-file.sh"
-for doc in README.md Board/WIRING.md Board/snapserver.conf; do
+for doc in README.md docs/GUIDE.md docs/COMMANDS.md docs/MPD.md docs/BOARD.md Board/WIRING.md Board/snapserver.conf; do
     install -D -m 0644 "$doc" "$root/usr/share/doc/jukebox/$(basename "$doc")"
 done
 

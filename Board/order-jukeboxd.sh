@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Writes Board/jukeboxd.order: the functions of jukeboxd that a box runs, which
-# Board/build-jukeboxd.sh asks lld to put first in the code (docs/ARCHITECTURE.md, "Resident
+# Board/build-jukeboxd.sh asks lld to put first in the code (docs/design/MEMORY.md, "Resident
 # memory"). The kernel maps code 64 kB around each page fault, so functions in use scattered
 # over the 8 MB of code kept 6 MB of it resident; together they fill ~1 MB.
 #   Board/order-jukeboxd.sh   (after Board/build-jukeboxd.sh; takes a few minutes)

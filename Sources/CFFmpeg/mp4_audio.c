@@ -117,21 +117,31 @@ static void consider(const char *dir) {
 
 /* The installed place first, beside the binary as a package puts it (/usr/bin/jukeboxd:
    /usr/lib/jukebox; Board/install.sh: /usr/local/lib/jukebox), then the cache of the checkout
-   this was compiled in (Board/build-ffmpeg.sh; Package.swift gives its path). */
+   the binary was built in (Board/build-ffmpeg.sh's .build/ffmpeg-minimal/lib), found from the
+   binary's own place (.build/<triple>/debug/jukeboxd, .build-static/<triple>/release/jukeboxd:
+   a checkout three folders up), so that no build path is written into the binary. */
 static void find_private_dir(void) {
     char exe[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n > 0) {
-        exe[n] = 0;
-        char *slash = strrchr(exe, '/');
-        if (slash && (size_t)(slash - exe) + sizeof "/../lib/jukebox" <= sizeof exe) {
-            strcpy(slash, "/../lib/jukebox");
-            consider(exe);
+    if (n <= 0) return;
+    exe[n] = 0;
+    char *slash = strrchr(exe, '/');
+    if (!slash) return;
+    *slash = 0;
+    char dir[PATH_MAX];
+    if (snprintf(dir, sizeof dir, "%s/../lib/jukebox", exe) < (int)sizeof dir) consider(dir);
+    for (int up = 0; up < 4 && !private_dir[0]; up++) {
+        char build[PATH_MAX];
+        struct stat info;
+        if (snprintf(build, sizeof build, "%s/.build", exe) < (int)sizeof build && stat(build, &info) == 0 &&
+            S_ISDIR(info.st_mode) &&
+            snprintf(dir, sizeof dir, "%s/ffmpeg-minimal/lib", build) < (int)sizeof dir) {
+            consider(dir);
         }
+        slash = strrchr(exe, '/');
+        if (!slash || slash == exe) break;
+        *slash = 0;
     }
-#ifdef JB_FFMPEG_BUILD_DIR
-    consider(JB_FFMPEG_BUILD_DIR);
-#endif
 }
 
 const char *jb_mp4_private_dir(void) {

@@ -136,7 +136,8 @@ final class Daemon {
             return daemon.loop()
         } catch {
             logger.critical("cannot start: \(error)")
-            return 1
+            // EX_DATAERR for a newer jukeboxd's database: the unit does not restart into it.
+            return error is LibraryStore.NewerDatabase ? 65 : 1
         }
     }
 

@@ -6,7 +6,8 @@ import LinuxSupport
 import Logging
 
 /// `jukeboxd`: the daemon's command line. Exit status 0 on a clean stop, 64 (EX_USAGE) on a
-/// bad command line, 78 (EX_CONFIG) on a config error, 1 when it cannot start at all.
+/// bad command line, 78 (EX_CONFIG) on a config error, 65 (EX_DATAERR) when the database is a
+/// newer jukeboxd's, 1 when it cannot start at all.
 public enum Jukeboxd {
     static let configOption = CommandLineOption.option(
         "config", default: "/etc/jukebox/jukebox.toml", help: "The config file.")
@@ -15,7 +16,8 @@ public enum Jukeboxd {
 
     public static let interface = CommandLineInterface(
         program: "jukeboxd",
-        version: JukeboxVersion.string,
+        version:
+            "jukeboxd \(JukeboxVersion.string) (\(BuildInfo.commit.map { "commit \($0)" } ?? "development build"))",
         abstract: "A headless music box: plays a music folder, resumes where it stopped.",
         discussion: """
             Reads one TOML config file (see config/jukebox.toml for every key and its default).

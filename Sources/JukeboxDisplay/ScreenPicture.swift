@@ -1,6 +1,6 @@
 import JukeboxCore
 
-/// Pictures of the screen for people (README, `jukeboxd render`) and for snapshot tests.
+/// Pictures of the screen for people (docs/GUIDE.md, `jukeboxd render`) and for snapshot tests.
 public enum ScreenPicture {
     /// A character LCD (`columns` × `rows`) drawn as a picture: yellow-green glass, dark
     /// pixels, each cell a 16x32 box (the 8x16 font doubled).

@@ -21,11 +21,12 @@ public final class LibraryStore {
     }
 
     /// Opens the database at `path`, creating it and its parent directories as needed, and
-    /// migrates it to the current schema. A file that is not a database, fails
-    /// `PRAGMA quick_check`, or has a newer schema is moved aside (with its `-wal`, `-shm`
-    /// and `-position` files) to `<path>.damaged-<n>` and replaced by a fresh, empty
-    /// database; the returned `recoveryMessage` says so (it is also logged), and the
-    /// daemon should rescan. Throws only when even a fresh database cannot be created
+    /// migrates it to the current schema (in one transaction: a migration that fails leaves
+    /// the database as it was). A file that is not a database or fails `PRAGMA quick_check`
+    /// is moved aside (with its `-wal`, `-shm` and `-position` files) to `<path>.damaged-<n>`
+    /// and replaced by a fresh, empty database; the returned `recoveryMessage` says so (it is
+    /// also logged), and the daemon should rescan. Throws `NewerDatabase` for a database of a
+    /// newer jukeboxd (left as it is), and when even a fresh database cannot be created
     /// (unwritable directory, locked file, ...).
     public static func open(path: String, logger: Logger) throws -> (store: LibraryStore, recoveryMessage: String?) {
         try makeParentDirectories(of: path)
@@ -38,6 +39,18 @@ public final class LibraryStore {
                 + " the library will be rescanned"
             logger.info("\(message)")
             return (LibraryStore(connection: try openChecked(path), logger: logger), message)
+        }
+    }
+
+    /// A database written by a newer jukeboxd (a downgrade): refused, never moved aside or
+    /// changed, so that installing the newer version again finds every card and place.
+    public struct NewerDatabase: Error, CustomStringConvertible {
+        public var path: String
+        public var found: Int64
+        public var description: String {
+            "\(path) was written by a newer jukeboxd (schema version \(found); this one, "
+                + "\(JukeboxVersion.string), understands up to \(Schema.currentVersion)): install the newer version "
+                + "again, or move the database aside to start afresh (its cards and places stay in it)"
         }
     }
 
@@ -67,7 +80,7 @@ public final class LibraryStore {
         } catch let error as SQLiteError where error.isDamagedFile {
             throw DamagedDatabase(reason: error.message)
         } catch let error as Schema.NewerVersion {
-            throw DamagedDatabase(reason: error.description)
+            throw NewerDatabase(path: path, found: error.found)
         }
     }
 

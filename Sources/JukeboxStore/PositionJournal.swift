@@ -23,7 +23,7 @@ import Logging
 /// written with O_DIRECT as one 512-byte sector (4 KiB where the device needs it), not the
 /// 4 KiB page the page cache would write back. On ext4 each write still makes the journal log
 /// the file's inode (mtime) at its next commit; `openDevice` puts the record on a raw
-/// partition instead (docs/ARCHITECTURE.md, "Persistence policy"). Where O_DIRECT is refused
+/// partition instead (docs/design/STORE.md, "Persistence policy"). Where O_DIRECT is refused
 /// (tmpfs, some FUSE file systems) it writes through the page cache.
 ///
 /// Used by the control thread only.

@@ -1,6 +1,6 @@
 import JukeboxCore
 
-/// The libraries of the menu's snapshots (`MenuScreenTests`, the README's pictures), for the
+/// The libraries of the menu's snapshots (`MenuScreenTests`, the user guide's pictures), for the
 /// display tests and for `jukeboxd render --menu` over a database of them.
 public enum MenuLibrary {
     /// 14 albums of 12 tracks: accents, a leading "The", numbers and CJK names.

@@ -220,9 +220,10 @@ public enum MPDCommands {
             guard w.machine.state != .stopped else { throw MPDError(.playerSync, "Not playing") }
             w.run(.next)
         },
+        // The song before, at any position, as MPD (the box's button restarts a song past 3 s).
         "previous": Spec(permission: .control, min: 0, max: 0) { w, _ in
             guard w.machine.state != .stopped else { throw MPDError(.playerSync, "Not playing") }
-            w.run(.previous)
+            w.run(.previousSong)
         },
         "seek": Spec(permission: .control, min: 2, max: 2) { w, c in
             let position = try unsigned(c.arguments[0])

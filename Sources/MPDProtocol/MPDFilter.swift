@@ -2,7 +2,9 @@ import JukeboxCore
 
 /// A song filter for find/search/list/count: either MPD's old `TYPE VALUE` pairs or the
 /// 0.21 expression syntax (`(artist == 'X')`, `(!EXPR)`, `(EXPR AND EXPR)`, `contains`,
-/// `starts_with`, `!=`, `(base 'folder')`, `(file == 'path')`).
+/// `starts_with`, `!=`, `=~` and `!~` (regular expressions), `(base 'folder')`,
+/// `(file == 'path')`, `(modified-since 'TIME')`, `(AudioFormat == '44100:16:2')` and
+/// `(AudioFormat =~ '44100:*:*')`).
 public indirect enum MPDFilter: Sendable, Equatable {
     /// What a condition looks at.
     public enum Field: Sendable, Equatable {
@@ -18,9 +20,17 @@ public indirect enum MPDFilter: Sendable, Equatable {
         case notEquals
         case contains
         case startsWith
+        /// `=~`: the pattern is found in the value (unanchored, as PCRE matches).
+        case matches(TagPattern)
+        /// `!~`: the negation of `=~`.
+        case notMatches(TagPattern)
     }
 
     case condition(Field, Operator, String, foldCase: Bool)
+    /// Songs whose file changed at or after this time (seconds since the epoch).
+    case modifiedSince(Int64)
+    /// Songs of this audio format (`44100:16:2`); with `mask`, `*` in a part matches any.
+    case audioFormat(String, mask: Bool)
     case base(String)
     case not(MPDFilter)
     case and([MPDFilter])
@@ -33,11 +43,16 @@ public indirect enum MPDFilter: Sendable, Equatable {
             // As MPD 0.23's TagSongFilter: `!=` is the negation of `==`; a song without the
             // tag matches an empty value.
             let test: (String) -> Bool = { raw in
+                switch op {
+                case .matches(let pattern), .notMatches(let pattern): return pattern.isFound(in: raw)
+                default: break
+                }
                 let text = foldCase ? raw.lowercased() : raw
                 switch op {
                 case .equals, .notEquals: return text == wanted
                 case .contains: return text.contains(wanted)
                 case .startsWith: return text.hasPrefix(wanted)
+                case .matches, .notMatches: return false
                 }
             }
             let found: Bool
@@ -48,7 +63,18 @@ public indirect enum MPDFilter: Sendable, Equatable {
             case .file: found = test(track.path)
             case .any: found = MPDTag.allCases.contains { $0.values(of: track).contains(where: test) }
             }
-            return op == .notEquals ? !found : found
+            switch op {
+            case .notEquals, .notMatches: return !found
+            default: return found
+            }
+        case .modifiedSince(let seconds):
+            return (track.modifiedSeconds ?? Int64.min) >= seconds
+        case .audioFormat(let wanted, let mask):
+            guard let format = track.format else { return false }
+            guard mask else { return format == wanted }
+            let have = format.split(separator: ":", omittingEmptySubsequences: false)
+            let want = wanted.split(separator: ":", omittingEmptySubsequences: false)
+            return have.count == want.count && zip(have, want).allSatisfy { $1 == "*" || $0 == $1 }
         case .base(let folder):
             return folder.isEmpty || track.path.hasPrefix(folder + "/")
         case .not(let inner):
@@ -80,6 +106,8 @@ public indirect enum MPDFilter: Sendable, Equatable {
             let value = arguments[index + 1]
             if name == "base" {
                 parts.append(.base(MPDLibrary.normalized(value)))
+            } else if name == "modified-since" {
+                parts.append(.modifiedSince(try timeStamp(value)))
             } else {
                 let field = try field(named: arguments[index])
                 parts.append(.condition(field, exact ? .equals : .contains, value, foldCase: !exact))
@@ -88,6 +116,27 @@ public indirect enum MPDFilter: Sendable, Equatable {
         }
         guard !parts.isEmpty else { throw MPDError(.argument, "Incorrect number of filter arguments") }
         return (parts.count == 1 ? parts[0] : .and(parts), Array(arguments[index...]))
+    }
+
+    /// A time as MPD takes it: seconds since the epoch, or ISO 8601 in UTC
+    /// (`2024-01-01T00:00:00Z`, `2024-01-01T00:00:00`, `2024-01-01`).
+    static func timeStamp(_ text: String) throws(MPDError) -> Int64 {
+        if let seconds = Int64(text) { return seconds }
+        guard let seconds = ISO8601.seconds(text) else { throw MPDError(.argument, "Failed to parse date") }
+        return seconds
+    }
+
+    /// `RATE:BITS:CHANNELS`, each a number (BITS also `f`, `dsd`), or `*` in a mask.
+    static func audioFormat(_ text: String, mask: Bool) throws(MPDError) -> String {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        let valid =
+            parts.count == 3
+            && parts.enumerated().allSatisfy { index, part in
+                (mask && part == "*") || (!part.isEmpty && part.allSatisfy(\.isNumber))
+                    || (index == 1 && (part == "f" || part == "dsd"))
+            }
+        guard valid else { throw MPDError(.argument, "Failed to parse audio format") }
+        return text
     }
 
     static func field(named name: String) throws(MPDError) -> Field {
@@ -151,6 +200,25 @@ public indirect enum MPDFilter: Sendable, Equatable {
                 try expect(")", "')' expected")
                 return .base(MPDLibrary.normalized(value))
             }
+            if name == "modified-since" {
+                let value = try readQuoted()
+                try expect(")", "')' expected")
+                return .modifiedSince(try MPDFilter.timeStamp(value))
+            }
+            if name.lowercased() == "audioformat" {
+                skipSpaces()
+                let mask: Bool
+                if matchLiteral("==") {
+                    mask = false
+                } else if matchLiteral("=~") {
+                    mask = true
+                } else {
+                    throw MPDError(.argument, "'==' or '=~' expected")
+                }
+                let value = try readQuoted()
+                try expect(")", "')' expected")
+                return .audioFormat(try MPDFilter.audioFormat(value, mask: mask), mask: mask)
+            }
             let field = try MPDFilter.field(named: name)
             skipSpaces()
             let op: Operator
@@ -163,7 +231,12 @@ public indirect enum MPDFilter: Sendable, Equatable {
                 switch word {
                 case "contains": op = .contains
                 case "starts_with": op = .startsWith
-                case "=~", "!~": throw MPDError(.argument, "Regular expressions are not supported")
+                case "=~", "!~":
+                    let pattern = try TagPattern(try readQuoted(), ignoringCase: foldCase)
+                    try expect(")", "')' expected")
+                    return .condition(
+                        field, word == "=~" ? .matches(pattern) : .notMatches(pattern), pattern.source,
+                        foldCase: foldCase)
                 default: throw MPDError(.argument, "Unknown filter operator")
                 }
             }

@@ -80,7 +80,9 @@ extension MPDCommands {
         let offset = try unsigned(c.arguments[1])
         // A path out of music_dir finds no cover (MPD's answer too).
         if pathProblem(uri, in: w) != nil { throw MPDError(.noExist, "No file exists") }
-        let parent = uri.lastIndex(of: "/").map { String(uri[..<$0]) } ?? ""
+        // The cover of the song's folder; a folder itself (`Album/`, as Cantata asks) is its own.
+        let parent =
+            c.arguments[0].hasSuffix("/") ? uri : uri.lastIndex(of: "/").map { String(uri[..<$0]) } ?? ""
         let folder = try musicFolder(w)
         guard let chunk = try io({ try folder.coverArt(in: parent, offset: offset, limit: c.binaryLimit) }) else {
             throw MPDError(.noExist, "No file exists")

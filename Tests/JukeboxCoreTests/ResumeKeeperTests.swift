@@ -2,7 +2,7 @@ import Testing
 
 @testable import JukeboxCore
 
-/// The rules of the README's "Resume and SD-card writes", one table row each, on a manual
+/// The rules of docs/design/RESUME.md, one table row each, on a manual
 /// clock: a player run as the daemon runs it, the keeper deciding, and a pretend card and
 /// database performing the writes as the daemon does.
 @Suite struct ResumeKeeperTests {

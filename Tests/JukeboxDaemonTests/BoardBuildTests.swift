@@ -4,7 +4,7 @@ import Testing
 
 /// The board build (Board/build-jukeboxd.sh, which `./dev test` runs before the tests): the
 /// functions Board/jukeboxd.order lists come first in the code, side by side, so that the
-/// pages the kernel maps around each fault hold code in use (docs/ARCHITECTURE.md, "Resident
+/// pages the kernel maps around each fault hold code in use (docs/design/MEMORY.md, "Resident
 /// memory").
 @Suite struct BoardBuildTests {
     static let binary = "\(Fixtures.repoRoot)/.build-static/release/jukeboxd"
@@ -35,5 +35,31 @@ import Testing
         let size = ordered.reduce(0) { $0 + $1.size }
         let leading = ordered.filter { $0.address + $0.size - start <= size + size / 4 }.reduce(0) { $0 + $1.size }
         #expect(leading * 5 >= size * 4, "\(leading) of the listed functions' \(size) bytes lead the code")
+    }
+
+    /// The board build says which commit it was built from; a development build says so.
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: binary)))
+    func versionNamesTheCommit() throws {
+        let head = try run(["git", "-C", Fixtures.repoRoot, "rev-parse", "--short=12", "HEAD"])
+        let version = try run([Self.binary, "--version"])
+        #expect(version.status == 0, "\(version.stderrText)")
+        #expect(version.stdoutText.hasPrefix("jukeboxd "), "\(version.stdoutText)")
+        #expect(
+            version.stdoutText.contains("(commit \(head.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines))"),
+            "\(version.stdoutText)")
+    }
+
+    /// Nothing of the checkout's path is in what a box runs (the binary without its debug
+    /// information, as the package installs it): a build folder baked in would be searched on
+    /// every box and leak the builder's paths.
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: binary)))
+    func noBuildPathInTheBinary() throws {
+        let dir = try TemporaryDirectory(prefix: "jukebox-strip")
+        defer { dir.remove() }
+        let stripped = dir.file("jukeboxd")
+        let strip = try run(["objcopy", "--strip-debug", Self.binary, stripped])
+        #expect(strip.status == 0, "\(strip.stderrText)")
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: stripped))
+        #expect(bytes.range(of: Data(Fixtures.repoRoot.utf8)) == nil, "\(Fixtures.repoRoot) is in the binary")
     }
 }

@@ -24,6 +24,16 @@ import Testing
         #expect(try Self.validatedShippedConfig("config/demo.toml") != nil)
     }
 
+    /// A box upgraded from an earlier version keeps its config file: the annotated configs
+    /// shipped before (Tests/Fixtures/config/history, the first and a later one) still load
+    /// without a single problem.
+    @Test func earlierShippedConfigsStillLoad() throws {
+        let folder = "Tests/Fixtures/config/history"
+        let files = try FileManager.default.contentsOfDirectory(atPath: Fixtures.path(folder)).sorted()
+        #expect(files.count >= 2)
+        for file in files { #expect(try Self.validatedShippedConfig("\(folder)/\(file)") != nil, "\(file)") }
+    }
+
     /// A relative playlist_dir is taken from the config file's folder; without one the
     /// playlists go beside the database. An empty one is reported with its line.
     @Test func playlistFolderPaths() throws {
@@ -91,5 +101,32 @@ import Testing
         #expect(result.status == 78)
         #expect(
             result.stderr.contains("/nonexistent/jukebox.toml: cannot read the config file: No such file or directory"))
+    }
+}
+
+/// A downgrade: the database of a newer jukeboxd stops the start with what to do and exit 65,
+/// which the unit does not restart into; the database stays as it was.
+@Suite struct NewerDatabaseTests {
+    @Test func aNewerDatabaseStopsTheStartAndIsKept() throws {
+        let dir = try TemporaryDirectory(prefix: "jukebox-newer")
+        defer { dir.remove() }
+        try FileManager.default.createDirectory(atPath: dir.file("music"), withIntermediateDirectories: true)
+        let database = dir.file("j.sqlite")
+        let sql =
+            "CREATE TABLE tag_cards (id TEXT PRIMARY KEY); INSERT INTO tag_cards VALUES ('04A1'); PRAGMA user_version=999;"
+        #expect(try run(["sqlite3", database, sql]).status == 0)
+        let config = dir.file("j.toml")
+        try "music_dir = \"music\"\ndatabase = \"j.sqlite\"\n".write(toFile: config, atomically: true, encoding: .utf8)
+        // A box that started anyway would play on: stopped after a minute, it fails.
+        let result = try run(
+            [Jukeboxd.binary, "--config", config, "--audio-device", "null", "--console", "none"], timeout: .seconds(60))
+        #expect(result.status == 65, "\(result.stderrText)")
+        #expect(
+            result.stderrText.contains("was written by a newer jukeboxd (schema version 999"), "\(result.stderrText)")
+        #expect(
+            try run(["sqlite3", database, "PRAGMA user_version; SELECT id FROM tag_cards"]).stdoutText == "999\n04A1\n")
+        #expect(!FileManager.default.fileExists(atPath: database + ".damaged-1"))
+        let unit = try String(contentsOfFile: Fixtures.path("Board/jukeboxd.service"), encoding: .utf8)
+        #expect(unit.contains("RestartPreventExitStatus=65"))
     }
 }

@@ -64,6 +64,8 @@ extension MPDDifferentialTests {
         ("albumart \"Bee/not there.mp3\" 32768", .exact),
         ("albumart \"Misc/v1.mp3\" 0", .differs("the jukebox also takes folder.jpg")),
         ("albumart \"Nope/x.mp3\" 0", .exact), ("albumart ../x 0", .exact), ("albumart One 0", .exact),
+        // A folder with a trailing slash (Cantata's request): that folder's cover.
+        ("albumart One/ 0", .exact), ("albumart One/ 8192", .exact), ("albumart Bee/ 0", .exact),
         ("albumart \"One/01 First.mp3\" x", .exact), ("albumart \"One/01 First.mp3\"", .exact),
         ("readpicture \"One/01 First.mp3\" 0", .exact), ("readpicture \"One/01 First.mp3\" 98304", .exact),
         ("readpicture \"One/01 First.mp3\" 100000", .exact), ("readpicture \"One/01 First.mp3\" 100001", .exact),

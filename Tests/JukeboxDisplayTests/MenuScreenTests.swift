@@ -5,7 +5,7 @@ import Testing
 
 @testable import JukeboxDisplay
 
-/// The menu on every display, as snapshots (the README shows some of them).
+/// The menu on every display, as snapshots (the README and docs/GUIDE.md show some of them).
 @Suite struct MenuScreenTests {
     /// A small library with accents, a leading "The", numbers and CJK names.
     static let catalog = MenuCatalog(tracks: MenuLibrary.albums)

@@ -286,6 +286,19 @@ import Testing
         #expect(Self.flags(&world) == ["1", "1", "0", "0"])
     }
 
+    /// A client's `previous` asks for the song before, as MPD's does, however far into this
+    /// one (the box's own button restarts a song past 3 s instead).
+    @Test func previousGoesToTheSongBeforeAtAnyPosition() {
+        var world = Self.world()
+        _ = Self.run("seekid 3 30.5", world: &world)
+        #expect(world.machine.queue.currentIndex == 2 && world.machine.positionMs == 30_500)
+        #expect(Self.run("previous", world: &world) == "OK\n")
+        #expect(world.machine.queue.currentIndex == 1 && world.machine.positionMs == 0)
+        _ = world.machine.handle(.command(.seek(.absolute(ms: 10_000))), now: .zero)
+        _ = world.machine.handle(.command(.previous), now: .zero)
+        #expect(world.machine.queue.currentIndex == 1 && world.machine.positionMs == 0)
+    }
+
     @Test func playbackCommandsReachTheMachine() {
         var world = Self.world()
         #expect(Self.run("play", world: &world) == "OK\n")

@@ -171,6 +171,10 @@ final class MemoryMusicFolder: MPDMusicFolder {
             session.handle(line: "albumart loose.wav 0", world: &world).text == "ACK [50@0] {albumart} No file exists\n"
         )
         #expect(session.handle(line: "albumart ../x 0", world: &world).text == "ACK [50@0] {albumart} No file exists\n")
+        // A folder with a trailing slash, as Cantata asks: that folder's cover, as MPD serves it.
+        #expect(
+            session.handle(line: "albumart Ann/First/ 20000", world: &world).text == "size: 20000\nbinary: 0\n\nOK\n")
+        #expect(session.handle(line: "albumart Ann/ 0", world: &world).text == "ACK [50@0] {albumart} No file exists\n")
         #expect(
             session.handle(line: "binarylimit 63", world: &world).text == "ACK [2@0] {binarylimit} Value too small\n")
         #expect(

@@ -11,7 +11,7 @@ extension BoardDeviceTests {
         try Self.cutAndResume(name: "cut")
     }
 
-    /// README's read-only root mode: the root file system (a copy of the board's image on
+    /// docs/BOARD.md's read-only root mode: the root file system (a copy of the board's image on
     /// /dev/vdb) mounted read-only, the state on its own partition (/dev/vda at /state). A
     /// power cut while playing, a boot again, resumed within 2 s; the root device has not
     /// had one write in either boot (its counters in /sys/block/vdb/stat), the state disk has.

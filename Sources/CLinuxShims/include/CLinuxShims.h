@@ -5,6 +5,10 @@
 #include <pthread.h>
 #include <time.h>
 
+/* The commit and date the binary was built from ("7af7f62c1a2b 2026-12-07"), or "" in a
+   development build (build_info.c). */
+#define JB_BUILD_COMMIT_SIZE 64
+const char *jb_build_commit(void);
 /* Bytes waiting to be read on fd (FIONREAD), or -1 with errno set. */
 int jb_bytes_readable(int fd);
 /* Sets a pipe's capacity (F_SETPIPE_SZ); returns the new size or -1 with errno set. */

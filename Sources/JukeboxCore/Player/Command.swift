@@ -8,7 +8,11 @@ public enum Command: Sendable, Equatable {
     case toggle
     case stop
     case next
+    /// Back a track, or to the start of this one when it is past 3 s (the box's button).
     case previous
+    /// Back a track whatever the position, as MPD's `previous` (a client asked for the song
+    /// before).
+    case previousSong
     case seek(SeekTarget)
     /// Go to queue entry `index` (0-based) at `ms`, as MPD's `seek`/`seekid`: a paused player
     /// stays paused there, a stopped or playing one plays from there.
@@ -296,6 +300,7 @@ extension Command {
         // These come from MPD clients only; the console language has no words for them.
         case .editQueue(let edit): "queue edit \(edit)"
         case .seekEntry(let index, let ms): "seek entry \(index + 1) to \(Self.seconds(ms))"
+        case .previousSong: "previous song"
         case .setOptions(let options): "options \(options)"
         }
     }

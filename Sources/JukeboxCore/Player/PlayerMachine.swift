@@ -333,9 +333,9 @@ public struct PlayerMachine: Sendable, Equatable {
                 return
             }
             moved(into: &actions)
-        case .previous:
+        case .previous, .previousSong:
             guard !queue.isEmpty else { return actions.append(.reply("previous: the queue is empty")) }
-            if queue.currentIndex != nil, positionMs > configuration.restartThresholdMs {
+            if command == .previous, queue.currentIndex != nil, positionMs > configuration.restartThresholdMs {
                 positionMs = 0
                 if state == .stopped {
                     actions.append(.persist(.event))

@@ -86,7 +86,7 @@ public enum ResumeAction: Sendable, Equatable {
 }
 
 /// What to save after each event and how durably, as a state machine: events in, actions
-/// out, time passed in, no I/O (README, "Resume and SD-card writes").
+/// out, time passed in, no I/O (docs/design/RESUME.md, "Resume and SD-card writes").
 ///
 /// - While the position moves, the RAM record every `journalIntervalMs` and the card's
 ///   checkpoint every `syncIntervalMs` counted from the last (`CheckpointPolicy`).

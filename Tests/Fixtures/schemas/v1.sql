@@ -1,0 +1,44 @@
+PRAGMA user_version=1;
+BEGIN TRANSACTION;
+CREATE TABLE playback (
+            id            INTEGER PRIMARY KEY CHECK (id = 1),
+            queue_index   INTEGER,
+            track_id      INTEGER,
+            position_ms   INTEGER NOT NULL,
+            state         TEXT    NOT NULL,
+            mode          TEXT    NOT NULL,
+            volume        INTEGER NOT NULL,
+            shuffle_order BLOB,                         -- little-endian Int64 queue positions
+            shuffle_history BLOB,                       -- little-endian Int64 queue positions
+            rng_state     BLOB,                         -- little-endian UInt64 words
+            queue_version INTEGER NOT NULL,
+            journal_seq   INTEGER NOT NULL DEFAULT 0
+        );
+INSERT INTO "playback" VALUES(1,1,2,61500,'paused','in-order',35,NULL,NULL,NULL,7,0);
+CREATE TABLE queue (
+            pos      INTEGER PRIMARY KEY,
+            track_id INTEGER NOT NULL
+        );
+INSERT INTO "queue" VALUES(0,1);
+INSERT INTO "queue" VALUES(1,2);
+INSERT INTO "queue" VALUES(2,3);
+CREATE TABLE tracks (
+            id               INTEGER PRIMARY KEY AUTOINCREMENT,
+            path             TEXT    NOT NULL UNIQUE,   -- relative to music_dir
+            size             INTEGER NOT NULL,
+            mtime_ns         INTEGER NOT NULL,
+            title            TEXT    NOT NULL,
+            artist           TEXT,
+            album            TEXT,
+            track_no         INTEGER,
+            duration_ms      INTEGER,
+            lyric_path       TEXT,                      -- absolute path of the .lrc/.ksc sidecar
+            problem          TEXT,                      -- why it is not playable; NULL = playable
+            last_position_ms INTEGER
+        );
+INSERT INTO "tracks" VALUES(1,'Album/01 One.mp3',1000,1700000000000000000,'One','Artist','Album',1,181000,NULL,NULL,NULL);
+INSERT INTO "tracks" VALUES(2,'Album/02 Two.mp3',1000,1700000000000000000,'Two','Artist','Album',2,203000,NULL,NULL,NULL);
+INSERT INTO "tracks" VALUES(3,'Book/book.mp3',1000,1700000000000000000,'The Book','Artist','The Book',3,3600000,NULL,NULL,754000);
+DELETE FROM "sqlite_sequence";
+INSERT INTO "sqlite_sequence" VALUES('tracks',3);
+COMMIT;
