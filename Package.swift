@@ -17,6 +17,8 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        // Property-based tests of the pure state machines (the hermetic tier only).
+        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
     ],
     targets: [
         // MARK: C libraries (Debian -dev packages, found through pkg-config)
@@ -128,7 +130,9 @@ let package = Package(
         // MARK: tests
         .target(name: "JukeboxTestSupport", dependencies: ["JukeboxCore", "LinuxSupport"]),
         .testTarget(name: "TOMLTests", dependencies: ["TOML", "JukeboxCore"]),
-        .testTarget(name: "JukeboxCoreTests", dependencies: ["JukeboxCore", "TOML"]),
+        .testTarget(
+            name: "JukeboxCoreTests",
+            dependencies: ["JukeboxCore", "TOML", .product(name: "PropertyBased", package: "swift-property-based")]),
         .testTarget(name: "MPDProtocolTests", dependencies: ["MPDProtocol", "JukeboxCore"]),
         .testTarget(name: "LinuxSupportTests", dependencies: ["LinuxSupport", "JukeboxTestSupport"]),
         .testTarget(name: "GPIOTests", dependencies: ["GPIO", "LinuxSupport"]),

@@ -700,9 +700,9 @@ final class Daemon {
     }
 
     /// Performs the keeper's writes in order; a commit carries the sequence of the journal
-    /// write before it.
+    /// write before it, or a new one (`ResumeAction.commit`).
     func perform(_ actions: [ResumeAction]) {
-        var sequence: UInt64 = 0
+        var sequence: UInt64?
         do {
             for action in actions {
                 switch action {
@@ -718,7 +718,8 @@ final class Daemon {
                 case .commit(let snapshot, let durable):
                     // Recently played rides along unsynced; this commit makes it durable.
                     recordHistory(.reached(place(of: snapshot)))
-                    try store.savePlayback(snapshot.record(sequence: sequence), durable: durable)
+                    try store.savePlayback(
+                        snapshot.record(sequence: sequence ?? journal.newSequence()), durable: durable)
                 case .resume(let snapshot, let source):
                     if case .powerCut(let checkpointMs) = source {
                         logger.info(

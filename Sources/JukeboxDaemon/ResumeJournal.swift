@@ -119,6 +119,13 @@ final class ResumeJournal {
     /// New records must compare newer than `saved` (the database's last journal sequence).
     func continueAfter(_ saved: UInt64) { sequence = max(sequence, saved) }
 
+    /// A number newer than every record written so far, for a database record that no
+    /// journal record goes with (none is written under it).
+    func newSequence() -> UInt64 {
+        sequence += 1
+        return sequence
+    }
+
     /// The every-second record: RAM only (the disk journal when there is no /dev/shm).
     @discardableResult
     func record(_ entry: PositionJournal.Entry) -> UInt64 {

@@ -33,7 +33,7 @@ import Testing
         var sequence: UInt64 = 0
 
         mutating func perform(_ actions: [ResumeAction]) {
-            var written: UInt64 = 0
+            var written: UInt64?
             var pending =
                 committed
                 ?? Saved(
@@ -62,7 +62,8 @@ import Testing
                     pending.hints[track] = nil
                 case .commit(let snapshot, let isDurable):
                     pending.snapshot = snapshot
-                    pending.sequence = written
+                    if written == nil { sequence += 1 }
+                    pending.sequence = written ?? sequence
                     committed = pending
                     if isDurable { durable = pending }
                 case .resume, .startAfresh: break

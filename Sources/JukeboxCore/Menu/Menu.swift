@@ -124,6 +124,8 @@ public struct Menu: Sendable {
     public static let letterShownMs: Int64 = 700
     /// Milliseconds per click in the lyrics offset setting.
     public static let lyricsStepMs: Int64 = 100
+    /// The most clicks one event nudges the lyrics by (a minute).
+    static let maximumNudgeClicks = 600
 
     /// A closed menu over `catalog`.
     public init(catalog: MenuCatalog) {
@@ -185,13 +187,16 @@ public struct Menu: Sendable {
         case .open, .tick, .close:
             return []
         case .turn(let detents):
-            if level.place == .lyricsOffset { return [.nudgeLyrics(Int64(detents) * Self.lyricsStepMs)] }
+            if level.place == .lyricsOffset { return [.nudgeLyrics(Self.nudge(clicks: detents))] }
             let direction = detents > 0 ? 1 : -1
-            for _ in 0..<abs(detents) { step(direction, at: now, level: &level) }
+            // Each click moves at least one entry until an end, so more clicks than entries
+            // change nothing more: the loop is bounded whatever the caller sends.
+            for _ in 0..<min(detents.magnitude, UInt(count(level.place))) { step(direction, at: now, level: &level) }
             stack[stack.count - 1] = level
         case .move(let entries):
-            if level.place == .lyricsOffset { return [.nudgeLyrics(Int64(entries) * Self.lyricsStepMs)] }
-            level.highlighted = clamp(level.highlighted + entries, level.place)
+            if level.place == .lyricsOffset { return [.nudgeLyrics(Self.nudge(clicks: entries))] }
+            let total = count(level.place)
+            level.highlighted = clamp(level.highlighted + entries.clamped(to: -total...total), level.place)
             lastDetent = nil
             letterUntil = nil
             stack[stack.count - 1] = level
@@ -286,6 +291,12 @@ public struct Menu: Sendable {
         if direction > 0 { return low + 1 < groups.count ? groups[low + 1] : index }
         if groups[low] < index { return groups[low] }
         return low > 0 ? groups[low - 1] : index
+    }
+
+    /// The lyrics offset's change for `clicks` (at most a minute either way, so any count is
+    /// a valid offset).
+    private static func nudge(clicks: Int) -> Int64 {
+        Int64(clicks.clamped(to: -maximumNudgeClicks...maximumNudgeClicks)) * lyricsStepMs
     }
 
     private func clamp(_ index: Int, _ place: Place) -> Int { max(0, min(index, count(place) - 1)) }

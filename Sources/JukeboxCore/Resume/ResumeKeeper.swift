@@ -77,7 +77,10 @@ public enum ResumeAction: Sendable, Equatable {
     case rememberPosition(TrackID, positionMs: Int64, seekHint: SeekHint?)
     case forgetPosition(TrackID)
     /// Commit the playback record, fsync'd when `durable`. Its journal sequence is the one
-    /// of the journal write before it in the same list (0: none).
+    /// of the journal write before it in the same list; without one (no current track: the
+    /// queue ran out, or its entry was removed), a new number from the journal's counter, so
+    /// that every record written before compares older (with 0, the last track's record won
+    /// on the next start and the box came back on a track it had left).
     case commit(PlayerMachine.Snapshot, durable: Bool)
     /// Start-up: resume this state.
     case resume(PlayerMachine.Snapshot, from: ResumeSource)
@@ -203,9 +206,11 @@ public struct ResumeKeeper: Sendable, Equatable {
     /// (queue entry, track, position, volume; playing and paused restore alike): a seek, a
     /// pause, a volume change, a skip or a track change outside shuffle. A mode or queue
     /// change, a stop, a skip in shuffle (its cursor and history move), or a long track's
-    /// remembered position needs a transaction.
+    /// remembered position needs a transaction, and so does leaving the current entry (no
+    /// journal record says "none": a stopped `next` past the end was lost on a crash).
     private func journalCoversChanges(_ player: PlayerMachine.Snapshot) -> Bool {
-        guard let saved, player.savedPositions == persistedPositions, player.queue.items == savedQueueEntries
+        guard let saved, player.savedPositions == persistedPositions, player.queue.items == savedQueueEntries,
+            player.currentTrack != nil || saved.currentTrack == nil
         else { return false }
         func essentials(_ snapshot: PlayerMachine.Snapshot) -> PlayerMachine.Snapshot {
             var snapshot = snapshot
