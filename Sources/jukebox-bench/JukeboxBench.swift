@@ -110,17 +110,19 @@ struct JukeboxBench: ParsableCommand {
         if jb == nil { report.error("setup", "no jukeboxd given (--jukeboxd PATH): only the peers are measured") }
 
         let bench = Bench(work: workDir, jukeboxd: jb, quick: quick, report: report)
-        // material is needed by every section
-        do {
-            print("\n== 1. material ==")
-            let d = try bench.material.ensure {
-                print($0); fflush(nil)
+        // material is needed by every section but scale, which makes its own libraries
+        if wanted.contains(where: { $0 != "scale" }) {
+            do {
+                print("\n== 1. material ==")
+                let d = try bench.material.ensure {
+                    print($0); fflush(nil)
+                }
+                report.note(d)
+            } catch {
+                report.error("material", "\(error)")
+                finish(report, workDir, t0)
+                throw ExitCode(1)
             }
-            report.note(d)
-        } catch {
-            report.error("material", "\(error)")
-            finish(report, workDir, t0)
-            throw ExitCode(1)
         }
         for s in wanted {
             switch s {

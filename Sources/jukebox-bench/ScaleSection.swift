@@ -87,7 +87,7 @@ extension Bench {
             }
             note(
                 "library \(size): "
-                    + summary.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))
+                    + keyValueText(summary))
             figures[size] = scaleRun(library, findArtist: summary["find_artist"] ?? "")
             try? writeText("\(work)/results.md", report.markdown())
         }
@@ -111,10 +111,13 @@ extension Bench {
             _ = jbSide("scale") { _ in
                 let (ms, cpu, counts) = try jukeboxdScan(
                     config: cfgPath, stderrLog: "\(dir)/scan-stderr.log", timeout: scanTimeout)
+                guard counts["files"] == n else {
+                    throw BenchError("jukeboxd scan counted \(counts["files"] ?? -1) files, not \(n)")
+                }
                 jb[key] = ms / 1000
                 if key.hasPrefix("first") { jb["CPU of the first scan"] = cpu }
                 note(
-                    "jukeboxd \(key) of \(n): \(f(ms / 1000, 3)) s, CPU \(f(cpu, 2)) s; \(counts.sorted { $0.key < $1.key })"
+                    "jukeboxd \(key) of \(n): \(f(ms / 1000, 3)) s, CPU \(f(cpu, 2)) s; \(keyValueText(counts))"
                 )
             }
         }
@@ -267,7 +270,7 @@ extension Bench {
             var scanDone: Double?
             let hangLimit = 60
             client.setReadTimeout(seconds: hangLimit)
-            while d.isRunning {
+            while d.isRunning && Clock.seconds() < d.startTime + scanTimeout {
                 let due = answers.last! + 0.05
                 Clock.sleep(due - Clock.seconds())
                 let asked = Clock.seconds()
@@ -355,6 +358,6 @@ private func resetPeakRSS(_ pid: pid_t) -> Bool {
 extension MPDClient {
     /// A reply as one line of text, for the log.
     func cmdText(_ c: String) -> String {
-        ((try? cmd(c)) ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+        keyValueText((try? cmd(c)) ?? [:])
     }
 }

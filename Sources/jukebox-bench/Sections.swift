@@ -834,13 +834,10 @@ final class Bench: @unchecked Sendable {
                 mpdAgain.values.append(w * 1000)
             }
         }
-        func kvText(_ kv: [String: Int]) -> String {
-            kv.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
-        }
         func runsText(_ v: [Double]) -> String { v.map { f($0, 0) }.joined(separator: " ") }
         if let st = jbFirst.stat {
             note(
-                "jukeboxd scan, empty db: \(st.fmt(0, " ms")) exec->exit, CPU \(jbFirst.stat("cpu").fmt(3, " s")); runs: \(runsText(jbFirst.values)) ms; last line: \(kvText(lastFirst))"
+                "jukeboxd scan, empty db: \(st.fmt(0, " ms")) exec->exit, CPU \(jbFirst.stat("cpu").fmt(3, " s")); runs: \(runsText(jbFirst.values)) ms; last line: \(keyValueText(lastFirst))"
             )
             if (lastFirst["files"] ?? n) != n {
                 report.error("scan", "jukeboxd reported \(lastFirst["files"] ?? -1) files, expected \(n)")
@@ -848,7 +845,7 @@ final class Bench: @unchecked Sendable {
         }
         if let st = jbAgain.stat {
             note(
-                "jukeboxd scan, unchanged: \(st.fmt(1, " ms")) exec->exit, CPU \(jbAgain.stat("cpu").fmt(3, " s")); last line: \(kvText(lastAgain))"
+                "jukeboxd scan, unchanged: \(st.fmt(1, " ms")) exec->exit, CPU \(jbAgain.stat("cpu").fmt(3, " s")); last line: \(keyValueText(lastAgain))"
             )
         }
         if let st = mpdFirst.stat {
