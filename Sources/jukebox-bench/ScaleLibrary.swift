@@ -26,6 +26,11 @@ struct ScaleLibrary {
             log("scale library of \(files) files present in \(music), reused (rm -r \(root) to rebuild)")
             return Self.parseSummary(text)
         }
+        if let owner = readText("\(root)/generating").flatMap({ Int32($0) }), kill(owner, 0) == 0 {
+            log("process \(owner) is making \(music) (another run); waiting for it to end")
+            while kill(owner, 0) == 0 { Clock.sleep(5) }
+            if let text = readText(summaryPath) { return Self.parseSummary(text) }
+        }
         for tool in ["sox", "lame", "flac", "oggenc", "opusenc", "ffmpeg", Self.python] where which(tool) == nil {
             throw BenchError(
                 "missing \(tool): apt-get install -y sox lame flac vorbis-tools opus-tools ffmpeg python3-mutagen")
@@ -226,6 +231,9 @@ struct ScaleLibrary {
 
         def generate(folder, n):
             t0 = time.monotonic()
+            marker = os.path.join(folder, "generating")  # tells another run to wait for this one
+            with open(marker, "w") as m:
+                m.write(str(os.getpid()))
             tracks = spread(n)
             templates, root = os.path.join(folder, "templates"), os.path.join(folder, "lib")
             shutil.rmtree(root, ignore_errors=True)
@@ -256,6 +264,7 @@ struct ScaleLibrary {
             }
             for k, v in summary.items():
                 print(f"{k}\t{v}")
+            os.remove(marker)
 
 
         def change(folder, suffix):
