@@ -75,7 +75,7 @@ extension Bench {
             report.error("scale", "mpd is not installed (apt-get install -y mpd)")
             return
         }
-        var figures: [Int: [String: ScalePair]] = [:]
+        var figures: [Int: [String: ScalePair]] = [:], failures: [Int: [String: String]] = [:]
         for size in sizes {
             let library = ScaleLibrary(work: work, files: size)
             let summary: [String: String]
@@ -88,14 +88,18 @@ extension Bench {
             note(
                 "library \(size): "
                     + keyValueText(summary))
-            figures[size] = scaleRun(library, findArtist: summary["find_artist"] ?? "")
+            figures[size] = scaleRun(
+                library, findArtist: summary["find_artist"] ?? "", failures: &failures[size, default: [:]])
             try? writeText("\(work)/results.md", report.markdown())
         }
-        scaleRows(figures)
+        scaleRows(figures, failures: failures)
     }
 
     /// Every figure of one size.
-    private func scaleRun(_ library: ScaleLibrary, findArtist: String) -> [String: ScalePair] {
+    /// `failures`: why a jukeboxd figure is missing, by its key.
+    private func scaleRun(_ library: ScaleLibrary, findArtist: String, failures: inout [String: String])
+        -> [String: ScalePair]
+    {
         let n = library.files
         let dir = "\(work)/scale/\(n)"
         let reps = quick ? 3 : 5
@@ -158,7 +162,7 @@ extension Bench {
         // the daemon on the scanned library: idle, queries, playing
         var daemon: DaemonProc?
         defer { _ = daemon?.stop() }
-        var jbClient: MPDClient?
+        var jbTarget: QueryTarget?
         _ = jbSide("scale") { jbPath in
             let port = freeLoopbackPort()
             var live = DaemonConfig.bench(
@@ -169,41 +173,20 @@ extension Bench {
             guard d.waitLog(timeout: scanTimeout, { $0.contains("library scan of") }) != nil else {
                 throw failure(d, "no 'library scan of' line within \(Int(scanTimeout)) s")
             }
-            jbClient = try connect(port: port, seconds: 30) { d.isRunning }
+            jbTarget = QueryTarget(pid: d.pid, port: port, client: try connect(port: port, seconds: 30) { d.isRunning })
         }
-        let mpdClient = srv.flatMap { try? $0.connect() }
+        let mpdTarget = srv.map { QueryTarget(pid: $0.child.pid, port: $0.port, client: try? $0.connect()) }
         Clock.sleep(2)
-        if let d = daemon {
-            jb["RSS idle after the scan"] = ProcessStats.read(d.pid).map { Double($0.vmRSSKiB) / 1024 }
-        }
-        if let s = srv {
-            mpd["RSS idle after the scan"] = ProcessStats.read(s.child.pid).map { Double($0.vmRSSKiB) / 1024 }
-        }
+        jb["RSS idle after the scan"] = jbTarget?.rssMiB
+        mpd["RSS idle after the scan"] = mpdTarget?.rssMiB
 
-        /// Milliseconds of each reply by command, each side's.
-        var jbTimes: [String: [Double]] = [:], mpdTimes: [String: [Double]] = [:]
-        /// One command's reply: its time, its bytes and the server's peak RSS growth during it.
-        func timed(_ c: MPDClient?, pid: pid_t?, _ command: String) -> (ms: Double, bytes: Int, growth: Double?)? {
-            guard let c, let pid else { return nil }
-            let reset = resetPeakRSS(pid)
-            let before = ProcessStats.read(pid)?.vmRSSKiB
-            let t0 = Clock.seconds()
-            guard let (bytes, _) = try? c.exchange(command) else { return nil }
-            let ms = (Clock.seconds() - t0) * 1000
-            let peak = ProcessStats.read(pid)?.vmHWMKiB
-            guard reset, let before, let peak else { return (ms, bytes, nil) }
-            return (ms, bytes, Double(max(0, peak - before)) / 1024)
-        }
-        let jbPid = daemon?.pid, mpdPid = srv?.child.pid
         var growth: (jb: [Double], mpd: [Double]) = ([], [])
         for _ in 0..<(n >= 100_000 ? 3 : reps) {
-            if let r = timed(jbClient, pid: jbPid, "listallinfo") {
-                jbTimes["listallinfo", default: []].append(r.ms)
+            if let r = jbTarget?.timed("listallinfo", key: "listallinfo") {
                 jb["listallinfo reply"] = Double(r.bytes) / 1e6
                 if let g = r.growth { growth.jb.append(g) }
             }
-            if let r = timed(mpdClient, pid: mpdPid, "listallinfo") {
-                mpdTimes["listallinfo", default: []].append(r.ms)
+            if let r = mpdTarget?.timed("listallinfo", key: "listallinfo") {
                 mpd["listallinfo reply"] = Double(r.bytes) / 1e6
                 if let g = r.growth { growth.mpd.append(g) }
             }
@@ -214,29 +197,35 @@ extension Bench {
         for (key, command) in Self.scaleQueries(findArtist: findArtist) {
             queries.append((key, command))
             for _ in 0..<reps {
-                if let r = timed(jbClient, pid: jbPid, command) { jbTimes[key, default: []].append(r.ms) }
-                if let r = timed(mpdClient, pid: mpdPid, command) { mpdTimes[key, default: []].append(r.ms) }
+                _ = jbTarget?.timed(command, key: key)
+                _ = mpdTarget?.timed(command, key: key)
             }
         }
         for (key, command) in queries {
-            let j = Stat(jbTimes[key] ?? []), m = Stat(mpdTimes[key] ?? [])
+            let j = Stat(jbTarget?.times[key] ?? []), m = Stat(mpdTarget?.times[key] ?? [])
             jb[key] = j.isEmpty ? nil : j.median
             mpd[key] = m.isEmpty ? nil : m.median
             note("\(n): \(command): jukeboxd \(j.fmt(1, " ms")), MPD \(m.fmt(1, " ms"))")
         }
+        for (key, why) in (jbTarget?.failures ?? [:]).sorted(by: { $0.key < $1.key }) {
+            report.error("scale", "\(n): jukeboxd \(key): \(why) (log \(dir)/jukeboxd-live.log)")
+        }
+        for (key, why) in (mpdTarget?.failures ?? [:]).sorted(by: { $0.key < $1.key }) {
+            report.error("scale", "\(n): MPD \(key): \(why)")
+        }
 
         // playing: jukeboxd plays its first-start queue, MPD the library (as much as its queue takes)
-        if let c = jbClient, let pid = jbPid {
+        if let t = jbTarget, let c = t.connected {
             _ = jbSide("scale") { _ in try c.cmd("play") }
             Clock.sleep(3)
-            jb["RSS while playing"] = ProcessStats.read(pid).map { Double($0.vmRSSKiB) / 1024 }
+            jb["RSS while playing"] = t.rssMiB
             note("\(n): jukeboxd while playing: \(c.cmdText("status"))")
         }
-        if let c = mpdClient, let pid = mpdPid {
+        if let t = mpdTarget, let c = t.connected {
             _ = try? c.cmd("add \"\"")  // past MPD's 16,384 entries this ACKs after filling the queue
             _ = peerSide("scale", "MPD play") { try c.cmd("play 0") }
             Clock.sleep(3)
-            mpd["RSS while playing"] = ProcessStats.read(pid).map { Double($0.vmRSSKiB) / 1024 }
+            mpd["RSS while playing"] = t.rssMiB
             note("\(n): MPD while playing: \(c.cmdText("status"))")
         }
         _ = daemon?.stop()
@@ -248,6 +237,9 @@ extension Bench {
         }
         var out: [String: ScalePair] = [:]
         for m in Self.scaleMetrics { out[m.key] = (jb[m.key], mpd[m.key]) }
+        for (key, why) in jbTarget?.failures ?? [:] where out[key]?.jb == nil {
+            failures[key] = why
+        }
         return out
     }
 
@@ -309,11 +301,14 @@ extension Bench {
 
     /// The rows: each size's pair with its ratio and verdict, then each figure's growth per
     /// 10× more tracks from the smallest to the largest size measured.
-    private func scaleRows(_ figures: [Int: [String: ScalePair]]) {
+    private func scaleRows(_ figures: [Int: [String: ScalePair]], failures: [Int: [String: String]]) {
         let sizes = figures.keys.sorted()
         for size in sizes {
             for m in Self.scaleMetrics {
-                guard let pair = figures[size]?[m.key], pair.jb != nil || pair.mpd != nil else { continue }
+                let failed = failures[size]?[m.key].map { "failed: " + $0.prefix(70) }
+                guard let pair = figures[size]?[m.key], pair.jb != nil || pair.mpd != nil || failed != nil else {
+                    continue
+                }
                 let verdict: String
                 if let target = m.target {
                     verdict = pair.jb.map { target($0, pair.mpd) ? "PASS" : "FAIL" } ?? "ERROR"
@@ -323,7 +318,7 @@ extension Bench {
                 report.add(
                     Row(
                         section: "scale", metric: "scale \(size): \(m.key)",
-                        jukeboxd: pair.jb.map { "\(f($0, m.digits)) \(m.unit)" } ?? "—",
+                        jukeboxd: pair.jb.map { "\(f($0, m.digits)) \(m.unit)" } ?? failed ?? "—",
                         peer: pair.mpd.map { "\(f($0, m.digits)) \(m.unit) (MPD)" } ?? "—",
                         ratio: Report.ratio(pair.jb, pair.mpd), target: m.targetText, verdict: verdict))
             }
@@ -343,6 +338,54 @@ extension Bench {
                     section: "scale", metric: "scale: growth per 10× tracks (\(small) → \(large)): \(m.key)",
                     jukeboxd: jb.map { "×\(f($0, 2))" } ?? "—", peer: mpd.map { "×\(f($0, 2)) (MPD)" } ?? "—",
                     ratio: "—", target: "time ≤ ×10, memory flat", verdict: "info"))
+        }
+    }
+}
+
+/// A server the queries go to: its process, its port and a connection, opened again after a
+/// failed reply (a server may close the connection, as on an output buffer full).
+private final class QueryTarget {
+    let pid: pid_t
+    let port: Int
+    private var client: MPDClient?
+    /// Milliseconds of each reply, by key.
+    private(set) var times: [String: [Double]] = [:]
+    /// The first failure of each key.
+    private(set) var failures: [String: String] = [:]
+
+    init(pid: pid_t, port: Int, client: MPDClient?) {
+        self.pid = pid
+        self.port = port
+        self.client = client
+    }
+
+    var rssMiB: Double? { ProcessStats.read(pid).map { Double($0.vmRSSKiB) / 1024 } }
+
+    /// The connection, opened again if the last reply failed.
+    var connected: MPDClient? {
+        if client == nil { client = try? MPDClient(port: port) }
+        return client
+    }
+
+    /// Sends `command`, adds its time to `times[key]`, and returns the reply's bytes and the
+    /// growth of the server's peak RSS during it (MiB); nil (and the failure kept) on an error.
+    func timed(_ command: String, key: String) -> (bytes: Int, growth: Double?)? {
+        guard let c = connected else {
+            failures[key] = failures[key] ?? "cannot connect to port \(port)"
+            return nil
+        }
+        let reset = resetPeakRSS(pid)
+        let before = ProcessStats.read(pid)?.vmRSSKiB
+        let t0 = Clock.seconds()
+        do {
+            let (bytes, _) = try c.exchange(command)
+            times[key, default: []].append((Clock.seconds() - t0) * 1000)
+            guard reset, let before, let peak = ProcessStats.read(pid)?.vmHWMKiB else { return (bytes, nil) }
+            return (bytes, Double(max(0, peak - before)) / 1024)
+        } catch {
+            failures[key] = failures[key] ?? "\(error)"
+            client = nil
+            return nil
         }
     }
 }
