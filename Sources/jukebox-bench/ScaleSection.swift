@@ -262,10 +262,14 @@ extension Bench {
             var scanDone: Double?
             let hangLimit = 60
             client.setReadTimeout(seconds: hangLimit)
+            let stall = StallTrace(pid: d.pid, path: "\(dir)/first-start-stall.gdb.txt")
+            defer { stall.stop() }
             while d.isRunning && Clock.seconds() < d.startTime + scanTimeout {
                 let due = answers.last! + 0.05
                 Clock.sleep(due - Clock.seconds())
                 let asked = Clock.seconds()
+                stall.asked(at: asked)
+                defer { stall.answered() }
                 if (try? client.exchange("status")) == nil {
                     guard d.isRunning else { throw failure(d, "exited during its first start") }
                     let trace = "\(dir)/first-start-hang.gdb.txt"
@@ -284,12 +288,19 @@ extension Bench {
                 }
                 if let s = scanDone, Clock.seconds() > s + 3 { break }
             }
-            let gaps = zip(answers.dropFirst(), answers).map { $0 - $1 }
+            // gdb stops the daemon while it reads its stacks: that time is not the daemon's
+            let traced = stall.traced
+            let gaps = zip(answers.dropFirst(), answers).map { end, start in
+                end - start - (traced.map { $0.start > start && $0.start < end ? $0.seconds : 0 } ?? 0)
+            }
             let figures: [String: Double] = [
                 "first start: exec → first status answer": answers[0] - d.startTime,
                 "first start: longest gap between status answers": gaps.max() ?? .nan,
                 "first start: exec → scan done": (scanDone ?? .nan) - d.startTime,
             ]
+            if traced != nil {
+                note("jukeboxd's backtraces 2 s into its longest wait for a status answer: \(stall.path)")
+            }
             note(
                 "\(library.files): first start: \(answers.count) answers, "
                     + figures.sorted { $0.key < $1.key }.map {
@@ -386,6 +397,51 @@ private final class QueryTarget {
             failures[key] = failures[key] ?? "\(error)"
             client = nil
             return nil
+        }
+    }
+}
+
+/// Once a `status` has waited 2 s for its answer, saves the daemon's threads' backtraces
+/// (gdb, once): where the control loop is while clients wait.
+private final class StallTrace: @unchecked Sendable {
+    let pid: pid_t
+    let path: String
+    private let lock = NSLock()
+    private var askedAt: Double?
+    private var stopped = false
+    private var tookTrace = false
+    private var trace: (start: Double, seconds: Double)?
+
+    init(pid: pid_t, path: String) {
+        self.pid = pid
+        self.path = path
+        removeItem(path)
+        Thread { [self] in watch() }.start()
+    }
+
+    /// When the trace was taken and how long gdb held the daemon stopped.
+    var traced: (start: Double, seconds: Double)? { lock.withLock { trace } }
+    func asked(at t: Double) { lock.withLock { askedAt = t } }
+    func answered() { lock.withLock { askedAt = nil } }
+    func stop() { lock.withLock { stopped = true } }
+
+    private func watch() {
+        while true {
+            Clock.sleep(0.1)
+            let due: Bool? = lock.withLock {
+                if stopped || tookTrace { return nil }
+                return askedAt.map { Clock.seconds() - $0 > 2 } ?? false
+            }
+            guard let due else { return }
+            guard due else { continue }
+            let start = Clock.seconds()
+            let ran = try? runTimed(
+                ["gdb", "-p", "\(pid)", "-batch", "-ex", "thread apply all bt 40"], stdout: .file(path),
+                stderr: .file(path + ".err"), timeout: 120)
+            lock.withLock {
+                tookTrace = true
+                if let ran { trace = (start, ran.1) }
+            }
         }
     }
 }
