@@ -394,7 +394,11 @@ private final class QueryTarget {
             guard reset, let before, let peak = ProcessStats.read(pid)?.vmHWMKiB else { return (bytes, nil) }
             return (bytes, Double(max(0, peak - before)) / 1024)
         } catch {
-            failures[key] = failures[key] ?? "\(error)"
+            // what the server held before it gave up on the reply
+            let peak = reset ? ProcessStats.read(pid)?.vmHWMKiB : nil
+            let held = peak.flatMap { p in before.map { String(format: "; peak RSS +%.1f MiB", Double(p - $0) / 1024) }
+            }
+            failures[key] = failures[key] ?? "\(error)\(held ?? "")"
             client = nil
             return nil
         }
