@@ -129,12 +129,13 @@ extension Bench {
         return (try statusRoundTrips(client, count: roundTrips), pause.0, pause.1)
     }
 
-    private func connect(port: Int, alive: () -> Bool) throws -> MPDClient {
-        let end = Clock.seconds() + 20
+    /// Connects to an MPD protocol port as soon as it accepts and answers `ping`.
+    func connect(port: Int, seconds: Double = 20, alive: () -> Bool) throws -> MPDClient {
+        let end = Clock.seconds() + seconds
         while true {
             if let c = try? MPDClient(port: port), (try? c.cmd("ping")) != nil { return c }
             guard alive() else { throw BenchError("the server exited before it answered on port \(port)") }
-            guard Clock.seconds() < end else { throw BenchError("no answer on port \(port) within 20 s") }
+            guard Clock.seconds() < end else { throw BenchError("no answer on port \(port) within \(Int(seconds)) s") }
             Clock.sleep(0.005)
         }
     }

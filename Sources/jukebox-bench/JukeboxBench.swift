@@ -17,14 +17,18 @@ struct JukeboxBench: ParsableCommand {
             instructions (callgrind instruction counts of the cpu case), \
             mp4 (AAC in MP4 against ffmpeg: CPU per minute, and RSS while playing AAC and ALAC beside MP3), \
             cards (an NFC/RFID card read -> the first sample of its music at a paced sink), \
-            vboard (boot to music on the virtual board: qemu, Debian's kernel, snd-aloop). \
+            vboard (boot to music on the virtual board: qemu, Debian's kernel, snd-aloop), \
+            scale (libraries of 2,000, 20,000 and 100,000 files against MPD; only with --only scale). \
             Prints a table (metric | jukeboxd | peer | ratio | target | verdict) and writes it to <work>/results.md.
             """)
 
     static let sectionNames = [
         "material", "cpu", "memory", "disk", "startup", "scan", "instructions", "input", "control", "display",
-        "menu", "mp4", "cards", "speed", "vboard",
+        "menu", "mp4", "cards", "speed", "vboard", "scale",
     ]
+    /// Sections a run without --only leaves out: scale makes GBs of libraries and takes
+    /// most of an hour on a shared machine.
+    static let onRequest: Set = ["scale"]
     static let aliases = [
         "rss": "memory", "mem": "memory", "ttfb": "startup", "resume": "startup", "io": "disk",
         "writes": "disk", "decode": "cpu", "library": "scan", "instr": "instructions", "callgrind": "instructions",
@@ -39,6 +43,11 @@ struct JukeboxBench: ParsableCommand {
     @Flag(help: "Shorter run: fewer repetitions and shorter windows (under ~3 minutes).")
     var quick = false
 
+    @Option(
+        help:
+            "Library sizes of the scale section, comma-separated (default 2000,20000,100000; 2000,20000 with --quick).")
+    var scaleSizes: String?
+
     @Option(help: "Run only these sections (comma-separated, repeatable): \(sectionNames.joined(separator: ", ")).")
     var only: [String] = []
 
@@ -51,7 +60,7 @@ struct JukeboxBench: ParsableCommand {
             ChildRegistry.shared.killAll(); _exit(143)
         }
 
-        var wanted = Self.sectionNames
+        var wanted = Self.sectionNames.filter { !Self.onRequest.contains($0) }
         if !only.isEmpty {
             wanted = []
             for raw in only.flatMap({ $0.split(separator: ",") }) {
@@ -101,17 +110,19 @@ struct JukeboxBench: ParsableCommand {
         if jb == nil { report.error("setup", "no jukeboxd given (--jukeboxd PATH): only the peers are measured") }
 
         let bench = Bench(work: workDir, jukeboxd: jb, quick: quick, report: report)
-        // material is needed by every section
-        do {
-            print("\n== 1. material ==")
-            let d = try bench.material.ensure {
-                print($0); fflush(nil)
+        // material is needed by every section but scale, which makes its own libraries
+        if wanted.contains(where: { $0 != "scale" }) {
+            do {
+                print("\n== 1. material ==")
+                let d = try bench.material.ensure {
+                    print($0); fflush(nil)
+                }
+                report.note(d)
+            } catch {
+                report.error("material", "\(error)")
+                finish(report, workDir, t0)
+                throw ExitCode(1)
             }
-            report.note(d)
-        } catch {
-            report.error("material", "\(error)")
-            finish(report, workDir, t0)
-            throw ExitCode(1)
         }
         for s in wanted {
             switch s {
@@ -129,6 +140,10 @@ struct JukeboxBench: ParsableCommand {
             case "cards": bench.sectionCards()
             case "vboard": bench.sectionVirtualBoard()
             case "speed": bench.sectionSpeed()
+            case "scale":
+                bench.sectionScale(
+                    sizes: scaleSizes.map { $0.split(separator: ",").compactMap { Int($0) } }
+                        ?? (quick ? [2000, 20000] : [2000, 20000, 100_000]))
             default: break
             }
             try? writeText("\(workDir)/results.md", report.markdown())  // partial results survive a crash

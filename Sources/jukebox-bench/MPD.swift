@@ -29,6 +29,12 @@ final class MPDClient {
 
     deinit { close(fd) }
 
+    /// Makes a read that waits longer than `seconds` fail (SO_RCVTIMEO).
+    func setReadTimeout(seconds: Int) {
+        var limit = timeval(tv_sec: seconds, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+    }
+
     private func readLine() throws -> String {
         var tmp = [UInt8](repeating: 0, count: 4096)
         while true {
@@ -57,6 +63,37 @@ final class MPDClient {
             if parts.count == 2 { out[String(parts[0])] = parts[1].trimmingCharacters(in: .whitespaces) }
         }
     }
+
+    /// Sends `c` and reads its whole reply unparsed: its size in bytes, and its text when
+    /// `keep` (a reply of tens of MB is only counted, so the client's cost stays small).
+    func exchange(_ c: String, keep: Bool = false) throws -> (bytes: Int, text: String) {
+        let d = Array((c + "\n").utf8)
+        _ = d.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        var kept = [UInt8](), tail = [UInt8](), bytes = 0
+        func take(_ part: ArraySlice<UInt8>) {
+            bytes += part.count
+            if keep { kept.append(contentsOf: part) }
+            tail = Array((tail + part).suffix(512))
+        }
+        take(buf[...])
+        buf.removeAll()
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            if tail.last == 10 {
+                // the reply ends with a line "OK" or "ACK ..."
+                let end = tail.index(before: tail.endIndex)
+                let start = tail[..<end].lastIndex(of: 10).map { $0 + 1 } ?? tail.startIndex
+                let last = String(decoding: tail[start..<end], as: UTF8.self)
+                if last == "OK" { return (bytes, String(decoding: kept, as: UTF8.self)) }
+                if last.hasPrefix("ACK ") { throw BenchError("\(c): \(last)") }
+            }
+            let n = read(fd, &chunk, chunk.count)
+            if n == -1 && errno == EINTR { continue }
+            if n == -1 && errno == EAGAIN { throw BenchError("no reply to '\(c)' within the read timeout") }
+            if n <= 0 { throw BenchError("the server closed the connection during '\(c)' after \(bytes) B") }
+            take(chunk[0..<n])
+        }
+    }
 }
 
 final class MPDServer {
@@ -70,7 +107,8 @@ final class MPDServer {
     /// Writes a config (music dir, db, null output with real-time `sync`, `mad` disabled like
     /// perf-baseline.sh) and starts `mpd --no-daemon`. `keepDb` false removes the db first, so
     /// MPD starts a full update by itself.
-    init(dir: String, musicDir: String, keepDb: Bool, stateFile: Bool = false) throws {
+    /// `extraConfig` is appended to the config as it is.
+    init(dir: String, musicDir: String, keepDb: Bool, stateFile: Bool = false, extraConfig: String = "") throws {
         guard let mpd = which("mpd") else { throw BenchError("mpd is not installed (apt-get install -y mpd mpc)") }
         self.dir = dir
         try mkdirs(dir + "/playlists")
@@ -97,6 +135,7 @@ final class MPDServer {
               sync       "yes"
               mixer_type "none"
             }
+            \(extraConfig)
 
             """
         try writeText("\(dir)/mpd.conf", text)

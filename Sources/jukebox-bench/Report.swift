@@ -20,6 +20,11 @@ struct Stat {
 
 func f(_ x: Double, _ d: Int) -> String { x.isFinite ? String(format: "%.\(d)f", x) : "—" }
 
+/// "k1=v1 k2=v2 ..." sorted by key, for detail lines.
+func keyValueText<Value>(_ kv: [String: Value]) -> String {
+    kv.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+}
+
 func mib(_ kib: Int) -> String { String(format: "%.1f MiB", Double(kib) / 1024) }
 
 func human(bytes: Double) -> String {

@@ -760,6 +760,24 @@ final class Bench: @unchecked Sendable {
         scanReadBytes()
     }
 
+    /// One `jukeboxd scan --config CONFIG`: milliseconds from exec to exit, CPU seconds, and
+    /// the counts of its `scan:` line.
+    func jukeboxdScan(config: String, stderrLog: String, timeout: Double = 300) throws -> (
+        Double, Double, [String: Int]
+    ) {
+        let t0 = Clock.seconds()
+        let (e, out) = try capture([jukeboxd!, "scan", "--config", config], stderr: .file(stderrLog), timeout: timeout)
+        let t = Clock.seconds() - t0
+        guard e.exited && e.exitCode == 0 else {
+            throw BenchError(
+                "jukeboxd scan failed (\(e.text)): \((readText(stderrLog) ?? "").split(separator: "\n").suffix(4).joined(separator: " / "))"
+            )
+        }
+        let kv = parseScanLine(out)
+        guard !kv.isEmpty else { throw BenchError("no 'scan: ...' line on stdout: \(out.prefix(200))") }
+        return (t * 1000, e.cpuS, kv)
+    }
+
     /// First scans and unchanged rescans of `library` by jukeboxd and MPD 0.23, interleaved.
     func scanComparison(library: String, name: String, dirName: String) {
         let runs = quick ? 3 : 5
@@ -782,18 +800,7 @@ final class Bench: @unchecked Sendable {
         var lastFirst: [String: Int] = [:], lastAgain: [String: Int] = [:]
         func jbOnce(first: Bool) throws -> (Double, Double, [String: Int]) {
             if first { removeDatabase(cfg.database) }
-            let t0 = Clock.seconds()
-            let (e, out) = try capture(
-                [jukeboxd!, "scan", "--config", cfgPath], stderr: .file("\(dir)/scan-stderr.log"), timeout: 300)
-            let t = Clock.seconds() - t0
-            guard e.exited && e.exitCode == 0 else {
-                throw BenchError(
-                    "jukeboxd scan failed (\(e.text)): \((readText("\(dir)/scan-stderr.log") ?? "").split(separator: "\n").suffix(4).joined(separator: " / "))"
-                )
-            }
-            let kv = parseScanLine(out)
-            guard !kv.isEmpty else { throw BenchError("no 'scan: ...' line on stdout: \(out.prefix(200))") }
-            return (t * 1000, e.cpuS, kv)
+            return try jukeboxdScan(config: cfgPath, stderrLog: "\(dir)/scan-stderr.log")
         }
         var srv: MPDServer?
         defer { srv?.stop() }
@@ -827,13 +834,10 @@ final class Bench: @unchecked Sendable {
                 mpdAgain.values.append(w * 1000)
             }
         }
-        func kvText(_ kv: [String: Int]) -> String {
-            kv.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
-        }
         func runsText(_ v: [Double]) -> String { v.map { f($0, 0) }.joined(separator: " ") }
         if let st = jbFirst.stat {
             note(
-                "jukeboxd scan, empty db: \(st.fmt(0, " ms")) exec->exit, CPU \(jbFirst.stat("cpu").fmt(3, " s")); runs: \(runsText(jbFirst.values)) ms; last line: \(kvText(lastFirst))"
+                "jukeboxd scan, empty db: \(st.fmt(0, " ms")) exec->exit, CPU \(jbFirst.stat("cpu").fmt(3, " s")); runs: \(runsText(jbFirst.values)) ms; last line: \(keyValueText(lastFirst))"
             )
             if (lastFirst["files"] ?? n) != n {
                 report.error("scan", "jukeboxd reported \(lastFirst["files"] ?? -1) files, expected \(n)")
@@ -841,7 +845,7 @@ final class Bench: @unchecked Sendable {
         }
         if let st = jbAgain.stat {
             note(
-                "jukeboxd scan, unchanged: \(st.fmt(1, " ms")) exec->exit, CPU \(jbAgain.stat("cpu").fmt(3, " s")); last line: \(kvText(lastAgain))"
+                "jukeboxd scan, unchanged: \(st.fmt(1, " ms")) exec->exit, CPU \(jbAgain.stat("cpu").fmt(3, " s")); last line: \(keyValueText(lastAgain))"
             )
         }
         if let st = mpdFirst.stat {
