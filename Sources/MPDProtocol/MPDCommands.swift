@@ -195,11 +195,16 @@ public enum MPDCommands {
             case .removed: w.tagCardEvents.append(.removed)
             default:
                 guard let cards = w.tagCards else { throw MPDError(.unknown, "no card mapping here") }
+                // `info` and `unknown` answer in key: value lines of their own.
+                let keyed = command == .info || command == .unknown
                 do {
-                    for line in try cards.run(command) { c.response.append(c.human ? "\(line)\n" : "card: \(line)\n") }
+                    for line in try cards.run(command) {
+                        c.response.append(c.human || keyed ? "\(line)\n" : "card: \(line)\n")
+                    }
                 } catch {
                     throw MPDError(.system, "\(error)")
                 }
+                if ![.list, .info, .unknown].contains(command) { w.observer.mark(.cards) }
             }
         },
         "button": Spec(permission: .control, min: 2, max: 2) { w, c in
