@@ -13,12 +13,18 @@ let package = Package(
     products: [
         .executable(name: "jukeboxd", targets: ["jukeboxd"]),
         .executable(name: "jukebox-bench", targets: ["jukebox-bench"]),
+        .executable(name: "jukebox-web", targets: ["jukebox-web"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         // Property-based tests of the pure state machines (the hermetic tier only).
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+        // jukebox-web's HTTP server only (jukeboxd links neither it nor SwiftNIO). No traits:
+        // neither full Foundation nor swift-configuration is needed, and both cost memory.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.0.0"),
     ],
     targets: [
         // MARK: C libraries (Debian -dev packages, found through pkg-config)
@@ -73,6 +79,8 @@ let package = Package(
         .target(name: "TOML"),
         .target(name: "JukeboxCore", dependencies: ["TOML"]),
         .target(name: "MPDProtocol", dependencies: ["JukeboxCore"]),
+        // The web page's pure parts: HTML, MPD replies, forms, CSRF (docs/ARCHITECTURE.md).
+        .target(name: "JukeboxWeb", dependencies: ["JukeboxCore", "MPDProtocol"]),
 
         // MARK: adapters
         .target(
@@ -111,6 +119,18 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]),
 
+        // The web process's HTTP server (Hummingbird) and its MPD client (SwiftNIO).
+        .target(
+            name: "JukeboxWebServer",
+            dependencies: [
+                "JukeboxWeb", "JukeboxCore", "TOML", "LinuxSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+
         // MARK: wiring and executables
         .target(
             name: "JukeboxDaemon",
@@ -120,6 +140,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .executableTarget(name: "jukeboxd", dependencies: ["JukeboxDaemon"]),
+        .executableTarget(name: "jukebox-web", dependencies: ["JukeboxWebServer"]),
         .executableTarget(
             name: "jukebox-bench",
             dependencies: [
@@ -134,6 +155,7 @@ let package = Package(
             name: "JukeboxCoreTests",
             dependencies: ["JukeboxCore", "TOML", .product(name: "PropertyBased", package: "swift-property-based")]),
         .testTarget(name: "MPDProtocolTests", dependencies: ["MPDProtocol", "JukeboxCore"]),
+        .testTarget(name: "JukeboxWebTests", dependencies: ["JukeboxWeb", "JukeboxCore"]),
         .testTarget(name: "LinuxSupportTests", dependencies: ["LinuxSupport", "JukeboxTestSupport"]),
         .testTarget(name: "GPIOTests", dependencies: ["GPIO", "LinuxSupport"]),
         .testTarget(

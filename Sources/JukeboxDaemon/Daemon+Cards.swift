@@ -68,6 +68,8 @@ extension Daemon {
         guard let card else {
             feedback(.unknownCard)
             learningCard = id
+            mpd.lastUnknownCard = id
+            mpd.observer.mark(.cards)
             logger.info("card \(id): new card; choose what it plays in the menu")
             console?.announce("new card \(id): choose what it plays in the menu")
             display?.announce("New card", now: Instant.now)
@@ -149,6 +151,7 @@ extension Daemon {
             return
         }
         holdingCard = card
+        mpd.observer.mark(.cards)
         logger.info("card \(id): now plays \(source.title)")
         console?.announce("card \(id): now plays \(source.title)")
     }
@@ -158,6 +161,8 @@ extension Daemon {
 /// (CSV, or TOML when the name ends in `.toml`).
 struct TagCardMapping: MPDTagCardMapping {
     let store: LibraryStore
+    /// The last card read that played nothing; `card unknown` names it until it is assigned.
+    let lastUnknown: String?
 
     /// A problem with the mapping file.
     struct FileProblem: Error, CustomStringConvertible {
@@ -179,6 +184,11 @@ struct TagCardMapping: MPDTagCardMapping {
                 if let place = card.place { line += " at \(place.trackPath) \(ScreenLayout.clock(place.positionMs))" }
                 return line
             }
+        case .info:
+            return TagCardCommand.infoLines(try store.tagCards())
+        case .unknown:
+            guard let id = lastUnknown, try store.tagCard(id: id) == nil else { return [] }
+            return TagCardCommand.unknownLines(id)
         case .forget(let id):
             guard try store.forgetTagCard(id: id) else { throw FileProblem(description: "no card \(id)") }
             return []

@@ -20,6 +20,8 @@ final class MPDFrontEnd {
     /// The human stdin console's MPD session (for commands its own language does not know).
     private var stdinSession = MPDSession(options: .init(human: true))
     var observer = MPDObserver()
+    /// The last card read that played nothing (`card unknown`, the web page offers it).
+    var lastUnknownCard: String?
     private(set) var library = MPDLibrary()
     var host = MPDHostInfo()
     private let musicDir: String
@@ -155,7 +157,8 @@ final class MPDFrontEnd {
         return MPDWorld(
             machine: machine, library: library, observer: observer, now: Instant.now, host: info,
             hostPathProblem: { MPDFrontEnd.escapes(root: root, relative: $0) }, playlists: playlists,
-            stickers: stickers, musicFolder: files, tagCards: TagCardMapping(store: stickers.store),
+            stickers: stickers, musicFolder: files,
+            tagCards: TagCardMapping(store: stickers.store, lastUnknown: lastUnknownCard),
             replayGainMode: replayGainMode, crossfadeSeconds: crossfadeSeconds, mixRamp: mixRamp, messages: messages)
     }
 

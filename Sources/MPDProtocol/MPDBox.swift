@@ -245,10 +245,17 @@ extension MPDCommands {
         default:
             guard let cards = w.tagCards else { throw MPDError(.unknown, "no card mapping here") }
             do {
-                add("card", lines: try cards.run(command), to: &c)
+                let lines = try cards.run(command)
+                // `info` and `unknown` answer in key: value lines of their own.
+                if command == .info || command == .unknown {
+                    for line in lines { c.response.append("\(line)\n") }
+                } else {
+                    add("card", lines: lines, to: &c)
+                }
             } catch {
                 throw MPDError(.system, "\(error)")
             }
+            if ![.list, .info, .unknown].contains(command) { w.observer.mark(.cards) }
         }
     }
 

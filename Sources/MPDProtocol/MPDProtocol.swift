@@ -124,6 +124,12 @@ public enum MPDSubsystem: String, Sendable, Equatable, CaseIterable, Hashable {
     case storedPlaylist = "stored_playlist"
     case neighbor
     case mount
+    /// The jukebox's own: the card mapping changed, or a new card was read. Only a client that
+    /// names it (`idle cards`) hears of it; MPD's clients do not know the name.
+    case cards
+
+    /// Whether `idle` without names reports it.
+    var isReportedToAll: Bool { self != .cards }
 }
 
 /// Builds a response body: `key: value` lines, and MPD's binary chunks (`binary: N`, the raw

@@ -145,7 +145,7 @@ public struct MPDSession {
 
     private mutating func flushIdle() -> String? {
         guard let wanted = idle else { return nil }
-        let matching = pending.filter { wanted.isEmpty || wanted.contains($0) }
+        let matching = pending.filter { wanted.isEmpty ? $0.isReportedToAll : wanted.contains($0) }
         guard !matching.isEmpty else { return nil }
         pending.subtract(matching)
         idle = nil

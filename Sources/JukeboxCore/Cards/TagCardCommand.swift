@@ -6,6 +6,10 @@ public enum TagCardCommand: Sendable, Equatable {
     case policy(id: String, TagCard.Policy?)
     /// `card list`
     case list
+    /// `card info`: every card as `key: value` lines, for programs (the web page).
+    case info
+    /// `card unknown`: the last card read that plays nothing yet, until it is assigned.
+    case unknown
     /// `card forget ID`
     case forget(id: String)
     /// `card export FILE`, `card import FILE` (CSV, or TOML for a `.toml` file).
@@ -22,7 +26,8 @@ public enum TagCardCommand: Sendable, Equatable {
         card assign ID KIND VALUE  what card ID does; KIND: folder, album (name, or artist and name), artist, \
         playlist, url, command (card assign 04A1B2 folder "Kids/Gruffalo")
         card policy ID continue|start|auto  where its music starts when it comes back after other music
-        card list, card forget ID, card export FILE, card import FILE (CSV: card,kind,value,artist,policy; \
+        card list, card info (for programs), card unknown (the last unread new card), card forget ID, \
+        card export FILE, card import FILE (CSV: card,kind,value,artist,policy; \
         a FILE.toml: a table [card.ID] per card)
         """
 
@@ -36,6 +41,8 @@ public enum TagCardCommand: Sendable, Equatable {
         switch first.lowercased() {
         case "none": return rest.isEmpty ? .success(.removed) : problem("none takes no value")
         case "list": return rest.isEmpty ? .success(.list) : problem("list takes no value")
+        case "info": return rest.isEmpty ? .success(.info) : problem("info takes no value")
+        case "unknown": return rest.isEmpty ? .success(.unknown) : problem("unknown takes no value")
         case "forget":
             return rest.count == 1
                 ? .success(.forget(id: TagCard.normalized(rest[0]))) : problem("forget: expected a card ID")
@@ -60,6 +67,37 @@ public enum TagCardCommand: Sendable, Equatable {
             }
             return .success(.read(id: TagCard.normalized(first)))
         }
+    }
+}
+
+extension TagCardCommand {
+    /// `card info`'s reply: per card `card: ID`, `kind:`, `value:`, then `artist:` (an album's),
+    /// `policy:` and `place:` with `position:` (seconds) when it has them.
+    public static func infoLines(_ cards: [TagCard]) -> [String] {
+        var lines: [String] = []
+        for card in cards {
+            let (kind, values) = card.content.parts
+            lines += ["card: \(card.id)", "kind: \(kind)", "value: \(oneLine(values.last ?? ""))"]
+            if values.count == 2 { lines.append("artist: \(oneLine(values[0]))") }
+            if let policy = card.policy { lines.append("policy: \(policy.rawValue)") }
+            if let place = card.place {
+                let ms = max(0, place.positionMs)
+                let fraction = String(ms % 1000)
+                lines.append("place: \(oneLine(place.trackPath))")
+                lines.append("position: \(ms / 1000).\(String(repeating: "0", count: 3 - fraction.count) + fraction)")
+            }
+        }
+        return lines
+    }
+
+    /// `card unknown`'s reply: `unknown: ID` when `id` is a card that plays nothing yet.
+    public static func unknownLines(_ id: String?) -> [String] {
+        id.map { ["unknown: \($0)"] } ?? []
+    }
+
+    /// A value on one reply line: a newline would end it.
+    private static func oneLine(_ text: String) -> String {
+        String(text.map { $0 == "\n" || $0 == "\r" ? " " : $0 })
     }
 }
 

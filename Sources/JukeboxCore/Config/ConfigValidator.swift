@@ -337,6 +337,10 @@ public enum ConfigValidator {
             string("password", allowEmpty: true) { $0.network.password = $1 },
             integer("max_connections", 1...1000) { $0.network.maxConnections = $1 },
         ],
+        "web": [
+            string("address") { $0.web.address = $1 },
+            integer("port", 1...65535) { $0.web.port = $1 },
+        ],
         "snapcast": [
             string("fifo", allowEmpty: true) { $0.snapcast.fifo = $1 },
             string("sample_format") { $0.snapcast.sampleFormat = $1 },

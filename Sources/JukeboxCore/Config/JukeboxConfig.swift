@@ -17,6 +17,7 @@ public struct JukeboxConfig: Sendable, Equatable {
     public var menu = MenuSettings()
     public var display = Display()
     public var network = Network()
+    public var web = Web()
     public var snapcast = Snapcast()
     public var sleep = Sleep()
     public var chapters = Chapters()
@@ -317,6 +318,16 @@ public struct JukeboxConfig: Sendable, Equatable {
         public var password = ""
         /// The most MPD clients connected at once.
         public var maxConnections = 10
+
+        /// The defaults.
+        public init() {}
+    }
+
+    /// `[web]`: the family's web page, served by the separate `jukebox-web` process.
+    public struct Web: Sendable, Equatable {
+        /// The address jukebox-web listens on; `0.0.0.0` (every interface) by default.
+        public var address = "0.0.0.0"
+        public var port = 8080
 
         /// The defaults.
         public init() {}

@@ -19,7 +19,7 @@ public enum M3U {
             while let last = line.last, last == " " || last == "\t" { line.removeLast() }
             guard !line.isEmpty, !line.hasPrefix("#") else { continue }
             var entry = String(line)
-            if entry.hasPrefix("file://") { entry = percentDecoded(String(entry.dropFirst("file://".count))) }
+            if entry.hasPrefix("file://") { entry = PercentEncoding.decoded(entry.dropFirst("file://".count)) }
             if !entry.contains("/"), entry.contains("\\") { entry = entry.replacingBackslashes() }
             if entry.hasPrefix(root + "/") {
                 entry = String(entry.dropFirst(root.count + 1))
@@ -40,34 +40,6 @@ public enum M3U {
             bytes.append(0x0A)
         }
         return bytes
-    }
-
-    /// `%XX` escapes of a URL path turned back into bytes (read as UTF-8).
-    static func percentDecoded(_ text: String) -> String {
-        var bytes: [UInt8] = []
-        let utf8 = Array(text.utf8)
-        var index = 0
-        while index < utf8.count {
-            if utf8[index] == UInt8(ascii: "%"), index + 2 < utf8.count,
-                let high = hexValue(utf8[index + 1]), let low = hexValue(utf8[index + 2])
-            {
-                bytes.append(high << 4 | low)
-                index += 3
-            } else {
-                bytes.append(utf8[index])
-                index += 1
-            }
-        }
-        return String(decoding: bytes, as: UTF8.self)
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }
 

@@ -1,0 +1,144 @@
+/// The stylesheet and the script, embedded in the binary (no build step, no files to install).
+public enum Assets {
+    /// Phones first (one column, 48 px touch targets), light and dark from the system's choice.
+    public static let css = """
+        :root{color-scheme:light dark;--bg:#fafafa;--fg:#1b1b1b;--muted:#666;--card:#fff;--accent:#0a64c8;\
+        --line:#ddd}
+        @media (prefers-color-scheme:dark){:root{--bg:#121212;--fg:#eee;--muted:#aaa;--card:#1e1e1e;\
+        --accent:#6cb2ff;--line:#333}}
+        *{box-sizing:border-box}
+        body{margin:0;font:16px/1.4 system-ui,sans-serif;background:var(--bg);color:var(--fg)}
+        nav{display:flex;gap:.5rem;padding:.5rem;border-bottom:1px solid var(--line);position:sticky;top:0;\
+        background:var(--bg)}
+        nav a{flex:1;text-align:center;padding:.8rem;border-radius:.5rem;color:var(--fg);text-decoration:none}
+        nav a[aria-current]{background:var(--card);font-weight:600}
+        main{max-width:40rem;margin:auto;padding:1rem}
+        #cover{display:block;width:100%;max-width:20rem;aspect-ratio:1;object-fit:cover;margin:auto;\
+        border-radius:.75rem;background:var(--card)}
+        h1{font-size:1.5rem;margin:.75rem 0 .25rem;overflow-wrap:anywhere}
+        #artist,.lyric,small{color:var(--muted);overflow-wrap:anywhere}
+        .lyric{min-height:1.4em;font-style:italic}
+        .progress{display:flex;align-items:center;gap:.5rem}.progress input{flex:1}
+        input[type=range]{min-height:48px;accent-color:var(--accent)}
+        .controls{display:flex;justify-content:center;gap:1rem;margin:.5rem 0}
+        button,select{min-height:48px;min-width:48px;font-size:1.1rem;border-radius:.5rem;\
+        border:1px solid var(--line);background:var(--card);color:var(--fg)}
+        .controls button{font-size:1.6rem;width:4rem}
+        .volume{display:flex;align-items:center;gap:.5rem}.volume input{flex:1}
+        ol,ul{list-style:none;padding:0}
+        li{display:flex;gap:.5rem;align-items:center;border-bottom:1px solid var(--line);padding:.25rem 0}
+        li.current .entry{border-color:var(--accent);font-weight:600}
+        .grow{flex:1;min-width:0}
+        .entry{width:100%;text-align:left;display:flex;flex-direction:column;padding:.4rem .6rem}
+        .entry span,.plays{overflow-wrap:anywhere}
+        #card-list li{align-items:flex-start;padding:.75rem 0}
+        #card-list .grow>*{display:block}
+        #unknown{background:var(--card);border:2px solid var(--accent);border-radius:.75rem;padding:0 1rem 1rem}
+        .assign label{display:block;margin:.5rem 0}.assign select{width:100%;max-width:100%}
+        .assign-button{width:100%;background:var(--accent);color:#fff;border:0}
+        .check input{width:1.5rem;height:1.5rem;vertical-align:middle}
+        .message{padding:.75rem;border-radius:.5rem;background:var(--card);border:1px solid var(--accent)}
+        :focus-visible{outline:3px solid var(--accent);outline-offset:2px}
+        """
+
+    /// Posts forms with fetch, follows `/events`, and keeps the page current with `textContent`
+    /// (names never reach the HTML parser).
+    public static let javascript = """
+        'use strict';
+        const token = document.querySelector('meta[name=csrf]').content;
+        const $ = (id) => document.getElementById(id);
+        function post(action, fields) {
+          const body = new URLSearchParams(fields);
+          body.set('csrf', token);
+          return fetch(action, {method: 'POST', body, headers: {'X-Jukebox': 'fetch'}});
+        }
+        document.addEventListener('submit', (event) => {
+          const form = event.target;
+          if (!form.hasAttribute('data-fetch')) return;
+          event.preventDefault();
+          post(form.action, new FormData(form));
+        });
+        function clock(s) {
+          s = Math.max(0, Math.floor(s || 0));
+          const h = Math.floor(s / 3600), m = Math.floor(s / 60) % 60, r = String(s % 60).padStart(2, '0');
+          return h ? h + ':' + String(m).padStart(2, '0') + ':' + r : m + ':' + r;
+        }
+        let now = null, since = 0, dragging = false;
+        function elapsed() {
+          return now.state === 'play' ? now.elapsed + (performance.now() - since) / 1000 : now.elapsed;
+        }
+        function tick() {
+          if (!now || dragging || !$('seek')) return;
+          const at = Math.min(elapsed(), now.duration || elapsed());
+          $('elapsed').textContent = clock(at);
+          $('seek').value = Math.floor(at);
+        }
+        function entry(item, current) {
+          const li = document.createElement('li');
+          li.dataset.id = item.id;
+          if (current) li.className = 'current';
+          const play = document.createElement('button');
+          play.className = 'entry grow';
+          const title = document.createElement('span');
+          title.textContent = item.title;
+          play.append(title);
+          if (item.artist) { const a = document.createElement('small'); a.textContent = item.artist; play.append(a); }
+          play.addEventListener('click', () => post('/action', {op: 'playid', value: item.id}));
+          const remove = document.createElement('button');
+          remove.textContent = '✕';
+          remove.setAttribute('aria-label', 'Remove');
+          remove.dataset.op = 'remove';
+          remove.addEventListener('click', () => post('/action', {op: 'remove', value: item.id}));
+          li.append(play, remove);
+          return li;
+        }
+        function render(state) {
+          now = state; since = performance.now();
+          if (!$('now')) return;
+          $('now').dataset.state = state.state;
+          $('title').textContent = state.title || 'Nothing playing';
+          $('artist').textContent = state.artist;
+          $('lyric').textContent = state.lyric;
+          $('duration').textContent = clock(state.duration);
+          $('seek').max = Math.floor(state.duration);
+          const cover = $('cover');
+          if (state.cover && cover.getAttribute('src') !== state.cover) cover.src = state.cover;
+          cover.hidden = !state.cover;
+          if (state.volume !== null && document.activeElement !== $('volume')) $('volume').value = state.volume;
+          const toggle = document.querySelector('[data-op=play],[data-op=pause]');
+          const op = state.state === 'play' ? 'pause' : 'play';
+          toggle.dataset.op = op;
+          toggle.form.elements.op.value = op;
+          $('queue').replaceChildren(...state.queue.map((item) => entry(item, item.id === state.songid)));
+          tick();
+        }
+        async function reloadCards() {
+          const open = [...document.querySelectorAll('details[open]')].map((d) => d.closest('li').dataset.card);
+          const chosen = document.querySelector('#unknown select')?.value;
+          const page = new DOMParser().parseFromString(await (await fetch('/cards')).text(), 'text/html');
+          $('cards').replaceWith(page.getElementById('cards'));
+          for (const li of document.querySelectorAll('#card-list li'))
+            if (open.includes(li.dataset.card)) li.querySelector('details').open = true;
+          const select = document.querySelector('#unknown select');
+          if (select && chosen) select.value = chosen;
+        }
+        document.addEventListener('change', (event) => {
+          const target = event.target;
+          if (target.id === 'seek') { dragging = false; post('/action', {op: 'seek', value: target.value}); }
+          else if (target.id === 'volume') post('/action', {op: 'volume', value: target.value});
+          else if (target.classList.contains('only-free'))
+            for (const option of target.form.querySelectorAll('option[value]:not([value=""])'))
+              option.hidden = target.checked && !option.hasAttribute('data-free');
+        });
+        document.addEventListener('input', (event) => {
+          if (event.target.id === 'seek') { dragging = true; $('elapsed').textContent = clock(event.target.value); }
+        });
+        const events = new EventSource('/events');
+        events.addEventListener('state', (event) => render(JSON.parse(event.data)));
+        events.addEventListener('lyric', (event) => {
+          if ($('lyric')) $('lyric').textContent = JSON.parse(event.data).lyric;
+        });
+        events.addEventListener('cards', () => { if ($('cards')) reloadCards(); });
+        setInterval(tick, 500);
+        """
+}

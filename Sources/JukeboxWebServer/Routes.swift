@@ -1,0 +1,123 @@
+import Hummingbird
+import JukeboxWeb
+import Logging
+import NIOCore
+import ServiceLifecycle
+
+/// The pages and what they post. State-changing requests are POSTs carrying the CSRF token;
+/// forms work without the script (a redirect back), the script posts them with fetch.
+struct Routes: Sendable {
+    let client: MPDClient
+    let state: LiveState
+    let token: CSRFToken
+    let logger: Logger
+
+    /// No inline script or style, nothing from elsewhere: an escaping slip still runs nothing.
+    static let contentPolicy =
+        "default-src 'self'; img-src 'self'; style-src 'self'; script-src 'self'; frame-ancestors 'none'"
+
+    func router() -> Router<BasicRequestContext> {
+        let router = Router()
+        router.get("/") { _, _ in
+            var now = try? await client.nowPlaying()
+            if now == nil { now = await state.current }
+            return Self.page(Pages.nowPlaying(now ?? NowPlaying(), token: token))
+        }
+        router.get("/cards") { _, _ in
+            Self.page(Pages.cards(try await client.cardList(), token: token))
+        }
+        router.get("/app.css") { _, _ in Self.asset(Assets.css, type: "text/css; charset=utf-8") }
+        router.get("/app.js") { _, _ in Self.asset(Assets.javascript, type: "text/javascript; charset=utf-8") }
+        router.get("/events") { _, _ in events() }
+        router.get("/cover") { request, _ in try await cover(request) }
+        router.post("/action") { request, _ in
+            try await perform(request, back: "/") { WebAction.player($0) }
+        }
+        router.post("/cards/assign") { request, _ in
+            try await perform(request, back: "/cards") { WebAction.assign($0) }
+        }
+        router.post("/cards/forget") { request, _ in
+            try await perform(request, back: "/cards") { WebAction.forget($0) }
+        }
+        return router
+    }
+
+    static func page(_ html: String) -> Response {
+        Response(
+            status: .ok,
+            headers: [
+                .contentType: "text/html; charset=utf-8", .cacheControl: "no-store",
+                .contentSecurityPolicy: contentPolicy, .init("X-Content-Type-Options")!: "nosniff",
+            ],
+            body: .init(byteBuffer: ByteBuffer(string: html)))
+    }
+
+    static func asset(_ text: String, type: String) -> Response {
+        Response(
+            status: .ok, headers: [.contentType: type, .cacheControl: "max-age=300"],
+            body: .init(byteBuffer: ByteBuffer(string: text)))
+    }
+
+    static func text(_ status: HTTPResponse.Status, _ message: String) -> Response {
+        Response(
+            status: status, headers: [.contentType: "text/plain; charset=utf-8"],
+            body: .init(byteBuffer: ByteBuffer(string: message + "\n")))
+    }
+
+    /// Runs the action a form asks for: 403 without the token, 400 for a bad form or a
+    /// refused command; then 204 for the script, or a redirect back for a plain form.
+    func perform(_ request: Request, back: String, _ action: (FormData) -> WebAction?) async throws -> Response {
+        var request = request
+        let body = try await request.collectBody(upTo: FormData.maxBytes)
+        let form = FormData(String(buffer: body))
+        guard token.accepts(form["csrf"]) else { return Self.text(.forbidden, "missing or wrong CSRF token") }
+        guard let action = action(form) else { return Self.text(.badRequest, "not an action this page knows") }
+        do {
+            _ = try await client.run(action.command)
+        } catch let error as MPDReplyError {
+            return Self.text(.badRequest, "\(error)")
+        }
+        // The script says so in a header of its own (a plain form cannot set one).
+        if request.headers[.init("X-Jukebox")!] != nil { return Response(status: .noContent) }
+        return Response(status: .seeOther, headers: [.location: back])
+    }
+
+    /// `/events`: the state now, then every change, as Server-Sent Events.
+    func events() -> Response {
+        let state = state
+        return Response(
+            status: .ok,
+            headers: [.contentType: "text/event-stream", .cacheControl: "no-store"],
+            body: .init { writer in
+                let (id, events, end) = await state.subscribe()
+                do {
+                    // A stream ends when the browser goes away (the next write fails) or at
+                    // SIGTERM (the server's graceful shutdown waits for every response).
+                    try await withGracefulShutdownHandler {
+                        for await event in events { try await writer.write(ByteBuffer(string: event)) }
+                    } onGracefulShutdown: {
+                        end.finish()
+                    }
+                } catch {
+                    await state.unsubscribe(id)
+                    throw error
+                }
+                await state.unsubscribe(id)
+                try await writer.finish(nil)
+            })
+    }
+
+    /// `/cover?file=URI`: the song's picture from the daemon, 404 when it has none.
+    func cover(_ request: Request) async throws -> Response {
+        let query = FormData(request.uri.query ?? "")
+        guard let file = query["file"], !file.isEmpty else { return Self.text(.badRequest, "no file") }
+        guard let picture = try await client.cover(file) else { return Self.text(.notFound, "no picture") }
+        return Response(
+            status: .ok,
+            headers: [
+                .contentType: picture.type ?? "application/octet-stream", .cacheControl: "max-age=3600",
+                .init("X-Content-Type-Options")!: "nosniff",
+            ],
+            body: .init(byteBuffer: ByteBuffer(bytes: picture.bytes)))
+    }
+}

@@ -1,0 +1,95 @@
+import Foundation
+import Glibc
+import JukeboxTestSupport
+import LinuxSupport
+import Testing
+
+/// The family's web page in a real browser: Debian's chromium and chromedriver, driven by
+/// Tests/Tools/web-browser-test.py (python3-selenium), against a real jukeboxd (ALSA's null
+/// device) and the real jukebox-web reading the same config. `./dev setup` installs the
+/// browser, so a missing one fails the test.
+@Suite(.serialized) struct WebPageBrowserTests {
+    static let hostileTitle = "<img src=x onerror=alert(1)>"
+
+    static var webBinary: String {
+        let root = Fixtures.repoRoot
+        for candidate in [".build/debug/jukebox-web", ".build/release/jukebox-web"] {
+            let path = "\(root)/\(candidate)"
+            if FileManager.default.isExecutableFile(atPath: path) { return path }
+        }
+        return "\(root)/.build/debug/jukebox-web"
+    }
+
+    /// A daemon on `MenuEndToEndTests`' library plus Hostile/01.mp3 (titled `hostileTitle`),
+    /// cards A and B assigned, the queue Alpha/First, Beta/First, Hostile playing; and
+    /// jukebox-web on the same config.
+    static func start() throws -> (DaemonHarness, DaemonProcess, web: String, mpdPort: Int) {
+        let webPort = freeLoopbackPort()
+        let (harness, client, mpdPort) = try TagCardDaemonTests.start(
+            extra: "[web]\naddress = \"127.0.0.1\"\nport = \(webPort)\n")
+        let hostile = "\(harness.musicDir)/Hostile"
+        try FileManager.default.createDirectory(atPath: hostile, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: "\(harness.musicDir)/Alpha/First/01.mp3", toPath: "\(hostile)/01.mp3")
+        let tagged = try runTool(
+            "/usr/bin/python3",
+            [
+                "-c",
+                "import sys; from mutagen.easyid3 import EasyID3; t = EasyID3(sys.argv[1]); "
+                    + "t['title'] = sys.argv[2]; t.save()", "\(hostile)/01.mp3", hostileTitle,
+            ])
+        try #require(tagged.status == 0, "\(tagged.output)")
+        #expect(client.command("update").first?.hasPrefix("updating_db") == true)
+        #expect(
+            waitUntil(timeout: .seconds(10)) { client.command("lsinfo Hostile").contains("Title: \(hostileTitle)") },
+            "\(harness.log)")
+        TagCardDaemonTests.assignCards(client)
+        for line in ["clear", "add Alpha/First", "add Beta/First", "add Hostile", "play 0"] {
+            #expect(client.command(line) == ["OK"], "\(line)")
+        }
+        let web = try DaemonProcess(executable: webBinary, arguments: ["--config", harness.configPath])
+        #expect(web.waitForLine(matching: "web page on http://127.0.0.1:\(webPort)/") != nil, "\(web.lines)")
+        return (harness, web, "http://127.0.0.1:\(webPort)", mpdPort)
+    }
+
+    /// Runs a scenario of the browser script; its output shows in the test's log.
+    static func browse(_ scenario: String) throws {
+        let (harness, web, url, mpdPort) = try start()
+        defer {
+            web.kill(SIGTERM)
+            #expect(web.waitForExit(timeout: .seconds(5)) == 0, "\(web.lines)")
+            MPDDaemonTests.stop(harness)
+        }
+        let result = try runTool(
+            "/usr/bin/python3",
+            [Fixtures.path("Tests/Tools/web-browser-test.py"), scenario, "--url", url, "--mpd-port", "\(mpdPort)"],
+            timeout: .seconds(120))
+        print(result.output)
+        #expect(result.status == 0, "\(result.output)\n\(web.text(of: .stderr))\n\(harness.log)")
+    }
+
+    /// The page shows the playing song and follows a `next` from another client; its buttons,
+    /// volume and the queue's remove act on the box; a POST without the CSRF token is refused.
+    @Test func nowPlayingFollowsTheBox() throws { try Self.browse("now-playing") }
+
+    /// A track titled `<img src=x onerror=alert(1)>` shows as text.
+    @Test func hostileTitleShowsAsText() throws { try Self.browse("xss") }
+
+    /// `card C0FFEE` on the MPD socket: the page offers it, a folder is assigned from the
+    /// picker, and the card then plays that folder; forget removes it.
+    @Test func newCardIsOfferedAssignedAndPlays() throws { try Self.browse("cards") }
+
+    /// The music plays on when the web process dies.
+    @Test func musicPlaysOnWhenTheWebProcessDies() throws {
+        let (harness, web, _, mpdPort) = try Self.start()
+        defer { MPDDaemonTests.stop(harness) }
+        web.kill(SIGKILL)
+        _ = web.waitForExit(timeout: .seconds(5))
+        let client = try MPDTestClient(port: mpdPort)
+        let before = Double(client.fields("status")["elapsed"] ?? "") ?? -1
+        #expect(
+            waitUntil(timeout: .seconds(5)) {
+                let status = client.fields("status")
+                return status["state"] == "play" && (Double(status["elapsed"] ?? "") ?? -1) > before + 1
+            }, "\(harness.log)")
+    }
+}

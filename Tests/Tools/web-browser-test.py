@@ -1,0 +1,223 @@
+#!/usr/bin/python3
+"""The family's web page in a real browser (Debian's chromium and chromedriver, driven by
+python3-selenium), against a real jukeboxd and jukebox-web that WebPageBrowserTests started.
+
+    web-browser-test.py SCENARIO --url http://127.0.0.1:PORT --mpd-port PORT
+
+Scenarios: now-playing (the page shows the playing song and follows a `next`; the buttons
+and the queue's remove act; a POST without the CSRF token is refused), xss (a track titled
+<img src=x onerror=alert(1)> shows as text), cards (`card ID` on the MPD socket -> the page
+offers the new card -> assign a folder -> `card ID` again plays that folder).
+Exit status 0 when every check held; a missing browser is a failure, not a skip."""
+
+import argparse
+import socket
+import sys
+import time
+import urllib.error
+import urllib.request
+
+from selenium import webdriver
+from selenium.common.exceptions import NoAlertPresentException
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import Select, WebDriverWait
+
+XSS = "<img src=x onerror=alert(1)>"
+TIMEOUT = 15  # seconds: a deadline for conditions, never a pause
+
+
+class MPD:
+    """A minimal MPD client on the daemon's listener."""
+
+    def __init__(self, port):
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+        self.file = self.sock.makefile("rb")
+        self.file.readline()  # greeting
+
+    def command(self, line):
+        self.sock.sendall((line + "\n").encode())
+        fields = []
+        while True:
+            reply = self.file.readline().decode().rstrip("\n")
+            if reply == "OK":
+                return fields
+            if reply.startswith("ACK"):
+                raise RuntimeError(f"{line}: {reply}")
+            key, _, value = reply.partition(": ")
+            fields.append((key, value))
+
+    def fields(self, line):
+        return dict(self.command(line))
+
+
+def browser():
+    options = webdriver.ChromeOptions()
+    options.binary_location = "/usr/bin/chromium"
+    for argument in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=360,800"]:
+        options.add_argument(argument)
+    return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+
+
+def wait(driver, what, condition):
+    try:
+        return WebDriverWait(driver, TIMEOUT, poll_frequency=0.05).until(lambda _: condition())
+    except Exception as error:
+        raise AssertionError(f"timed out waiting for {what}") from error
+
+
+def wait_mpd(what, condition):
+    deadline = time.monotonic() + TIMEOUT
+    while time.monotonic() < deadline:
+        if condition():
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def text(driver, element_id):
+    return driver.find_element(By.ID, element_id).text
+
+
+def now_playing(driver, mpd, url):
+    song = mpd.fields("currentsong")
+    driver.get(url + "/")
+    wait(driver, f"the title {song['Title']!r}", lambda: text(driver, "title") == song["Title"])
+    print(f"shows {song['Title']!r} by {text(driver, 'artist')!r}")
+
+    # A `next` from another client: the page follows through /events, without a reload.
+    marker = driver.execute_script("return window.marker = 'same page'")
+    mpd.command("next")
+    following = mpd.fields("currentsong")
+    assert following["Title"] != song["Title"], following
+    wait(driver, f"the title {following['Title']!r}", lambda: text(driver, "title") == following["Title"])
+    assert driver.execute_script("return window.marker") == marker, "the page reloaded"
+    current = driver.find_element(By.CSS_SELECTOR, "#queue li.current").text
+    assert following["Title"] in current, current
+    print(f"followed next to {following['Title']!r}")
+
+    # The page's own buttons: pause, play, next.
+    driver.find_element(By.CSS_SELECTOR, "button[data-op=pause]").click()
+    wait_mpd("pause", lambda: mpd.fields("status")["state"] == "pause")
+    wait(driver, "the play button", lambda: driver.find_elements(By.CSS_SELECTOR, "button[data-op=play]"))
+    driver.find_element(By.CSS_SELECTOR, "button[data-op=play]").click()
+    wait_mpd("play", lambda: mpd.fields("status")["state"] == "play")
+    driver.find_element(By.CSS_SELECTOR, "button[aria-label=Next]").click()
+    wait_mpd("the next song", lambda: mpd.fields("currentsong").get("Title") != following["Title"])
+    print("pause, play and next from the page")
+
+    # Remove the last queue entry.
+    length = int(mpd.fields("status")["playlistlength"])
+    last = driver.find_elements(By.CSS_SELECTOR, "#queue li")[-1]
+    last.find_element(By.CSS_SELECTOR, "button[data-op=remove]").click()
+    wait_mpd("the removal", lambda: int(mpd.fields("status")["playlistlength"]) == length - 1)
+    wait(driver, "the shorter queue", lambda: len(driver.find_elements(By.CSS_SELECTOR, "#queue li")) == length - 1)
+    print(f"removed a queue entry ({length} -> {length - 1})")
+
+    # Volume from the slider.
+    driver.execute_script(
+        "const v = document.getElementById('volume'); v.value = 37;"
+        "v.dispatchEvent(new Event('change', {bubbles: true}))")
+    wait_mpd("volume 37", lambda: mpd.fields("status").get("volume") == "37")
+
+    # Without the token, nothing changes.
+    state = mpd.fields("status")["state"]
+    for body in [b"op=pause", b"op=pause&csrf=wrong"]:
+        try:
+            urllib.request.urlopen(urllib.request.Request(url + "/action", data=body), timeout=10)
+            raise AssertionError(f"POST {body!r} was accepted")
+        except urllib.error.HTTPError as error:
+            assert error.code == 403, error.code
+    assert mpd.fields("status")["state"] == state
+    print("POSTs without the CSRF token refused (403)")
+
+
+def xss(driver, mpd, url):
+    driver.get(url + "/")
+    songs = mpd.command("playlistinfo")
+    ids = [value for key, value in songs if key == "Id"]
+    titles = [value for key, value in songs if key == "Title"]
+    mpd.command(f"playid {ids[titles.index(XSS)]}")
+    wait(driver, "the hostile title as text", lambda: text(driver, "title") == XSS)
+    driver.get(url + "/")  # and rendered by the server
+    wait(driver, "the hostile title as text", lambda: text(driver, "title") == XSS)
+    assert not driver.find_elements(By.CSS_SELECTOR, "#title img, #queue img"), "an <img> was made"
+    assert XSS in driver.find_element(By.ID, "queue").text
+    try:
+        alert = driver.switch_to.alert
+        raise AssertionError(f"an alert ran: {alert.text}")
+    except NoAlertPresentException:
+        pass
+    print("the title <img src=x onerror=alert(1)> shows as text, on both renderings")
+
+
+def cards(driver, mpd, url):
+    driver.get(url + "/cards")
+    assert not driver.find_elements(By.ID, "unknown")
+    put = time.monotonic()
+    mpd.command("card C0FFEE")
+    wait(driver, "the new card offered", lambda: driver.find_elements(By.CSS_SELECTOR, "#unknown[data-card=C0FFEE]"))
+    print(f"card C0FFEE on the reader -> offered on the page after {time.monotonic() - put:.3f} s")
+    select = Select(driver.find_element(By.CSS_SELECTOR, "#unknown select[name=folder]"))
+    labels = {option.get_attribute("value"): option.text for option in select.options}
+    assert labels.get("Beta/Second") == "Beta/Second · no card", labels
+    # Only folders without a card: Alpha/First has card A.
+    assert "card A" in labels.get("Alpha/First", ""), labels
+    driver.find_element(By.CSS_SELECTOR, "#unknown .only-free").click()
+    hidden = "return [...document.querySelectorAll('#unknown option')].filter((o) => o.hidden).map((o) => o.value)"
+    assert driver.execute_script(hidden) == ["Alpha/First"], driver.execute_script(hidden)
+    select.select_by_value("Beta/Second")
+    driver.find_element(By.CSS_SELECTOR, "#unknown .assign-button").click()
+    wait(
+        driver,
+        "the card in the list",
+        lambda: "folder Beta/Second" in "".join(
+            li.text for li in driver.find_elements(By.CSS_SELECTOR, "#card-list li[data-card=C0FFEE]")),
+    )
+    assert not driver.find_elements(By.ID, "unknown")
+    assert ("card", "C0FFEE") in mpd.command("card info")
+    print("assigned Beta/Second to C0FFEE")
+
+    # Card A first (a card taken off and put back within the removal debounce was never
+    # gone), then C0FFEE again.
+    mpd.command("card A")
+    wait_mpd("card A playing Alpha/First", lambda: mpd.fields("currentsong").get("file", "").startswith("Alpha/First/"))
+    mpd.command("card C0FFEE")
+    wait_mpd(
+        "C0FFEE playing Beta/Second",
+        lambda: mpd.fields("currentsong").get("file", "").startswith("Beta/Second/")
+        and mpd.fields("status")["state"] == "play",
+    )
+    print("card C0FFEE again plays Beta/Second")
+
+    # Forget, from the page.
+    driver.find_element(By.CSS_SELECTOR, "#card-list li[data-card=C0FFEE] button.forget").click()
+    wait(driver, "the card gone", lambda: not driver.find_elements(By.CSS_SELECTOR, "#card-list li[data-card=C0FFEE]"))
+    assert ("card", "C0FFEE") not in mpd.command("card info")
+    print("forgot C0FFEE")
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("scenario", choices=["now-playing", "xss", "cards"])
+    parser.add_argument("--url", required=True)
+    parser.add_argument("--mpd-port", type=int, required=True)
+    arguments = parser.parse_args()
+    mpd = MPD(arguments.mpd_port)
+    driver = browser()
+    try:
+        {"now-playing": now_playing, "xss": xss, "cards": cards}[arguments.scenario](driver, mpd, arguments.url)
+        # A song without a picture answers 404 on /cover, and the browser asks for a favicon.
+        errors = [
+            entry
+            for entry in driver.get_log("browser")
+            if entry["level"] == "SEVERE" and "/cover?" not in entry["message"] and "favicon" not in entry["message"]
+        ]
+        assert not errors, errors
+    finally:
+        driver.quit()
+    print("ok")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
