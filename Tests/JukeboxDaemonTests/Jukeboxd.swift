@@ -9,8 +9,13 @@ enum Jukeboxd {
         var stderr: String
     }
 
+    /// The jukeboxd of the build these tests are part of (so a sanitizer build's tests run
+    /// its sanitized daemon, `./dev test --sanitize`), else the one `swift build` made.
     static var binary: String {
         let root = Fixtures.repoRoot
+        let testBinary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        let beside = testBinary.deletingLastPathComponent().appendingPathComponent("jukeboxd").path
+        if FileManager.default.isExecutableFile(atPath: beside) { return beside }
         for candidate in [".build/debug/jukeboxd", ".build/release/jukeboxd"] {
             let path = "\(root)/\(candidate)"
             if FileManager.default.isExecutableFile(atPath: path) { return path }
