@@ -42,17 +42,13 @@ public indirect enum MPDFilter: Sendable, Equatable {
             let wanted = foldCase ? value.lowercased() : value
             // As MPD 0.23's TagSongFilter: `!=` is the negation of `==`; a song without the
             // tag matches an empty value.
+            let folded = { (raw: String) in foldCase ? raw.lowercased() : raw }
             let test: (String) -> Bool = { raw in
                 switch op {
+                case .equals, .notEquals: return folded(raw) == wanted
+                case .contains: return folded(raw).contains(wanted)
+                case .startsWith: return folded(raw).hasPrefix(wanted)
                 case .matches(let pattern), .notMatches(let pattern): return pattern.isFound(in: raw)
-                default: break
-                }
-                let text = foldCase ? raw.lowercased() : raw
-                switch op {
-                case .equals, .notEquals: return text == wanted
-                case .contains: return text.contains(wanted)
-                case .startsWith: return text.hasPrefix(wanted)
-                case .matches, .notMatches: return false
                 }
             }
             let found: Bool
