@@ -32,6 +32,8 @@ let package = Package(
         .systemLibrary(name: "CMPG123", pkgConfig: "libmpg123", providers: [.apt(["libmpg123-dev"])]),
         .systemLibrary(name: "CGPIOD", pkgConfig: "libgpiod", providers: [.apt(["libgpiod-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        // libcrypt (libxcrypt): the web page's password hash, yescrypt as /etc/shadow's.
+        .systemLibrary(name: "CCrypt", pkgConfig: "libcrypt", providers: [.apt(["libcrypt-dev"])]),
         .target(name: "CLinuxShims"),
         // The decoder libraries are not linked but opened on first use (dlopen), so a box that
         // plays only MP3 maps none of them: their headers only (no pkgConfig, which would link
@@ -80,7 +82,7 @@ let package = Package(
         .target(name: "JukeboxCore", dependencies: ["TOML"]),
         .target(name: "MPDProtocol", dependencies: ["JukeboxCore"]),
         // The web page's pure parts: HTML, MPD replies, forms, CSRF (docs/ARCHITECTURE.md).
-        .target(name: "JukeboxWeb", dependencies: ["JukeboxCore", "MPDProtocol"]),
+        .target(name: "JukeboxWeb", dependencies: ["JukeboxCore", "MPDProtocol", "TOML"]),
 
         // MARK: adapters
         .target(
@@ -123,7 +125,7 @@ let package = Package(
         .target(
             name: "JukeboxWebServer",
             dependencies: [
-                "JukeboxWeb", "JukeboxCore", "TOML", "LinuxSupport",
+                "JukeboxWeb", "JukeboxCore", "JukeboxConfigFile", "TOML", "LinuxSupport", "CCrypt",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -131,12 +133,16 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]),
 
+        // The daemon's config file read, parsed, validated and its paths resolved: jukeboxd and
+        // jukebox-web read the same file the same way.
+        .target(name: "JukeboxConfigFile", dependencies: ["JukeboxCore", "TOML", "LinuxSupport"]),
+
         // MARK: wiring and executables
         .target(
             name: "JukeboxDaemon",
             dependencies: [
                 "TOML", "JukeboxCore", "MPDProtocol", "JukeboxAudio", "JukeboxStore", "JukeboxDisplay",
-                "JukeboxDevices", "JukeboxPodcasts", "LinuxSupport",
+                "JukeboxDevices", "JukeboxPodcasts", "JukeboxConfigFile", "LinuxSupport",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .executableTarget(name: "jukeboxd", dependencies: ["JukeboxDaemon"]),
@@ -155,7 +161,7 @@ let package = Package(
             name: "JukeboxCoreTests",
             dependencies: ["JukeboxCore", "TOML", .product(name: "PropertyBased", package: "swift-property-based")]),
         .testTarget(name: "MPDProtocolTests", dependencies: ["MPDProtocol", "JukeboxCore"]),
-        .testTarget(name: "JukeboxWebTests", dependencies: ["JukeboxWeb", "JukeboxCore"]),
+        .testTarget(name: "JukeboxWebTests", dependencies: ["JukeboxWeb", "JukeboxCore", "TOML"]),
         .testTarget(name: "LinuxSupportTests", dependencies: ["LinuxSupport", "JukeboxTestSupport"]),
         .testTarget(name: "GPIOTests", dependencies: ["GPIO", "LinuxSupport"]),
         .testTarget(
@@ -187,7 +193,8 @@ let package = Package(
         .testTarget(
             name: "JukeboxDaemonTests",
             dependencies: [
-                "JukeboxDaemon", "JukeboxCore", "JukeboxStore", "LinuxSupport", "JukeboxTestSupport", "SQLite",
+                "JukeboxDaemon", "JukeboxConfigFile", "JukeboxCore", "JukeboxStore", "LinuxSupport",
+                "JukeboxTestSupport", "SQLite",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         // Boots the virtual board (qemu, Tests/Tools/vboard): real drivers, see docs/VIRTUAL-BOARD.md.

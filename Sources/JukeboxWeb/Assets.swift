@@ -39,6 +39,17 @@ public enum Assets {
         .check input{width:1.5rem;height:1.5rem;vertical-align:middle}
         .message{padding:.75rem;border-radius:.5rem;background:var(--card);border:1px solid var(--accent)}
         :focus-visible{outline:3px solid var(--accent);outline-offset:2px}
+        details{border-bottom:1px solid var(--line)}summary{padding:.9rem 0;font-weight:600;cursor:pointer}
+        .field{margin:.5rem 0 1rem}.field label{display:block;font-weight:600}
+        .field input,.field select,.field textarea,#login input,#setup input{width:100%;min-height:48px;\
+        font-size:1rem;padding:.4rem;border-radius:.5rem;border:1px solid var(--line);background:var(--card);\
+        color:var(--fg)}
+        .field small{display:block}.refused input,.refused select{border:2px solid #c62828}
+        .problem{display:block;color:#c62828;font-weight:600}
+        #login label,#setup label{display:block;margin:.75rem 0}
+        form.settings>button,#login button,#setup button{width:100%;margin:1rem 0;background:var(--accent);\
+        color:#fff;border:0}
+        .quiet{width:100%}
         """
 
     /// Posts forms with fetch, follows `/events`, and keeps the page current with `textContent`

@@ -11,6 +11,7 @@ struct Routes: Sendable {
     let state: LiveState
     let token: CSRFToken
     let logger: Logger
+    let settings: SettingsRoutes
 
     /// No inline script or style, nothing from elsewhere: an escaping slip still runs nothing.
     static let contentPolicy =
@@ -39,12 +40,13 @@ struct Routes: Sendable {
         router.post("/cards/forget") { request, _ in
             try await perform(request, back: "/cards") { WebAction.forget($0) }
         }
+        settings.add(to: router)
         return router
     }
 
-    static func page(_ html: String) -> Response {
+    static func page(_ html: String, status: HTTPResponse.Status = .ok) -> Response {
         Response(
-            status: .ok,
+            status: status,
             headers: [
                 .contentType: "text/html; charset=utf-8", .cacheControl: "no-store",
                 .contentSecurityPolicy: contentPolicy, .init("X-Content-Type-Options")!: "nosniff",

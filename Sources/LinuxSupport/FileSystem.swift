@@ -20,6 +20,25 @@ public enum FileSystem {
         _ = try SystemCall.value("rename", path) { Glibc.rename(path, target) }
     }
 
+    /// Replaces `path` with `bytes` so that a power cut leaves either the old file or the new
+    /// one: a temporary file beside it (`.NAME.new`), synced, renamed over it, the folder synced.
+    public static func writeAtomically(_ bytes: [UInt8], to path: String, mode: UInt32 = 0o644) throws(Errno) {
+        let slash = path.lastIndex(of: "/")
+        let temporary =
+            slash.map { String(path[...$0]) + "." + String(path[path.index(after: $0)...]) } ?? ".\(path)"
+        let fd = try FileDescriptor(
+            path: temporary + ".new", flags: O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode: mode)
+        do {
+            try fd.writeAll(bytes)
+            try fd.syncData()
+            try rename(temporary + ".new", to: path)
+        } catch {
+            _ = try? removeFile(temporary + ".new")
+            throw error
+        }
+        try FileDescriptor.syncFolder(containing: path)
+    }
+
     /// Removes a file (unlink(2)); false when there was none.
     @discardableResult
     public static func removeFile(_ path: String) throws(Errno) -> Bool {
