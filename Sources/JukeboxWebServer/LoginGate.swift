@@ -1,3 +1,4 @@
+import Hummingbird
 import JukeboxWeb
 import Logging
 
@@ -64,4 +65,14 @@ actor LoginGate {
     }
 
     func signOut(cookie: String?) { login.signOut(WebLogin.sessionToken(cookieHeader: cookie)) }
+}
+
+extension LoginGate {
+    /// nil when the request is signed in; otherwise the answer: a page goes to the setup
+    /// (first visit) or sign-in page and comes back after, a POST is refused.
+    func signInFirst(_ request: Request) async -> Response? {
+        if isSignedIn(cookie: request.headers[.cookie]) { return nil }
+        if request.method == .post { return Routes.text(.unauthorized, "sign in first (/login)") }
+        return SettingsRoutes.redirect((needsSetup ? "/setup" : "/login") + "?next=" + request.uri.path)
+    }
 }

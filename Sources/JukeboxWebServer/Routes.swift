@@ -12,6 +12,7 @@ struct Routes: Sendable {
     let token: CSRFToken
     let logger: Logger
     let settings: SettingsRoutes
+    let upload: UploadRoutes
 
     /// No inline script or style, nothing from elsewhere: an escaping slip still runs nothing.
     static let contentPolicy =
@@ -41,6 +42,7 @@ struct Routes: Sendable {
             try await perform(request, back: "/cards") { WebAction.forget($0) }
         }
         settings.add(to: router)
+        upload.add(to: router)
         return router
     }
 

@@ -53,23 +53,15 @@ struct SettingsRoutes: Sendable {
             return response
         }
         router.get("/settings") { request, _ in
-            if let away = await signInFirst(request) { return away }
+            if let away = await gate.signInFirst(request) { return away }
             return try settingsPage { fields in Pages.settings(fields, token: token) }
         }
         router.post("/settings") { request, _ in
-            if let away = await signInFirst(request) { return away }
+            if let away = await gate.signInFirst(request) { return away }
             let form = try await Self.form(request)
             guard token.accepts(form["csrf"]) else { return Routes.text(.forbidden, "missing or wrong CSRF token") }
             return try save(form)
         }
-    }
-
-    /// nil when signed in; otherwise where to go first (setup on the first visit).
-    func signInFirst(_ request: Request) async -> Response? {
-        if await gate.isSignedIn(cookie: request.headers[.cookie]) { return nil }
-        let next = request.uri.path
-        if request.method == .post { return Routes.text(.unauthorized, "sign in first (/login)") }
-        return Self.redirect((await gate.needsSetup ? "/setup" : "/login") + "?next=" + next)
     }
 
     /// The config file's text and parsed form.

@@ -60,7 +60,8 @@ public enum WebServer {
         case .success(let parsed): document = parsed
         case .failure(let error): return .failure(Problem(message: error.diagnostic(fileName: path).description))
         }
-        // The music folder is the daemon's business: the web process never reads it.
+        // A music folder that is missing (a USB stick not mounted) must not keep the settings
+        // page away: the web process checks it when it writes there (uploads).
         let result = ConfigValidator.validate(document) { _ in nil }
         guard let config = result.config else {
             return .failure(Problem(message: result.diagnostics.map(\.description).joined(separator: "\n")))
@@ -89,7 +90,10 @@ public enum WebServer {
         let gate = LoginGate(password: PasswordFile(path: stateFolder + "/web-password"), logger: logger)
         let routes = Routes(
             client: client, state: state, token: token, logger: logger,
-            settings: SettingsRoutes(configPath: configPath, gate: gate, token: token))
+            settings: SettingsRoutes(configPath: configPath, gate: gate, token: token),
+            upload: UploadRoutes(
+                musicFolder: DaemonConfig.resolve(config.musicDir, against: DaemonConfig.directory(of: configPath)),
+                client: client, gate: gate, token: token))
         let app = Application(
             router: routes.router(),
             configuration: .init(address: .hostname(config.web.address, port: config.web.port), serverName: nil),

@@ -39,6 +39,23 @@ public enum FileSystem {
         try FileDescriptor.syncFolder(containing: path)
     }
 
+    /// Bytes an unprivileged process may still write on the file system holding `path`.
+    public static func freeBytes(_ path: String) throws(Errno) -> Int64 {
+        var info = statvfs()
+        _ = try SystemCall.value("statvfs", path) { statvfs(path, &info) }
+        return Int64(info.f_bavail) * Int64(info.f_frsize)
+    }
+
+    /// Makes `folder` and the folders above it up to `base` (which must exist), as mkdir -p.
+    public static func makeDirectories(_ folder: String, inside base: String) throws(Errno) {
+        guard folder.hasPrefix(base + "/") else { return }
+        var path = base
+        for name in folder.dropFirst(base.count + 1).split(separator: "/") {
+            path += "/" + name
+            _ = try makeDirectory(path)
+        }
+    }
+
     /// Removes a file (unlink(2)); false when there was none.
     @discardableResult
     public static func removeFile(_ path: String) throws(Errno) -> Bool {

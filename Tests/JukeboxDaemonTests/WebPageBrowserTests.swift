@@ -111,6 +111,37 @@ import Testing
         MPDDaemonTests.stop(harness)
     }
 
+    /// Upload from the page: two MP3s and an .lrc into a new folder, which the daemon then plays
+    /// with its lyrics; and the refusals (path escapes, hidden names, other types, no token or
+    /// session, an existing name, more than the free space, a cut-off upload cleaned up).
+    @Test func uploadedFilesPlayWithTheirLyricsAndHostileUploadsAreRefused() throws {
+        let (harness, web, url, mpdPort) = try Self.start()
+        defer {
+            web.kill(SIGTERM)
+            _ = web.waitForExit(timeout: .seconds(5))
+            MPDDaemonTests.stop(harness)
+        }
+        let logged = web.lines.last { $0.text.contains("setup code ") }?.text
+        let code = String(logged?.split(separator: " ").last ?? "")
+        try #require(code.count == 6, "\(web.lines)")
+        let source = harness.directory.file("to-upload")
+        try FileManager.default.createDirectory(atPath: source, withIntermediateDirectories: true)
+        let files = ["\(source)/01 Morning.mp3", "\(source)/02 Evening.mp3", "\(source)/01 Morning.lrc"]
+        try FileManager.default.copyItem(atPath: "\(harness.musicDir)/Alpha/First/01.mp3", toPath: files[0])
+        try FileManager.default.copyItem(atPath: "\(harness.musicDir)/Alpha/First/01.mp3", toPath: files[1])
+        try "[00:00.00]Uploaded line one\n[09:00.00]Uploaded line two\n".write(
+            toFile: files[2], atomically: true, encoding: .utf8)
+        let result = try runTool(
+            "/usr/bin/python3",
+            [
+                Fixtures.path("Tests/Tools/web-browser-test.py"), "upload", "--url", url, "--mpd-port", "\(mpdPort)",
+                "--setup-code", code, "--music", harness.musicDir, "--files",
+            ] + files,
+            timeout: .seconds(240))
+        print(result.output)
+        #expect(result.status == 0, "\(result.output)\n\(web.text(of: .stderr))\n\(harness.log)")
+    }
+
     /// The music plays on when the web process dies.
     @Test func musicPlaysOnWhenTheWebProcessDies() throws {
         let (harness, web, _, mpdPort) = try Self.start()
