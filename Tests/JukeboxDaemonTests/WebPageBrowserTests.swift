@@ -51,6 +51,14 @@ import Testing
         return (harness, web, "http://127.0.0.1:\(webPort)", mpdPort)
     }
 
+    /// The one-time setup code jukebox-web logged (before the "web page on" line `start` waited for).
+    static func setupCode(_ web: DaemonProcess) throws -> String {
+        let logged = web.lines.last { $0.text.contains("setup code ") }?.text
+        let code = String(logged?.split(separator: " ").last ?? "")
+        try #require(code.count == 6, "\(web.lines)")
+        return code
+    }
+
     /// Runs a scenario of the browser script; its output shows in the test's log.
     static func browse(_ scenario: String) throws {
         let (harness, web, url, mpdPort) = try start()
@@ -61,7 +69,10 @@ import Testing
         }
         let result = try runTool(
             "/usr/bin/python3",
-            [Fixtures.path("Tests/Tools/web-browser-test.py"), scenario, "--url", url, "--mpd-port", "\(mpdPort)"],
+            [
+                Fixtures.path("Tests/Tools/web-browser-test.py"), scenario, "--url", url, "--mpd-port", "\(mpdPort)",
+                "--setup-code", try setupCode(web),
+            ],
             timeout: .seconds(120))
         print(result.output)
         #expect(result.status == 0, "\(result.output)\n\(web.text(of: .stderr))\n\(harness.log)")
@@ -89,9 +100,7 @@ import Testing
             _ = web.waitForExit(timeout: .seconds(5))
         }
         // Logged before the "web page on" line that start() waited for.
-        let logged = web.lines.last { $0.text.contains("setup code ") }?.text
-        let code = String(logged?.split(separator: " ").last ?? "")
-        try #require(code.count == 6, "\(web.lines)")
+        let code = try Self.setupCode(web)
         let result = try runTool(
             "/usr/bin/python3",
             [
@@ -121,9 +130,7 @@ import Testing
             _ = web.waitForExit(timeout: .seconds(5))
             MPDDaemonTests.stop(harness)
         }
-        let logged = web.lines.last { $0.text.contains("setup code ") }?.text
-        let code = String(logged?.split(separator: " ").last ?? "")
-        try #require(code.count == 6, "\(web.lines)")
+        let code = try Self.setupCode(web)
         let source = harness.directory.file("to-upload")
         try FileManager.default.createDirectory(atPath: source, withIntermediateDirectories: true)
         let files = ["\(source)/01 Morning.mp3", "\(source)/02 Evening.mp3", "\(source)/01 Morning.lrc"]

@@ -160,7 +160,12 @@ def xss(driver, mpd, url):
     print("the title <img src=x onerror=alert(1)> shows as text, on both renderings")
 
 
-def cards(driver, mpd, url):
+def cards(driver, mpd, url, setup_code):
+    # Signed in only: the first visit goes to the setup page.
+    driver.get(url + "/cards")
+    wait(driver, "the setup page", lambda: driver.find_elements(By.ID, "setup"))
+    assert post_status(url, "/cards/forget", b"card=A&csrf=x") == 401
+    set_password(driver, url, setup_code)
     driver.get(url + "/cards")
     assert not driver.find_elements(By.ID, "unknown")
     put = time.monotonic()
@@ -413,7 +418,7 @@ def main():
     parser.add_argument("scenario", choices=["now-playing", "xss", "cards", "settings", "upload"])
     parser.add_argument("--url", required=True)
     parser.add_argument("--mpd-port", type=int, required=True)
-    parser.add_argument("--setup-code", help="settings: the code jukebox-web logged")
+    parser.add_argument("--setup-code", help="the code jukebox-web logged, to set the password")
     parser.add_argument("--config", help="settings: the config file both processes read")
     parser.add_argument("--music", help="upload: the music folder")
     parser.add_argument("--files", nargs="*", default=[], help="upload: the files to upload")
@@ -421,12 +426,14 @@ def main():
     mpd = MPD(arguments.mpd_port)
     driver = browser()
     try:
-        if arguments.scenario == "settings":
+        if arguments.scenario == "cards":
+            cards(driver, mpd, arguments.url, arguments.setup_code)
+        elif arguments.scenario == "settings":
             settings(driver, mpd, arguments.url, arguments.setup_code, arguments.config)
         elif arguments.scenario == "upload":
             upload(driver, mpd, arguments.url, arguments.setup_code, arguments.music, arguments.files)
         else:
-            {"now-playing": now_playing, "xss": xss, "cards": cards}[arguments.scenario](driver, mpd, arguments.url)
+            {"now-playing": now_playing, "xss": xss}[arguments.scenario](driver, mpd, arguments.url)
         # A song without a picture answers 404 on /cover, and the browser asks for a favicon;
         # the settings scenario's refused forms answer 400, 401 and 429 on purpose.
         refused = ("/settings", "/setup", "/login", "/upload/file")
