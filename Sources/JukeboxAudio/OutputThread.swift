@@ -41,7 +41,8 @@ struct Audible {
 /// jb-output's own state. Only jb-output touches it.
 struct OutputLocals<Sink: AudioSink>: ~Copyable {
     var sink: Sink
-    var isOpen = false
+    var device = OutputDeviceState.closed
+    var isOpen: Bool { device.isOpen }
     var format: AudioFormat?
     /// The device is open in a wide format (S32_LE, S24_LE, S24_3LE): the history and the
     /// period buffer then hold Int32 samples, two Int16 words each, 32-bit chunks
@@ -79,8 +80,6 @@ struct OutputLocals<Sink: AudioSink>: ~Copyable {
     /// When to try opening the device again, and the wait after the next failure.
     var retryAtNs: UInt64 = 0
     var backoffNs = firstBackoffNs
-    /// An open failed or the device went away: the next opens count as reopen attempts.
-    var reopening = false
 
     /// The item being written (by serial and token) and the one before it.
     var item: (serial: UInt32, token: UInt64)?
@@ -154,6 +153,13 @@ struct OutputLocals<Sink: AudioSink>: ~Copyable {
         history = SampleBuffer(count: historyFrames * AudioPipeline.maxChannels)
         periodBuffer = SampleBuffer(count: periodCapacity * AudioPipeline.maxChannels)
         tones.render(rate: 44100)
+    }
+
+    /// Moves the device state on `event` (one the state allows: see `OutputDeviceState.after`).
+    mutating func deviceDid(_ event: OutputDeviceState.Event) {
+        let next = device.after(event)
+        assert(next != nil, "no device transition from \(device) on \(event)")
+        device = next ?? device
     }
 
     /// Starts `sound` at the next frame written.
@@ -261,12 +267,8 @@ struct OutputLocals<Sink: AudioSink>: ~Copyable {
         return max(0, lastDelay - elapsed)
     }
 
-    /// Frames written but not yet played.
-    mutating func delay(_ now: UInt64) -> Int {
-        if clock { return Int(written - virtualPlayed(now)) }
-        guard isOpen else { return 0 }
-        return max(0, (try? sink.delay()) ?? 0)
-    }
+    /// Frames written but not yet played on the clock-paced device.
+    func virtualDelay(_ now: UInt64) -> Int { Int(written - virtualPlayed(now)) }
 
     /// The item and frame the device is playing, given the device delay.
     func audible(delay: Int) -> Audible? {
@@ -444,7 +446,24 @@ private enum OutputStep {
     case open(AudioFormat, wide: Bool, wideFirst: Bool)
     /// Nothing is left and no follow-up came: play out what the device holds.
     case drain
+    /// A command taken from the queue: its device calls are made without the lock.
+    case command(CommandWork)
+    /// A new feedback sound while not playing, on a device that may have run dry after the
+    /// last one: drop and prepare it, then start the sound.
+    case restartForCue(FeedbackSound, level: Float)
     case exit
+}
+
+/// A command's device part, with what it needs from the shared state copied under the lock.
+private enum CommandWork {
+    /// Take back and drop what the device holds (play, pause, resume, seek, stop, or a speed
+    /// change with nothing to replay); `closeForWide`: close it too, to open it wide.
+    case flush(closeForWide: Bool)
+    /// Fade out what the device holds and play on at the new speed from where the fade ends
+    /// (`serial`: the item being written).
+    case speed(serial: UInt32)
+    /// Ramp to `target`, re-rendering what the device holds when `sounding`.
+    case gain(target: Float, sounding: Bool)
 }
 
 /// What a write of one period came to.
@@ -471,6 +490,8 @@ extension AudioPipeline {
             case .open(let format, let wide, let wideFirst):
                 step = openDevice(&o, format, wide: wide, wideFirst: wideFirst)
             case .drain: step = drainAtEnd(&o)
+            case .command(let work): step = performCommand(work, &o)
+            case .restartForCue(let cue, let level): step = restartForCue(&o, cue, level: level)
             case .exit:
                 if o.isOpen { o.sink.close() }
                 return
@@ -481,23 +502,15 @@ extension AudioPipeline {
     private func nextStep<Sink>(_ s: inout SharedState, _ o: inout OutputLocals<Sink>) -> OutputStep {
         if !s.commands.isEmpty {
             switch s.commands.removeFirst() {
-            case .play, .pause, .resume, .seek, .stop: handleFlush(&s, &o)
-            case .speed: handleSpeed(&s, &o)
-            case .gain: handleGain(&s, &o)
+            case .play, .pause, .resume, .seek, .stop: return .command(flushWork(s))
+            case .speed: return .command(speedWork(s, &o))
+            case .gain: return .command(.gain(target: s.gainTarget, sounding: s.state == .playing))
             case .shutdown: return .exit
             }
-            return .again
         }
         if s.cueSerial != o.cueSerial, let cue = s.cue {
             o.cueSerial = s.cueSerial
-            if s.state != .playing && o.isOpen && !o.clock {
-                // The device may have run dry after the last sound: start it afresh.
-                let d = max(0, (try? o.sink.delay()) ?? 0)
-                _ = try? o.sink.drop()
-                _ = try? o.sink.prepare()
-                o.written -= Int64(d)
-                o.restartStream(MonotonicClock.nanoseconds())
-            }
+            if s.state != .playing && o.isOpen && !o.clock { return .restartForCue(cue, level: s.cueLevel) }
             o.startCue(cue, level: s.cueLevel)
         }
         guard s.state == .playing else {
@@ -550,7 +563,8 @@ extension AudioPipeline {
                     shared.wait(outputWork, &s, nanoseconds: o.retryAtNs - now)
                     return .again
                 }
-                if o.deep, let waited = waitUntilPlayedOut(&s, &o) { return waited }
+                // What the open device holds plays out first (woken by commands meanwhile).
+                if let waited = waitUntilPlayedOut(&s, &o) { return waited }
                 return .open(c.format, wide: c.wide, wideFirst: c.wide || s.queueHoldsWide)
             }
         }
@@ -681,7 +695,7 @@ extension AudioPipeline {
                 deviceLost(&s, &o, lost)
                 return .again
             }
-            let d = o.clock ? o.delay(MonotonicClock.nanoseconds()) : deviceDelay
+            let d = o.clock ? o.virtualDelay(MonotonicClock.nanoseconds()) : deviceDelay
             o.lastDelay = d
             o.publishPlayed(upTo: o.written - Int64(d))
             o.lastDelayNs = measuredAt
@@ -690,7 +704,7 @@ extension AudioPipeline {
         }
         if outcome.lost != nil {
             o.sink.close()
-            o.isOpen = false
+            o.deviceDid(.closed)
         }
         return next
     }
@@ -710,23 +724,32 @@ extension AudioPipeline {
                         wide: UnsafeRawPointer(period).assumingMemoryBound(to: Int32.self) + outcome.done * channels,
                         frames: frames - outcome.done)
                     : try o.sink.write(period + outcome.done * channels, frames: frames - outcome.done)
+                o.deviceDid(.wrote)
             } catch {
                 switch error.code {
                 case EINTR:
                     continue
                 case EPIPE:
                     outcome.underruns += 1
-                    do throws(ALSAError) { try o.sink.prepare() } catch {
+                    o.deviceDid(.underrun)
+                    do throws(ALSAError) {
+                        try o.sink.prepare()
+                        o.deviceDid(.prepared)
+                    } catch {
+                        o.deviceDid(.failed)
                         outcome.lost = error
                         return outcome
                     }
                 case ESTRPIPE:
                     outcome.suspends += 1
+                    o.deviceDid(.suspend)
                     if let failure = resumeAfterSuspend(&o) {
+                        o.deviceDid(.failed)
                         outcome.lost = failure
                         return outcome
                     }
                 default:
+                    o.deviceDid(.failed)
                     outcome.lost = error
                     return outcome
                 }
@@ -737,19 +760,26 @@ extension AudioPipeline {
 
     /// A suspended device (the machine slept): resume it, trying again every 10 ms for up to
     /// a second while the driver answers -EAGAIN, else prepare it (snd_pcm_recover's way).
-    /// Returns the error when neither works.
+    /// Returns the error when neither works. Between tries jb-output waits on its condition
+    /// (without the lock), not in a sleep.
     private func resumeAfterSuspend<Sink>(_ o: inout OutputLocals<Sink>) -> ALSAError? {
-        for _ in 0..<100 {
+        let giveUpAt = MonotonicClock.nanoseconds() + 1_000_000_000
+        while true {
             do throws(ALSAError) {
                 try o.sink.resume()
+                o.deviceDid(.resumed)
                 return nil
             } catch {
                 guard error.code == EAGAIN else { break }
-                MonotonicClock.sleep(nanoseconds: 10_000_000)
+                o.deviceDid(.stillWaking)
             }
+            let now = MonotonicClock.nanoseconds()
+            guard now < giveUpAt else { break }
+            _ = shared.withLock { s in shared.wait(outputWork, &s, nanoseconds: min(10_000_000, giveUpAt - now)) }
         }
         do throws(ALSAError) {
             try o.sink.prepare()
+            o.deviceDid(.prepared)
             return nil
         } catch {
             return error
@@ -767,7 +797,6 @@ extension AudioPipeline {
         o.written -= Int64(o.lastDelay)
         o.lastDelay = 0
         o.restartStream(MonotonicClock.nanoseconds())
-        o.reopening = true
         o.backoffNs = firstBackoffNs
         o.retryAtNs = MonotonicClock.nanoseconds() + o.backoffNs
         if audible != nil { s.anchorDecoding = false }
@@ -812,34 +841,90 @@ extension AudioPipeline {
         if s.ringCount <= slots / 2 { decodeWork.broadcast() }
     }
 
-    /// A command flushed the device: rewind and drop what it holds, resolve the audible
-    /// position when asked, and restart decoding where playback must continue.
-    private func handleFlush<Sink>(_ s: inout SharedState, _ o: inout OutputLocals<Sink>) {
+    /// A flush command's work, as decided under the lock: a device open in S16 while the
+    /// queue now holds a wide source the device takes is closed, to open it wide where the
+    /// audio breaks anyway, not at a join.
+    private func flushWork(_ s: borrowing SharedState) -> CommandWork {
+        .flush(closeForWide: s.queueHoldsWide && !s.wideRefused)
+    }
+
+    /// A speed command's work: a replay fading out what the device holds when the audible
+    /// position is to be resolved on an item being written, else an ordinary flush (the
+    /// device just started, or is gone), fading in at the next anchor when it is open.
+    private func speedWork<Sink>(_ s: borrowing SharedState, _ o: inout OutputLocals<Sink>) -> CommandWork {
+        guard s.needsResolve, o.isOpen, !o.reanchor, !s.startPending, let item = o.item,
+            s.items.item(item.serial) != nil
+        else {
+            o.fadeInAtAnchor = o.isOpen
+            return flushWork(s)
+        }
+        return .speed(serial: item.serial)
+    }
+
+    /// Does a command's device calls without the lock, then (under it) what follows in the
+    /// shared state, and decides the next step.
+    private func performCommand<Sink>(_ work: CommandWork, _ o: inout OutputLocals<Sink>) -> OutputStep {
+        switch work {
+        case .flush(let closeForWide):
+            let now = MonotonicClock.nanoseconds()
+            let held = flushDevice(&o, now: now, closeForWide: closeForWide)
+            return shared.withLock { s in
+                settleFlush(&s, &o, held: held, now: now)
+                return nextStep(&s, &o)
+            }
+        case .speed(let serial):
+            let resumeAt = replayFadingOut(&o)
+            return shared.withLock { s in
+                // A stop or another item that came meanwhile goes next, and the speed change
+                // then has no position to keep.
+                if s.state != .stopped, !s.startPending, let playing = s.items.item(serial) {
+                    s.needsResolve = false
+                    s.anchor = (playing, .frame(resumeAt))
+                }
+                settle(&s, audible: nil)
+                return nextStep(&s, &o)
+            }
+        case .gain(let target, let sounding):
+            rampGain(&o, to: target, sounding: sounding)
+            return .again
+        }
+    }
+
+    /// A flush's device part: takes back what the device holds (rewind) and drops the rest,
+    /// closing it when `closeForWide`. Returns the frames it still held after the rewind
+    /// (nil when it was not open): the audible position is resolved from them under the lock.
+    private func flushDevice<Sink>(_ o: inout OutputLocals<Sink>, now: UInt64, closeForWide: Bool) -> Int? {
+        guard o.isOpen else { return nil }
+        let rewound: Int
+        if o.clock {
+            rewound = Int(o.written - o.virtualPlayed(now))
+        } else {
+            let rewindable = o.sink.rewindable()
+            rewound = (try? o.sink.rewind(rewindable)) ?? 0
+        }
+        o.written -= Int64(rewound)
+        let held = o.clock ? 0 : max(0, (try? o.sink.delay()) ?? 0)
+        _ = try? o.sink.drop()
+        _ = try? o.sink.prepare()
+        o.deviceDid(.prepared)
+        if closeForWide && !o.wide {
+            o.sink.close()
+            o.deviceDid(.closed)
+        }
+        return held
+    }
+
+    /// A flush's accounting: posts a start that became audible, resolves the audible position
+    /// when asked (from the `held` frames the device still had), and restarts decoding where
+    /// playback must continue.
+    private func settleFlush<Sink>(_ s: inout SharedState, _ o: inout OutputLocals<Sink>, held: Int?, now: UInt64) {
         let resolve = s.needsResolve
         s.needsResolve = false
-        let now = MonotonicClock.nanoseconds()
         var audibleNow: Audible?
-        if o.isOpen {
-            let rewound: Int
-            if o.clock {
-                rewound = Int(o.written - o.virtualPlayed(now))
-            } else {
-                let rewindable = o.sink.rewindable()
-                rewound = (try? o.sink.rewind(rewindable)) ?? 0
-            }
-            o.written -= Int64(rewound)
-            let d = o.clock ? 0 : max(0, (try? o.sink.delay()) ?? 0)
-            if let start = o.pendingStart, o.written - Int64(d) >= start.at { post(.started(start.token), &s) }
-            if resolve && !s.startPending { audibleNow = o.audible(delay: d) }
-            _ = try? o.sink.drop()
-            _ = try? o.sink.prepare()
-            o.written -= Int64(d)
-            if s.queueHoldsWide && !o.wide && !s.wideRefused {
-                // Open in S16, but the queue now holds a wide source and the device takes
-                // one: switch here, where the audio breaks anyway, not at a join.
-                o.sink.close()
-                o.isOpen = false
-            }
+        if let held {
+            if let start = o.pendingStart, o.written - Int64(held) >= start.at { post(.started(start.token), &s) }
+            if resolve && !s.startPending { audibleNow = o.audible(delay: held) }
+            o.written -= Int64(held)
         }
         o.restartStream(now)
         s.startPending = false
@@ -848,30 +933,35 @@ extension AudioPipeline {
 
     /// A new speed while playing: what the device holds is rewound, its first ~5 ms played
     /// again from the history fading out, and decoding starts again at the item frame where
-    /// the fade ends, at the new speed, fading in (click-free, heard within about a period).
-    /// With nothing to rewind (the device just started, or is gone), it is an ordinary flush.
-    private func handleSpeed<Sink>(_ s: inout SharedState, _ o: inout OutputLocals<Sink>) {
-        let resolve = s.needsResolve
-        guard resolve, o.isOpen, !o.reanchor, !s.startPending, let item = o.item,
-            let playing = s.items.item(item.serial)
-        else {
-            o.fadeInAtAnchor = o.isOpen
-            return handleFlush(&s, &o)
-        }
-        s.needsResolve = false
+    /// the fade ends (returned), at the new speed, fading in (click-free, heard within about a
+    /// period).
+    private func replayFadingOut<Sink>(_ o: inout OutputLocals<Sink>) -> Int64 {
         let rewound = rewindForReplay(&o)
         let fade = min(rewound, max(1, o.rate / 200))
         let resumeAt = o.written + Int64(fade)
-        s.anchor = (playing, .frame(max(0, o.itemFrame(at: resumeAt))))
         if fade > 0 {
             o.replayEnd = resumeAt
             o.rampTo = 0
             o.rampLeft = fade
             o.rampStep = -o.gain / Float(fade)
         }
+        let frame = max(0, o.itemFrame(at: resumeAt))
         o.reanchor = true
         o.fadeInAtAnchor = true
-        settle(&s, audible: nil)
+        return frame
+    }
+
+    /// A feedback sound while not playing: the device may have run dry after the last one,
+    /// so it starts afresh (without the lock), then the sound starts.
+    private func restartForCue<Sink>(_ o: inout OutputLocals<Sink>, _ cue: FeedbackSound, level: Float) -> OutputStep {
+        let held = max(0, (try? o.sink.delay()) ?? 0)
+        _ = try? o.sink.drop()
+        _ = try? o.sink.prepare()
+        o.deviceDid(.prepared)
+        o.written -= Int64(held)
+        o.restartStream(MonotonicClock.nanoseconds())
+        o.startCue(cue, level: level)
+        return .again
     }
 
     /// After a flush or a lost device: anchors playback at `audible` (when known) or at the
@@ -914,7 +1004,7 @@ extension AudioPipeline {
         let available = Int(max(0, o.written - oldest))
         let rewound: Int
         if o.clock {
-            rewound = min(available, o.delay(MonotonicClock.nanoseconds()))
+            rewound = min(available, o.virtualDelay(MonotonicClock.nanoseconds()))
         } else {
             rewound = (try? o.sink.rewind(min(available, o.sink.rewindable()))) ?? 0
         }
@@ -922,12 +1012,13 @@ extension AudioPipeline {
         return max(0, rewound)
     }
 
-    /// A new software gain: start a ~5 ms ramp and re-render what ALSA still holds.
-    private func handleGain<Sink>(_ s: inout SharedState, _ o: inout OutputLocals<Sink>) {
-        o.gainTarget = s.gainTarget
+    /// A new software gain `target`: start a ~5 ms ramp and re-render what ALSA still holds
+    /// when the output is `sounding` (playing on an open device).
+    private func rampGain<Sink>(_ o: inout OutputLocals<Sink>, to target: Float, sounding: Bool) {
+        o.gainTarget = target
         o.rampTo = o.gainTarget
         o.fadeInAtAnchor = false
-        guard o.isOpen, s.state == .playing else {
+        guard o.isOpen, sounding else {
             // Nothing sounds: the next audio starts at the new gain, with no ramp to hear (a
             // start with the output muted must not begin with 5 ms at full volume).
             o.gain = o.gainTarget
@@ -949,9 +1040,9 @@ extension AudioPipeline {
         o.refilling = true
     }
 
-    /// Opens (or reopens, after playing out the old format) the device for `format`, in a
-    /// wide sample format first when `wideFirst` (32-bit samples, or the queue holds a wide
-    /// source) or when it was open wide before (a rate change, a lost device: it stays wide,
+    /// Opens (or reopens, after the old format played out: see `waitUntilPlayedOut`) the
+    /// device for `format`, in a wide sample format first when `wideFirst` (32-bit samples,
+    /// or the queue holds a wide source) or when it was open wide before (a rate change, a lost device: it stays wide,
     /// so a later change of depth is gapless; a box that never plays a wide source keeps
     /// S16); on failure, tries again after the backoff. A device granted a wide format is used
     /// wide whatever the chunk's depth.
@@ -959,15 +1050,11 @@ extension AudioPipeline {
         _ o: inout OutputLocals<Sink>, _ format: AudioFormat, wide: Bool, wideFirst: Bool
     ) -> OutputStep {
         if o.isOpen {
-            if o.clock {
-                let remaining = o.delay(MonotonicClock.nanoseconds())
-                MonotonicClock.sleep(nanoseconds: UInt64(remaining) * 1_000_000_000 / UInt64(o.rate))
-            } else {
-                _ = try? o.sink.drain()
-            }
+            // A clock-paced device played out meanwhile; a real one plays out here.
+            if !o.clock { _ = try? o.sink.drain() }
             o.publishPlayed(upTo: o.written)
             o.sink.close()
-            o.isOpen = false
+            o.deviceDid(.closed)
         }
         let request = PCMRequest(
             device: config.device, rate: UInt32(format.rate), channels: UInt32(format.channels),
@@ -978,7 +1065,7 @@ extension AudioPipeline {
         // The feedback sounds at the device's rate, before taking the lock.
         if case .success(let grant) = opened { o.tones.render(rate: grant.rate) }
         return shared.withLock { s in
-            if o.reopening { s.reopenAttempts += 1 }
+            if o.device == .reopening { s.reopenAttempts += 1 }
             switch opened {
             case .success(let grant):
                 o.format = AudioFormat(rate: grant.rate, channels: format.channels)
@@ -992,7 +1079,7 @@ extension AudioPipeline {
                 if grant.rate != format.rate || (wide && !o.wide) { decodeAgain(&s, &o, from: format) }
             case .failure(let error):
                 s.deviceError = error.description
-                o.reopening = true
+                o.deviceDid(.openFailed)
                 o.retryAtNs = MonotonicClock.nanoseconds() + o.backoffNs
                 o.backoffNs = min(o.backoffNs * 2, lastBackoffNs)
             }
@@ -1002,8 +1089,7 @@ extension AudioPipeline {
 
     /// Takes over what the device granted, at `o.format`.
     private func accept<Sink>(_ grant: SinkGrant, _ s: inout SharedState, _ o: inout OutputLocals<Sink>) {
-        o.isOpen = true
-        o.reopening = false
+        o.deviceDid(.opened)
         o.backoffNs = firstBackoffNs
         o.period = min(grant.periodFrames, o.periodCapacity)
         o.buffer = grant.bufferFrames
@@ -1085,7 +1171,7 @@ extension AudioPipeline {
     private func waitUntilPlayedOut<Sink>(_ s: inout SharedState, _ o: inout OutputLocals<Sink>) -> OutputStep? {
         guard o.isOpen && (o.clock || o.deep) else { return nil }
         let now = MonotonicClock.nanoseconds()
-        let remaining = o.clock ? o.delay(now) : o.queuedEstimate(now)
+        let remaining = o.clock ? o.virtualDelay(now) : o.queuedEstimate(now)
         guard remaining > 0 else { return nil }
         shared.wait(outputWork, &s, nanoseconds: UInt64(remaining) * 1_000_000_000 / UInt64(o.rate) + 1)
         return .again
@@ -1098,6 +1184,7 @@ extension AudioPipeline {
         }
         _ = try? o.sink.drain()
         _ = try? o.sink.prepare()
+        o.deviceDid(.prepared)
         return shared.withLock { s in
             // A command or a follow-up that came meanwhile goes first.
             if s.commands.isEmpty, s.ringCount == 0, s.awaitingNext, s.state == .playing { finishStream(&s, &o) }
