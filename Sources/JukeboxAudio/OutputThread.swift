@@ -7,11 +7,17 @@ import LinuxSupport
 // applies the software gain, and turns ring markers into events. It does not allocate, log,
 // retain or do file I/O on its path (the buffers below are allocated when the thread starts,
 // the history grown when the device is opened; ring slots hold plain data), and it never
-// holds the lock while writing to or draining the device: a period is copied out of the
-// ring into the history under the lock, the lock is released, then the gain is applied
-// (into the period buffer; at a steady 1.0 the history itself is written) and the period is
-// written. With a deep buffer (a sound card granted `deep_buffer_ms`) it fills the buffer,
-// then sleeps on its condition until the buffer has drained to `buffer_ms` (timer-based
+// calls the device or sleeps while holding the lock: each step is decided under the lock
+// (`nextStep`, with what a command needs copied out) and done without it (`OutputStep`); a
+// period is copied out of the ring into the history under the lock, the lock is released,
+// then the gain is applied (into the period buffer; at a steady 1.0 the history itself is
+// written) and the period is written. Waits are on its condition, with a deadline.
+// This file is the command loop; the parts without a device are beside it, as MPD splits
+// output/Thread, Control and the filters: `OutputTimeline` (frames written ↔ track time, and
+// what the device holds), `GainStage` (volume ramps, ReplayGain, crossfades), `FeedbackCue`
+// and `OutputDeviceState` (the device's states and their transitions).
+// With a deep buffer (a sound card granted `deep_buffer_ms`) it fills the buffer, then
+// sleeps on its condition until the buffer has drained to `buffer_ms` (timer-based
 // scheduling, as PulseAudio's): a few wake-ups a second instead of one per period, and a
 // command wakes it at once. Otherwise it writes one period at a time (a write returns after
 // about a period once the buffer is full; idle waits time out), so a command reaches the
@@ -31,17 +37,11 @@ import LinuxSupport
 // opened again with a backoff of 0.1 s doubling to 2 s, and playback continues at the frame
 // that was audible when it went. Each is counted; the control side logs them.
 
-/// The frame the device is playing: the item's serial and token, and the frame within it.
-struct Audible {
-    var serial: UInt32
-    var token: UInt64
-    var frame: Int64
-}
-
 /// jb-output's own state. Only jb-output touches it.
 struct OutputLocals<Sink: AudioSink>: ~Copyable {
     var sink: Sink
-    var isOpen = false
+    var device = OutputDeviceState.closed
+    var isOpen: Bool { device.isOpen }
     var format: AudioFormat?
     /// The device is open in a wide format (S32_LE, S24_LE, S24_3LE): the history and the
     /// period buffer then hold Int32 samples, two Int16 words each, 32-bit chunks
@@ -57,13 +57,9 @@ struct OutputLocals<Sink: AudioSink>: ~Copyable {
     /// one that passes writes on at once (`SinkGrant.writesThrough`).
     var block = 441
     var buffer = 1764
-    /// Frames written to the PCM since it was opened, minus what was rewound or dropped:
-    /// the index of the next frame, and the index into `history`.
-    var written: Int64 = 0
-    /// The device delay after the last write: what was lost with it if it goes away.
-    var lastDelay = 0
-    /// When `lastDelay` was measured: with it, what the device holds now is estimated.
-    var lastDelayNs: UInt64 = 0
+    /// Frames written (`timeline.written` is also the index into `history`), the track time
+    /// they stand for, and what the device holds.
+    var timeline = OutputTimeline()
     /// Deep-buffer scheduling: keep up to `fill` frames queued; once full, sleep until no
     /// more than `lowMark` are left (`refilling` false meanwhile).
     var deep = false
@@ -79,23 +75,6 @@ struct OutputLocals<Sink: AudioSink>: ~Copyable {
     /// When to try opening the device again, and the wait after the next failure.
     var retryAtNs: UInt64 = 0
     var backoffNs = firstBackoffNs
-    /// An open failed or the device went away: the next opens count as reopen attempts.
-    var reopening = false
-
-    /// The item being written (by serial and token) and the one before it.
-    var item: (serial: UInt32, token: UInt64)?
-    /// `written` index at which `item` was anchored, the item frame (track time) there, and
-    /// the speed its frames play at (each written frame is `itemSpeed` item frames).
-    var itemOrigin: Int64 = 0
-    var itemBase: Int64 = 0
-    var itemSpeed = 1.0
-    var itemFirstWritten: Int64 = 0
-    var prevItem: (serial: UInt32, token: UInt64)?
-    var prevOrigin: Int64 = 0
-    var prevBase: Int64 = 0
-    var prevSpeed = 1.0
-    /// After a flush the next audio chunk anchors the item bookkeeping again.
-    var reanchor = true
 
     /// The source frames of what was written (a ring indexed by `written`), to re-render
     /// what ALSA still holds with a new gain. It only has to cover the device buffer and one
@@ -110,24 +89,8 @@ struct OutputLocals<Sink: AudioSink>: ~Copyable {
     private(set) var periodBuffer: SampleBuffer
     let periodCapacity = 16384
 
-    var gainTarget: Float = 1
-    var gain: Float = 1
-    /// The ReplayGain factor of the item being written (every frame of a period comes from
-    /// one chunk, and a re-render never reaches back past the item's first frame).
-    var itemGain: Float = 1
-    var rampStep: Float = 0
-    var rampLeft = 0
-    /// The `written` index from which every frame was rendered at `gain` (where the last ramp
-    /// ended): a new gain's re-render may reach back to here and no further, as frames
-    /// before were rendered at other gains and starting them at `gain` would be a step.
-    var gainSteadyFrom: Int64 = 0
-    /// Where the ramp ends: the gain target, or 0 for the fade-out before a speed change.
-    var rampTo: Float = 1
-    /// A speed change faded the device out: the next anchored chunk fades in.
-    var fadeInAtAnchor = false
-
-    var clockBaseNs: UInt64 = 0
-    var clockBaseFrames: Int64 = 0
+    /// The volume's ramps and the item's ReplayGain, applied to each period, and crossfades.
+    var gainStage = GainStage()
 
     /// Where the frames that played go too (the Snapcast output), and the `written` index up
     /// to which they went: a frame goes once it can no longer be rewound.
@@ -135,79 +98,27 @@ struct OutputLocals<Sink: AudioSink>: ~Copyable {
     var publishedUpTo: Int64 = 0
     /// Narrows 32-bit samples, and rounds products of ReplayGain, for `playedAudio` (S16).
     var playedDither = TPDFDither()
-    /// Rounds the products of the gain stage (on a device open in S16) and of crossfades to 16 bits.
-    var gainDither = TPDFDither()
-
-    /// The feedback sounds at the device's rate, and the one sounding: its samples start at
-    /// `cueOffset` of `tones` and lie over the `written` frames `cueStart..<cueEnd`.
-    var tones = FeedbackTones()
-    var cue: FeedbackSound?
-    var cueSerial: UInt32 = 0
-    var cueOffset = 0
-    var cueStart: Int64 = 0
-    var cueEnd: Int64 = 0
-    var cueLevel: Float = 0
+    /// The feedback sound mixed in after the gain.
+    var cue = FeedbackCue()
 
     init(sink: consuming Sink, playedAudio: PlayedAudioRing?) {
         self.sink = sink
         self.playedAudio = playedAudio
         history = SampleBuffer(count: historyFrames * AudioPipeline.maxChannels)
         periodBuffer = SampleBuffer(count: periodCapacity * AudioPipeline.maxChannels)
-        tones.render(rate: 44100)
     }
 
-    /// Starts `sound` at the next frame written.
-    mutating func startCue(_ sound: FeedbackSound, level: Float) {
-        cue = sound
-        cueLevel = level
-        cueStart = written
-        placeCue()
-    }
-
-    /// Where the sounding cue lies in the tones and in `written` (again after the tones were
-    /// rendered at another rate).
-    mutating func placeCue() {
-        guard let cue else { return }
-        let range = tones.range(cue)
-        cueOffset = range.lowerBound
-        cueEnd = cueStart + Int64(range.count)
-    }
-
-    /// Whether the cue sounds in the `frames` frames at `written`.
-    func cueSounds(frames: Int) -> Bool { written < cueEnd && written + Int64(frames) > cueStart }
-
-    /// Adds the cue's samples that fall on the `frames` frames at `written` to the period
-    /// buffer, clipped.
-    func mixCue(frames: Int) {
-        let from = max(written, cueStart)
-        let to = min(written + Int64(frames), cueEnd)
-        guard from < to else { return }
-        let ch = channels
-        var tone = tones.samples + cueOffset + Int(from - cueStart)
-        if wide {
-            var out = wideSamples(periodBuffer) + Int(from - written) * ch
-            let level = Double(cueLevel) * 65536
-            for _ in from..<to {
-                let t = Double(tone.pointee) * level
-                for c in 0..<ch { out[c] = Int32(clamping: Int64((Double(out[c]) + t).rounded())) }
-                out += ch
-                tone += 1
-            }
-            return
-        }
-        var out = periodBuffer.base + Int(from - written) * ch
-        for _ in from..<to {
-            let t = Float(tone.pointee) * cueLevel
-            for c in 0..<ch { out[c] = Int16(max(-32768, min(32767, (Float(out[c]) + t).rounded()))) }
-            out += ch
-            tone += 1
-        }
+    /// Moves the device state on `event` (one the state allows: see `OutputDeviceState.after`).
+    mutating func deviceDid(_ event: OutputDeviceState.Event) {
+        let next = device.after(event)
+        assert(next != nil, "no device transition from \(device) on \(event)")
+        device = next ?? device
     }
 
     /// Zeros as the source of the `frames` frames at `written` (the cue sounds over them).
     func saveSilence(frames: Int) {
         let ch = channels * words
-        let index = Int(written % Int64(historyFrames))
+        let index = Int(timeline.written % Int64(historyFrames))
         let first = min(frames, historyFrames - index)
         (history.base + index * ch).update(repeating: 0, count: first * ch)
         if first < frames { history.base.update(repeating: 0, count: (frames - first) * ch) }
@@ -242,52 +153,6 @@ struct OutputLocals<Sink: AudioSink>: ~Copyable {
     var channels: Int { format?.channels ?? 2 }
     var rate: Int { format?.rate ?? 44100 }
 
-    /// Frames the virtual (clock-paced) device has played.
-    func virtualPlayed(_ now: UInt64) -> Int64 {
-        guard now > clockBaseNs else { return min(written, clockBaseFrames) }
-        let elapsed = Int64((now - clockBaseNs) * UInt64(rate) / 1_000_000_000)
-        return min(written, clockBaseFrames + elapsed)
-    }
-
-    mutating func rebaseClock(_ now: UInt64) {
-        clockBaseNs = now
-        clockBaseFrames = written
-    }
-
-    /// What the device holds now, from the delay measured after the last write.
-    func queuedEstimate(_ now: UInt64) -> Int {
-        if clock { return Int(written - virtualPlayed(now)) }
-        let elapsed = now > lastDelayNs ? Int((now - lastDelayNs) * UInt64(rate) / 1_000_000_000) : 0
-        return max(0, lastDelay - elapsed)
-    }
-
-    /// Frames written but not yet played.
-    mutating func delay(_ now: UInt64) -> Int {
-        if clock { return Int(written - virtualPlayed(now)) }
-        guard isOpen else { return 0 }
-        return max(0, (try? sink.delay()) ?? 0)
-    }
-
-    /// The item and frame the device is playing, given the device delay.
-    func audible(delay: Int) -> Audible? {
-        guard let item, !reanchor else { return nil }
-        let played = written - Int64(delay)
-        if played >= itemFirstWritten {
-            return Audible(serial: item.serial, token: item.token, frame: itemFrame(at: played))
-        }
-        if let prevItem {
-            return Audible(
-                serial: prevItem.serial, token: prevItem.token,
-                frame: prevBase + trackFrames(played - prevOrigin, speed: prevSpeed))
-        }
-        return Audible(serial: item.serial, token: item.token, frame: itemFrame(at: itemFirstWritten))
-    }
-
-    /// The frame of `item` (track time) that `written` index `index` plays.
-    func itemFrame(at index: Int64) -> Int64 {
-        itemBase + trackFrames(index - itemOrigin, speed: itemSpeed)
-    }
-
     /// Hands the history's frames up to `end` (they played) to `playedAudio`, as they sounded
     /// but for the volume (each listener has its own): with the item's ReplayGain.
     mutating func publishPlayed(upTo end: Int64) {
@@ -300,11 +165,11 @@ struct OutputLocals<Sink: AudioSink>: ~Copyable {
             if wide {
                 playedAudio.publish(
                     wide: wideSamples(history) + index * channels, count: count, channels: channels, rate: rate,
-                    gain: itemGain, dither: &playedDither)
+                    gain: gainStage.itemGain, dither: &playedDither)
             } else {
                 playedAudio.publish(
-                    history.base + index * channels, count: count, channels: channels, rate: rate, gain: itemGain,
-                    dither: &playedDither)
+                    history.base + index * channels, count: count, channels: channels, rate: rate,
+                    gain: gainStage.itemGain, dither: &playedDither)
             }
             from += Int64(count)
         }
@@ -313,13 +178,13 @@ struct OutputLocals<Sink: AudioSink>: ~Copyable {
     /// After a flush or a lost device: nothing is queued and the next chunk anchors again.
     /// What had played up to `written` is published first.
     mutating func restartStream(_ now: UInt64) {
-        publishPlayed(upTo: written)
-        publishedUpTo = written
-        rebaseClock(now)
-        historyStart = written
-        replayEnd = written
-        reanchor = true
-        lastDelay = 0
+        publishPlayed(upTo: timeline.written)
+        publishedUpTo = timeline.written
+        timeline.rebaseClock(now)
+        historyStart = timeline.written
+        replayEnd = timeline.written
+        timeline.reanchor = true
+        timeline.lastDelay = 0
         refilling = true
         pendingStart = nil
     }
@@ -327,7 +192,7 @@ struct OutputLocals<Sink: AudioSink>: ~Copyable {
     /// Copies `frames` frames from `source` (32-bit samples when `wide`, else S16) into the
     /// history at `written`; S16 into a wide history widened, the value in the top bits.
     func saveHistory(_ source: UnsafePointer<Int16>, frames: Int, wide sourceWide: Bool) {
-        let index = Int(written % Int64(historyFrames))
+        let index = Int(timeline.written % Int64(historyFrames))
         let first = min(frames, historyFrames - index)
         guard wide && !sourceWide else {
             let ch = channels * words
@@ -350,20 +215,16 @@ struct OutputLocals<Sink: AudioSink>: ~Copyable {
         _ outgoing: UnsafePointer<Int16>, _ incoming: UnsafePointer<Int16>, frames: Int, at: Int, length: Int,
         scale: Float
     ) {
-        let ch = channels
         let mixed = periodBuffer.base
-        for f in 0..<frames {
-            let share = Double(at + f) / Double(length)
-            gainDither.mix(
-                outgoing + f * ch, 1 - share, incoming + f * ch, share * Double(scale), into: mixed + f * ch, count: ch)
-        }
+        gainStage.crossfade(
+            outgoing, incoming, frames: frames, channels: channels, at: at, length: length, scale: scale, into: mixed)
         saveHistory(mixed, frames: frames, wide: false)
     }
 
     /// Copies `frames` frames of history starting at `written` into the period buffer.
     func loadHistory(frames: Int) {
         let ch = channels * words
-        let index = Int(written % Int64(historyFrames))
+        let index = Int(timeline.written % Int64(historyFrames))
         let first = min(frames, historyFrames - index)
         periodBuffer.base.update(from: history.base + index * ch, count: first * ch)
         if first < frames { (periodBuffer.base + first * ch).update(from: history.base, count: (frames - first) * ch) }
@@ -371,60 +232,24 @@ struct OutputLocals<Sink: AudioSink>: ~Copyable {
 
     /// The `frames` frames at `written`, ready to write: straight from the history when the
     /// gain is a steady 1.0 and they do not wrap (saving a copy per sample, the common case),
-    /// else copied into the period buffer with the gain applied.
+    /// else copied into the period buffer with the gain applied and the cue mixed in.
     mutating func renderPeriod(frames: Int) -> UnsafePointer<Int16> {
-        let index = Int(written % Int64(historyFrames))
-        let cueSounds = cueSounds(frames: frames)
-        if !cueSounds && rampLeft == 0 && gain == 1.0 && itemGain == 1.0 && index + frames <= historyFrames {
+        let first = timeline.written
+        let index = Int(first % Int64(historyFrames))
+        let cueSounds = cue.sounds(frames: frames, at: first)
+        if !cueSounds && gainStage.isUnity && index + frames <= historyFrames {
             return UnsafePointer(history.base + index * channels * words)
         }
         loadHistory(frames: frames)
-        applyGain(frames: frames)
-        if cueSounds { mixCue(frames: frames) }
-        return UnsafePointer(periodBuffer.base)
-    }
-
-    /// Applies the gain (with its ramp) times the item's ReplayGain to the period buffer in
-    /// place. A steady product of exactly 1.0 leaves the samples untouched.
-    mutating func applyGain(frames: Int) {
-        if rampLeft == 0 && gain == 1.0 && itemGain == 1.0 { return }
-        let ch = channels
         if wide {
-            // In Double: a Float has too few bits for 32-bit samples.
             let samples = wideSamples(periodBuffer)
-            var i = 0
-            for frame in 0..<frames {
-                stepRamp(frame: written + Int64(frame))
-                let factor = Double(gain) * Double(itemGain)
-                for _ in 0..<ch {
-                    samples[i] = Int32(clamping: Int64((Double(samples[i]) * factor).rounded()))
-                    i += 1
-                }
-            }
-            return
+            gainStage.apply(wide: samples, frames: frames, channels: channels, first: first)
+            if cueSounds { cue.mix(wide: samples, frames: frames, channels: channels, at: first) }
+        } else {
+            gainStage.apply(periodBuffer.base, frames: frames, channels: channels, first: first)
+            if cueSounds { cue.mix(into: periodBuffer.base, frames: frames, channels: channels, at: first) }
         }
-        // Rounded back to 16 bits with TPDF dither, as the other narrowing stages: rounding
-        // alone makes the error follow the signal (distortion of quiet passages).
-        let samples = periodBuffer.base
-        guard rampLeft > 0 else {
-            gainDither.scale(samples, count: frames * ch, by: Double(gain) * Double(itemGain))
-            return
-        }
-        for frame in 0..<frames {
-            stepRamp(frame: written + Int64(frame))
-            gainDither.scale(samples + frame * ch, count: ch, by: Double(gain) * Double(itemGain))
-        }
-    }
-
-    /// One frame (`frame`, a `written` index) further along the gain ramp.
-    mutating func stepRamp(frame: Int64) {
-        guard rampLeft > 0 else { return }
-        gain += rampStep
-        rampLeft -= 1
-        if rampLeft == 0 {
-            gain = rampTo
-            gainSteadyFrom = frame + 1
-        }
+        return UnsafePointer(periodBuffer.base)
     }
 }
 
@@ -444,7 +269,24 @@ private enum OutputStep {
     case open(AudioFormat, wide: Bool, wideFirst: Bool)
     /// Nothing is left and no follow-up came: play out what the device holds.
     case drain
+    /// A command taken from the queue: its device calls are made without the lock.
+    case command(CommandWork)
+    /// A new feedback sound while not playing, on a device that may have run dry after the
+    /// last one: drop and prepare it, then start the sound.
+    case restartForCue(FeedbackSound, level: Float)
     case exit
+}
+
+/// A command's device part, with what it needs from the shared state copied under the lock.
+private enum CommandWork {
+    /// Take back and drop what the device holds (play, pause, resume, seek, stop, or a speed
+    /// change with nothing to replay); `closeForWide`: close it too, to open it wide.
+    case flush(closeForWide: Bool)
+    /// Fade out what the device holds and play on at the new speed from where the fade ends
+    /// (`serial`: the item being written).
+    case speed(serial: UInt32)
+    /// Ramp to `target`, re-rendering what the device holds when `sounding`.
+    case gain(target: Float, sounding: Bool)
 }
 
 /// What a write of one period came to.
@@ -471,6 +313,8 @@ extension AudioPipeline {
             case .open(let format, let wide, let wideFirst):
                 step = openDevice(&o, format, wide: wide, wideFirst: wideFirst)
             case .drain: step = drainAtEnd(&o)
+            case .command(let work): step = performCommand(work, &o)
+            case .restartForCue(let cue, let level): step = restartForCue(&o, cue, level: level)
             case .exit:
                 if o.isOpen { o.sink.close() }
                 return
@@ -478,127 +322,133 @@ extension AudioPipeline {
         }
     }
 
+    /// The command loop's decision, under the lock: a queued command first, then a new
+    /// feedback sound, then (playing) the next period, or a wait on the condition.
     private func nextStep<Sink>(_ s: inout SharedState, _ o: inout OutputLocals<Sink>) -> OutputStep {
-        if !s.commands.isEmpty {
-            switch s.commands.removeFirst() {
-            case .play, .pause, .resume, .seek, .stop: handleFlush(&s, &o)
-            case .speed: handleSpeed(&s, &o)
-            case .gain: handleGain(&s, &o)
-            case .shutdown: return .exit
-            }
-            return .again
-        }
-        if s.cueSerial != o.cueSerial, let cue = s.cue {
-            o.cueSerial = s.cueSerial
-            if s.state != .playing && o.isOpen && !o.clock {
-                // The device may have run dry after the last sound: start it afresh.
-                let d = max(0, (try? o.sink.delay()) ?? 0)
-                _ = try? o.sink.drop()
-                _ = try? o.sink.prepare()
-                o.written -= Int64(d)
-                o.restartStream(MonotonicClock.nanoseconds())
-            }
-            o.startCue(cue, level: s.cueLevel)
+        if !s.commands.isEmpty { return commandStep(s.commands.removeFirst(), s, &o) }
+        if s.cueSerial != o.cue.serial, let cue = s.cue {
+            o.cue.serial = s.cueSerial
+            if s.state != .playing && o.isOpen && !o.clock { return .restartForCue(cue, level: s.cueLevel) }
+            o.cue.begin(cue, level: s.cueLevel, at: o.timeline.written)
         }
         guard s.state == .playing else {
             // Only after a cue (serial 0: none yet), or it would write a buffer of silence at start.
-            if o.cueSerial != 0 && o.written < o.cueEnd + Int64(o.buffer) { return idleCue(&s, &o) }
+            if o.cue.serial != 0 && o.timeline.written < o.cue.end + Int64(o.buffer) { return idleCue(&s, &o) }
             shared.wait(outputWork, &s, nanoseconds: 100_000_000)
             return .again
         }
         let now = o.deep ? MonotonicClock.nanoseconds() : 0
-        if o.deep, let start = o.pendingStart, o.written - Int64(o.queuedEstimate(now)) >= start.at {
+        if o.deep, let start = o.pendingStart,
+            o.timeline.written - Int64(o.timeline.queuedEstimate(now, clock: o.clock)) >= start.at
+        {
             post(.started(start.token), &s)
             o.pendingStart = nil
-            publishPosition(&s, o, delay: o.queuedEstimate(now), at: now)
+            publishPosition(&s, o, delay: o.timeline.queuedEstimate(now, clock: o.clock), at: now)
         }
-        let replaying = o.isOpen && o.written < o.replayEnd
-        if !replaying && s.ringCount == 0 {
-            if s.awaitingNext { return endOfStream(&s, &o) }
-            s.outputWaitsFor = o.written > o.historyStart ? max(1, slots / 4) : 1
-            shared.wait(outputWork, &s, nanoseconds: periodNanoseconds(o))
-            s.outputWaitsFor = .max
+        let replaying = o.isOpen && o.timeline.written < o.replayEnd
+        if !replaying {
+            if s.ringCount == 0 {
+                if s.awaitingNext { return endOfStream(&s, &o) }
+                s.outputWaitsFor = o.timeline.written > o.historyStart ? max(1, slots / 4) : 1
+                shared.wait(outputWork, &s, nanoseconds: periodNanoseconds(o))
+                s.outputWaitsFor = .max
+                return .again
+            }
+            if let step = headStep(&s, &o) { return step }
+        }
+        if paceClock(&s, &o) || paceDeepBuffer(&s, &o, now: now) { return .again }
+        if replaying { return .write(frames: min(o.block, Int(o.replayEnd - o.timeline.written)), started: nil) }
+        return composePeriod(&s, &o)
+    }
+
+    /// A command taken from the queue: its device part goes to `performCommand`.
+    private func commandStep<Sink>(
+        _ command: OutputCommand, _ s: borrowing SharedState, _ o: inout OutputLocals<Sink>
+    ) -> OutputStep {
+        switch command {
+        case .play, .pause, .resume, .seek, .stop: return .command(flushWork(s))
+        case .speed: return .command(speedWork(s, &o))
+        case .gain: return .command(.gain(target: s.gainTarget, sounding: s.state == .playing))
+        case .shutdown: return .exit
+        }
+    }
+
+    /// What the ring's head asks before its audio is written, if anything: a marker or a
+    /// crossfade partner to release, a chunk to decode again, or the device to open (again)
+    /// for its format. Nil when its audio can be written.
+    private func headStep<Sink>(_ s: inout SharedState, _ o: inout OutputLocals<Sink>) -> OutputStep? {
+        let c = s.chunks[s.ringHead]
+        if c.partner {
+            // Its frames went out mixed into the chunk before it.
+            popChunk(&s)
             return .again
         }
+        if c.kind != .audio || c.read >= c.frames {
+            switch c.kind {
+            case .audio: break
+            case .finished: post(.finished(c.token), &s)
+            case .failed: post(.failed(c.token, s.items.failure(c.serial) ?? "decoding failed"), &s)
+            }
+            popChunk(&s)
+            return .again
+        }
+        if o.isOpen && o.format == c.format && c.wide && s.wideRefused {
+            // Decoded wide before the device was found to take S16 only: again, narrowed.
+            decodeAgain(&s, &o, from: c.format)
+            return .again
+        }
+        // A wide device takes S16 chunks too (widened): a change of depth reopens only a
+        // device open in S16 for a 32-bit chunk.
+        guard !o.isOpen || o.format != c.format || (c.wide && !o.wide) else { return nil }
+        let now = MonotonicClock.nanoseconds()
+        if now < o.retryAtNs {
+            shared.wait(outputWork, &s, nanoseconds: o.retryAtNs - now)
+            return .again
+        }
+        // What the open device holds plays out first (woken by commands meanwhile).
+        if let waited = waitUntilPlayedOut(&s, &o) { return waited }
+        return .open(c.format, wide: c.wide, wideFirst: c.wide || s.queueHoldsWide)
+    }
+
+    /// With a deep buffer: once full, waits (woken by commands) until it drained to the low
+    /// mark, or to a pending start's first frame; returns true when it waited or the buffer
+    /// just filled (decide again).
+    private func paceDeepBuffer<Sink>(_ s: inout SharedState, _ o: inout OutputLocals<Sink>, now: UInt64) -> Bool {
+        guard o.deep else { return false }
+        let queued = o.timeline.queuedEstimate(now, clock: o.clock)
+        if !o.refilling {
+            if queued > o.lowMark {
+                var frames = queued - o.lowMark
+                if let start = o.pendingStart {
+                    frames = min(frames, max(1, Int(start.at - (o.timeline.written - Int64(queued)))))
+                }
+                shared.wait(outputWork, &s, nanoseconds: UInt64(frames) * 1_000_000_000 / UInt64(o.rate) + 1)
+                return true
+            }
+            o.refilling = true
+        }
+        if queued + o.block > o.fill {
+            o.refilling = false
+            return true
+        }
+        return false
+    }
+
+    /// Composes one period from the ring's head chunk into the history (anchoring the item
+    /// when it begins there), releases the chunk once read, and has the period written.
+    private func composePeriod<Sink>(_ s: inout SharedState, _ o: inout OutputLocals<Sink>) -> OutputStep {
         let head = s.ringHead
-        if !replaying {
-            let c = s.chunks[head]
-            if c.partner {
-                // Its frames went out mixed into the chunk before it.
-                popChunk(&s)
-                return .again
-            }
-            if c.kind != .audio || c.read >= c.frames {
-                switch c.kind {
-                case .audio: break
-                case .finished: post(.finished(c.token), &s)
-                case .failed: post(.failed(c.token, s.items.failure(c.serial) ?? "decoding failed"), &s)
-                }
-                popChunk(&s)
-                return .again
-            }
-            if o.isOpen && o.format == c.format && c.wide && s.wideRefused {
-                // Decoded wide before the device was found to take S16 only: again, narrowed.
-                decodeAgain(&s, &o, from: c.format)
-                return .again
-            }
-            // A wide device takes S16 chunks too (widened): a change of depth reopens only a
-            // device open in S16 for a 32-bit chunk.
-            if !o.isOpen || o.format != c.format || (c.wide && !o.wide) {
-                let now = MonotonicClock.nanoseconds()
-                if now < o.retryAtNs {
-                    shared.wait(outputWork, &s, nanoseconds: o.retryAtNs - now)
-                    return .again
-                }
-                if o.deep, let waited = waitUntilPlayedOut(&s, &o) { return waited }
-                return .open(c.format, wide: c.wide, wideFirst: c.wide || s.queueHoldsWide)
-            }
-        }
-        if paceClock(&s, &o) { return .again }
-        if o.deep {
-            let queued = o.queuedEstimate(now)
-            if !o.refilling {
-                if queued > o.lowMark {
-                    var frames = queued - o.lowMark
-                    if let start = o.pendingStart {
-                        frames = min(frames, max(1, Int(start.at - (o.written - Int64(queued)))))
-                    }
-                    shared.wait(outputWork, &s, nanoseconds: UInt64(frames) * 1_000_000_000 / UInt64(o.rate) + 1)
-                    return .again
-                }
-                o.refilling = true
-            }
-            if queued + o.block > o.fill {
-                o.refilling = false
-                return .again
-            }
-        }
-        // Compose one period.
-        if replaying { return .write(frames: min(o.block, Int(o.replayEnd - o.written)), started: nil) }
         let c = s.chunks[head]
         var started: UInt64?
-        if o.reanchor || (c.announce && c.read == 0) || o.item?.serial != c.serial {
-            o.prevItem = o.reanchor ? nil : o.item
-            o.prevOrigin = o.itemOrigin
-            o.prevBase = o.itemBase
-            o.prevSpeed = o.itemSpeed
-            o.item = (c.serial, c.token)
-            o.itemOrigin = o.written
-            o.itemBase = c.frameOffset + trackFrames(Int64(c.read), speed: c.speed)
-            o.itemSpeed = c.speed
-            if o.fadeInAtAnchor {
-                o.fadeInAtAnchor = false
-                o.gain = 0
-                o.rampTo = o.gainTarget
-                o.rampLeft = max(1, o.rate / 200)
-                o.rampStep = o.gainTarget / Float(o.rampLeft)
-            }
-            o.itemFirstWritten = o.written
-            o.reanchor = false
+        if o.timeline.reanchor || (c.announce && c.read == 0) || o.timeline.item?.serial != c.serial {
+            o.timeline.anchor(
+                serial: c.serial, token: c.token, base: c.frameOffset + trackFrames(Int64(c.read), speed: c.speed),
+                speed: c.speed)
+            o.gainStage.fadeInIfAsked(over: max(1, o.rate / 200))
             if c.announce && c.read == 0 { started = c.token }
         }
         let frames = min(o.block, c.frames - c.read)
-        o.itemGain = c.gain
+        o.gainStage.itemGain = c.gain
         let source =
             samples.base + head * Self.chunkFrames * Self.maxChannels + c.read * c.format.channels * (c.wide ? 2 : 1)
         if c.fadeLength > 0 {
@@ -624,9 +474,8 @@ extension AudioPipeline {
     ) -> Bool {
         guard o.clock, evenWhenDeep || !o.deep else { return false }
         let now = MonotonicClock.nanoseconds()
-        let played = o.virtualPlayed(now)
-        if played >= o.written { o.rebaseClock(now) }
-        let queued = Int(o.written - o.virtualPlayed(now))
+        if o.timeline.virtualPlayed(now) >= o.timeline.written { o.timeline.rebaseClock(now) }
+        let queued = o.timeline.virtualDelay(now)
         let excess = queued + o.period - o.buffer
         guard excess > 0 else { return false }
         shared.wait(outputWork, &s, nanoseconds: UInt64(excess) * 1_000_000_000 / UInt64(o.rate) + 1)
@@ -648,7 +497,7 @@ extension AudioPipeline {
                 o.format ?? AudioFormat(rate: 44100, channels: 2), wide: o.wide, wideFirst: o.wide || s.queueHoldsWide)
         }
         if paceClock(&s, &o, evenWhenDeep: true) { return .again }
-        let frames = min(o.block, Int(o.cueEnd + Int64(o.buffer) - o.written))
+        let frames = min(o.block, Int(o.cue.end + Int64(o.buffer) - o.timeline.written))
         o.saveSilence(frames: frames)
         return .write(frames: frames, started: nil)
     }
@@ -665,14 +514,14 @@ extension AudioPipeline {
             if o.sink.rewindable() < deviceDelay - o.lowMark { o.keepShallow(period: o.period) }
         }
         let next = shared.withLock { s -> OutputStep in
-            o.written += Int64(outcome.done)
+            o.timeline.written += Int64(outcome.done)
             s.underruns += outcome.underruns
             s.suspends += outcome.suspends
             if let started {
                 if o.deep {
                     // Two starts within one buffer: the earlier one is posted now.
                     if let earlier = o.pendingStart { post(.started(earlier.token), &s) }
-                    o.pendingStart = (started, o.itemFirstWritten)
+                    o.pendingStart = (started, o.timeline.itemFirstWritten)
                 } else {
                     post(.started(started), &s)
                 }
@@ -681,16 +530,16 @@ extension AudioPipeline {
                 deviceLost(&s, &o, lost)
                 return .again
             }
-            let d = o.clock ? o.delay(MonotonicClock.nanoseconds()) : deviceDelay
-            o.lastDelay = d
-            o.publishPlayed(upTo: o.written - Int64(d))
-            o.lastDelayNs = measuredAt
+            let d = o.clock ? o.timeline.virtualDelay(MonotonicClock.nanoseconds()) : deviceDelay
+            o.timeline.lastDelay = d
+            o.publishPlayed(upTo: o.timeline.written - Int64(d))
+            o.timeline.lastDelayNs = measuredAt
             publishPosition(&s, o, delay: d, at: measuredAt)
             return nextStep(&s, &o)
         }
         if outcome.lost != nil {
             o.sink.close()
-            o.isOpen = false
+            o.deviceDid(.closed)
         }
         return next
     }
@@ -710,23 +559,32 @@ extension AudioPipeline {
                         wide: UnsafeRawPointer(period).assumingMemoryBound(to: Int32.self) + outcome.done * channels,
                         frames: frames - outcome.done)
                     : try o.sink.write(period + outcome.done * channels, frames: frames - outcome.done)
+                o.deviceDid(.wrote)
             } catch {
                 switch error.code {
                 case EINTR:
                     continue
                 case EPIPE:
                     outcome.underruns += 1
-                    do throws(ALSAError) { try o.sink.prepare() } catch {
+                    o.deviceDid(.underrun)
+                    do throws(ALSAError) {
+                        try o.sink.prepare()
+                        o.deviceDid(.prepared)
+                    } catch {
+                        o.deviceDid(.failed)
                         outcome.lost = error
                         return outcome
                     }
                 case ESTRPIPE:
                     outcome.suspends += 1
+                    o.deviceDid(.suspend)
                     if let failure = resumeAfterSuspend(&o) {
+                        o.deviceDid(.failed)
                         outcome.lost = failure
                         return outcome
                     }
                 default:
+                    o.deviceDid(.failed)
                     outcome.lost = error
                     return outcome
                 }
@@ -737,19 +595,26 @@ extension AudioPipeline {
 
     /// A suspended device (the machine slept): resume it, trying again every 10 ms for up to
     /// a second while the driver answers -EAGAIN, else prepare it (snd_pcm_recover's way).
-    /// Returns the error when neither works.
+    /// Returns the error when neither works. Between tries jb-output waits on its condition
+    /// (without the lock), not in a sleep.
     private func resumeAfterSuspend<Sink>(_ o: inout OutputLocals<Sink>) -> ALSAError? {
-        for _ in 0..<100 {
+        let giveUpAt = MonotonicClock.nanoseconds() + 1_000_000_000
+        while true {
             do throws(ALSAError) {
                 try o.sink.resume()
+                o.deviceDid(.resumed)
                 return nil
             } catch {
                 guard error.code == EAGAIN else { break }
-                MonotonicClock.sleep(nanoseconds: 10_000_000)
+                o.deviceDid(.stillWaking)
             }
+            let now = MonotonicClock.nanoseconds()
+            guard now < giveUpAt else { break }
+            _ = shared.withLock { s in shared.wait(outputWork, &s, nanoseconds: min(10_000_000, giveUpAt - now)) }
         }
         do throws(ALSAError) {
             try o.sink.prepare()
+            o.deviceDid(.prepared)
             return nil
         } catch {
             return error
@@ -763,11 +628,10 @@ extension AudioPipeline {
         s.deviceLosses += 1
         s.deviceError = error.description
         // With a start pending the device held the previous item: the anchor stays the start.
-        let audible = s.startPending ? nil : o.audible(delay: o.lastDelay)
-        o.written -= Int64(o.lastDelay)
-        o.lastDelay = 0
+        let audible = s.startPending ? nil : o.timeline.audible(delay: o.timeline.lastDelay)
+        o.timeline.written -= Int64(o.timeline.lastDelay)
+        o.timeline.lastDelay = 0
         o.restartStream(MonotonicClock.nanoseconds())
-        o.reopening = true
         o.backoffNs = firstBackoffNs
         o.retryAtNs = MonotonicClock.nanoseconds() + o.backoffNs
         if audible != nil { s.anchorDecoding = false }
@@ -780,22 +644,12 @@ extension AudioPipeline {
     private func publishPosition<Sink>(
         _ s: inout SharedState, _ o: borrowing OutputLocals<Sink>, delay: Int, at now: UInt64
     ) {
-        guard let audible = o.audible(delay: delay) else { return }
+        guard let audible = o.timeline.audible(delay: delay) else { return }
         s.positionToken = audible.token
         s.positionFrames = audible.frame
         s.positionNs = o.deep ? max(now, 1) : 0
         // In track time (an item's frames may be stretched to another speed).
-        let played = o.written - Int64(delay)
-        if played >= o.itemFirstWritten {
-            s.positionLimit = o.itemFrame(at: o.written)
-            s.positionSpeed = o.itemSpeed
-        } else if o.prevItem != nil {
-            s.positionLimit = o.prevBase + trackFrames(o.itemFirstWritten - o.prevOrigin, speed: o.prevSpeed)
-            s.positionSpeed = o.prevSpeed
-        } else {
-            s.positionLimit = audible.frame
-            s.positionSpeed = o.itemSpeed
-        }
+        (s.positionLimit, s.positionSpeed) = o.timeline.positionLimit(delay: delay, audibleFrame: audible.frame)
     }
 
     private func periodNanoseconds<Sink>(_ o: borrowing OutputLocals<Sink>) -> UInt64 {
@@ -812,34 +666,92 @@ extension AudioPipeline {
         if s.ringCount <= slots / 2 { decodeWork.broadcast() }
     }
 
-    /// A command flushed the device: rewind and drop what it holds, resolve the audible
-    /// position when asked, and restart decoding where playback must continue.
-    private func handleFlush<Sink>(_ s: inout SharedState, _ o: inout OutputLocals<Sink>) {
+    /// A flush command's work, as decided under the lock: a device open in S16 while the
+    /// queue now holds a wide source the device takes is closed, to open it wide where the
+    /// audio breaks anyway, not at a join.
+    private func flushWork(_ s: borrowing SharedState) -> CommandWork {
+        .flush(closeForWide: s.queueHoldsWide && !s.wideRefused)
+    }
+
+    /// A speed command's work: a replay fading out what the device holds when the audible
+    /// position is to be resolved on an item being written, else an ordinary flush (the
+    /// device just started, or is gone), fading in at the next anchor when it is open.
+    private func speedWork<Sink>(_ s: borrowing SharedState, _ o: inout OutputLocals<Sink>) -> CommandWork {
+        guard s.needsResolve, o.isOpen, !o.timeline.reanchor, !s.startPending, let item = o.timeline.item,
+            s.items.item(item.serial) != nil
+        else {
+            o.gainStage.fadeInAtAnchor = o.isOpen
+            return flushWork(s)
+        }
+        return .speed(serial: item.serial)
+    }
+
+    /// Does a command's device calls without the lock, then (under it) what follows in the
+    /// shared state, and decides the next step.
+    private func performCommand<Sink>(_ work: CommandWork, _ o: inout OutputLocals<Sink>) -> OutputStep {
+        switch work {
+        case .flush(let closeForWide):
+            let now = MonotonicClock.nanoseconds()
+            let held = flushDevice(&o, now: now, closeForWide: closeForWide)
+            return shared.withLock { s in
+                settleFlush(&s, &o, held: held, now: now)
+                return nextStep(&s, &o)
+            }
+        case .speed(let serial):
+            let resumeAt = replayFadingOut(&o)
+            return shared.withLock { s in
+                // A stop or another item that came meanwhile goes next, and the speed change
+                // then has no position to keep.
+                if s.state != .stopped, !s.startPending, let playing = s.items.item(serial) {
+                    s.needsResolve = false
+                    s.anchor = (playing, .frame(resumeAt))
+                }
+                settle(&s, audible: nil)
+                return nextStep(&s, &o)
+            }
+        case .gain(let target, let sounding):
+            rampGain(&o, to: target, sounding: sounding)
+            return .again
+        }
+    }
+
+    /// A flush's device part: takes back what the device holds (rewind) and drops the rest,
+    /// closing it when `closeForWide`. Returns the frames it still held after the rewind
+    /// (nil when it was not open): the audible position is resolved from them under the lock.
+    private func flushDevice<Sink>(_ o: inout OutputLocals<Sink>, now: UInt64, closeForWide: Bool) -> Int? {
+        guard o.isOpen else { return nil }
+        let rewound: Int
+        if o.clock {
+            rewound = o.timeline.virtualDelay(now)
+        } else {
+            let rewindable = o.sink.rewindable()
+            rewound = (try? o.sink.rewind(rewindable)) ?? 0
+        }
+        o.timeline.written -= Int64(rewound)
+        let held = o.clock ? 0 : max(0, (try? o.sink.delay()) ?? 0)
+        _ = try? o.sink.drop()
+        _ = try? o.sink.prepare()
+        o.deviceDid(.prepared)
+        if closeForWide && !o.wide {
+            o.sink.close()
+            o.deviceDid(.closed)
+        }
+        return held
+    }
+
+    /// A flush's accounting: posts a start that became audible, resolves the audible position
+    /// when asked (from the `held` frames the device still had), and restarts decoding where
+    /// playback must continue.
+    private func settleFlush<Sink>(_ s: inout SharedState, _ o: inout OutputLocals<Sink>, held: Int?, now: UInt64) {
         let resolve = s.needsResolve
         s.needsResolve = false
-        let now = MonotonicClock.nanoseconds()
         var audibleNow: Audible?
-        if o.isOpen {
-            let rewound: Int
-            if o.clock {
-                rewound = Int(o.written - o.virtualPlayed(now))
-            } else {
-                let rewindable = o.sink.rewindable()
-                rewound = (try? o.sink.rewind(rewindable)) ?? 0
+        if let held {
+            if let start = o.pendingStart, o.timeline.written - Int64(held) >= start.at {
+                post(.started(start.token), &s)
             }
-            o.written -= Int64(rewound)
-            let d = o.clock ? 0 : max(0, (try? o.sink.delay()) ?? 0)
-            if let start = o.pendingStart, o.written - Int64(d) >= start.at { post(.started(start.token), &s) }
-            if resolve && !s.startPending { audibleNow = o.audible(delay: d) }
-            _ = try? o.sink.drop()
-            _ = try? o.sink.prepare()
-            o.written -= Int64(d)
-            if s.queueHoldsWide && !o.wide && !s.wideRefused {
-                // Open in S16, but the queue now holds a wide source and the device takes
-                // one: switch here, where the audio breaks anyway, not at a join.
-                o.sink.close()
-                o.isOpen = false
-            }
+            if resolve && !s.startPending { audibleNow = o.timeline.audible(delay: held) }
+            o.timeline.written -= Int64(held)
         }
         o.restartStream(now)
         s.startPending = false
@@ -848,30 +760,33 @@ extension AudioPipeline {
 
     /// A new speed while playing: what the device holds is rewound, its first ~5 ms played
     /// again from the history fading out, and decoding starts again at the item frame where
-    /// the fade ends, at the new speed, fading in (click-free, heard within about a period).
-    /// With nothing to rewind (the device just started, or is gone), it is an ordinary flush.
-    private func handleSpeed<Sink>(_ s: inout SharedState, _ o: inout OutputLocals<Sink>) {
-        let resolve = s.needsResolve
-        guard resolve, o.isOpen, !o.reanchor, !s.startPending, let item = o.item,
-            let playing = s.items.item(item.serial)
-        else {
-            o.fadeInAtAnchor = o.isOpen
-            return handleFlush(&s, &o)
-        }
-        s.needsResolve = false
+    /// the fade ends (returned), at the new speed, fading in (click-free, heard within about a
+    /// period).
+    private func replayFadingOut<Sink>(_ o: inout OutputLocals<Sink>) -> Int64 {
         let rewound = rewindForReplay(&o)
         let fade = min(rewound, max(1, o.rate / 200))
-        let resumeAt = o.written + Int64(fade)
-        s.anchor = (playing, .frame(max(0, o.itemFrame(at: resumeAt))))
+        let resumeAt = o.timeline.written + Int64(fade)
         if fade > 0 {
             o.replayEnd = resumeAt
-            o.rampTo = 0
-            o.rampLeft = fade
-            o.rampStep = -o.gain / Float(fade)
+            o.gainStage.ramp(to: 0, over: fade)
         }
-        o.reanchor = true
-        o.fadeInAtAnchor = true
-        settle(&s, audible: nil)
+        let frame = max(0, o.timeline.itemFrame(at: resumeAt))
+        o.timeline.reanchor = true
+        o.gainStage.fadeInAtAnchor = true
+        return frame
+    }
+
+    /// A feedback sound while not playing: the device may have run dry after the last one,
+    /// so it starts afresh (without the lock), then the sound starts.
+    private func restartForCue<Sink>(_ o: inout OutputLocals<Sink>, _ cue: FeedbackSound, level: Float) -> OutputStep {
+        let held = max(0, (try? o.sink.delay()) ?? 0)
+        _ = try? o.sink.drop()
+        _ = try? o.sink.prepare()
+        o.deviceDid(.prepared)
+        o.timeline.written -= Int64(held)
+        o.restartStream(MonotonicClock.nanoseconds())
+        o.cue.begin(cue, level: level, at: o.timeline.written)
+        return .again
     }
 
     /// After a flush or a lost device: anchors playback at `audible` (when known) or at the
@@ -910,48 +825,40 @@ extension AudioPipeline {
     /// back.
     private func rewindForReplay<Sink>(_ o: inout OutputLocals<Sink>, notBefore: Int64 = 0) -> Int {
         let oldest = max(
-            o.historyStart, o.itemFirstWritten, o.written - Int64(o.historyFrames - o.period), notBefore)
-        let available = Int(max(0, o.written - oldest))
+            o.historyStart, o.timeline.itemFirstWritten, o.timeline.written - Int64(o.historyFrames - o.period),
+            notBefore)
+        let available = Int(max(0, o.timeline.written - oldest))
         let rewound: Int
         if o.clock {
-            rewound = min(available, o.delay(MonotonicClock.nanoseconds()))
+            rewound = min(available, o.timeline.virtualDelay(MonotonicClock.nanoseconds()))
         } else {
             rewound = (try? o.sink.rewind(min(available, o.sink.rewindable()))) ?? 0
         }
-        o.written -= Int64(max(0, rewound))
+        o.timeline.written -= Int64(max(0, rewound))
         return max(0, rewound)
     }
 
-    /// A new software gain: start a ~5 ms ramp and re-render what ALSA still holds.
-    private func handleGain<Sink>(_ s: inout SharedState, _ o: inout OutputLocals<Sink>) {
-        o.gainTarget = s.gainTarget
-        o.rampTo = o.gainTarget
-        o.fadeInAtAnchor = false
-        guard o.isOpen, s.state == .playing else {
-            // Nothing sounds: the next audio starts at the new gain, with no ramp to hear (a
-            // start with the output muted must not begin with 5 ms at full volume).
-            o.gain = o.gainTarget
-            o.rampLeft = 0
-            o.gainSteadyFrom = o.written
-            return
-        }
+    /// A new software gain `target`: start a ~5 ms ramp and re-render what ALSA still holds
+    /// when the output is `sounding` (playing on an open device).
+    private func rampGain<Sink>(_ o: inout OutputLocals<Sink>, to target: Float, sounding: Bool) {
+        o.gainStage.fadeInAtAnchor = false
+        guard o.isOpen, sounding else { return o.gainStage.jump(to: target, at: o.timeline.written) }
         // Mid-ramp (two changes within ~5 ms, e.g. fade steps from a late control loop), the
         // frames already written are not at `gain`: go on from the last one without taking
         // any back; otherwise take back only frames rendered at the steady `gain`.
-        let steadyFrom = o.rampLeft > 0 ? o.written : o.gainSteadyFrom
-        let ramp = max(1, o.rate / 200)
-        o.rampStep = (o.gainTarget - o.gain) / Float(ramp)
-        o.rampLeft = ramp
-        guard !o.reanchor else { return }
+        let steadyFrom = o.gainStage.rampLeft > 0 ? o.timeline.written : o.gainStage.steadyFrom
+        o.gainStage.target = target
+        o.gainStage.ramp(to: target, over: max(1, o.rate / 200))
+        guard !o.timeline.reanchor else { return }
         let rewound = rewindForReplay(&o, notBefore: steadyFrom)
-        o.replayEnd = max(o.replayEnd, o.written + Int64(rewound))
-        o.lastDelay = max(0, o.lastDelay - rewound)
+        o.replayEnd = max(o.replayEnd, o.timeline.written + Int64(rewound))
+        o.timeline.lastDelay = max(0, o.timeline.lastDelay - rewound)
         o.refilling = true
     }
 
-    /// Opens (or reopens, after playing out the old format) the device for `format`, in a
-    /// wide sample format first when `wideFirst` (32-bit samples, or the queue holds a wide
-    /// source) or when it was open wide before (a rate change, a lost device: it stays wide,
+    /// Opens (or reopens, after the old format played out: see `waitUntilPlayedOut`) the
+    /// device for `format`, in a wide sample format first when `wideFirst` (32-bit samples,
+    /// or the queue holds a wide source) or when it was open wide before (a rate change, a lost device: it stays wide,
     /// so a later change of depth is gapless; a box that never plays a wide source keeps
     /// S16); on failure, tries again after the backoff. A device granted a wide format is used
     /// wide whatever the chunk's depth.
@@ -959,15 +866,11 @@ extension AudioPipeline {
         _ o: inout OutputLocals<Sink>, _ format: AudioFormat, wide: Bool, wideFirst: Bool
     ) -> OutputStep {
         if o.isOpen {
-            if o.clock {
-                let remaining = o.delay(MonotonicClock.nanoseconds())
-                MonotonicClock.sleep(nanoseconds: UInt64(remaining) * 1_000_000_000 / UInt64(o.rate))
-            } else {
-                _ = try? o.sink.drain()
-            }
-            o.publishPlayed(upTo: o.written)
+            // A clock-paced device played out meanwhile; a real one plays out here.
+            if !o.clock { _ = try? o.sink.drain() }
+            o.publishPlayed(upTo: o.timeline.written)
             o.sink.close()
-            o.isOpen = false
+            o.deviceDid(.closed)
         }
         let request = PCMRequest(
             device: config.device, rate: UInt32(format.rate), channels: UInt32(format.channels),
@@ -976,9 +879,9 @@ extension AudioPipeline {
             formats: wideFirst || o.wide ? [.s32, .s24, .s24Packed, .s16] : [.s16, .s32, .s24, .s24Packed])
         let opened = Result { () throws(ALSAError) in try o.sink.open(request) }
         // The feedback sounds at the device's rate, before taking the lock.
-        if case .success(let grant) = opened { o.tones.render(rate: grant.rate) }
+        if case .success(let grant) = opened { o.cue.tones.render(rate: grant.rate) }
         return shared.withLock { s in
-            if o.reopening { s.reopenAttempts += 1 }
+            if o.device == .reopening { s.reopenAttempts += 1 }
             switch opened {
             case .success(let grant):
                 o.format = AudioFormat(rate: grant.rate, channels: format.channels)
@@ -992,7 +895,7 @@ extension AudioPipeline {
                 if grant.rate != format.rate || (wide && !o.wide) { decodeAgain(&s, &o, from: format) }
             case .failure(let error):
                 s.deviceError = error.description
-                o.reopening = true
+                o.deviceDid(.openFailed)
                 o.retryAtNs = MonotonicClock.nanoseconds() + o.backoffNs
                 o.backoffNs = min(o.backoffNs * 2, lastBackoffNs)
             }
@@ -1002,8 +905,7 @@ extension AudioPipeline {
 
     /// Takes over what the device granted, at `o.format`.
     private func accept<Sink>(_ grant: SinkGrant, _ s: inout SharedState, _ o: inout OutputLocals<Sink>) {
-        o.isOpen = true
-        o.reopening = false
+        o.deviceDid(.opened)
         o.backoffNs = firstBackoffNs
         o.period = min(grant.periodFrames, o.periodCapacity)
         o.buffer = grant.bufferFrames
@@ -1028,23 +930,14 @@ extension AudioPipeline {
             o.block = min(max(o.period, o.fill - o.lowMark), Self.chunkFrames, o.periodCapacity)
         }
         o.fitHistory(toCover: o.buffer + o.block + o.period)
-        let shift = o.written
-        o.written = 0
-        // A sound that is over stays over: at another rate its length changes.
-        if o.written >= o.cueEnd { o.cue = nil }
-        o.cueStart -= shift
-        o.cueEnd -= shift
-        o.placeCue()
-        o.lastDelay = 0
+        o.timeline.rate = grant.rate
+        o.cue.reopened(shift: o.timeline.restartCount())
         o.refilling = true
         o.pendingStart = nil
-        o.itemOrigin -= shift
-        o.itemFirstWritten -= shift
-        o.prevOrigin -= shift
         o.historyStart = 0
         o.replayEnd = 0
         o.publishedUpTo = 0
-        o.rebaseClock(MonotonicClock.nanoseconds())
+        o.timeline.rebaseClock(MonotonicClock.nanoseconds())
         s.format = o.format
         s.periodFrames = grant.periodFrames
         s.bufferFrames = grant.bufferFrames
@@ -1085,7 +978,7 @@ extension AudioPipeline {
     private func waitUntilPlayedOut<Sink>(_ s: inout SharedState, _ o: inout OutputLocals<Sink>) -> OutputStep? {
         guard o.isOpen && (o.clock || o.deep) else { return nil }
         let now = MonotonicClock.nanoseconds()
-        let remaining = o.clock ? o.delay(now) : o.queuedEstimate(now)
+        let remaining = o.clock ? o.timeline.virtualDelay(now) : o.timeline.queuedEstimate(now, clock: o.clock)
         guard remaining > 0 else { return nil }
         shared.wait(outputWork, &s, nanoseconds: UInt64(remaining) * 1_000_000_000 / UInt64(o.rate) + 1)
         return .again
@@ -1098,6 +991,7 @@ extension AudioPipeline {
         }
         _ = try? o.sink.drain()
         _ = try? o.sink.prepare()
+        o.deviceDid(.prepared)
         return shared.withLock { s in
             // A command or a follow-up that came meanwhile goes first.
             if s.commands.isEmpty, s.ringCount == 0, s.awaitingNext, s.state == .playing { finishStream(&s, &o) }
