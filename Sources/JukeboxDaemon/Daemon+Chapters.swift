@@ -20,14 +20,6 @@ extension Daemon {
             restartThresholdMs: config.playerConfiguration.restartThresholdMs)
     }
 
-    /// What is left of the chapter the sleep timer waits for (of a track without chapters:
-    /// of the track).
-    func chapterLeftMs(trackLeftMs: Int64?) -> Int64? {
-        sleepChapter.leftMs(
-            track: machine.queue.currentTrack, chapters: currentChapters, positionMs: machine.positionMs,
-            trackLeftMs: trackLeftMs)
-    }
-
     /// Clicks turned with the scrub button held: the target moves (the display shows it).
     func scrub(_ units: Int, at: Instant) {
         guard machine.state != .stopped, !menu.isOpen else { return }

@@ -174,7 +174,7 @@ extension Daemon: MPDPlayerHost {
     /// The box's state the MPD table's box commands answer from (`sleep`, `chapter`, `recent`).
     var box: MPDBox {
         MPDBox(
-            sleep: sleepTimer.target, sleepLeftMs: sleepLeftMs,
+            sleep: boxMachine.sleepTarget, sleepLeftMs: boxMachine.sleepLeftMs,
             chapters: machine.state == .stopped ? nil : currentChapters, recent: history.recent.entries)
     }
 

@@ -80,14 +80,10 @@ final class Daemon {
     /// The library changed since the menu's catalog was built: it is built again when next
     /// needed (`updateMenuCatalog`), not at every start and scan.
     var menuCatalogIsStale = true
-    /// `sleep N`, `sleep track`, ...; its fade is applied on top of the player's volume.
-    var sleepTimer: SleepTimer
-    /// The chapter whose end `sleep chapter` waits for.
-    var sleepChapter = ChapterEnd()
+    /// The box's policies over time (the sleep timer, ...): events in, actions out (Daemon+Box).
+    var boxMachine: BoxMachine
     /// Hold the scrub button and turn the knob: where the player will jump at the release.
     var scrubber: Scrubber
-    /// The fade last given to the pipeline (1 when not fading).
-    private var sleepGain: Float = 1
     /// `[audio] headphone_detect`, read each tick; nil when none is configured or it failed.
     private var headphones: HeadphoneDetect?
     /// `[sleep] hold_line`: held from start-up to power-off.
@@ -197,7 +193,7 @@ final class Daemon {
         playlistFolder = PlaylistFolder(path: config.playlistFolder, musicDir: config.musicDir)
         display = DisplayController.make(config: config, logger: logger)
         lyrics = TrackLyrics(config: config, logger: logger, inFlight: inFlight)
-        sleepTimer = SleepTimer(fadeMs: Int64(config.sleep.fadeSeconds) * 1000)
+        boxMachine = BoxMachine(config: config)
         scrubber = Scrubber(stepMs: Int64(config.encoder.scrubStepSeconds) * 1000)
         if let line = config.sleep.holdLine {
             do {
@@ -379,21 +375,14 @@ final class Daemon {
             let due = keeper.nextPositionRead.map { $0.milliseconds(since: now) + 1 } ?? 0
             timeout = min(timeout, due > 0 ? due : 250)
         }
-        // The fade steps every 20 ms (each step ramps over ~5 ms in the output); before it,
-        // wake up when it is due (the timer counts track time: at 2× it comes in half the time).
-        if let left = sleepLeftMs {
-            let beforeFade = (left - sleepTimer.fadeMs) * 100 / Int64(machine.speed.hundredths)
-            timeout = min(timeout, left <= sleepTimer.fadeMs ? 20 : beforeFade)
-        }
         if let idleSince, let idleMs = config.sleep.idlePowerOffMs {
             let due = idleSince.adding(milliseconds: idleMs)
             timeout = min(timeout, max(0, due.milliseconds(since: now) + 1))
         }
-        for deadline in [startupScanDue, keeper.nextDeadline, serviceManager.nextPing, podcasts.nextRefresh].compactMap(
-            {
-                $0
-            })
-        {
+        let deadlines = [
+            boxMachine.nextDeadline, startupScanDue, keeper.nextDeadline, serviceManager.nextPing, podcasts.nextRefresh,
+        ]
+        for deadline in deadlines.compactMap({ $0 }) {
             timeout = min(timeout, max(0, deadline.milliseconds(since: now) + 1))
         }
         if let limit = display?.sleepLimitMs(now: now) { timeout = min(timeout, limit) }
@@ -432,55 +421,10 @@ final class Daemon {
             logger.info("headphones \(plugged ? "plugged in" : "unplugged")")
             perform(machine.handle(.headphones(plugged: plugged), now: now))
         }
-        runSleepTimer(now: now)
+        perform(boxMachine.handle(.player(playerView), now: now))
         runIdlePowerOff(now: now)
         followStation(pipeline.streams)
         updateDisplay(now: now)
-    }
-
-    /// What is left of the sleep timer at the last tick; nil when it is off.
-    private(set) var sleepLeftMs: Int64?
-
-    private func runSleepTimer(now: Instant) {
-        let playing = machine.state == .playing
-        let trackLeft = playing ? currentTrackInfo?.durationMs.map { max($0 - machine.positionMs, 0) } : nil
-        let step = sleepTimer.step(
-            now: now, speed: machine.speed, trackLeftMs: trackLeft, albumLeftMs: playing ? albumLeftMs(trackLeft) : nil,
-            chapterLeftMs: chapterLeftMs(trackLeftMs: trackLeft))
-        var gain: Float = 1
-        switch step {
-        case .off:
-            sleepLeftMs = nil
-        case .running(let left):
-            sleepLeftMs = left == Int64.max ? nil : left
-        case .fading(let left, let fade):
-            sleepLeftMs = left
-            gain = fade
-        case .expired:
-            // The gain comes back on the next tick, once the stop has silenced the output.
-            gain = sleepGain
-            sleepLeftMs = nil
-            logger.info("sleep timer: time is up (\(config.sleep.then.rawValue))")
-            perform(machine.handle(.command(.stop), now: now))
-        }
-        if gain != sleepGain {
-            sleepGain = gain
-            pipeline.setFade(gain)
-        }
-        if step == .expired, config.sleep.then == .powerOff { powerOff(reason: "sleep timer") }
-    }
-
-    /// The track's rest plus the following queue entries of the same album.
-    private func albumLeftMs(_ trackLeft: Int64?) -> Int64? {
-        guard let trackLeft, let album = currentTrackInfo?.album, let index = machine.queue.currentIndex else {
-            return trackLeft
-        }
-        var left = trackLeft
-        for id in machine.queue.entries[(index + 1)...] {
-            guard let info = library[id], info.album == album, let duration = info.durationMs else { break }
-            left += duration
-        }
-        return left
     }
 
     private func runIdlePowerOff(now: Instant) {
@@ -502,8 +446,7 @@ final class Daemon {
 
     /// Sets the sleep timer (from a console, the menu or a gesture); the reply.
     func setSleep(_ target: SleepTarget?) -> String {
-        sleepTimer.set(target, now: Instant.now)
-        sleepChapter.reset()
+        perform(boxMachine.handle(.setSleep(target), now: Instant.now))
         tick()
         return target.map { "sleep: \($0)" } ?? "sleep: off"
     }
@@ -518,7 +461,7 @@ final class Daemon {
             menu.playMode = machine.options.preset ?? .inOrder
             menu.lyricsOffsetMs = lyrics.timeline?.nudgeMs
             menu.speed = machine.speed
-            menu.sleepTarget = sleepTimer.target
+            menu.sleepTarget = boxMachine.sleepTarget
             display.showMenu(menu, now: now)
             return
         }
@@ -531,7 +474,7 @@ final class Daemon {
             lyricsVersion: lyrics.version + radio.version + (buffering ? 1 : 0),
             state: machine.state,
             positionMs: machine.positionMs, volume: machine.volume, options: machine.options,
-            favourite: track.map { favouritePaths.contains($0.path) } ?? false, sleepLeftMs: sleepLeftMs,
+            favourite: track.map { favouritePaths.contains($0.path) } ?? false, sleepLeftMs: boxMachine.sleepLeftMs,
             scrubTargetMs: scrubber.targetMs)
     }
 

@@ -1,0 +1,125 @@
+/// The box's policies over time in one pure machine: the sleep timer (its fade and its end).
+/// The daemon feeds it events with the time from its one clock, performs the actions it
+/// returns and wakes up no later than `nextDeadline`; nothing here reads a clock, so every
+/// policy is table-tested on a manual one (BoxMachineTests).
+public struct BoxMachine: Sendable {
+    /// What the player is doing, as the daemon saw it at this turn of its loop.
+    public struct PlayerView: Sendable, Equatable {
+        public var state: PlayState
+        public var speed: PlaybackSpeed
+        /// The queue's current track.
+        public var track: TrackID?
+        public var positionMs: Int64
+        /// What is left of the playing track and of its album (the track's rest plus the
+        /// following queue entries of the same album), in track time; nil when nothing plays.
+        public var trackLeftMs: Int64?
+        public var albumLeftMs: Int64?
+        /// The current track's chapters, for `sleep chapter`.
+        public var chapters: ChapterList?
+
+        public init(
+            state: PlayState, speed: PlaybackSpeed = .normal, track: TrackID? = nil, positionMs: Int64 = 0,
+            trackLeftMs: Int64? = nil, albumLeftMs: Int64? = nil, chapters: ChapterList? = nil
+        ) {
+            self.state = state
+            self.speed = speed
+            self.track = track
+            self.positionMs = positionMs
+            self.trackLeftMs = trackLeftMs
+            self.albumLeftMs = albumLeftMs
+            self.chapters = chapters
+        }
+    }
+
+    public enum Event: Sendable, Equatable {
+        /// The player as it is now (each turn of the daemon's loop).
+        case player(PlayerView)
+        /// `sleep ...` from a console, the menu or a gesture; nil turns the timer off.
+        case setSleep(SleepTarget?)
+    }
+
+    public enum Action: Sendable, Equatable {
+        /// Multiply the output's gain by this: the sleep timer's fade (1 when not fading).
+        case setFade(Float)
+        /// The sleep timer ran out: stop playback.
+        case sleepExpired
+        /// Save everything and power off.
+        case powerOff(reason: String)
+    }
+
+    /// What happens when the sleep timer runs out.
+    public let sleepEnd: SleepEnd
+    private var sleepTimer: SleepTimer
+    /// The chapter `sleep chapter` waits for.
+    private var sleepChapter = ChapterEnd()
+    /// What is left of the sleep timer at the last look at the player; nil when it is off.
+    public private(set) var sleepLeftMs: Int64?
+    /// The fade last asked for (1 when not fading).
+    public private(set) var fadeGain: Float = 1
+    /// When the sleep timer next needs a look: its fade's next step, or the fade's start.
+    private var sleepDue: Instant?
+
+    /// The machine for `config`, every policy idle.
+    public init(config: JukeboxConfig) {
+        sleepEnd = config.sleep.then
+        sleepTimer = SleepTimer(fadeMs: Int64(config.sleep.fadeSeconds) * 1000)
+    }
+
+    /// The sleep timer's target; nil when it is off.
+    public var sleepTarget: SleepTarget? { sleepTimer.target }
+
+    /// The earliest time something here can change without an event: the daemon's loop
+    /// sleeps no longer (and then sends `.player`).
+    public var nextDeadline: Instant? { sleepDue }
+
+    public mutating func handle(_ event: Event, now: Instant) -> [Action] {
+        switch event {
+        case .player(let view):
+            return runSleepTimer(view, now: now)
+        case .setSleep(let target):
+            sleepTimer.set(target, now: now)
+            sleepChapter.reset()
+            return []
+        }
+    }
+
+    /// The fade steps every 20 ms (each step ramps over ~5 ms in the output); before it, the
+    /// machine wants a look when it is due (the timer counts track time: at 2× it comes in
+    /// half the time).
+    private static let fadeStepMs: Int64 = 20
+
+    private mutating func runSleepTimer(_ view: PlayerView, now: Instant) -> [Action] {
+        let chapterLeft = sleepChapter.leftMs(
+            track: view.track, chapters: view.chapters, positionMs: view.positionMs, trackLeftMs: view.trackLeftMs)
+        let step = sleepTimer.step(
+            now: now, speed: view.speed, trackLeftMs: view.trackLeftMs, albumLeftMs: view.albumLeftMs,
+            chapterLeftMs: chapterLeft)
+        var actions: [Action] = []
+        var gain: Float = 1
+        switch step {
+        case .off:
+            sleepLeftMs = nil
+        case .running(let left):
+            sleepLeftMs = left == Int64.max ? nil : left
+        case .fading(let left, let fade):
+            sleepLeftMs = left
+            gain = fade
+        case .expired:
+            // The gain comes back on the next look, once the stop has silenced the output.
+            gain = fadeGain
+            sleepLeftMs = nil
+            actions.append(.sleepExpired)
+        }
+        if gain != fadeGain {
+            fadeGain = gain
+            actions.append(.setFade(gain))
+        }
+        if step == .expired, sleepEnd == .powerOff { actions.append(.powerOff(reason: "sleep timer")) }
+        sleepDue = sleepLeftMs.map { left in
+            let fadeMs = sleepTimer.fadeMs
+            return now.adding(
+                milliseconds: left <= fadeMs ? Self.fadeStepMs : (left - fadeMs) * 100 / Int64(view.speed.hundredths))
+        }
+        return actions
+    }
+}

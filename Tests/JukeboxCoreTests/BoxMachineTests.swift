@@ -1,0 +1,104 @@
+import Testing
+
+@testable import JukeboxCore
+
+/// The box machine's policies as tables on a manual clock: each row is an event at a time,
+/// the actions the machine returns and the deadline it asks to be woken at.
+@Suite struct BoxMachineTests {
+    struct Row: Sendable, CustomStringConvertible {
+        var atMs: Int64
+        var event: BoxMachine.Event
+        var actions: [BoxMachine.Action] = []
+        /// The machine's next deadline after the event (nil: none).
+        var deadlineMs: Int64?
+
+        var description: String { "at \(atMs) ms: \(event)" }
+    }
+
+    static func config(_ change: (inout JukeboxConfig) -> Void) -> JukeboxConfig {
+        var config = JukeboxConfig(musicDir: "/music")
+        change(&config)
+        return config
+    }
+
+    /// Runs the rows in order on one machine.
+    static func run(_ rows: [Row], config: JukeboxConfig, sourceLocation: SourceLocation = #_sourceLocation) {
+        var box = BoxMachine(config: config)
+        for row in rows {
+            let actions = box.handle(row.event, now: .milliseconds(row.atMs))
+            #expect(actions == row.actions, "\(row)", sourceLocation: sourceLocation)
+            #expect(
+                box.nextDeadline == row.deadlineMs.map(Instant.milliseconds), "\(row)", sourceLocation: sourceLocation)
+        }
+    }
+
+    static let playing = BoxMachine.Event.player(BoxMachine.PlayerView(state: .playing))
+    static let paused = BoxMachine.Event.player(BoxMachine.PlayerView(state: .paused))
+    static func playing(trackLeftMs: Int64, speed: Int = 100) -> BoxMachine.Event {
+        .player(
+            BoxMachine.PlayerView(
+                state: .playing, speed: PlaybackSpeed(clamping: speed), track: 1, trackLeftMs: trackLeftMs,
+                albumLeftMs: trackLeftMs))
+    }
+
+    // MARK: - the sleep timer
+
+    @Test func aTimedSleepWakesAtTheFadeThenEvery20MsAndStops() {
+        Self.run(
+            [
+                Row(atMs: 0, event: .setSleep(.after(ms: 60_000))),
+                // 60 s to go and a 10 s fade: the next look is when the fade begins.
+                Row(atMs: 0, event: Self.playing, deadlineMs: 50_000),
+                Row(atMs: 50_000, event: Self.playing, deadlineMs: 50_020),
+                Row(atMs: 55_000, event: Self.playing, actions: [.setFade(0.25)], deadlineMs: 55_020),
+                Row(atMs: 57_500, event: Self.playing, actions: [.setFade(0.0625)], deadlineMs: 57_520),
+                // Time is up: stop, the fade stays until the stop silenced the output.
+                Row(atMs: 60_000, event: Self.playing, actions: [.sleepExpired]),
+                Row(atMs: 60_100, event: Self.paused, actions: [.setFade(1)]),
+            ], config: Self.config { $0.sleep.fadeSeconds = 10 })
+    }
+
+    @Test func theSleepTimerCountsTrackTimeAtTheSpeed() {
+        // 60 s of track time at 2× is 30 s on the clock: the fade (10 s of track time) begins after 25 s.
+        Self.run(
+            [
+                Row(atMs: 0, event: .setSleep(.after(ms: 60_000))),
+                Row(atMs: 0, event: Self.playing(trackLeftMs: 600_000, speed: 200), deadlineMs: 25_000),
+            ], config: Self.config { $0.sleep.fadeSeconds = 10 })
+    }
+
+    @Test func theEndOfTheTrackWaitsForPlayingAndFadesIntoIt() {
+        Self.run(
+            [
+                Row(atMs: 0, event: .setSleep(.endOfTrack)),
+                // Paused, nothing is left to count down: no deadline.
+                Row(atMs: 0, event: Self.paused),
+                Row(atMs: 1000, event: Self.playing(trackLeftMs: 14_000), deadlineMs: 5000),
+                Row(atMs: 9000, event: Self.playing(trackLeftMs: 5000), actions: [.setFade(0.25)], deadlineMs: 9020),
+                Row(atMs: 14_000, event: Self.playing(trackLeftMs: 0), actions: [.sleepExpired]),
+            ], config: Self.config { $0.sleep.fadeSeconds = 10 })
+    }
+
+    @Test func aSleepThatPowersOffStopsFirst() {
+        Self.run(
+            [
+                Row(atMs: 0, event: .setSleep(.after(ms: 1000))),
+                Row(atMs: 0, event: Self.playing, actions: [.setFade(0.25)], deadlineMs: 20),
+                Row(atMs: 1000, event: Self.playing, actions: [.sleepExpired, .powerOff(reason: "sleep timer")]),
+            ],
+            config: Self.config {
+                $0.sleep.then = .powerOff
+                $0.sleep.fadeSeconds = 2
+            })
+    }
+
+    @Test func turningTheTimerOffEndsTheFadeAndTheDeadline() {
+        Self.run(
+            [
+                Row(atMs: 0, event: .setSleep(.after(ms: 5000))),
+                Row(atMs: 0, event: Self.playing, actions: [.setFade(0.25)], deadlineMs: 20),
+                Row(atMs: 10, event: .setSleep(nil), deadlineMs: 20),
+                Row(atMs: 20, event: Self.playing, actions: [.setFade(1)]),
+            ], config: Self.config { $0.sleep.fadeSeconds = 10 })
+    }
+}
