@@ -80,7 +80,7 @@ final class Daemon {
     /// The library changed since the menu's catalog was built: it is built again when next
     /// needed (`updateMenuCatalog`), not at every start and scan.
     var menuCatalogIsStale = true
-    /// The box's policies over time (the sleep timer, ...): events in, actions out (Daemon+Box).
+    /// The box's policies over time (the sleep timer, idle power-off, ...): events in, actions out (Daemon+Box).
     var boxMachine: BoxMachine
     /// Hold the scrub button and turn the knob: where the player will jump at the release.
     var scrubber: Scrubber
@@ -88,8 +88,6 @@ final class Daemon {
     private var headphones: HeadphoneDetect?
     /// `[sleep] hold_line`: held from start-up to power-off.
     private var powerHold: PowerHold?
-    /// Since when the player has been stopped or paused (idle power-off).
-    private var idleSince: Instant?
     /// The stored playlists (Favourites among them), for the menu.
     let playlistFolder: PlaylistFolder
     /// The NFC/RFID card on the reader (place to play, swipes).
@@ -375,10 +373,6 @@ final class Daemon {
             let due = keeper.nextPositionRead.map { $0.milliseconds(since: now) + 1 } ?? 0
             timeout = min(timeout, due > 0 ? due : 250)
         }
-        if let idleSince, let idleMs = config.sleep.idlePowerOffMs {
-            let due = idleSince.adding(milliseconds: idleMs)
-            timeout = min(timeout, max(0, due.milliseconds(since: now) + 1))
-        }
         let deadlines = [
             boxMachine.nextDeadline, startupScanDue, keeper.nextDeadline, serviceManager.nextPing, podcasts.nextRefresh,
         ]
@@ -422,18 +416,8 @@ final class Daemon {
             perform(machine.handle(.headphones(plugged: plugged), now: now))
         }
         perform(boxMachine.handle(.player(playerView), now: now))
-        runIdlePowerOff(now: now)
         followStation(pipeline.streams)
         updateDisplay(now: now)
-    }
-
-    private func runIdlePowerOff(now: Instant) {
-        guard machine.state != .playing else { return idleSince = nil }
-        let since = idleSince ?? now
-        idleSince = since
-        guard let idleMs = config.sleep.idlePowerOffMs, now.milliseconds(since: since) >= idleMs else { return }
-        idleSince = nil
-        powerOff(reason: "idle power-off")
     }
 
     /// Saves everything durably, then runs the power-off command.

@@ -101,4 +101,39 @@ import Testing
                 Row(atMs: 20, event: Self.playing, actions: [.setFade(1)]),
             ], config: Self.config { $0.sleep.fadeSeconds = 10 })
     }
+
+    // MARK: - idle power-off
+
+    @Test func stoppedOrPausedForTheIdleTimePowersOff() {
+        Self.run(
+            [
+                Row(atMs: 0, event: Self.playing),
+                Row(atMs: 1000, event: Self.paused, deadlineMs: 61_000),
+                // Playing again starts over.
+                Row(atMs: 30_000, event: Self.playing),
+                Row(atMs: 40_000, event: Self.paused, deadlineMs: 100_000),
+                Row(atMs: 99_999, event: Self.paused, deadlineMs: 100_000),
+                Row(atMs: 100_000, event: Self.paused, actions: [.powerOff(reason: "idle power-off")]),
+                // Still idle after a power-off that did not happen (no command): again after the time.
+                Row(atMs: 100_500, event: Self.paused, deadlineMs: 160_500),
+            ], config: Self.config { $0.sleep.idlePowerOffMinutes = 1 })
+    }
+
+    @Test func withoutIdlePowerOffNothingIsDue() {
+        Self.run(
+            [Row(atMs: 0, event: Self.paused), Row(atMs: 86_400_000, event: Self.paused)], config: Self.config { _ in })
+    }
+
+    @Test func theSleepTimersStopStartsTheIdleTime() {
+        Self.run(
+            [
+                Row(atMs: 0, event: .setSleep(.after(ms: 60_000))),
+                Row(atMs: 0, event: Self.playing, deadlineMs: 60_000),
+                Row(atMs: 60_000, event: Self.playing, actions: [.sleepExpired], deadlineMs: 120_000),
+            ],
+            config: Self.config {
+                $0.sleep.idlePowerOffMinutes = 1
+                $0.sleep.fadeSeconds = 0
+            })
+    }
 }

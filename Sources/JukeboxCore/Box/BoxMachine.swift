@@ -1,4 +1,5 @@
-/// The box's policies over time in one pure machine: the sleep timer (its fade and its end).
+/// The box's policies over time in one pure machine: the sleep timer (its fade and its end)
+/// and idle power-off.
 /// The daemon feeds it events with the time from its one clock, performs the actions it
 /// returns and wakes up no later than `nextDeadline`; nothing here reads a clock, so every
 /// policy is table-tested on a manual one (BoxMachineTests).
@@ -58,11 +59,16 @@ public struct BoxMachine: Sendable {
     public private(set) var fadeGain: Float = 1
     /// When the sleep timer next needs a look: its fade's next step, or the fade's start.
     private var sleepDue: Instant?
+    /// `[sleep] idle_power_off`; nil for never.
+    public let idlePowerOffMs: Int64?
+    /// Since when the player has been stopped or paused.
+    private var idleSince: Instant?
 
     /// The machine for `config`, every policy idle.
     public init(config: JukeboxConfig) {
         sleepEnd = config.sleep.then
         sleepTimer = SleepTimer(fadeMs: Int64(config.sleep.fadeSeconds) * 1000)
+        idlePowerOffMs = config.sleep.idlePowerOffMs
     }
 
     /// The sleep timer's target; nil when it is off.
@@ -70,12 +76,18 @@ public struct BoxMachine: Sendable {
 
     /// The earliest time something here can change without an event: the daemon's loop
     /// sleeps no longer (and then sends `.player`).
-    public var nextDeadline: Instant? { sleepDue }
+    public var nextDeadline: Instant? {
+        let idleDue = idlePowerOffMs.flatMap { idleMs in idleSince.map { $0.adding(milliseconds: idleMs) } }
+        return [sleepDue, idleDue].compactMap { $0 }.min()
+    }
 
     public mutating func handle(_ event: Event, now: Instant) -> [Action] {
         switch event {
         case .player(let view):
-            return runSleepTimer(view, now: now)
+            let actions = runSleepTimer(view, now: now)
+            // The stop the timer asked for makes the box idle from now.
+            let state = actions.contains(.sleepExpired) ? .stopped : view.state
+            return actions + runIdlePowerOff(state, now: now)
         case .setSleep(let target):
             sleepTimer.set(target, now: now)
             sleepChapter.reset()
@@ -121,5 +133,20 @@ public struct BoxMachine: Sendable {
                 milliseconds: left <= fadeMs ? Self.fadeStepMs : (left - fadeMs) * 100 / Int64(view.speed.hundredths))
         }
         return actions
+    }
+
+    /// Stopped or paused for `idlePowerOffMs`: power off (and count again from there).
+    private mutating func runIdlePowerOff(_ state: PlayState, now: Instant) -> [Action] {
+        guard let idleMs = idlePowerOffMs, state != .playing else {
+            idleSince = nil
+            return []
+        }
+        let since = idleSince ?? now
+        guard now.milliseconds(since: since) >= idleMs else {
+            idleSince = since
+            return []
+        }
+        idleSince = nil
+        return [.powerOff(reason: "idle power-off")]
     }
 }
