@@ -38,6 +38,8 @@ extension Daemon {
                 perform(machine.handle(.command(.stop), now: Instant.now))
             case .powerOff(let reason):
                 powerOff(reason: reason)
+            case .card(let action):
+                perform(action)
             }
         }
     }

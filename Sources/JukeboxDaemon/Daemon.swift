@@ -80,7 +80,7 @@ final class Daemon {
     /// The library changed since the menu's catalog was built: it is built again when next
     /// needed (`updateMenuCatalog`), not at every start and scan.
     var menuCatalogIsStale = true
-    /// The box's policies over time (the sleep timer, idle power-off, ...): events in, actions out (Daemon+Box).
+    /// The box's policies over time (the sleep timer, idle power-off, card presence, ...): events in, actions out (Daemon+Box).
     var boxMachine: BoxMachine
     /// Hold the scrub button and turn the knob: where the player will jump at the release.
     var scrubber: Scrubber
@@ -90,8 +90,6 @@ final class Daemon {
     private var powerHold: PowerHold?
     /// The stored playlists (Favourites among them), for the menu.
     let playlistFolder: PlaylistFolder
-    /// The NFC/RFID card on the reader (place to play, swipes).
-    var cards: TagCardPresence
     /// The card whose music the queue holds, while it does.
     var holdingCard: TagCard?
     /// An unknown card waiting for the menu to choose what it plays.
@@ -217,9 +215,6 @@ final class Daemon {
         } catch {
             logger.error("status LED: \(error)")
         }
-        cards = TagCardPresence(
-            mode: config.cards.mode, swipeAgain: config.cards.swipeAgain,
-            removalDebounceMs: Int64(config.cards.removalDebounceMs))
         controls = ControlInputs.open(config: config, replayFifo: inputReplayFifo, logger: logger)
         if !config.cardReaders.isEmpty {
             cardReaders = CardReaders(configs: config.cardReaders, logger: logger, now: Instant.now)
@@ -384,7 +379,6 @@ final class Daemon {
             timeout = min(timeout, max(0, (deadline.nanoseconds - now.nanoseconds + 999_999) / 1_000_000))
         }
         if let mpdTimeout = mpd.timeoutMilliseconds() { timeout = min(timeout, Int64(mpdTimeout)) }
-        if let deadline = cards.nextDeadline { timeout = min(timeout, max(0, deadline.milliseconds(since: now) + 1)) }
         if let deadline = menu.nextDeadline { timeout = min(timeout, max(0, deadline.milliseconds(since: now) + 1)) }
         if let deadline = scrubber.nextDeadline {
             timeout = min(timeout, max(0, deadline.milliseconds(since: now) + 1))
@@ -402,7 +396,7 @@ final class Daemon {
             startupScanDue = nil
             scan.start()
         }
-        if let due = cards.nextDeadline, now >= due { handleTagCard(.tick) }
+        perform(boxMachine.handle(.tick, now: now))
         if let due = podcasts.nextRefresh, now >= due { podcasts.refresh() }
         defer { updateLight(now: Instant.now) }
         let positionKnown = machine.state != .stopped && refreshPosition().current

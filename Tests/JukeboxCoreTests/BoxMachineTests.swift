@@ -136,4 +136,45 @@ import Testing
                 $0.sleep.fadeSeconds = 0
             })
     }
+
+    // MARK: - the card on the reader
+
+    @Test func aCardAwayForLessThanTheDebounceNeverLeft() {
+        Self.run(
+            [
+                Row(atMs: 0, event: .card(.read("A")), actions: [.card(.play("A"))]),
+                Row(atMs: 1000, event: .card(.removed), deadlineMs: 2000),
+                // Read again 800 ms later: a flaky read, nothing to do and nothing due.
+                Row(atMs: 1800, event: .card(.read("A"))),
+                Row(atMs: 2000, event: .tick),
+                Row(atMs: 3000, event: .card(.removed), deadlineMs: 4000),
+                Row(atMs: 3999, event: .tick, deadlineMs: 4000),
+                Row(atMs: 4000, event: .tick, actions: [.card(.pause("A"))]),
+                Row(atMs: 5000, event: .card(.read("A")), actions: [.card(.resume("A"))]),
+                Row(atMs: 6000, event: .card(.read("B")), actions: [.card(.play("B"))]),
+            ], config: Self.config { $0.cards.removalDebounceMs = 1000 })
+    }
+
+    @Test func aRemovalDueIsExpiredByTheNextEventOfAnyKind() {
+        // The removal is real once its time passed, whatever event comes first.
+        Self.run(
+            [
+                Row(atMs: 0, event: .card(.read("A")), actions: [.card(.play("A"))]),
+                Row(atMs: 100, event: .card(.removed), deadlineMs: 600),
+                Row(atMs: 700, event: .card(.read("B")), actions: [.card(.pause("A")), .card(.play("B"))]),
+            ], config: Self.config { $0.cards.removalDebounceMs = 500 })
+    }
+
+    @Test func swipesIgnoreRemovalsAndRepeatTheSwipeAgainAction() {
+        Self.run(
+            [
+                Row(atMs: 0, event: .card(.read("A")), actions: [.card(.play("A"))]),
+                Row(atMs: 100, event: .card(.removed)),
+                Row(atMs: 5000, event: .card(.read("A")), actions: [.card(.swipeAgain("A", .skip))]),
+            ],
+            config: Self.config {
+                $0.cards.mode = .swipe
+                $0.cards.swipeAgain = .skip
+            })
+    }
 }

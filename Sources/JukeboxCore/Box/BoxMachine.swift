@@ -1,5 +1,5 @@
-/// The box's policies over time in one pure machine: the sleep timer (its fade and its end)
-/// and idle power-off.
+/// The box's policies over time in one pure machine: the sleep timer (its fade and its end),
+/// idle power-off and the card on the reader (its removal debounced).
 /// The daemon feeds it events with the time from its one clock, performs the actions it
 /// returns and wakes up no later than `nextDeadline`; nothing here reads a clock, so every
 /// policy is table-tested on a manual one (BoxMachineTests).
@@ -33,6 +33,10 @@ public struct BoxMachine: Sendable {
     }
 
     public enum Event: Sendable, Equatable {
+        /// Time passed: a deadline may have come.
+        case tick
+        /// A read or a removal at a card reader (or typed on a console).
+        case card(TagCardPresence.Event)
         /// The player as it is now (each turn of the daemon's loop).
         case player(PlayerView)
         /// `sleep ...` from a console, the menu or a gesture; nil turns the timer off.
@@ -46,6 +50,8 @@ public struct BoxMachine: Sendable {
         case sleepExpired
         /// Save everything and power off.
         case powerOff(reason: String)
+        /// What the card on the reader asks for.
+        case card(TagCardPresence.Action)
     }
 
     /// What happens when the sleep timer runs out.
@@ -63,12 +69,17 @@ public struct BoxMachine: Sendable {
     public let idlePowerOffMs: Int64?
     /// Since when the player has been stopped or paused.
     private var idleSince: Instant?
+    /// The NFC/RFID card on the reader (place to play, swipes).
+    public private(set) var cards: TagCardPresence
 
     /// The machine for `config`, every policy idle.
     public init(config: JukeboxConfig) {
         sleepEnd = config.sleep.then
         sleepTimer = SleepTimer(fadeMs: Int64(config.sleep.fadeSeconds) * 1000)
         idlePowerOffMs = config.sleep.idlePowerOffMs
+        cards = TagCardPresence(
+            mode: config.cards.mode, swipeAgain: config.cards.swipeAgain,
+            removalDebounceMs: Int64(config.cards.removalDebounceMs))
     }
 
     /// The sleep timer's target; nil when it is off.
@@ -78,11 +89,15 @@ public struct BoxMachine: Sendable {
     /// sleeps no longer (and then sends `.player`).
     public var nextDeadline: Instant? {
         let idleDue = idlePowerOffMs.flatMap { idleMs in idleSince.map { $0.adding(milliseconds: idleMs) } }
-        return [sleepDue, idleDue].compactMap { $0 }.min()
+        return [sleepDue, idleDue, cards.nextDeadline].compactMap { $0 }.min()
     }
 
     public mutating func handle(_ event: Event, now: Instant) -> [Action] {
         switch event {
+        case .tick:
+            return cards.handle(.tick, now: now).map(Action.card)
+        case .card(let event):
+            return cards.handle(event, now: now).map(Action.card)
         case .player(let view):
             let actions = runSleepTimer(view, now: now)
             // The stop the timer asked for makes the box idle from now.
