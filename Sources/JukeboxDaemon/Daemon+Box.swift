@@ -40,6 +40,8 @@ extension Daemon {
                 powerOff(reason: reason)
             case .card(let action):
                 perform(action)
+            case .menu(let action):
+                perform([action])
             }
         }
     }

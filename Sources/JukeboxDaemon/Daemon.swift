@@ -75,12 +75,16 @@ final class Daemon {
     private var startupScanDue: Instant?
     /// The request whose start from a seek hint was logged.
     private var loggedHintToken: UInt64?
-    /// The knob's menu over the library; closed until its gesture.
-    var menu = Menu(catalog: MenuCatalog(tracks: []))
+    /// The knob's menu over the library, kept in the box machine (which closes it when idle).
+    var menu: Menu {
+        get { boxMachine.menu }
+        set { boxMachine.menu = newValue }
+    }
     /// The library changed since the menu's catalog was built: it is built again when next
     /// needed (`updateMenuCatalog`), not at every start and scan.
     var menuCatalogIsStale = true
-    /// The box's policies over time (the sleep timer, idle power-off, card presence, ...): events in, actions out (Daemon+Box).
+    /// The box's policies over time (the sleep timer, idle power-off, card presence, the
+    /// menu's timeout): events in, actions out (Daemon+Box).
     var boxMachine: BoxMachine
     /// Hold the scrub button and turn the knob: where the player will jump at the release.
     var scrubber: Scrubber
@@ -140,7 +144,6 @@ final class Daemon {
         self.config = config
         self.logger = logger
         self.signals = signals
-        menu.timeoutMs = config.menu.timeoutMs
         serviceManager = ServiceManagerLink(notifier: ServiceNotifier.fromEnvironment(), logger: logger)
         let wakeup = try WakeupEvent()
         self.wakeup = wakeup
@@ -379,7 +382,6 @@ final class Daemon {
             timeout = min(timeout, max(0, (deadline.nanoseconds - now.nanoseconds + 999_999) / 1_000_000))
         }
         if let mpdTimeout = mpd.timeoutMilliseconds() { timeout = min(timeout, Int64(mpdTimeout)) }
-        if let deadline = menu.nextDeadline { timeout = min(timeout, max(0, deadline.milliseconds(since: now) + 1)) }
         if let deadline = scrubber.nextDeadline {
             timeout = min(timeout, max(0, deadline.milliseconds(since: now) + 1))
         }
@@ -403,7 +405,6 @@ final class Daemon {
         // At a time after the position's read: its progress is noted when it is read, and a
         // tick at the earlier `now` found the record not yet due and wrote it on the next wake-up.
         perform(keeper.handle(.tick(machine.snapshot, positionKnown: positionKnown), now: Instant.now))
-        if menu.isOpen { perform(menu.handle(.tick, now: now)) }
         if scrubber.advance(to: now) { logger.info("scrub: dropped, no release came") }
         if let plugged = try? headphones?.plugged(), plugged != machine.headphonesPlugged {
             logger.info("headphones \(plugged ? "plugged in" : "unplugged")")

@@ -177,4 +177,33 @@ import Testing
                 $0.cards.swipeAgain = .skip
             })
     }
+
+    // MARK: - the menu's timeout
+
+    @Test func anIdleMenuClosesAfterTheTimeoutFromItsLastGesture() {
+        Self.run(
+            [
+                Row(atMs: 0, event: .tick),
+                Row(atMs: 1000, event: .menu(.open), deadlineMs: 31_000),
+                Row(atMs: 10_000, event: .menu(.move(1)), deadlineMs: 40_000),
+                Row(atMs: 39_999, event: .tick, deadlineMs: 40_000),
+                Row(atMs: 40_000, event: .tick, actions: [.menu(.closed)]),
+                Row(atMs: 100_000, event: .tick),
+            ], config: Self.config { $0.menu.timeoutSeconds = 30 })
+    }
+
+    @Test func theMenuAndTheCardsShareOneDeadline() {
+        Self.run(
+            [
+                Row(atMs: 0, event: .card(.read("A")), actions: [.card(.play("A"))]),
+                Row(atMs: 0, event: .menu(.open), deadlineMs: 5000),
+                Row(atMs: 4500, event: .card(.removed), deadlineMs: 5000),
+                Row(atMs: 5000, event: .tick, actions: [.menu(.closed)], deadlineMs: 5500),
+                Row(atMs: 5500, event: .tick, actions: [.card(.pause("A"))]),
+            ],
+            config: Self.config {
+                $0.menu.timeoutSeconds = 5
+                $0.cards.removalDebounceMs = 1000
+            })
+    }
 }

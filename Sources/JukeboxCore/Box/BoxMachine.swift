@@ -1,5 +1,6 @@
 /// The box's policies over time in one pure machine: the sleep timer (its fade and its end),
-/// idle power-off and the card on the reader (its removal debounced).
+/// idle power-off, the card on the reader (its removal debounced) and the knob's menu (closed
+/// when left idle).
 /// The daemon feeds it events with the time from its one clock, performs the actions it
 /// returns and wakes up no later than `nextDeadline`; nothing here reads a clock, so every
 /// policy is table-tested on a manual one (BoxMachineTests).
@@ -37,6 +38,8 @@ public struct BoxMachine: Sendable {
         case tick
         /// A read or a removal at a card reader (or typed on a console).
         case card(TagCardPresence.Event)
+        /// A gesture for the menu (opening it, turning, pressing).
+        case menu(MenuEvent)
         /// The player as it is now (each turn of the daemon's loop).
         case player(PlayerView)
         /// `sleep ...` from a console, the menu or a gesture; nil turns the timer off.
@@ -52,6 +55,8 @@ public struct BoxMachine: Sendable {
         case powerOff(reason: String)
         /// What the card on the reader asks for.
         case card(TagCardPresence.Action)
+        /// What the menu chose (or that it closed).
+        case menu(MenuAction)
     }
 
     /// What happens when the sleep timer runs out.
@@ -71,6 +76,9 @@ public struct BoxMachine: Sendable {
     private var idleSince: Instant?
     /// The NFC/RFID card on the reader (place to play, swipes).
     public private(set) var cards: TagCardPresence
+    /// The knob's menu over the library; closed until its gesture. The daemon gives it its
+    /// catalog and what it shows; its gestures come as `.menu` events.
+    public var menu = Menu(catalog: MenuCatalog(tracks: []))
 
     /// The machine for `config`, every policy idle.
     public init(config: JukeboxConfig) {
@@ -80,6 +88,7 @@ public struct BoxMachine: Sendable {
         cards = TagCardPresence(
             mode: config.cards.mode, swipeAgain: config.cards.swipeAgain,
             removalDebounceMs: Int64(config.cards.removalDebounceMs))
+        menu.timeoutMs = config.menu.timeoutMs
     }
 
     /// The sleep timer's target; nil when it is off.
@@ -89,13 +98,16 @@ public struct BoxMachine: Sendable {
     /// sleeps no longer (and then sends `.player`).
     public var nextDeadline: Instant? {
         let idleDue = idlePowerOffMs.flatMap { idleMs in idleSince.map { $0.adding(milliseconds: idleMs) } }
-        return [sleepDue, idleDue, cards.nextDeadline].compactMap { $0 }.min()
+        return [sleepDue, idleDue, cards.nextDeadline, menu.nextDeadline].compactMap { $0 }.min()
     }
 
     public mutating func handle(_ event: Event, now: Instant) -> [Action] {
         switch event {
         case .tick:
-            return cards.handle(.tick, now: now).map(Action.card)
+            let closed = menu.isOpen ? menu.handle(.tick, now: now).map(Action.menu) : []
+            return cards.handle(.tick, now: now).map(Action.card) + closed
+        case .menu(let event):
+            return menu.handle(event, now: now).map(Action.menu)
         case .card(let event):
             return cards.handle(event, now: now).map(Action.card)
         case .player(let view):
