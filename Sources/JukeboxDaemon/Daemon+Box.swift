@@ -42,6 +42,8 @@ extension Daemon {
                 perform(action)
             case .menu(let action):
                 perform([action])
+            case .refreshPodcasts:
+                podcasts.refresh()
             }
         }
     }

@@ -84,7 +84,7 @@ final class Daemon {
     /// needed (`updateMenuCatalog`), not at every start and scan.
     var menuCatalogIsStale = true
     /// The box's policies over time (the sleep timer, idle power-off, card presence, the
-    /// menu's timeout): events in, actions out (Daemon+Box).
+    /// menu's timeout, the podcast refresh): events in, actions out (Daemon+Box).
     var boxMachine: BoxMachine
     /// Hold the scrub button and turn the knob: where the player will jump at the release.
     var scrubber: Scrubber
@@ -372,7 +372,7 @@ final class Daemon {
             timeout = min(timeout, due > 0 ? due : 250)
         }
         let deadlines = [
-            boxMachine.nextDeadline, startupScanDue, keeper.nextDeadline, serviceManager.nextPing, podcasts.nextRefresh,
+            boxMachine.nextDeadline, startupScanDue, keeper.nextDeadline, serviceManager.nextPing,
         ]
         for deadline in deadlines.compactMap({ $0 }) {
             timeout = min(timeout, max(0, deadline.milliseconds(since: now) + 1))
@@ -399,7 +399,7 @@ final class Daemon {
             scan.start()
         }
         perform(boxMachine.handle(.tick, now: now))
-        if let due = podcasts.nextRefresh, now >= due { podcasts.refresh() }
+        perform(boxMachine.handle(.podcasts(following: !podcasts.subscriptions.isEmpty), now: now))
         defer { updateLight(now: Instant.now) }
         let positionKnown = machine.state != .stopped && refreshPosition().current
         // At a time after the position's read: its progress is noted when it is read, and a

@@ -206,4 +206,22 @@ import Testing
                 $0.cards.removalDebounceMs = 1000
             })
     }
+
+    // MARK: - the podcast refresh
+
+    @Test func followedFeedsAreReadAgainEverySixHours() {
+        let hour: Int64 = 3_600_000
+        Self.run(
+            [
+                Row(atMs: 0, event: .podcasts(following: false)),
+                // The first feed: read at once by `podcast add`, again six hours later.
+                Row(atMs: 1000, event: .podcasts(following: true), deadlineMs: 1000 + 6 * hour),
+                Row(atMs: 2 * hour, event: .podcasts(following: true), deadlineMs: 1000 + 6 * hour),
+                Row(
+                    atMs: 1000 + 6 * hour, event: .podcasts(following: true), actions: [.refreshPodcasts],
+                    deadlineMs: 1000 + 12 * hour),
+                // The last feed gone: nothing due.
+                Row(atMs: 7 * hour, event: .podcasts(following: false)),
+            ], config: Self.config { _ in })
+    }
 }

@@ -1,6 +1,6 @@
 /// The box's policies over time in one pure machine: the sleep timer (its fade and its end),
-/// idle power-off, the card on the reader (its removal debounced) and the knob's menu (closed
-/// when left idle).
+/// idle power-off, the card on the reader (its removal debounced), the knob's menu (closed
+/// when left idle) and the podcast feeds' refresh.
 /// The daemon feeds it events with the time from its one clock, performs the actions it
 /// returns and wakes up no later than `nextDeadline`; nothing here reads a clock, so every
 /// policy is table-tested on a manual one (BoxMachineTests).
@@ -40,6 +40,8 @@ public struct BoxMachine: Sendable {
         case card(TagCardPresence.Event)
         /// A gesture for the menu (opening it, turning, pressing).
         case menu(MenuEvent)
+        /// Whether any podcast feed is followed now (each turn of the loop).
+        case podcasts(following: Bool)
         /// The player as it is now (each turn of the daemon's loop).
         case player(PlayerView)
         /// `sleep ...` from a console, the menu or a gesture; nil turns the timer off.
@@ -57,6 +59,8 @@ public struct BoxMachine: Sendable {
         case card(TagCardPresence.Action)
         /// What the menu chose (or that it closed).
         case menu(MenuAction)
+        /// Read every podcast feed again.
+        case refreshPodcasts
     }
 
     /// What happens when the sleep timer runs out.
@@ -79,6 +83,11 @@ public struct BoxMachine: Sendable {
     /// The knob's menu over the library; closed until its gesture. The daemon gives it its
     /// catalog and what it shows; its gestures come as `.menu` events.
     public var menu = Menu(catalog: MenuCatalog(tracks: []))
+    /// Feeds are read again this long after they were last read (the daemon reads them all
+    /// at start).
+    public static let podcastRefreshMs: Int64 = 6 * 3_600_000
+    /// When every feed is read again; nil while none is followed.
+    private var podcastRefreshDue: Instant?
 
     /// The machine for `config`, every policy idle.
     public init(config: JukeboxConfig) {
@@ -98,7 +107,7 @@ public struct BoxMachine: Sendable {
     /// sleeps no longer (and then sends `.player`).
     public var nextDeadline: Instant? {
         let idleDue = idlePowerOffMs.flatMap { idleMs in idleSince.map { $0.adding(milliseconds: idleMs) } }
-        return [sleepDue, idleDue, cards.nextDeadline, menu.nextDeadline].compactMap { $0 }.min()
+        return [sleepDue, idleDue, cards.nextDeadline, menu.nextDeadline, podcastRefreshDue].compactMap { $0 }.min()
     }
 
     public mutating func handle(_ event: Event, now: Instant) -> [Action] {
@@ -108,6 +117,17 @@ public struct BoxMachine: Sendable {
             return cards.handle(.tick, now: now).map(Action.card) + closed
         case .menu(let event):
             return menu.handle(event, now: now).map(Action.menu)
+        case .podcasts(let following):
+            guard following else {
+                podcastRefreshDue = nil
+                return []
+            }
+            guard let due = podcastRefreshDue, now >= due else {
+                podcastRefreshDue = podcastRefreshDue ?? now.adding(milliseconds: Self.podcastRefreshMs)
+                return []
+            }
+            podcastRefreshDue = now.adding(milliseconds: Self.podcastRefreshMs)
+            return [.refreshPodcasts]
         case .card(let event):
             return cards.handle(event, now: now).map(Action.card)
         case .player(let view):
