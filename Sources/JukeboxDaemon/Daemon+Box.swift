@@ -44,6 +44,8 @@ extension Daemon {
                 perform([action])
             case .refreshPodcasts:
                 podcasts.refresh()
+            case .startScan:
+                scan.start()
             }
         }
     }

@@ -71,8 +71,6 @@ final class Daemon {
     /// (its version moved on from this one): a client that cleared it and added a song before
     /// the first scan ended keeps its queue. After that only queue commands change it.
     private var fillQueueAtVersion: UInt32?
-    /// When the start-up rescan begins, if it waits for playback to start.
-    private var startupScanDue: Instant?
     /// The request whose start from a seek hint was logged.
     private var loggedHintToken: UInt64?
     /// The knob's menu over the library, kept in the box machine (which closes it when idle).
@@ -84,7 +82,7 @@ final class Daemon {
     /// needed (`updateMenuCatalog`), not at every start and scan.
     var menuCatalogIsStale = true
     /// The box's policies over time (the sleep timer, idle power-off, card presence, the
-    /// menu's timeout, the podcast refresh): events in, actions out (Daemon+Box).
+    /// menu's timeout, the podcast refresh, the start-up scan): events in, actions out (Daemon+Box).
     var boxMachine: BoxMachine
     /// Hold the scrub button and turn the knob: where the player will jump at the release.
     var scrubber: Scrubber
@@ -291,13 +289,7 @@ final class Daemon {
     private func loop() -> Int32 {
         restore()
         serviceManager.ready(now: Instant.now)
-        // With something to resume, the first sample comes first: the start-up rescan waits
-        // until playback started (or 2 s), so it does not compete with it for the CPU.
-        if machine.currentRequest == nil {
-            scan.start()
-        } else {
-            startupScanDue = Instant.now.adding(milliseconds: 2000)
-        }
+        perform(boxMachine.handle(.startedUp(resuming: machine.currentRequest != nil), now: Instant.now))
         if config.console.input == .keys, console?.enableKeys(ControlMap(config: config)) == false {
             logger.info("console: [console] input = \"keys\" needs a terminal on stdin; reading lines")
         }
@@ -372,7 +364,7 @@ final class Daemon {
             timeout = min(timeout, due > 0 ? due : 250)
         }
         let deadlines = [
-            boxMachine.nextDeadline, startupScanDue, keeper.nextDeadline, serviceManager.nextPing,
+            boxMachine.nextDeadline, keeper.nextDeadline, serviceManager.nextPing,
         ]
         for deadline in deadlines.compactMap({ $0 }) {
             timeout = min(timeout, max(0, deadline.milliseconds(since: now) + 1))
@@ -394,10 +386,6 @@ final class Daemon {
     /// Position report to the core and the checkpoint policy's writes.
     private func tick() {
         let now = Instant.now
-        if let due = startupScanDue, now >= due {
-            startupScanDue = nil
-            scan.start()
-        }
         perform(boxMachine.handle(.tick, now: now))
         perform(boxMachine.handle(.podcasts(following: !podcasts.subscriptions.isEmpty), now: now))
         defer { updateLight(now: Instant.now) }
@@ -471,10 +459,7 @@ final class Daemon {
                     refreshPosition()
                     perform(keeper.handle(.trackStarted(machine.snapshot), now: Instant.now))
                 }
-                if startupScanDue != nil {
-                    startupScanDue = nil
-                    scan.start()
-                }
+                perform(boxMachine.handle(.playbackStarted, now: now))
                 if let request = requests[token] {
                     logger.info("playing \(describe(request.trackID))")
                     console?.announce("playing \(describe(request.trackID))")

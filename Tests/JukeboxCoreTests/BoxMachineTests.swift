@@ -224,4 +224,32 @@ import Testing
                 Row(atMs: 7 * hour, event: .podcasts(following: false)),
             ], config: Self.config { _ in })
     }
+
+    // MARK: - the start-up scan
+
+    @Test func withNothingToResumeTheScanStartsAtOnce() {
+        Self.run(
+            [
+                Row(atMs: 0, event: .startedUp(resuming: false), actions: [.startScan]),
+                Row(atMs: 100, event: .playbackStarted),
+                Row(atMs: 5000, event: .tick),
+            ], config: Self.config { _ in })
+    }
+
+    @Test func resumingTheScanWaitsForTheFirstSampleOrTwoSeconds() {
+        Self.run(
+            [
+                Row(atMs: 0, event: .startedUp(resuming: true), deadlineMs: 2000),
+                Row(atMs: 700, event: .playbackStarted, actions: [.startScan]),
+                // Once only: later tracks start no scan.
+                Row(atMs: 3000, event: .playbackStarted),
+            ], config: Self.config { _ in })
+        Self.run(
+            [
+                Row(atMs: 0, event: .startedUp(resuming: true), deadlineMs: 2000),
+                Row(atMs: 1999, event: .tick, deadlineMs: 2000),
+                Row(atMs: 2000, event: .tick, actions: [.startScan]),
+                Row(atMs: 2500, event: .playbackStarted),
+            ], config: Self.config { _ in })
+    }
 }

@@ -1,6 +1,6 @@
 /// The box's policies over time in one pure machine: the sleep timer (its fade and its end),
 /// idle power-off, the card on the reader (its removal debounced), the knob's menu (closed
-/// when left idle) and the podcast feeds' refresh.
+/// when left idle), the podcast feeds' refresh and when the start-up scan begins.
 /// The daemon feeds it events with the time from its one clock, performs the actions it
 /// returns and wakes up no later than `nextDeadline`; nothing here reads a clock, so every
 /// policy is table-tested on a manual one (BoxMachineTests).
@@ -42,6 +42,10 @@ public struct BoxMachine: Sendable {
         case menu(MenuEvent)
         /// Whether any podcast feed is followed now (each turn of the loop).
         case podcasts(following: Bool)
+        /// The daemon started; `resuming`: it has a track to resume.
+        case startedUp(resuming: Bool)
+        /// The first sample of a track reached the output.
+        case playbackStarted
         /// The player as it is now (each turn of the daemon's loop).
         case player(PlayerView)
         /// `sleep ...` from a console, the menu or a gesture; nil turns the timer off.
@@ -61,6 +65,8 @@ public struct BoxMachine: Sendable {
         case menu(MenuAction)
         /// Read every podcast feed again.
         case refreshPodcasts
+        /// Scan the library (the start-up rescan).
+        case startScan
     }
 
     /// What happens when the sleep timer runs out.
@@ -88,6 +94,11 @@ public struct BoxMachine: Sendable {
     public static let podcastRefreshMs: Int64 = 6 * 3_600_000
     /// When every feed is read again; nil while none is followed.
     private var podcastRefreshDue: Instant?
+    /// With something to resume, the first sample comes first: the start-up rescan waits
+    /// until playback started (or this long), so it does not compete with it for the CPU.
+    public static let startupScanWaitMs: Int64 = 2000
+    /// When the start-up rescan begins, while it waits for playback to start.
+    private var startupScanDue: Instant?
 
     /// The machine for `config`, every policy idle.
     public init(config: JukeboxConfig) {
@@ -107,16 +118,30 @@ public struct BoxMachine: Sendable {
     /// sleeps no longer (and then sends `.player`).
     public var nextDeadline: Instant? {
         let idleDue = idlePowerOffMs.flatMap { idleMs in idleSince.map { $0.adding(milliseconds: idleMs) } }
-        return [sleepDue, idleDue, cards.nextDeadline, menu.nextDeadline, podcastRefreshDue].compactMap { $0 }.min()
+        return [sleepDue, idleDue, cards.nextDeadline, menu.nextDeadline, podcastRefreshDue, startupScanDue].compactMap
+        { $0 }.min()
     }
 
     public mutating func handle(_ event: Event, now: Instant) -> [Action] {
         switch event {
         case .tick:
+            var scan: [Action] = []
+            if let due = startupScanDue, now >= due {
+                startupScanDue = nil
+                scan = [.startScan]
+            }
             let closed = menu.isOpen ? menu.handle(.tick, now: now).map(Action.menu) : []
-            return cards.handle(.tick, now: now).map(Action.card) + closed
+            return scan + cards.handle(.tick, now: now).map(Action.card) + closed
         case .menu(let event):
             return menu.handle(event, now: now).map(Action.menu)
+        case .startedUp(let resuming):
+            guard resuming else { return [.startScan] }
+            startupScanDue = now.adding(milliseconds: Self.startupScanWaitMs)
+            return []
+        case .playbackStarted:
+            guard startupScanDue != nil else { return [] }
+            startupScanDue = nil
+            return [.startScan]
         case .podcasts(let following):
             guard following else {
                 podcastRefreshDue = nil
