@@ -46,6 +46,11 @@ extension Daemon {
                 podcasts.refresh()
             case .startScan:
                 scan.start()
+            case .scrubTo(let target):
+                logger.info("scrub: to \(ScreenLayout.clock(target))")
+                perform(machine.handle(.command(.seek(.absolute(ms: target))), now: Instant.now))
+            case .scrubDropped:
+                logger.info("scrub: dropped, no release came")
             }
         }
     }

@@ -82,10 +82,8 @@ final class Daemon {
     /// needed (`updateMenuCatalog`), not at every start and scan.
     var menuCatalogIsStale = true
     /// The box's policies over time (the sleep timer, idle power-off, card presence, the
-    /// menu's timeout, the podcast refresh, the start-up scan): events in, actions out (Daemon+Box).
+    /// menu's timeout, the podcast refresh, the start-up scan, scrubbing): events in, actions out (Daemon+Box).
     var boxMachine: BoxMachine
-    /// Hold the scrub button and turn the knob: where the player will jump at the release.
-    var scrubber: Scrubber
     /// `[audio] headphone_detect`, read each tick; nil when none is configured or it failed.
     private var headphones: HeadphoneDetect?
     /// `[sleep] hold_line`: held from start-up to power-off.
@@ -191,7 +189,6 @@ final class Daemon {
         display = DisplayController.make(config: config, logger: logger)
         lyrics = TrackLyrics(config: config, logger: logger, inFlight: inFlight)
         boxMachine = BoxMachine(config: config)
-        scrubber = Scrubber(stepMs: Int64(config.encoder.scrubStepSeconds) * 1000)
         if let line = config.sleep.holdLine {
             do {
                 powerHold = try PowerHold(chip: config.sleep.holdChip, line: line, level: config.sleep.holdHigh)
@@ -374,9 +371,6 @@ final class Daemon {
             timeout = min(timeout, max(0, (deadline.nanoseconds - now.nanoseconds + 999_999) / 1_000_000))
         }
         if let mpdTimeout = mpd.timeoutMilliseconds() { timeout = min(timeout, Int64(mpdTimeout)) }
-        if let deadline = scrubber.nextDeadline {
-            timeout = min(timeout, max(0, deadline.milliseconds(since: now) + 1))
-        }
         if statusLED != nil, let change = light.nextChange(after: now) {
             timeout = min(timeout, max(0, change.milliseconds(since: now) + 1))
         }
@@ -393,7 +387,6 @@ final class Daemon {
         // At a time after the position's read: its progress is noted when it is read, and a
         // tick at the earlier `now` found the record not yet due and wrote it on the next wake-up.
         perform(keeper.handle(.tick(machine.snapshot, positionKnown: positionKnown), now: Instant.now))
-        if scrubber.advance(to: now) { logger.info("scrub: dropped, no release came") }
         if let plugged = try? headphones?.plugged(), plugged != machine.headphonesPlugged {
             logger.info("headphones \(plugged ? "plugged in" : "unplugged")")
             perform(machine.handle(.headphones(plugged: plugged), now: now))
@@ -442,7 +435,7 @@ final class Daemon {
             state: machine.state,
             positionMs: machine.positionMs, volume: machine.volume, options: machine.options,
             favourite: track.map { favouritePaths.contains($0.path) } ?? false, sleepLeftMs: boxMachine.sleepLeftMs,
-            scrubTargetMs: scrubber.targetMs)
+            scrubTargetMs: boxMachine.scrubber.targetMs)
     }
 
     /// The library entry of the queue's current track.

@@ -252,4 +252,29 @@ import Testing
                 Row(atMs: 2500, event: .playbackStarted),
             ], config: Self.config { _ in })
     }
+
+    // MARK: - scrubbing
+
+    @Test func aScrubMovesFromThePositionAndSeeksAtTheRelease() {
+        Self.run(
+            [
+                Row(atMs: 0, event: .scrub(3, positionMs: 60_000, durationMs: 600_000), deadlineMs: 30_000),
+                Row(atMs: 1000, event: .scrub(-1, positionMs: 0, durationMs: 600_000), deadlineMs: 31_000),
+                Row(atMs: 2000, event: .scrubReleased, actions: [.scrubTo(ms: 80_000)]),
+                Row(atMs: 3000, event: .scrubReleased),
+                // Within the track: a second before its end at most.
+                Row(atMs: 4000, event: .scrub(2, positionMs: 60_000, durationMs: 65_000), deadlineMs: 34_000),
+                Row(atMs: 5000, event: .scrubReleased, actions: [.scrubTo(ms: 64_000)]),
+            ], config: Self.config { $0.encoder.scrubStepSeconds = 10 })
+    }
+
+    @Test func aScrubWithoutAReleaseIsDroppedAfter30Seconds() {
+        Self.run(
+            [
+                Row(atMs: 0, event: .scrub(1, positionMs: 0, durationMs: nil), deadlineMs: 30_000),
+                Row(atMs: 29_999, event: .tick, deadlineMs: 30_000),
+                Row(atMs: 30_000, event: .tick, actions: [.scrubDropped]),
+                Row(atMs: 31_000, event: .scrubReleased),
+            ], config: Self.config { _ in })
+    }
 }

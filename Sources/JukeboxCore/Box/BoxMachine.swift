@@ -1,6 +1,7 @@
 /// The box's policies over time in one pure machine: the sleep timer (its fade and its end),
 /// idle power-off, the card on the reader (its removal debounced), the knob's menu (closed
-/// when left idle), the podcast feeds' refresh and when the start-up scan begins.
+/// when left idle), the podcast feeds' refresh, when the start-up scan begins and scrubbing
+/// with the knob (dropped when no release comes).
 /// The daemon feeds it events with the time from its one clock, performs the actions it
 /// returns and wakes up no later than `nextDeadline`; nothing here reads a clock, so every
 /// policy is table-tested on a manual one (BoxMachineTests).
@@ -46,6 +47,10 @@ public struct BoxMachine: Sendable {
         case startedUp(resuming: Bool)
         /// The first sample of a track reached the output.
         case playbackStarted
+        /// Clicks turned with the scrub button held, from the player's position and track length.
+        case scrub(Int, positionMs: Int64, durationMs: Int64?)
+        /// The scrub button let go.
+        case scrubReleased
         /// The player as it is now (each turn of the daemon's loop).
         case player(PlayerView)
         /// `sleep ...` from a console, the menu or a gesture; nil turns the timer off.
@@ -67,6 +72,10 @@ public struct BoxMachine: Sendable {
         case refreshPodcasts
         /// Scan the library (the start-up rescan).
         case startScan
+        /// Seek to where the scrub ended.
+        case scrubTo(ms: Int64)
+        /// A scrub whose release never came was dropped.
+        case scrubDropped
     }
 
     /// What happens when the sleep timer runs out.
@@ -99,6 +108,8 @@ public struct BoxMachine: Sendable {
     public static let startupScanWaitMs: Int64 = 2000
     /// When the start-up rescan begins, while it waits for playback to start.
     private var startupScanDue: Instant?
+    /// Hold the scrub button and turn the knob: where the player will jump at the release.
+    public private(set) var scrubber: Scrubber
 
     /// The machine for `config`, every policy idle.
     public init(config: JukeboxConfig) {
@@ -109,6 +120,7 @@ public struct BoxMachine: Sendable {
             mode: config.cards.mode, swipeAgain: config.cards.swipeAgain,
             removalDebounceMs: Int64(config.cards.removalDebounceMs))
         menu.timeoutMs = config.menu.timeoutMs
+        scrubber = Scrubber(stepMs: Int64(config.encoder.scrubStepSeconds) * 1000)
     }
 
     /// The sleep timer's target; nil when it is off.
@@ -118,8 +130,10 @@ public struct BoxMachine: Sendable {
     /// sleeps no longer (and then sends `.player`).
     public var nextDeadline: Instant? {
         let idleDue = idlePowerOffMs.flatMap { idleMs in idleSince.map { $0.adding(milliseconds: idleMs) } }
-        return [sleepDue, idleDue, cards.nextDeadline, menu.nextDeadline, podcastRefreshDue, startupScanDue].compactMap
-        { $0 }.min()
+        return [
+            sleepDue, idleDue, cards.nextDeadline, menu.nextDeadline, podcastRefreshDue, startupScanDue,
+            scrubber.nextDeadline,
+        ].compactMap { $0 }.min()
     }
 
     public mutating func handle(_ event: Event, now: Instant) -> [Action] {
@@ -131,9 +145,15 @@ public struct BoxMachine: Sendable {
                 scan = [.startScan]
             }
             let closed = menu.isOpen ? menu.handle(.tick, now: now).map(Action.menu) : []
-            return scan + cards.handle(.tick, now: now).map(Action.card) + closed
+            let dropped: [Action] = scrubber.advance(to: now) ? [.scrubDropped] : []
+            return scan + cards.handle(.tick, now: now).map(Action.card) + closed + dropped
         case .menu(let event):
             return menu.handle(event, now: now).map(Action.menu)
+        case .scrub(let units, let positionMs, let durationMs):
+            scrubber.turn(units, positionMs: positionMs, durationMs: durationMs, now: now)
+            return []
+        case .scrubReleased:
+            return scrubber.release().map { [.scrubTo(ms: $0)] } ?? []
         case .startedUp(let resuming):
             guard resuming else { return [.startScan] }
             startupScanDue = now.adding(milliseconds: Self.startupScanWaitMs)
