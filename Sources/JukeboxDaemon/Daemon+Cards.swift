@@ -18,29 +18,29 @@ import MPDProtocol
 extension Daemon {
     /// A read or a removal at a reader (or typed on a console).
     func handleTagCard(_ event: TagCardPresence.Event) {
-        for action in cards.handle(event, now: Instant.now) {
-            logger.debug("card: \(action)")
-            switch action {
-            case .play(let id), .resume(let id):
-                putOn(id)
-            case .pause(let id):
-                guard let card = holdingCard, card.id == id, holdsQueue(card) else { continue }
-                refreshPosition()
-                perform(machine.handle(.command(.pause), now: Instant.now))
-            case .swipeAgain(let id, let again):
-                guard let card = holdingCard, card.id == id, holdsQueue(card) else {
-                    putOn(id)
-                    continue
-                }
-                feedback(.cardRead)
-                light.handle(.cardRead, now: Instant.now)
-                switch again {
-                case .toggle: perform(machine.handle(.command(.toggle), now: Instant.now))
-                case .skip: perform(machine.handle(.command(.next), now: Instant.now))
-                case .restart:
-                    if case .source(let source) = card.content { play(source, trackPath: nil, positionMs: 0) }
-                case .nothing: break
-                }
+        perform(boxMachine.handle(.card(event), now: Instant.now))
+    }
+
+    /// What the card presence (in the box machine) decided.
+    func perform(_ action: TagCardPresence.Action) {
+        logger.debug("card: \(action)")
+        switch action {
+        case .play(let id), .resume(let id):
+            putOn(id)
+        case .pause(let id):
+            guard let card = holdingCard, card.id == id, holdsQueue(card) else { return }
+            refreshPosition()
+            perform(machine.handle(.command(.pause), now: Instant.now))
+        case .swipeAgain(let id, let again):
+            guard let card = holdingCard, card.id == id, holdsQueue(card) else { return putOn(id) }
+            feedback(.cardRead)
+            light.handle(.cardRead, now: Instant.now)
+            switch again {
+            case .toggle: perform(machine.handle(.command(.toggle), now: Instant.now))
+            case .skip: perform(machine.handle(.command(.next), now: Instant.now))
+            case .restart:
+                if case .source(let source) = card.content { play(source, trackPath: nil, positionMs: 0) }
+            case .nothing: break
             }
         }
     }

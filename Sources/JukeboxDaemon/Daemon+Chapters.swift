@@ -20,26 +20,18 @@ extension Daemon {
             restartThresholdMs: config.playerConfiguration.restartThresholdMs)
     }
 
-    /// What is left of the chapter the sleep timer waits for (of a track without chapters:
-    /// of the track).
-    func chapterLeftMs(trackLeftMs: Int64?) -> Int64? {
-        sleepChapter.leftMs(
-            track: machine.queue.currentTrack, chapters: currentChapters, positionMs: machine.positionMs,
-            trackLeftMs: trackLeftMs)
-    }
-
     /// Clicks turned with the scrub button held: the target moves (the display shows it).
     func scrub(_ units: Int, at: Instant) {
         guard machine.state != .stopped, !menu.isOpen else { return }
-        if scrubber.targetMs == nil { refreshPosition() }
-        scrubber.turn(units, positionMs: machine.positionMs, durationMs: currentTrackInfo?.durationMs, now: at)
-        if let target = scrubber.targetMs { console?.announce("scrub to \(ScreenLayout.clock(target))") }
+        if boxMachine.scrubber.targetMs == nil { refreshPosition() }
+        let turn = BoxMachine.Event.scrub(
+            units, positionMs: machine.positionMs, durationMs: currentTrackInfo?.durationMs)
+        perform(boxMachine.handle(turn, now: at))
+        if let target = boxMachine.scrubber.targetMs { console?.announce("scrub to \(ScreenLayout.clock(target))") }
     }
 
     /// The scrub button let go: jump to the target.
     func endScrub() {
-        guard let target = scrubber.release() else { return }
-        logger.info("scrub: to \(ScreenLayout.clock(target))")
-        perform(machine.handle(.command(.seek(.absolute(ms: target))), now: Instant.now))
+        perform(boxMachine.handle(.scrubReleased, now: Instant.now))
     }
 }

@@ -62,7 +62,7 @@ extension Daemon {
                 afterGesture = true
             case .detent(let direction, let at):
                 logger.debug("input: \(output)")
-                if menu.isOpen { perform(menu.handle(.turn(direction), now: at)) }
+                if menu.isOpen { perform(boxMachine.handle(.menu(.turn(direction)), now: at)) }
                 afterGesture = false
             case .action(let action, _):
                 defer { afterGesture = false }
@@ -85,7 +85,7 @@ extension Daemon {
     /// (it has no speed to accelerate by); the rest is what the hardware would have made.
     func handleInjected(_ input: InjectedInput, map: ControlMap) {
         if menu.isOpen, case .turn(let detents) = input {
-            perform(menu.handle(.move(detents), now: Instant.now))
+            perform(boxMachine.handle(.menu(.move(detents)), now: Instant.now))
             return
         }
         handleControls(input.outputs(map: map, at: Instant.now))
@@ -108,7 +108,7 @@ extension Daemon {
             editFavourites(edit, source: source)
         case .menu:
             if menu.isOpen {
-                perform(menu.handle(.close, now: Instant.now))
+                perform(boxMachine.handle(.menu(.close), now: Instant.now))
             } else {
                 openMenu(at: Instant.now)
             }
@@ -174,7 +174,7 @@ extension Daemon: MPDPlayerHost {
     /// The box's state the MPD table's box commands answer from (`sleep`, `chapter`, `recent`).
     var box: MPDBox {
         MPDBox(
-            sleep: sleepTimer.target, sleepLeftMs: sleepLeftMs,
+            sleep: boxMachine.sleepTarget, sleepLeftMs: boxMachine.sleepLeftMs,
             chapters: machine.state == .stopped ? nil : currentChapters, recent: history.recent.entries)
     }
 

@@ -13,7 +13,7 @@ extension Daemon {
     /// Opens the menu at its top, with the playlists and favourites as they are now.
     func openMenu(at now: Instant) {
         if !updateMenuCatalog() { refreshMenuLists() }
-        perform(menu.handle(.open, now: now))
+        perform(boxMachine.handle(.menu(.open), now: now))
         logger.debug("menu: open")
     }
 
@@ -58,7 +58,7 @@ extension Daemon {
         case ("switch", _): menuEvent = nil
         default: return false
         }
-        if let menuEvent { perform(menu.handle(menuEvent, now: event.at)) }
+        if let menuEvent { perform(boxMachine.handle(.menu(menuEvent), now: event.at)) }
         return true
     }
 

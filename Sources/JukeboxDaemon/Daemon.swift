@@ -72,33 +72,25 @@ final class Daemon {
     /// (its version moved on from this one): a client that cleared it and added a song before
     /// the first scan ended keeps its queue. After that only queue commands change it.
     private var fillQueueAtVersion: UInt32?
-    /// When the start-up rescan begins, if it waits for playback to start.
-    private var startupScanDue: Instant?
     /// The request whose start from a seek hint was logged.
     private var loggedHintToken: UInt64?
-    /// The knob's menu over the library; closed until its gesture.
-    var menu = Menu(catalog: MenuCatalog(tracks: []))
+    /// The knob's menu over the library, kept in the box machine (which closes it when idle).
+    var menu: Menu {
+        get { boxMachine.menu }
+        set { boxMachine.menu = newValue }
+    }
     /// The library changed since the menu's catalog was built: it is built again when next
     /// needed (`updateMenuCatalog`), not at every start and scan.
     var menuCatalogIsStale = true
-    /// `sleep N`, `sleep track`, ...; its fade is applied on top of the player's volume.
-    var sleepTimer: SleepTimer
-    /// The chapter whose end `sleep chapter` waits for.
-    var sleepChapter = ChapterEnd()
-    /// Hold the scrub button and turn the knob: where the player will jump at the release.
-    var scrubber: Scrubber
-    /// The fade last given to the pipeline (1 when not fading).
-    private var sleepGain: Float = 1
+    /// The box's policies over time (the sleep timer, idle power-off, card presence, the
+    /// menu's timeout, the podcast refresh, the start-up scan, scrubbing): events in, actions out (Daemon+Box).
+    var boxMachine: BoxMachine
     /// `[audio] headphone_detect`, read each tick; nil when none is configured or it failed.
     private var headphones: HeadphoneDetect?
     /// `[sleep] hold_line`: held from start-up to power-off.
     private var powerHold: PowerHold?
-    /// Since when the player has been stopped or paused (idle power-off).
-    private var idleSince: Instant?
     /// The stored playlists (Favourites among them), for the menu.
     let playlistFolder: PlaylistFolder
-    /// The NFC/RFID card on the reader (place to play, swipes).
-    var cards: TagCardPresence
     /// The card whose music the queue holds, while it does.
     var holdingCard: TagCard?
     /// An unknown card waiting for the menu to choose what it plays.
@@ -149,7 +141,6 @@ final class Daemon {
         self.config = config
         self.logger = logger
         self.signals = signals
-        menu.timeoutMs = config.menu.timeoutMs
         serviceManager = ServiceManagerLink(notifier: ServiceNotifier.fromEnvironment(), logger: logger)
         let wakeup = try WakeupEvent()
         self.wakeup = wakeup
@@ -198,8 +189,7 @@ final class Daemon {
         playlistFolder = PlaylistFolder(path: config.playlistFolder, musicDir: config.musicDir)
         display = DisplayController.make(config: config, logger: logger)
         lyrics = TrackLyrics(config: config, logger: logger, inFlight: inFlight)
-        sleepTimer = SleepTimer(fadeMs: Int64(config.sleep.fadeSeconds) * 1000)
-        scrubber = Scrubber(stepMs: Int64(config.encoder.scrubStepSeconds) * 1000)
+        boxMachine = BoxMachine(config: config)
         if let line = config.sleep.holdLine {
             do {
                 powerHold = try PowerHold(chip: config.sleep.holdChip, line: line, level: config.sleep.holdHigh)
@@ -224,9 +214,6 @@ final class Daemon {
         } catch {
             logger.error("status LED: \(error)")
         }
-        cards = TagCardPresence(
-            mode: config.cards.mode, swipeAgain: config.cards.swipeAgain,
-            removalDebounceMs: Int64(config.cards.removalDebounceMs))
         controls = ControlInputs.open(config: config, replayFifo: inputReplayFifo, logger: logger)
         if !config.cardReaders.isEmpty {
             cardReaders = CardReaders(configs: config.cardReaders, logger: logger, now: Instant.now)
@@ -300,13 +287,7 @@ final class Daemon {
     private func loop() -> Int32 {
         restore()
         serviceManager.ready(now: Instant.now)
-        // With something to resume, the first sample comes first: the start-up rescan waits
-        // until playback started (or 2 s), so it does not compete with it for the CPU.
-        if machine.currentRequest == nil {
-            scan.start()
-        } else {
-            startupScanDue = Instant.now.adding(milliseconds: 2000)
-        }
+        perform(boxMachine.handle(.startedUp(resuming: machine.currentRequest != nil), now: Instant.now))
         if config.console.input == .keys, console?.enableKeys(ControlMap(config: config)) == false {
             logger.info("console: [console] input = \"keys\" needs a terminal on stdin; reading lines")
         }
@@ -380,21 +361,10 @@ final class Daemon {
             let due = keeper.nextPositionRead.map { $0.milliseconds(since: now) + 1 } ?? 0
             timeout = min(timeout, due > 0 ? due : 250)
         }
-        // The fade steps every 20 ms (each step ramps over ~5 ms in the output); before it,
-        // wake up when it is due (the timer counts track time: at 2× it comes in half the time).
-        if let left = sleepLeftMs {
-            let beforeFade = (left - sleepTimer.fadeMs) * 100 / Int64(machine.speed.hundredths)
-            timeout = min(timeout, left <= sleepTimer.fadeMs ? 20 : beforeFade)
-        }
-        if let idleSince, let idleMs = config.sleep.idlePowerOffMs {
-            let due = idleSince.adding(milliseconds: idleMs)
-            timeout = min(timeout, max(0, due.milliseconds(since: now) + 1))
-        }
-        for deadline in [startupScanDue, keeper.nextDeadline, serviceManager.nextPing, podcasts.nextRefresh].compactMap(
-            {
-                $0
-            })
-        {
+        let deadlines = [
+            boxMachine.nextDeadline, keeper.nextDeadline, serviceManager.nextPing,
+        ]
+        for deadline in deadlines.compactMap({ $0 }) {
             timeout = min(timeout, max(0, deadline.milliseconds(since: now) + 1))
         }
         if let limit = display?.sleepLimitMs(now: now) { timeout = min(timeout, limit) }
@@ -402,11 +372,6 @@ final class Daemon {
             timeout = min(timeout, max(0, (deadline.nanoseconds - now.nanoseconds + 999_999) / 1_000_000))
         }
         if let mpdTimeout = mpd.timeoutMilliseconds() { timeout = min(timeout, Int64(mpdTimeout)) }
-        if let deadline = cards.nextDeadline { timeout = min(timeout, max(0, deadline.milliseconds(since: now) + 1)) }
-        if let deadline = menu.nextDeadline { timeout = min(timeout, max(0, deadline.milliseconds(since: now) + 1)) }
-        if let deadline = scrubber.nextDeadline {
-            timeout = min(timeout, max(0, deadline.milliseconds(since: now) + 1))
-        }
         if statusLED != nil, let change = light.nextChange(after: now) {
             timeout = min(timeout, max(0, change.milliseconds(since: now) + 1))
         }
@@ -416,81 +381,20 @@ final class Daemon {
     /// Position report to the core and the checkpoint policy's writes.
     private func tick() {
         let now = Instant.now
-        if let due = startupScanDue, now >= due {
-            startupScanDue = nil
-            scan.start()
-        }
-        if let due = cards.nextDeadline, now >= due { handleTagCard(.tick) }
-        if let due = podcasts.nextRefresh, now >= due { podcasts.refresh() }
+        perform(boxMachine.handle(.tick, now: now))
+        perform(boxMachine.handle(.podcasts(following: !podcasts.subscriptions.isEmpty), now: now))
         defer { updateLight(now: Instant.now) }
         let positionKnown = machine.state != .stopped && refreshPosition().current
         // At a time after the position's read: its progress is noted when it is read, and a
         // tick at the earlier `now` found the record not yet due and wrote it on the next wake-up.
         perform(keeper.handle(.tick(machine.snapshot, positionKnown: positionKnown), now: Instant.now))
-        if menu.isOpen { perform(menu.handle(.tick, now: now)) }
-        if scrubber.advance(to: now) { logger.info("scrub: dropped, no release came") }
         if let plugged = try? headphones?.plugged(), plugged != machine.headphonesPlugged {
             logger.info("headphones \(plugged ? "plugged in" : "unplugged")")
             perform(machine.handle(.headphones(plugged: plugged), now: now))
         }
-        runSleepTimer(now: now)
-        runIdlePowerOff(now: now)
+        perform(boxMachine.handle(.player(playerView), now: now))
         followStation(pipeline.streams)
         updateDisplay(now: now)
-    }
-
-    /// What is left of the sleep timer at the last tick; nil when it is off.
-    private(set) var sleepLeftMs: Int64?
-
-    private func runSleepTimer(now: Instant) {
-        let playing = machine.state == .playing
-        let trackLeft = playing ? currentTrackInfo?.durationMs.map { max($0 - machine.positionMs, 0) } : nil
-        let step = sleepTimer.step(
-            now: now, speed: machine.speed, trackLeftMs: trackLeft, albumLeftMs: playing ? albumLeftMs(trackLeft) : nil,
-            chapterLeftMs: chapterLeftMs(trackLeftMs: trackLeft))
-        var gain: Float = 1
-        switch step {
-        case .off:
-            sleepLeftMs = nil
-        case .running(let left):
-            sleepLeftMs = left == Int64.max ? nil : left
-        case .fading(let left, let fade):
-            sleepLeftMs = left
-            gain = fade
-        case .expired:
-            // The gain comes back on the next tick, once the stop has silenced the output.
-            gain = sleepGain
-            sleepLeftMs = nil
-            logger.info("sleep timer: time is up (\(config.sleep.then.rawValue))")
-            perform(machine.handle(.command(.stop), now: now))
-        }
-        if gain != sleepGain {
-            sleepGain = gain
-            pipeline.setFade(gain)
-        }
-        if step == .expired, config.sleep.then == .powerOff { powerOff(reason: "sleep timer") }
-    }
-
-    /// The track's rest plus the following queue entries of the same album.
-    private func albumLeftMs(_ trackLeft: Int64?) -> Int64? {
-        guard let trackLeft, let album = currentTrackInfo?.album, let index = machine.queue.currentIndex else {
-            return trackLeft
-        }
-        var left = trackLeft
-        for id in machine.queue.entries[(index + 1)...] {
-            guard let info = library[id], info.album == album, let duration = info.durationMs else { break }
-            left += duration
-        }
-        return left
-    }
-
-    private func runIdlePowerOff(now: Instant) {
-        guard machine.state != .playing else { return idleSince = nil }
-        let since = idleSince ?? now
-        idleSince = since
-        guard let idleMs = config.sleep.idlePowerOffMs, now.milliseconds(since: since) >= idleMs else { return }
-        idleSince = nil
-        powerOff(reason: "idle power-off")
     }
 
     /// Saves everything durably, then runs the power-off command.
@@ -503,8 +407,7 @@ final class Daemon {
 
     /// Sets the sleep timer (from a console, the menu or a gesture); the reply.
     func setSleep(_ target: SleepTarget?) -> String {
-        sleepTimer.set(target, now: Instant.now)
-        sleepChapter.reset()
+        perform(boxMachine.handle(.setSleep(target), now: Instant.now))
         tick()
         return target.map { "sleep: \($0)" } ?? "sleep: off"
     }
@@ -519,7 +422,7 @@ final class Daemon {
             menu.playMode = machine.options.preset ?? .inOrder
             menu.lyricsOffsetMs = lyrics.timeline?.nudgeMs
             menu.speed = machine.speed
-            menu.sleepTarget = sleepTimer.target
+            menu.sleepTarget = boxMachine.sleepTarget
             display.showMenu(menu, now: now)
             return
         }
@@ -532,8 +435,8 @@ final class Daemon {
             lyricsVersion: lyrics.version + radio.version + (buffering ? 1 : 0),
             state: machine.state,
             positionMs: machine.positionMs, volume: machine.volume, options: machine.options,
-            favourite: track.map { favouritePaths.contains($0.path) } ?? false, sleepLeftMs: sleepLeftMs,
-            scrubTargetMs: scrubber.targetMs)
+            favourite: track.map { favouritePaths.contains($0.path) } ?? false, sleepLeftMs: boxMachine.sleepLeftMs,
+            scrubTargetMs: boxMachine.scrubber.targetMs)
     }
 
     /// The library entry of the queue's current track.
@@ -550,10 +453,7 @@ final class Daemon {
                     refreshPosition()
                     perform(keeper.handle(.trackStarted(machine.snapshot), now: Instant.now))
                 }
-                if startupScanDue != nil {
-                    startupScanDue = nil
-                    scan.start()
-                }
+                perform(boxMachine.handle(.playbackStarted, now: now))
                 if let request = requests[token] {
                     logger.info("playing \(describe(request.trackID))")
                     console?.announce("playing \(describe(request.trackID))")

@@ -28,10 +28,6 @@ final class Podcasts {
     var becameWhole: Int64?
     /// The subscriptions, numbered from 1 in `list`.
     private(set) var subscriptions: [Subscription] = []
-    /// Feeds are read again this long after the last reading of them all.
-    static let refreshIntervalMs: Int64 = 6 * 3_600_000
-    /// When every feed is read again; nil while none is followed.
-    private(set) var nextRefresh: Instant?
 
     init(config: JukeboxConfig, store: LibraryStore, logger: Logger, wakeup: WakeupEvent, growingFiles: GrowingFiles) {
         self.store = store
@@ -64,9 +60,8 @@ final class Podcasts {
     /// The path of an episode's file once whole (its partial file adds `.part`).
     func path(of record: EpisodeRecord) -> String { "\(folder)/\(record.fileName)" }
 
-    /// Reads every feed again (and again after `refreshIntervalMs`).
+    /// Reads every feed again (when, is the box machine's: `BoxMachine.podcastRefreshMs`).
     func refresh() {
-        nextRefresh = subscriptions.isEmpty ? nil : Instant.now.adding(milliseconds: Self.refreshIntervalMs)
         for subscription in subscriptions {
             fetcherOnFirstUse().readFeed(podcastID: subscription.id, url: subscription.url)
         }
@@ -85,7 +80,6 @@ final class Podcasts {
                     return "error: not added"
                 }
                 fetcherOnFirstUse().readFeed(podcastID: subscription.id, url: url)
-                if nextRefresh == nil { nextRefresh = Instant.now.adding(milliseconds: Self.refreshIntervalMs) }
                 logger.info("podcasts: \(added ? "subscribed to" : "already following") \(url)")
                 return "OK podcast \(subscriptions.count): \(url)" + (added ? "" : " (already subscribed)")
             case .list:
