@@ -14,6 +14,7 @@ let package = Package(
         .executable(name: "jukeboxd", targets: ["jukeboxd"]),
         .executable(name: "jukebox-bench", targets: ["jukebox-bench"]),
         .executable(name: "jukebox-web", targets: ["jukebox-web"]),
+        .executable(name: "jukebox-mqtt", targets: ["jukebox-mqtt"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -33,6 +34,8 @@ let package = Package(
         .systemLibrary(name: "CGPIOD", pkgConfig: "libgpiod", providers: [.apt(["libgpiod-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .target(name: "CLinuxShims"),
+        // jukebox-mqtt's MQTT client (jukeboxd does not link it).
+        .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
         // The decoder libraries are not linked but opened on first use (dlopen), so a box that
         // plays only MP3 maps none of them: their headers only (no pkgConfig, which would link
         // them), and CLazyLibraries defines the functions the wrappers call. opusfile.h
@@ -74,6 +77,7 @@ let package = Package(
             name: "XML", dependencies: ["CXML2", "CLazyLibraries"],
             swiftSettings: [.unsafeFlags(["-Xcc", "-I/usr/include/libxml2"])]),
         .target(name: "HTTP", dependencies: ["CCurl"]),
+        .target(name: "MQTT", dependencies: ["CMosquitto"]),
 
         // MARK: the pure core
         .target(name: "TOML"),
@@ -81,6 +85,8 @@ let package = Package(
         .target(name: "MPDProtocol", dependencies: ["JukeboxCore"]),
         // The web page's pure parts: HTML, MPD replies, forms, CSRF (docs/ARCHITECTURE.md).
         .target(name: "JukeboxWeb", dependencies: ["JukeboxCore", "MPDProtocol"]),
+        // Home Assistant's MQTT discovery: entities, topics, commands, reconnect backoff.
+        .target(name: "HomeAssistant", dependencies: ["JukeboxCore", "JukeboxWeb"]),
 
         // MARK: adapters
         .target(
@@ -123,13 +129,18 @@ let package = Package(
         .target(
             name: "JukeboxWebServer",
             dependencies: [
-                "JukeboxWeb", "JukeboxCore", "TOML", "LinuxSupport",
+                "JukeboxWeb", "JukeboxCore", "LinuxSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
+
+        // The Home Assistant bridge's process: the daemon's MPD socket and the broker in one poll loop.
+        .target(
+            name: "JukeboxMQTT",
+            dependencies: ["HomeAssistant", "JukeboxWeb", "JukeboxCore", "MQTT", "LinuxSupport"]),
 
         // MARK: wiring and executables
         .target(
@@ -141,6 +152,7 @@ let package = Package(
             ]),
         .executableTarget(name: "jukeboxd", dependencies: ["JukeboxDaemon"]),
         .executableTarget(name: "jukebox-web", dependencies: ["JukeboxWebServer"]),
+        .executableTarget(name: "jukebox-mqtt", dependencies: ["JukeboxMQTT"]),
         .executableTarget(
             name: "jukebox-bench",
             dependencies: [
@@ -156,6 +168,7 @@ let package = Package(
             dependencies: ["JukeboxCore", "TOML", .product(name: "PropertyBased", package: "swift-property-based")]),
         .testTarget(name: "MPDProtocolTests", dependencies: ["MPDProtocol", "JukeboxCore"]),
         .testTarget(name: "JukeboxWebTests", dependencies: ["JukeboxWeb", "JukeboxCore"]),
+        .testTarget(name: "HomeAssistantTests", dependencies: ["HomeAssistant", "JukeboxCore", "JukeboxWeb"]),
         .testTarget(name: "LinuxSupportTests", dependencies: ["LinuxSupport", "JukeboxTestSupport"]),
         .testTarget(name: "GPIOTests", dependencies: ["GPIO", "LinuxSupport"]),
         .testTarget(
