@@ -66,8 +66,9 @@ struct BridgeLoop {
     var idle: DaemonLink?
     var daemonRetryMs: Int64 = 0
     var daemonFailures = 0
-    /// `card last`'s count when it was last read: a higher one is a new scan.
-    var cardReads: Int?
+    /// `card last`'s count when it was last read (0 before the first card): a higher one is
+    /// a new scan.
+    var cardReads = 0
 
     init(config: JukeboxConfig, broker: MQTTBroker) throws {
         self.config = config
@@ -180,7 +181,7 @@ struct BridgeLoop {
         do {
             let link = try DaemonLink(config.network)
             perform(bridge.handle(.box(try link.boxState()), nowMs: Self.nowMs()))
-            cardReads = try? link.lastCard()?.reads
+            cardReads = try link.lastCard()?.reads ?? 0
             try link.send("idle player mixer options cards")
             idle = link
             daemonFailures = 0
@@ -199,7 +200,7 @@ struct BridgeLoop {
             guard let reply = try link.replyIfComplete() else { return }
             let changed = Set(reply.fields.filter { $0.key == "changed" }.map(\.value))
             if changed.contains("cards"), let last = try link.lastCard() {
-                if let before = cardReads, last.reads > before {
+                if last.reads > cardReads {
                     perform(bridge.handle(.cardRead(last.id), nowMs: Self.nowMs()))
                 }
                 cardReads = last.reads

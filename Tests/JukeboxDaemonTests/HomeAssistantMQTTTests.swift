@@ -111,11 +111,15 @@ import Testing
         #expect(waitUntil(timeout: .seconds(10)) { client.fields("sleep")["sleep"] == "20 min" }, "\(bridge.lines)")
         #expect(subscriber.waitForLine(matching: "testbox/sleep 20") != nil, "\(subscriber.lines)")
 
-        // A card scan is a device trigger (twice the same card: twice the trigger).
-        for _ in 0..<2 {
-            #expect(client.command("card b") == ["OK"])
-            #expect(subscriber.waitForLine(matching: "testbox/card B") != nil, "\(subscriber.lines)")
-        }
+        // A card scan is a device trigger: the same card put on again (after its removal, 1 s
+        // debounced, took effect) is a second trigger.
+        #expect(client.command("card b") == ["OK"])
+        #expect(subscriber.waitForLine(matching: "testbox/card B") != nil, "\(subscriber.lines)\n\(bridge.lines)")
+        #expect(client.command("card none") == ["OK"])
+        #expect(waitUntil(timeout: .seconds(10)) { client.fields("status")["state"] == "pause" }, "\(harness.log)")
+        #expect(client.command("card b") == ["OK"])
+        #expect(subscriber.waitForLine(matching: "testbox/card B") != nil, "\(subscriber.lines)\n\(bridge.lines)")
+        #expect(try Self.retained(port: brokerPort, "testbox/last_card") == "1 B")
 
         // The broker restarts (it kept nothing): the bridge reconnects and publishes it all again.
         broker.kill(SIGTERM)
