@@ -17,10 +17,13 @@ import Testing
         return "\(root)/.build/debug/jukebox-mqtt"
     }
 
-    /// A mosquitto broker on `port` (anonymous, nothing kept on disk), ready when it returns.
-    static func startBroker(port: Int, folder: String) throws -> DaemonProcess {
+    /// A mosquitto broker on `port` (anonymous unless `extra` says otherwise, nothing kept on
+    /// disk), ready when it returns.
+    static func startBroker(
+        port: Int, folder: String, extra: String = "allow_anonymous true\n"
+    ) throws -> DaemonProcess {
         let config = "\(folder)/mosquitto.conf"
-        try "listener \(port) 127.0.0.1\nallow_anonymous true\npersistence false\nlog_dest stderr\n".write(
+        try "listener \(port) 127.0.0.1\n\(extra)persistence false\nlog_dest stderr\n".write(
             toFile: config, atomically: true, encoding: .utf8)
         let broker = try DaemonProcess(executable: "/usr/sbin/mosquitto", arguments: ["-c", config])
         #expect(broker.waitForLine(matching: "running") != nil, "\(broker.lines)")
@@ -146,6 +149,85 @@ import Testing
         _ = subscriber.waitForExit(timeout: .seconds(5))
         broker.kill(SIGTERM)
         _ = broker.waitForExit(timeout: .seconds(10))
+    }
+
+    /// mqtts:// with the broker's certificate checked against `ca_file`, and a login: a wrong
+    /// password is refused (and retried), the right one connects and publishes.
+    @Test func tlsAndCredentials() throws {
+        let folder = try FileSystem.makeTemporaryDirectory(prefix: "jukebox-mqtt-tls")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // mosquitto, started as root, reads its files as the mosquitto user.
+        chmod(folder, 0o755)
+        let steps: [[String]] = [
+            [
+                "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=Jukebox test CA",
+                "-keyout",
+                "\(folder)/ca.key", "-out", "\(folder)/ca.crt",
+            ],
+            [
+                "req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=localhost", "-keyout", "\(folder)/server.key",
+                "-out", "\(folder)/server.csr",
+            ],
+            [
+                "x509", "-req", "-in", "\(folder)/server.csr", "-CA", "\(folder)/ca.crt", "-CAkey", "\(folder)/ca.key",
+                "-CAcreateserial", "-days", "1", "-out", "\(folder)/server.crt", "-extfile", "\(folder)/san.cnf",
+            ],
+        ]
+        try "subjectAltName=DNS:localhost\n".write(toFile: "\(folder)/san.cnf", atomically: true, encoding: .utf8)
+        for step in steps {
+            let result = try runTool("/usr/bin/openssl", step)
+            try #require(result.status == 0, "\(result.output)")
+        }
+        let login = try runTool("/usr/bin/mosquitto_passwd", ["-c", "-b", "\(folder)/passwords", "box", "s3cret"])
+        try #require(login.status == 0, "\(login.output)")
+        for file in ["ca.crt", "server.crt", "server.key", "passwords"] { chmod("\(folder)/\(file)", 0o644) }
+        let brokerPort = freeLoopbackPort()
+        let broker = try Self.startBroker(
+            port: brokerPort, folder: folder,
+            extra: """
+                cafile \(folder)/ca.crt
+                certfile \(folder)/server.crt
+                keyfile \(folder)/server.key
+                allow_anonymous false
+                password_file \(folder)/passwords
+
+                """)
+        defer {
+            broker.kill(SIGTERM)
+            _ = broker.waitForExit(timeout: .seconds(10))
+        }
+        let mqtt = """
+            [mqtt]
+            broker = "mqtts://localhost:\(brokerPort)"
+            ca_file = "\(folder)/ca.crt"
+            username = "box"
+            topic_prefix = "testbox"
+
+            """
+        let (harness, client, _) = try TagCardDaemonTests.start(extra: mqtt + "password = \"wrong\"\n")
+        defer { MPDDaemonTests.stop(harness) }
+        let refused = try DaemonProcess(executable: Self.bridgeBinary, arguments: ["--config", harness.configPath])
+        #expect(refused.waitForLine(matching: "refused") != nil, "\(refused.lines)")
+        #expect(client.fields("status")["state"] != nil)
+        refused.kill(SIGTERM)
+        #expect(refused.waitForExit(timeout: .seconds(5)) == 0, "\(refused.lines)")
+
+        let config = try String(contentsOfFile: harness.configPath, encoding: .utf8)
+        try config.replacingOccurrences(of: "password = \"wrong\"", with: "password = \"s3cret\"").write(
+            toFile: harness.configPath, atomically: true, encoding: .utf8)
+        let bridge = try DaemonProcess(executable: Self.bridgeBinary, arguments: ["--config", harness.configPath])
+        defer {
+            bridge.kill(SIGTERM)
+            _ = bridge.waitForExit(timeout: .seconds(5))
+        }
+        #expect(bridge.waitForLine(matching: "connected to the broker") != nil, "\(bridge.lines)")
+        let availability = try runTool(
+            "/usr/bin/mosquitto_sub",
+            [
+                "-h", "localhost", "-p", "\(brokerPort)", "--cafile", "\(folder)/ca.crt", "-u", "box", "-P", "s3cret",
+                "-t", "testbox/availability", "-C", "1", "-W", "10", "-F", "%r %p",
+            ])
+        #expect(availability.output.trimmingCharacters(in: .whitespacesAndNewlines) == "1 online", "\(broker.lines)")
     }
 
     /// With the broker gone (never there), the music plays on and the box obeys its clients.
