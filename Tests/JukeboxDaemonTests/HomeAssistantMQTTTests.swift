@@ -142,8 +142,13 @@ import Testing
         // The bridge dies without a word: the broker publishes its will.
         subscriber = try Self.subscribe(port: brokerPort)
         #expect(subscriber.waitForLine(matching: "testbox/availability online") != nil, "\(subscriber.lines)")
+        // Its memory (VmRSS: all resident pages; RssAnon: its own heap and stacks) and CPU time.
+        let memory = (try? String(contentsOfFile: "/proc/\(bridge.pid)/status", encoding: .utf8)) ?? ""
+        let resident = memory.split(separator: "\n").filter { $0.hasPrefix("VmRSS") || $0.hasPrefix("RssAnon") }
         bridge.kill(SIGKILL)
-        _ = bridge.waitForExit(timeout: .seconds(5))
+        if let exit = bridge.waitForChildExit(timeout: .seconds(5)) {
+            print("jukebox-mqtt: \(resident.joined(separator: ", ")), CPU \(exit.cpuSeconds) s in this test")
+        }
         #expect(subscriber.waitForLine(matching: "testbox/availability offline", timeout: .seconds(60)) != nil)
         subscriber.kill(SIGTERM)
         _ = subscriber.waitForExit(timeout: .seconds(5))
