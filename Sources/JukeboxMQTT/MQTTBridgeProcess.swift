@@ -19,7 +19,7 @@ public enum MQTTBridgeProcess {
         switch WebArguments.parse(arguments, program: program) {
         case .success(let path): configPath = path
         case .failure(let problem):
-            say("\(program): \(problem.message)\n\(WebArguments.usage(program: program))")
+            say("\(problem.message)\n\(WebArguments.usage(program: program))")
             exit(2)
         }
         let config: JukeboxConfig
