@@ -33,6 +33,8 @@ let package = Package(
         .systemLibrary(name: "CMPG123", pkgConfig: "libmpg123", providers: [.apt(["libmpg123-dev"])]),
         .systemLibrary(name: "CGPIOD", pkgConfig: "libgpiod", providers: [.apt(["libgpiod-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        // libcrypt (libxcrypt): the web page's password hash, yescrypt as /etc/shadow's.
+        .systemLibrary(name: "CCrypt", pkgConfig: "libcrypt", providers: [.apt(["libcrypt-dev"])]),
         .target(name: "CLinuxShims"),
         // jukebox-mqtt's MQTT client (jukeboxd does not link it).
         .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
@@ -84,7 +86,7 @@ let package = Package(
         .target(name: "JukeboxCore", dependencies: ["TOML"]),
         .target(name: "MPDProtocol", dependencies: ["JukeboxCore"]),
         // The web page's pure parts: HTML, MPD replies, forms, CSRF (docs/ARCHITECTURE.md).
-        .target(name: "JukeboxWeb", dependencies: ["JukeboxCore", "MPDProtocol"]),
+        .target(name: "JukeboxWeb", dependencies: ["JukeboxCore", "MPDProtocol", "TOML"]),
         // Home Assistant's MQTT discovery: entities, topics, commands, reconnect backoff.
         .target(name: "HomeAssistant", dependencies: ["JukeboxCore", "JukeboxWeb"]),
 
@@ -129,13 +131,17 @@ let package = Package(
         .target(
             name: "JukeboxWebServer",
             dependencies: [
-                "JukeboxWeb", "JukeboxCore", "LinuxSupport",
+                "JukeboxWeb", "JukeboxCore", "JukeboxConfigFile", "TOML", "LinuxSupport", "CCrypt",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
+
+        // The daemon's config file read, parsed, validated and its paths resolved: jukeboxd and
+        // jukebox-web read the same file the same way.
+        .target(name: "JukeboxConfigFile", dependencies: ["JukeboxCore", "TOML", "LinuxSupport"]),
 
         // The Home Assistant bridge's process: the daemon's MPD socket and the broker in one poll loop.
         .target(
@@ -147,7 +153,7 @@ let package = Package(
             name: "JukeboxDaemon",
             dependencies: [
                 "TOML", "JukeboxCore", "MPDProtocol", "JukeboxAudio", "JukeboxStore", "JukeboxDisplay",
-                "JukeboxDevices", "JukeboxPodcasts", "LinuxSupport",
+                "JukeboxDevices", "JukeboxPodcasts", "JukeboxConfigFile", "LinuxSupport",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .executableTarget(name: "jukeboxd", dependencies: ["JukeboxDaemon"]),
@@ -167,7 +173,7 @@ let package = Package(
             name: "JukeboxCoreTests",
             dependencies: ["JukeboxCore", "TOML", .product(name: "PropertyBased", package: "swift-property-based")]),
         .testTarget(name: "MPDProtocolTests", dependencies: ["MPDProtocol", "JukeboxCore"]),
-        .testTarget(name: "JukeboxWebTests", dependencies: ["JukeboxWeb", "JukeboxCore"]),
+        .testTarget(name: "JukeboxWebTests", dependencies: ["JukeboxWeb", "JukeboxCore", "TOML"]),
         .testTarget(name: "HomeAssistantTests", dependencies: ["HomeAssistant", "JukeboxCore", "JukeboxWeb"]),
         .testTarget(name: "LinuxSupportTests", dependencies: ["LinuxSupport", "JukeboxTestSupport"]),
         .testTarget(name: "GPIOTests", dependencies: ["GPIO", "LinuxSupport"]),
@@ -200,7 +206,8 @@ let package = Package(
         .testTarget(
             name: "JukeboxDaemonTests",
             dependencies: [
-                "JukeboxDaemon", "JukeboxCore", "JukeboxStore", "LinuxSupport", "JukeboxTestSupport", "SQLite",
+                "JukeboxDaemon", "JukeboxConfigFile", "JukeboxCore", "JukeboxStore", "LinuxSupport",
+                "JukeboxTestSupport", "SQLite",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         // Boots the virtual board (qemu, Tests/Tools/vboard): real drivers, see docs/VIRTUAL-BOARD.md.

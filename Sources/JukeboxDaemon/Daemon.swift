@@ -11,6 +11,7 @@
 
 import Glibc
 import JukeboxAudio
+import JukeboxConfigFile
 import JukeboxCore
 import JukeboxDevices
 import JukeboxStore

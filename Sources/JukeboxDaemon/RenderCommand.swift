@@ -1,5 +1,6 @@
 import Glibc
 import JukeboxAudio
+import JukeboxConfigFile
 import JukeboxCore
 import JukeboxDisplay
 import JukeboxStore

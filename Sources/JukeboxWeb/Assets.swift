@@ -39,6 +39,23 @@ public enum Assets {
         .check input{width:1.5rem;height:1.5rem;vertical-align:middle}
         .message{padding:.75rem;border-radius:.5rem;background:var(--card);border:1px solid var(--accent)}
         :focus-visible{outline:3px solid var(--accent);outline-offset:2px}
+        details{border-bottom:1px solid var(--line)}summary{padding:.9rem 0;font-weight:600;cursor:pointer}
+        .field{margin:.5rem 0 1rem}.field label{display:block;font-weight:600}
+        .field input,.field select,.field textarea,#login input,#setup input{width:100%;min-height:48px;\
+        font-size:1rem;padding:.4rem;border-radius:.5rem;border:1px solid var(--line);background:var(--card);\
+        color:var(--fg)}
+        .field small{display:block}.refused input,.refused select{border:2px solid #c62828}
+        .problem{display:block;color:#c62828;font-weight:600}
+        #login label,#setup label{display:block;margin:.75rem 0}
+        form.settings>button,#login button,#setup button{width:100%;margin:1rem 0;background:var(--accent);\
+        color:#fff;border:0}
+        .quiet{width:100%}
+        #upload label{display:block;margin:.75rem 0}#upload input{width:100%;min-height:48px}
+        #drop{border:2px dashed var(--line);border-radius:.75rem;padding:2rem 1rem;text-align:center;\
+        color:var(--muted)}
+        #upload button{width:100%;margin:1rem 0;background:var(--accent);color:#fff;border:0}
+        #upload-list li{display:grid;grid-template-columns:1fr 6rem;gap:.25rem}
+        #upload-list small{grid-column:1/3}#upload-list li[data-result=refused] small{color:#c62828}
         """
 
     /// Posts forms with fetch, follows `/events`, and keeps the page current with `textContent`
@@ -140,5 +157,73 @@ public enum Assets {
         });
         events.addEventListener('cards', () => { if ($('cards')) reloadCards(); });
         setInterval(tick, 500);
+        // The upload page: each file streamed on its own request with its progress, one at a
+        // time; then one scan of the folder.
+        const uploadForm = $('upload-form');
+        if (uploadForm) {
+          const dropped = [];
+          const walk = (entry, path) => new Promise((done) => {
+            if (entry.isFile) {
+              entry.file((file) => { dropped.push({file, path: path + file.name}); done(); }, () => done());
+            } else if (entry.isDirectory) {
+              const reader = entry.createReader();
+              const more = () => reader.readEntries(async (entries) => {
+                if (!entries.length) { done(); return; }
+                for (const child of entries) await walk(child, path + entry.name + '/');
+                more();
+              }, () => done());
+              more();
+            } else done();
+          });
+          const drop = $('drop');
+          drop.addEventListener('dragover', (event) => event.preventDefault());
+          drop.addEventListener('drop', async (event) => {
+            event.preventDefault();
+            const entries = [...event.dataTransfer.items].map((item) => item.webkitGetAsEntry()).filter(Boolean);
+            for (const entry of entries) await walk(entry, '');
+            drop.textContent = dropped.length + ' files dropped';
+          });
+          const send = (item, row) => new Promise((done) => {
+            const request = new XMLHttpRequest();
+            request.open('POST', '/upload/file?path=' + encodeURIComponent(item.path));
+            request.setRequestHeader('X-CSRF-Token', token);
+            const bar = row.querySelector('progress');
+            request.upload.onprogress = (event) => { if (event.lengthComputable) bar.value = event.loaded / event.total; };
+            request.onload = () => {
+              const ok = request.status === 201;
+              if (ok) bar.value = 1;
+              row.dataset.result = ok ? 'done' : 'refused';
+              row.querySelector('small').textContent = ok ? 'done' : request.responseText.trim();
+              done(ok);
+            };
+            request.onerror = () => { row.dataset.result = 'refused'; row.querySelector('small').textContent = 'connection lost'; done(false); };
+            request.send(item.file);
+          });
+          uploadForm.addEventListener('submit', async (event) => {
+            event.preventDefault();
+            const folder = $('upload-folder').value.split('/').filter(Boolean).join('/');
+            const items = dropped.slice();
+            for (const file of [...$('upload-files').files, ...$('upload-tree').files]) {
+              items.push({file, path: file.webkitRelativePath || file.name});
+            }
+            const list = $('upload-list');
+            list.textContent = '';
+            let good = 0;
+            for (const item of items) {
+              item.path = folder + '/' + item.path;
+              const row = document.createElement('li');
+              const name = document.createElement('span');
+              name.textContent = item.path;
+              const bar = document.createElement('progress');
+              bar.max = 1; bar.value = 0;
+              row.append(name, bar, document.createElement('small'));
+              list.append(row);
+              if (await send(item, row)) good += 1;
+            }
+            dropped.length = 0;
+            if (good) await post('/upload/scan', {folder});
+            $('upload-status').textContent = good + ' of ' + items.length + ' files uploaded' + (good ? '; the box is adding them.' : '.');
+          });
+        }
         """
 }

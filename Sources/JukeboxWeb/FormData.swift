@@ -27,6 +27,22 @@ public struct CSRFToken: Sendable, Equatable {
     public let value: String
 
     public init(using generator: inout some RandomNumberGenerator) {
+        value = RandomToken.hex(using: &generator)
+    }
+
+    /// A given token (tests).
+    init(value: String) { self.value = value }
+
+    /// Whether `candidate` is the token; the time taken does not tell how much of it matched.
+    public func accepts(_ candidate: String?) -> Bool {
+        guard let candidate else { return false }
+        return SecretText.equal(value, candidate)
+    }
+}
+
+/// 256 random bits as 64 hexadecimal digits: CSRF tokens and session cookies.
+public enum RandomToken {
+    public static func hex(using generator: inout some RandomNumberGenerator) -> String {
         let digits = Array("0123456789abcdef")
         var text = ""
         for _ in 0..<4 {
@@ -36,19 +52,17 @@ public struct CSRFToken: Sendable, Equatable {
                 word >>= 4
             }
         }
-        value = text
+        return text
     }
+}
 
-    /// A given token (tests).
-    init(value: String) { self.value = value }
-
-    /// Whether `candidate` is the token; the time taken does not tell how much of it matched.
-    public func accepts(_ candidate: String?) -> Bool {
-        guard let candidate else { return false }
-        let (a, b) = (Array(value.utf8), Array(candidate.utf8))
-        guard a.count == b.count else { return false }
+/// Comparing secrets (tokens, codes, hashes) in a time that does not tell how much matched.
+public enum SecretText {
+    public static func equal(_ a: String, _ b: String) -> Bool {
+        let (x, y) = (Array(a.utf8), Array(b.utf8))
+        guard x.count == y.count else { return false }
         var difference: UInt8 = 0
-        for index in a.indices { difference |= a[index] ^ b[index] }
+        for index in x.indices { difference |= x[index] ^ y[index] }
         return difference == 0
     }
 }

@@ -11,7 +11,8 @@ public enum Pages {
     }
 
     static func navigation(current: String) -> String {
-        let links = [("/", "Now playing"), ("/cards", "Cards")].map { path, name in
+        let links = [("/", "Now playing"), ("/cards", "Cards"), ("/upload", "Add music"), ("/settings", "Settings")].map
+        { path, name in
             "<a href=\"\(path)\"\(path == current ? " aria-current=\"page\"" : "")>\(name)</a>"
         }
         return "<nav>" + links.joined() + "</nav>"

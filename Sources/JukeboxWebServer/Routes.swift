@@ -11,6 +11,8 @@ struct Routes: Sendable {
     let state: LiveState
     let token: CSRFToken
     let logger: Logger
+    let settings: SettingsRoutes
+    let upload: UploadRoutes
 
     /// No inline script or style, nothing from elsewhere: an escaping slip still runs nothing.
     static let contentPolicy =
@@ -23,8 +25,10 @@ struct Routes: Sendable {
             if now == nil { now = await state.current }
             return Self.page(Pages.nowPlaying(now ?? NowPlaying(), token: token))
         }
-        router.get("/cards") { _, _ in
-            Self.page(Pages.cards(try await client.cardList(), token: token))
+        // Cards change what the box plays for a child: signed in only. Now playing stays open.
+        router.get("/cards") { request, _ in
+            if let away = await settings.gate.signInFirst(request) { return away }
+            return Self.page(Pages.cards(try await client.cardList(), token: token))
         }
         router.get("/app.css") { _, _ in Self.asset(Assets.css, type: "text/css; charset=utf-8") }
         router.get("/app.js") { _, _ in Self.asset(Assets.javascript, type: "text/javascript; charset=utf-8") }
@@ -34,17 +38,21 @@ struct Routes: Sendable {
             try await perform(request, back: "/") { WebAction.player($0) }
         }
         router.post("/cards/assign") { request, _ in
-            try await perform(request, back: "/cards") { WebAction.assign($0) }
+            if let away = await settings.gate.signInFirst(request) { return away }
+            return try await perform(request, back: "/cards") { WebAction.assign($0) }
         }
         router.post("/cards/forget") { request, _ in
-            try await perform(request, back: "/cards") { WebAction.forget($0) }
+            if let away = await settings.gate.signInFirst(request) { return away }
+            return try await perform(request, back: "/cards") { WebAction.forget($0) }
         }
+        settings.add(to: router)
+        upload.add(to: router)
         return router
     }
 
-    static func page(_ html: String) -> Response {
+    static func page(_ html: String, status: HTTPResponse.Status = .ok) -> Response {
         Response(
-            status: .ok,
+            status: status,
             headers: [
                 .contentType: "text/html; charset=utf-8", .cacheControl: "no-store",
                 .contentSecurityPolicy: contentPolicy, .init("X-Content-Type-Options")!: "nosniff",

@@ -1,5 +1,6 @@
 import Glibc
 import Hummingbird
+import JukeboxConfigFile
 import JukeboxCore
 import JukeboxWeb
 import LinuxSupport
@@ -30,7 +31,7 @@ public enum WebServer {
             exit(2)
         }
         do {
-            try await serve(config, logger: logger)
+            try await serve(config, configPath: configPath, logger: logger)
             exit(0)
         } catch {
             printError("jukebox-web: \(error)")
@@ -57,7 +58,7 @@ public enum WebServer {
         _ = try? FileDescriptor.standardError.writeAll(Array((text + "\n").utf8))
     }
 
-    static func serve(_ config: JukeboxConfig, logger: Logger) async throws {
+    static func serve(_ config: JukeboxConfig, configPath: String, logger: Logger) async throws {
         // One event-loop thread serves the pages and the daemon connections: a family's few
         // phones need no more, and each thread costs memory.
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
@@ -67,7 +68,17 @@ public enum WebServer {
         let client = MPDClient(endpoint: endpoint, group: group)
         let state = LiveState()
         var random = SystemRandomNumberGenerator()
-        let routes = Routes(client: client, state: state, token: CSRFToken(using: &random), logger: logger)
+        let token = CSRFToken(using: &random)
+        // The password's hash beside the daemon's database, in the state folder the unit owns.
+        let database = DaemonConfig.resolve(config.database, against: DaemonConfig.directory(of: configPath))
+        let stateFolder = database.lastIndex(of: "/").map { String(database[..<$0]) } ?? "."
+        let gate = LoginGate(password: PasswordFile(path: stateFolder + "/web-password"), logger: logger)
+        let routes = Routes(
+            client: client, state: state, token: token, logger: logger,
+            settings: SettingsRoutes(configPath: configPath, gate: gate, token: token),
+            upload: UploadRoutes(
+                musicFolder: DaemonConfig.resolve(config.musicDir, against: DaemonConfig.directory(of: configPath)),
+                client: client, gate: gate, token: token))
         let app = Application(
             router: routes.router(),
             configuration: .init(address: .hostname(config.web.address, port: config.web.port), serverName: nil),

@@ -20,6 +20,42 @@ public enum FileSystem {
         _ = try SystemCall.value("rename", path) { Glibc.rename(path, target) }
     }
 
+    /// Replaces `path` with `bytes` so that a power cut leaves either the old file or the new
+    /// one: a temporary file beside it (`.NAME.new`), synced, renamed over it, the folder synced.
+    public static func writeAtomically(_ bytes: [UInt8], to path: String, mode: UInt32 = 0o644) throws(Errno) {
+        let slash = path.lastIndex(of: "/")
+        let temporary =
+            slash.map { String(path[...$0]) + "." + String(path[path.index(after: $0)...]) } ?? ".\(path)"
+        let fd = try FileDescriptor(
+            path: temporary + ".new", flags: O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode: mode)
+        do {
+            try fd.writeAll(bytes)
+            try fd.syncData()
+            try rename(temporary + ".new", to: path)
+        } catch {
+            _ = try? removeFile(temporary + ".new")
+            throw error
+        }
+        try FileDescriptor.syncFolder(containing: path)
+    }
+
+    /// Bytes an unprivileged process may still write on the file system holding `path`.
+    public static func freeBytes(_ path: String) throws(Errno) -> Int64 {
+        var info = statvfs()
+        _ = try SystemCall.value("statvfs", path) { statvfs(path, &info) }
+        return Int64(info.f_bavail) * Int64(info.f_frsize)
+    }
+
+    /// Makes `folder` and the folders above it up to `base` (which must exist), as mkdir -p.
+    public static func makeDirectories(_ folder: String, inside base: String) throws(Errno) {
+        guard folder.hasPrefix(base + "/") else { return }
+        var path = base
+        for name in folder.dropFirst(base.count + 1).split(separator: "/") {
+            path += "/" + name
+            _ = try makeDirectory(path)
+        }
+    }
+
     /// Removes a file (unlink(2)); false when there was none.
     @discardableResult
     public static func removeFile(_ path: String) throws(Errno) -> Bool {

@@ -18,13 +18,14 @@ struct JukeboxBench: ParsableCommand {
             mp4 (AAC in MP4 against ffmpeg: CPU per minute, and RSS while playing AAC and ALAC beside MP3), \
             cards (an NFC/RFID card read -> the first sample of its music at a paced sink), \
             vboard (boot to music on the virtual board: qemu, Debian's kernel, snd-aloop), \
+            web (jukebox-web beside jukeboxd: RSS idle and during an upload, first page bytes, action and card → page times), \
             scale (libraries of 2,000, 20,000 and 100,000 files against MPD; only with --only scale). \
             Prints a table (metric | jukeboxd | peer | ratio | target | verdict) and writes it to <work>/results.md.
             """)
 
     static let sectionNames = [
         "material", "cpu", "memory", "disk", "startup", "scan", "instructions", "input", "control", "display",
-        "menu", "mp4", "cards", "speed", "vboard", "scale",
+        "menu", "mp4", "cards", "speed", "vboard", "web", "scale",
     ]
     /// Sections a run without --only leaves out: scale makes GBs of libraries and takes
     /// most of an hour on a shared machine.
@@ -140,6 +141,7 @@ struct JukeboxBench: ParsableCommand {
             case "cards": bench.sectionCards()
             case "vboard": bench.sectionVirtualBoard()
             case "speed": bench.sectionSpeed()
+            case "web": bench.sectionWeb()
             case "scale":
                 bench.sectionScale(
                     sizes: scaleSizes.map { $0.split(separator: ",").compactMap { Int($0) } }

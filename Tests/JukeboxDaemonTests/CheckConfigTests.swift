@@ -1,4 +1,5 @@
 import Foundation
+import JukeboxConfigFile
 import JukeboxCore
 import JukeboxTestSupport
 import Testing

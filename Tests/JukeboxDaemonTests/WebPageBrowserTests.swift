@@ -51,6 +51,14 @@ import Testing
         return (harness, web, "http://127.0.0.1:\(webPort)", mpdPort)
     }
 
+    /// The one-time setup code jukebox-web logged (before the "web page on" line `start` waited for).
+    static func setupCode(_ web: DaemonProcess) throws -> String {
+        let logged = web.lines.last { $0.text.contains("setup code ") }?.text
+        let code = String(logged?.split(separator: " ").last ?? "")
+        try #require(code.count == 6, "\(web.lines)")
+        return code
+    }
+
     /// Runs a scenario of the browser script; its output shows in the test's log.
     static func browse(_ scenario: String) throws {
         let (harness, web, url, mpdPort) = try start()
@@ -61,7 +69,10 @@ import Testing
         }
         let result = try runTool(
             "/usr/bin/python3",
-            [Fixtures.path("Tests/Tools/web-browser-test.py"), scenario, "--url", url, "--mpd-port", "\(mpdPort)"],
+            [
+                Fixtures.path("Tests/Tools/web-browser-test.py"), scenario, "--url", url, "--mpd-port", "\(mpdPort)",
+                "--setup-code", try setupCode(web),
+            ],
             timeout: .seconds(120))
         print(result.output)
         #expect(result.status == 0, "\(result.output)\n\(web.text(of: .stderr))\n\(harness.log)")
@@ -77,6 +88,66 @@ import Testing
     /// `card C0FFEE` on the MPD socket: the page offers it, a folder is assigned from the
     /// picker, and the card then plays that folder; forget removes it.
     @Test func newCardIsOfferedAssignedAndPlays() throws { try Self.browse("cards") }
+
+    /// The settings page: the password set with the setup code jukebox-web logged; a bad value
+    /// refused with the validator's message and nothing written; good values written into the
+    /// file (the previous one kept); no session or no token, nothing written; wrong passwords
+    /// slowed. The daemon started again on the file runs with the new maximum volume.
+    @Test func settingsAreSavedBehindThePasswordAndTheDaemonRunsWithThem() throws {
+        let (harness, web, url, mpdPort) = try Self.start()
+        defer {
+            web.kill(SIGTERM)
+            _ = web.waitForExit(timeout: .seconds(5))
+        }
+        // Logged before the "web page on" line that start() waited for.
+        let code = try Self.setupCode(web)
+        let result = try runTool(
+            "/usr/bin/python3",
+            [
+                Fixtures.path("Tests/Tools/web-browser-test.py"), "settings", "--url", url, "--mpd-port", "\(mpdPort)",
+                "--setup-code", code, "--config", harness.configPath,
+            ],
+            timeout: .seconds(240))
+        print(result.output)
+        #expect(result.status == 0, "\(result.output)\n\(web.text(of: .stderr))\n\(harness.log)")
+
+        MPDDaemonTests.stop(harness)
+        let process = try harness.start()
+        #expect(process.waitForLine(matching: "MPD protocol on", on: .stderr) != nil, "\(harness.log)")
+        let client = try MPDTestClient(port: mpdPort)
+        _ = client.command("setvol 100")
+        #expect(client.fields("status")["volume"] == "60", "\(harness.log)")
+        MPDDaemonTests.stop(harness)
+    }
+
+    /// Upload from the page: two MP3s and an .lrc into a new folder, which the daemon then plays
+    /// with its lyrics; and the refusals (path escapes, hidden names, other types, no token or
+    /// session, an existing name, more than the free space, a cut-off upload cleaned up).
+    @Test func uploadedFilesPlayWithTheirLyricsAndHostileUploadsAreRefused() throws {
+        let (harness, web, url, mpdPort) = try Self.start()
+        defer {
+            web.kill(SIGTERM)
+            _ = web.waitForExit(timeout: .seconds(5))
+            MPDDaemonTests.stop(harness)
+        }
+        let code = try Self.setupCode(web)
+        let source = harness.directory.file("to-upload")
+        try FileManager.default.createDirectory(atPath: source, withIntermediateDirectories: true)
+        let files = ["\(source)/01 Morning.mp3", "\(source)/02 Evening.mp3", "\(source)/01 Morning.lrc"]
+        try FileManager.default.copyItem(atPath: "\(harness.musicDir)/Alpha/First/01.mp3", toPath: files[0])
+        try FileManager.default.copyItem(atPath: "\(harness.musicDir)/Alpha/First/01.mp3", toPath: files[1])
+        try "[00:00.00]Uploaded line one\n[09:00.00]Uploaded line two\n".write(
+            toFile: files[2], atomically: true, encoding: .utf8)
+        let result = try runTool(
+            "/usr/bin/python3",
+            [
+                Fixtures.path("Tests/Tools/web-browser-test.py"), "upload", "--url", url, "--mpd-port", "\(mpdPort)",
+                "--setup-code", code, "--music", harness.musicDir, "--files",
+            ] + files,
+            timeout: .seconds(240))
+        print(result.output)
+        #expect(result.status == 0, "\(result.output)\n\(web.text(of: .stderr))\n\(harness.log)")
+    }
 
     /// The music plays on when the web process dies.
     @Test func musicPlaysOnWhenTheWebProcessDies() throws {

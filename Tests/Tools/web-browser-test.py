@@ -7,20 +7,29 @@ python3-selenium), against a real jukeboxd and jukebox-web that WebPageBrowserTe
 Scenarios: now-playing (the page shows the playing song and follows a `next`; the buttons
 and the queue's remove act; a POST without the CSRF token is refused), xss (a track titled
 <img src=x onerror=alert(1)> shows as text), cards (`card ID` on the MPD socket -> the page
-offers the new card -> assign a folder -> `card ID` again plays that folder).
+offers the new card -> assign a folder -> `card ID` again plays that folder), settings (the
+password set with the setup code; a bad value refused with the validator's message, a good one
+written with the previous file kept; no session or token, nothing written; wrong passwords
+slowed), upload (two MP3s and an .lrc from the page into a new folder: they play with their
+lyrics; paths out of the music folder, hidden names, other types, no token or session, an
+existing name, sizes over the free space refused; an upload cut off half-way leaves nothing).
 Exit status 0 when every check held; a missing browser is a failure, not a skip."""
 
 import argparse
+import http.client
+import os
 import socket
 import sys
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 
 from selenium import webdriver
 from selenium.common.exceptions import NoAlertPresentException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
+from selenium.webdriver.support.expected_conditions import staleness_of
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
 XSS = "<img src=x onerror=alert(1)>"
@@ -151,7 +160,12 @@ def xss(driver, mpd, url):
     print("the title <img src=x onerror=alert(1)> shows as text, on both renderings")
 
 
-def cards(driver, mpd, url):
+def cards(driver, mpd, url, setup_code):
+    # Signed in only: the first visit goes to the setup page.
+    driver.get(url + "/cards")
+    wait(driver, "the setup page", lambda: driver.find_elements(By.ID, "setup"))
+    assert post_status(url, "/cards/forget", b"card=A&csrf=x") == 401
+    set_password(driver, url, setup_code)
     driver.get(url + "/cards")
     assert not driver.find_elements(By.ID, "unknown")
     put = time.monotonic()
@@ -197,21 +211,239 @@ def cards(driver, mpd, url):
     print("forgot C0FFEE")
 
 
+def form_value(driver, key):
+    return driver.find_element(By.CSS_SELECTOR, f".field[data-key='{key}'] [name='k:{key}']")
+
+
+def set_field(driver, key, value):
+    field = form_value(driver, key)
+    driver.execute_script("arguments[0].closest('details').open = true", field)
+    field.clear()
+    field.send_keys(value)
+
+
+def submit(driver, selector):
+    """Clicks a form's button and waits for the page the server answers with."""
+    old = driver.find_element(By.TAG_NAME, "main")
+    driver.find_element(By.CSS_SELECTOR, selector).click()
+    wait(driver, f"the answer to {selector}", lambda: staleness_of(old)(driver))
+
+
+def submit_settings(driver):
+    submit(driver, "form.settings > button")
+
+
+def post_status(url, path, body, cookie=None):
+    request = urllib.request.Request(url + path, data=body)
+    if cookie:
+        request.add_header("Cookie", cookie)
+    try:
+        with urllib.request.urlopen(request, timeout=10) as reply:
+            return reply.status
+    except urllib.error.HTTPError as error:
+        return error.code
+
+
+def settings(driver, mpd, url, setup_code, config):
+    original = open(config).read()
+    # First visit: the setup code from the box's log and a new password.
+    driver.get(url + "/settings")
+    wait(driver, "the setup page", lambda: driver.find_elements(By.ID, "setup"))
+    for code, password, again, expected in [
+        ("000000" if setup_code != "000000" else "111111", "kitchen-box", "kitchen-box", "Wrong setup code"),
+        (setup_code, "short", "short", "at least 8"),
+        (setup_code, "kitchen-box", "kitchen-bix", "differ"),
+    ]:
+        driver.find_element(By.NAME, "code").send_keys(code)
+        driver.find_element(By.NAME, "password").send_keys(password)
+        driver.find_element(By.NAME, "again").send_keys(again)
+        submit(driver, "#setup form button")
+        assert expected in text(driver, "setup"), text(driver, "setup")
+    driver.find_element(By.NAME, "code").send_keys(setup_code)
+    driver.find_element(By.NAME, "password").send_keys("kitchen-box")
+    driver.find_element(By.NAME, "again").send_keys("kitchen-box")
+    submit(driver, "#setup form button")
+    assert driver.find_elements(By.ID, "settings"), driver.current_url
+    print("password set with the setup code (a wrong code, a short and a mistyped password refused)")
+
+    # A bad value: the validator's own message beside the field, nothing written.
+    set_field(driver, "audio.start_volume", "400")
+    submit_settings(driver)
+    problem = ".field.refused[data-key='audio.start_volume'] .problem"
+    assert driver.find_elements(By.CSS_SELECTOR, problem), driver.page_source
+    message = driver.find_element(By.CSS_SELECTOR, problem).text
+    assert "100" in message, message
+    assert form_value(driver, "audio.start_volume").get_attribute("value") == "400"
+    assert open(config).read() == original, "a refused value was written"
+    print(f"start_volume 400 refused: {message!r}")
+
+    # Good ones: written in place, the previous file kept, the changes listed.
+    set_field(driver, "audio.start_volume", "40")
+    set_field(driver, "audio.max_volume", "60")
+    submit_settings(driver)
+    assert driver.find_elements(By.ID, "changed"), driver.page_source
+    for key in ["audio.start_volume", "audio.max_volume"]:
+        assert key in text(driver, "changed"), text(driver, "changed")
+    written = open(config).read()
+    assert "start_volume = 40" in written and "max_volume = 60" in written, written
+    assert open(config + ".previous").read() == original
+    print("start_volume 40 and max_volume 60 saved; previous file kept")
+
+    # Without a session or without the token, nothing is written.
+    cookie = "jukebox_session=" + driver.get_cookie("jukebox_session")["value"]
+    body = b"k%3Aaudio.start_volume=50"
+    assert post_status(url, "/settings", body) == 401
+    assert post_status(url, "/settings", body, cookie) == 403
+    assert post_status(url, "/settings", body + b"&csrf=wrong", cookie) == 403
+    assert open(config).read() == written
+    print("POST /settings without a session (401) or token (403) refused")
+
+    # Signed out: a wrong password, again and again, is slowed; then the right one.
+    submit(driver, "form[action='/logout'] button")
+    driver.get(url + "/settings")
+    wait(driver, "the sign-in page", lambda: driver.find_elements(By.ID, "login"))
+    slowed = False
+    for attempt in range(20):
+        driver.find_element(By.NAME, "password").send_keys(f"guess-{attempt}")
+        submit(driver, "#login form button")
+        if "Too many wrong tries" in text(driver, "login"):
+            slowed = True
+            break
+    assert slowed and attempt >= 3, attempt
+    print(f"wrong passwords slowed after {attempt} tries")
+    # The page says how long to wait; tries before that are refused without counting.
+    deadline = time.monotonic() + 120
+    while True:
+        driver.find_element(By.NAME, "password").send_keys("kitchen-box")
+        submit(driver, "#login form button")
+        if driver.find_elements(By.ID, "settings"):
+            break
+        assert "Too many wrong tries" in text(driver, "login"), text(driver, "login")
+        assert time.monotonic() < deadline, "still refused after 120 s"
+        time.sleep(0.25)
+    print("signed in with the password")
+
+
+def set_password(driver, url, setup_code, password="kitchen-box"):
+    driver.get(url + "/setup")
+    driver.find_element(By.NAME, "code").send_keys(setup_code)
+    driver.find_element(By.NAME, "password").send_keys(password)
+    driver.find_element(By.NAME, "again").send_keys(password)
+    submit(driver, "#setup form button")
+
+
+def raw_upload(url, path, length, body, headers):
+    """POSTs `body` to /upload/file with a Content-Length of `length` (maybe more than is sent,
+    then the connection is closed); the status, or None when the server closed first."""
+    host, port = url.split("//")[1].split(":")
+    connection = http.client.HTTPConnection(host, int(port), timeout=10)
+    connection.putrequest("POST", "/upload/file?path=" + urllib.parse.quote(path))
+    connection.putheader("Content-Length", str(length))
+    for name, value in headers.items():
+        connection.putheader(name, value)
+    connection.endheaders()
+    try:
+        if body:
+            connection.send(body)
+        if len(body) < length:
+            connection.sock.shutdown(socket.SHUT_RDWR)
+            connection.close()
+            return None
+        return connection.getresponse().status
+    except (ConnectionError, http.client.HTTPException):
+        return None
+    finally:
+        connection.close()
+
+
+def leftovers(music):
+    return [os.path.join(folder, name) for folder, _, names in os.walk(music) for name in names if ".upload-" in name]
+
+
+def upload(driver, mpd, url, setup_code, music, files):
+    set_password(driver, url, setup_code)
+    driver.get(url + "/upload")
+    wait(driver, "the upload page", lambda: driver.find_elements(By.ID, "upload-form"))
+    free = int(driver.find_element(By.ID, "free").get_attribute("data-bytes"))
+    folder = driver.find_element(By.ID, "upload-folder")
+    folder.clear()
+    folder.send_keys("Uploaded/Trip")
+    driver.find_element(By.ID, "upload-files").send_keys("\n".join(files))
+    driver.find_element(By.CSS_SELECTOR, "#upload-form button").click()
+    wait(driver, "the uploads", lambda: "3 of 3 files uploaded" in text(driver, "upload-status"))
+    rows = driver.find_elements(By.CSS_SELECTOR, "#upload-list li[data-result=done] progress")
+    assert len(rows) == 3 and all(float(row.get_attribute("value")) == 1 for row in rows)
+    print("3 files uploaded from the page, each with its progress bar")
+
+    def songs():
+        return [value for key, value in mpd.command('lsinfo "Uploaded/Trip"') if key == "file"]
+    wait_mpd("the two songs in the library", lambda: len(songs()) == 2)
+    morning = next(song for song in songs() if "Morning" in song)
+    mpd.command("clear")
+    mpd.command(f'add "{morning}"')
+    mpd.command("play 0")
+    wait_mpd("the uploaded song playing", lambda: mpd.fields("status")["state"] == "play")
+    wait_mpd("its lyrics", lambda: mpd.fields("lyrics").get("line") == "Uploaded line one")
+    print(f"{morning} plays with its uploaded lyrics")
+
+    cookie = "jukebox_session=" + driver.get_cookie("jukebox_session")["value"]
+    headers = {"Cookie": cookie, "X-CSRF-Token": driver.find_element(By.CSS_SELECTOR, "meta[name=csrf]").get_attribute("content")}
+    body = b"ID3" + b"\0" * 997
+    for path in ["../escape.mp3", "/tmp/escape.mp3", "Uploaded/../../escape.mp3", "Uploaded/.hidden.mp3",
+                 "Uploaded/run.sh", "Uploaded//x.mp3", ""]:
+        status = raw_upload(url, path, len(body), body, headers)
+        assert status == 400, (path, status)
+    assert not os.path.exists(os.path.join(os.path.dirname(music), "escape.mp3"))
+    assert not os.path.exists("/tmp/escape.mp3")
+    print("paths that leave the music folder, hidden names and other types refused (400)")
+    assert raw_upload(url, "Uploaded/x.mp3", len(body), body, {"Cookie": cookie}) == 403
+    assert raw_upload(url, "Uploaded/x.mp3", len(body), body, {"X-CSRF-Token": headers["X-CSRF-Token"]}) == 401
+    assert raw_upload(url, "Uploaded/Trip/" + os.path.basename(morning), len(body), body, headers) == 409
+    print("no token (403), no session (401), an existing file (409): refused")
+    # More than the card holds (less the reserve), or more than a file may have: refused
+    # before a byte is written.
+    for length in [free, (4 << 30) + 1, 2 << 30 if free < (2 << 30) else free - (32 << 20)]:
+        assert raw_upload(url, "Uploaded/big.mp3", length, b"", headers) in (413, None), length
+        assert not os.path.exists(os.path.join(music, "Uploaded/big.mp3")) and not leftovers(music)
+    print(f"uploads larger than the free space ({free >> 20} MiB less the reserve) refused before writing")
+    # Cut off half-way: the temporary file goes, nothing else stays.
+    assert raw_upload(url, "Uploaded/cut.mp3", 1_000_000, b"\0" * 100_000, headers) is None
+    wait_mpd("the cut-off upload's temporary file removed", lambda: not leftovers(music))
+    assert not os.path.exists(os.path.join(music, "Uploaded/cut.mp3"))
+    print("an upload cut off half-way left nothing behind")
+
+
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("scenario", choices=["now-playing", "xss", "cards"])
+    parser.add_argument("scenario", choices=["now-playing", "xss", "cards", "settings", "upload"])
     parser.add_argument("--url", required=True)
     parser.add_argument("--mpd-port", type=int, required=True)
+    parser.add_argument("--setup-code", help="the code jukebox-web logged, to set the password")
+    parser.add_argument("--config", help="settings: the config file both processes read")
+    parser.add_argument("--music", help="upload: the music folder")
+    parser.add_argument("--files", nargs="*", default=[], help="upload: the files to upload")
     arguments = parser.parse_args()
     mpd = MPD(arguments.mpd_port)
     driver = browser()
     try:
-        {"now-playing": now_playing, "xss": xss, "cards": cards}[arguments.scenario](driver, mpd, arguments.url)
-        # A song without a picture answers 404 on /cover, and the browser asks for a favicon.
+        if arguments.scenario == "cards":
+            cards(driver, mpd, arguments.url, arguments.setup_code)
+        elif arguments.scenario == "settings":
+            settings(driver, mpd, arguments.url, arguments.setup_code, arguments.config)
+        elif arguments.scenario == "upload":
+            upload(driver, mpd, arguments.url, arguments.setup_code, arguments.music, arguments.files)
+        else:
+            {"now-playing": now_playing, "xss": xss}[arguments.scenario](driver, mpd, arguments.url)
+        # A song without a picture answers 404 on /cover, and the browser asks for a favicon;
+        # the settings scenario's refused forms answer 400, 401 and 429 on purpose.
+        refused = ("/settings", "/setup", "/login", "/upload/file")
         errors = [
             entry
             for entry in driver.get_log("browser")
-            if entry["level"] == "SEVERE" and "/cover?" not in entry["message"] and "favicon" not in entry["message"]
+            if entry["level"] == "SEVERE"
+            and "/cover?" not in entry["message"]
+            and "favicon" not in entry["message"]
+            and not (arguments.scenario in ("settings", "upload") and any(path in entry["message"] for path in refused))
         ]
         assert not errors, errors
     finally:

@@ -37,8 +37,8 @@ extension TagCardFile {
             """
         for card in cards {
             let (kind, values) = card.content.parts
-            text += "\n[card.\(tomlKey(card.id))]\n\(kind) = \(tomlString(values.last ?? ""))\n"
-            if values.count == 2 { text += "artist = \(tomlString(values[0]))\n" }
+            text += "\n[card.\(tomlKey(card.id))]\n\(kind) = \(TOMLText.basicString(values.last ?? ""))\n"
+            if values.count == 2 { text += "artist = \(TOMLText.basicString(values[0]))\n" }
             if let policy = card.policy { text += "policy = \"\(policy.rawValue)\"\n" }
         }
         return text
@@ -145,28 +145,6 @@ extension TagCardFile {
                 ("A"..."Z").contains($0) || ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "-"
                     || $0 == "_"
             }
-        return bare ? id : tomlString(id)
-    }
-
-    /// A TOML basic string.
-    private static func tomlString(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\t": out += "\\t"
-            case "\r": out += "\\r"
-            default:
-                if scalar.value < 0x20 || scalar.value == 0x7F {
-                    let hex = String(scalar.value, radix: 16, uppercase: true)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return out + "\""
+        return bare ? id : TOMLText.basicString(id)
     }
 }

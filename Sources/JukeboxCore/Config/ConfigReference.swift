@@ -38,7 +38,16 @@ public enum ConfigReference {
         return keys
     }
 
-    static func accepts(_ kind: ConfigValidator.Kind) -> String {
+    /// The keys of `table` as the validator takes them: a fixed table's, or a card reader's
+    /// (`card_reader.lid`); nil for a table it does not know.
+    public static func fields(of table: String) -> [(name: String, kind: ConfigValidator.Kind)]? {
+        ConfigValidator.keys(for: table)?.map { ($0.name, $0.kind) }
+    }
+
+    /// The fixed tables in the validator's order ("" is the top level).
+    public static var tables: [String] { ConfigValidator.schema.keys.sorted() }
+
+    public static func accepts(_ kind: ConfigValidator.Kind) -> String {
         switch kind {
         case .string(let allowEmpty): allowEmpty ? "text (may be empty)" : "text"
         case .integer(let range): "integer, \(range.lowerBound) to \(range.upperBound)"

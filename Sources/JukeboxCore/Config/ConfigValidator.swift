@@ -155,7 +155,8 @@ public enum ConfigValidator {
 
     // MARK: schema
 
-    enum Kind: Sendable {
+    /// What a key takes: the settings page makes its form fields from these.
+    public enum Kind: Sendable, Equatable {
         case string(allowEmpty: Bool)
         case integer(ClosedRange<Int64>)
         case number(ClosedRange<Double>)

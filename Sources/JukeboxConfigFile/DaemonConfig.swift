@@ -53,7 +53,7 @@ public enum DaemonConfig {
     }
 
     /// The config file's folder, made absolute so that logs and the database name real paths.
-    static func directory(of path: String) -> String {
+    public static func directory(of path: String) -> String {
         let folder: String
         if let slash = path.lastIndex(of: "/") {
             folder = slash == path.startIndex ? "/" : String(path[..<slash])
@@ -65,14 +65,14 @@ public enum DaemonConfig {
         return String(cString: resolved)
     }
 
-    static func resolve(_ path: String, against base: String) -> String {
+    public static func resolve(_ path: String, against base: String) -> String {
         if path.hasPrefix("/") { return path }
         if path.hasPrefix("~/"), let home = getenv("HOME") { return String(cString: home) + path.dropFirst(1) }
         return base == "." ? path : "\(base)/\(path)"
     }
 
     /// Why `path` cannot serve as the music folder, or nil.
-    static func directoryProblem(_ path: String) -> String? {
+    public static func directoryProblem(_ path: String) -> String? {
         let info: stat
         do {
             info = try FileSystem.status(path)
