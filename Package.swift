@@ -14,6 +14,7 @@ let package = Package(
         .executable(name: "jukeboxd", targets: ["jukeboxd"]),
         .executable(name: "jukebox-bench", targets: ["jukebox-bench"]),
         .executable(name: "jukebox-web", targets: ["jukebox-web"]),
+        .executable(name: "jukebox-mqtt", targets: ["jukebox-mqtt"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -35,6 +36,8 @@ let package = Package(
         // libcrypt (libxcrypt): the web page's password hash, yescrypt as /etc/shadow's.
         .systemLibrary(name: "CCrypt", pkgConfig: "libcrypt", providers: [.apt(["libcrypt-dev"])]),
         .target(name: "CLinuxShims"),
+        // jukebox-mqtt's MQTT client (jukeboxd does not link it).
+        .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
         // The decoder libraries are not linked but opened on first use (dlopen), so a box that
         // plays only MP3 maps none of them: their headers only (no pkgConfig, which would link
         // them), and CLazyLibraries defines the functions the wrappers call. opusfile.h
@@ -76,6 +79,7 @@ let package = Package(
             name: "XML", dependencies: ["CXML2", "CLazyLibraries"],
             swiftSettings: [.unsafeFlags(["-Xcc", "-I/usr/include/libxml2"])]),
         .target(name: "HTTP", dependencies: ["CCurl"]),
+        .target(name: "MQTT", dependencies: ["CMosquitto"]),
 
         // MARK: the pure core
         .target(name: "TOML"),
@@ -83,6 +87,8 @@ let package = Package(
         .target(name: "MPDProtocol", dependencies: ["JukeboxCore"]),
         // The web page's pure parts: HTML, MPD replies, forms, CSRF (docs/ARCHITECTURE.md).
         .target(name: "JukeboxWeb", dependencies: ["JukeboxCore", "MPDProtocol", "TOML"]),
+        // Home Assistant's MQTT discovery: entities, topics, commands, reconnect backoff.
+        .target(name: "HomeAssistant", dependencies: ["JukeboxCore", "JukeboxWeb"]),
 
         // MARK: adapters
         .target(
@@ -137,6 +143,11 @@ let package = Package(
         // jukebox-web read the same file the same way.
         .target(name: "JukeboxConfigFile", dependencies: ["JukeboxCore", "TOML", "LinuxSupport"]),
 
+        // The Home Assistant bridge's process: the daemon's MPD socket and the broker in one poll loop.
+        .target(
+            name: "JukeboxMQTT",
+            dependencies: ["HomeAssistant", "JukeboxWeb", "JukeboxCore", "MQTT", "LinuxSupport"]),
+
         // MARK: wiring and executables
         .target(
             name: "JukeboxDaemon",
@@ -147,6 +158,7 @@ let package = Package(
             ]),
         .executableTarget(name: "jukeboxd", dependencies: ["JukeboxDaemon"]),
         .executableTarget(name: "jukebox-web", dependencies: ["JukeboxWebServer"]),
+        .executableTarget(name: "jukebox-mqtt", dependencies: ["JukeboxMQTT"]),
         .executableTarget(
             name: "jukebox-bench",
             dependencies: [
@@ -162,6 +174,7 @@ let package = Package(
             dependencies: ["JukeboxCore", "TOML", .product(name: "PropertyBased", package: "swift-property-based")]),
         .testTarget(name: "MPDProtocolTests", dependencies: ["MPDProtocol", "JukeboxCore"]),
         .testTarget(name: "JukeboxWebTests", dependencies: ["JukeboxWeb", "JukeboxCore", "TOML"]),
+        .testTarget(name: "HomeAssistantTests", dependencies: ["HomeAssistant", "JukeboxCore", "JukeboxWeb"]),
         .testTarget(name: "LinuxSupportTests", dependencies: ["LinuxSupport", "JukeboxTestSupport"]),
         .testTarget(name: "GPIOTests", dependencies: ["GPIO", "LinuxSupport"]),
         .testTarget(

@@ -65,11 +65,13 @@ extension Daemon {
             return
         }
         light.handle(.cardRead, now: Instant.now)
+        mpd.lastCard = id
+        mpd.cardReads += 1
+        mpd.observer.mark(.cards)
         guard let card else {
             feedback(.unknownCard)
             learningCard = id
             mpd.lastUnknownCard = id
-            mpd.observer.mark(.cards)
             logger.info("card \(id): new card; choose what it plays in the menu")
             console?.announce("new card \(id): choose what it plays in the menu")
             display?.announce("New card", now: Instant.now)
@@ -163,6 +165,9 @@ struct TagCardMapping: MPDTagCardMapping {
     let store: LibraryStore
     /// The last card read that played nothing; `card unknown` names it until it is assigned.
     let lastUnknown: String?
+    /// The last card read, and the reads since the daemon started (`card last`).
+    let lastCard: String?
+    let cardReads: Int
 
     /// A problem with the mapping file.
     struct FileProblem: Error, CustomStringConvertible {
@@ -189,6 +194,8 @@ struct TagCardMapping: MPDTagCardMapping {
         case .unknown:
             guard let id = lastUnknown, try store.tagCard(id: id) == nil else { return [] }
             return TagCardCommand.unknownLines(id)
+        case .last:
+            return TagCardCommand.lastLines(lastCard, reads: cardReads)
         case .forget(let id):
             guard try store.forgetTagCard(id: id) else { throw FileProblem(description: "no card \(id)") }
             return []

@@ -22,6 +22,9 @@ final class MPDFrontEnd {
     var observer = MPDObserver()
     /// The last card read that played nothing (`card unknown`, the web page offers it).
     var lastUnknownCard: String?
+    /// The last card read, and the reads since the start (`card last`, jukebox-mqtt's trigger).
+    var lastCard: String?
+    var cardReads = 0
     private(set) var library = MPDLibrary()
     var host = MPDHostInfo()
     private let musicDir: String
@@ -158,7 +161,8 @@ final class MPDFrontEnd {
             machine: machine, library: library, observer: observer, now: Instant.now, host: info,
             hostPathProblem: { MPDFrontEnd.escapes(root: root, relative: $0) }, playlists: playlists,
             stickers: stickers, musicFolder: files,
-            tagCards: TagCardMapping(store: stickers.store, lastUnknown: lastUnknownCard),
+            tagCards: TagCardMapping(
+                store: stickers.store, lastUnknown: lastUnknownCard, lastCard: lastCard, cardReads: cardReads),
             replayGainMode: replayGainMode, crossfadeSeconds: crossfadeSeconds, mixRamp: mixRamp, messages: messages)
     }
 

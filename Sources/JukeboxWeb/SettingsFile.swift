@@ -98,7 +98,7 @@ public enum SettingsFile {
         case .urls:
             let items = text.split(separator: "\n").map { String($0).trimmedSpaces }.filter { !$0.isEmpty }
             return "[" + items.map(quoted).joined(separator: ", ") + "]"
-        case .string, .choice, .path:
+        case .string, .choice, .path, .brokerURL:
             break
         }
         return quoted(text)

@@ -63,7 +63,7 @@ extension Pages {
         case .integer, .number:
             html +=
                 "<input id=\"\(id)\" name=\"\(name)\" value=\"\(e(field.value))\" inputmode=\"decimal\"\(described)>"
-        case .string, .path:
+        case .string, .path, .brokerURL:
             html += "<input id=\"\(id)\" name=\"\(name)\" value=\"\(e(field.value))\"\(described)>"
         }
         html += problem

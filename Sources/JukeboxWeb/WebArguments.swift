@@ -1,13 +1,14 @@
 import JukeboxCore
 
-/// jukebox-web's command line: `--config FILE` (the daemon's own config file).
+/// The command line of jukebox-web and jukebox-mqtt: `--config FILE` (the daemon's own config
+/// file).
 public enum WebArguments {
-    public static let usage = "usage: jukebox-web --config FILE"
+    public static func usage(program: String = "jukebox-web") -> String { "usage: \(program) --config FILE" }
 
     /// The config file's path, or what is wrong with `arguments` (without the program name).
-    public static func parse(_ arguments: [String]) -> Result<String, CommandError> {
+    public static func parse(_ arguments: [String], program: String = "jukebox-web") -> Result<String, CommandError> {
         let problem = { (text: String) in
-            Result<String, CommandError>.failure(.badArgument(command: "jukebox-web", problem: text))
+            Result<String, CommandError>.failure(.badArgument(command: program, problem: text))
         }
         var path: String?
         var index = 0

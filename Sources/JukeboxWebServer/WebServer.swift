@@ -7,7 +7,6 @@ import LinuxSupport
 import Logging
 import NIOCore
 import NIOPosix
-import TOML
 
 /// `jukebox-web --config FILE`: the family's web page, a process of its own beside jukeboxd
 /// (docs/ARCHITECTURE.md, "The web page"). It reads the daemon's config for `[web]` and the
@@ -21,7 +20,7 @@ public enum WebServer {
         switch WebArguments.parse(arguments) {
         case .success(let path): configPath = path
         case .failure(let problem):
-            printError("jukebox-web: \(problem.message)\n\(WebArguments.usage)")
+            printError("jukebox-web: \(problem.message)\n\(WebArguments.usage())")
             exit(2)
         }
         let config: JukeboxConfig
@@ -52,21 +51,7 @@ public enum WebServer {
         } catch {
             return .failure(Problem(message: "\(path): cannot read the config file: \(error.message)"))
         }
-        guard let text = String(validating: bytes, as: UTF8.self) else {
-            return .failure(Problem(message: "\(path): not UTF-8 text"))
-        }
-        let document: ConfigDocument
-        switch TOMLParser.parse(text, fileName: path) {
-        case .success(let parsed): document = parsed
-        case .failure(let error): return .failure(Problem(message: error.diagnostic(fileName: path).description))
-        }
-        // A music folder that is missing (a USB stick not mounted) must not keep the settings
-        // page away: the web process checks it when it writes there (uploads).
-        let result = ConfigValidator.validate(document) { _ in nil }
-        guard let config = result.config else {
-            return .failure(Problem(message: result.diagnostics.map(\.description).joined(separator: "\n")))
-        }
-        return .success(config)
+        return ConfigValidator.helperConfig(bytes: bytes, path: path).mapError { Problem(message: $0.message) }
     }
 
     static func printError(_ text: String) {

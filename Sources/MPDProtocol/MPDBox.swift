@@ -246,8 +246,8 @@ extension MPDCommands {
             guard let cards = w.tagCards else { throw MPDError(.unknown, "no card mapping here") }
             do {
                 let lines = try cards.run(command)
-                // `info` and `unknown` answer in key: value lines of their own.
-                if command == .info || command == .unknown {
+                // `info`, `unknown` and `last` answer in key: value lines of their own.
+                if [.info, .unknown, .last].contains(command) {
                     for line in lines { c.response.append("\(line)\n") }
                 } else {
                     add("card", lines: lines, to: &c)
@@ -255,7 +255,7 @@ extension MPDCommands {
             } catch {
                 throw MPDError(.system, "\(error)")
             }
-            if ![.list, .info, .unknown].contains(command) { w.observer.mark(.cards) }
+            if ![.list, .info, .unknown, .last].contains(command) { w.observer.mark(.cards) }
         }
     }
 

@@ -99,6 +99,8 @@ import Testing
         #expect(parse(["list"]) == .list)
         #expect(parse(["info"]) == .info)
         #expect(parse(["Unknown"]) == .unknown)
+        #expect(parse(["last"]) == .last)
+        #expect(parse(["last", "x"]) == nil)
         #expect(parse(["info", "x"]) == nil)
         #expect(parse(["forget", "04a1"]) == .forget(id: "04A1"))
         #expect(parse(["export", "/tmp/c.csv"]) == .export(path: "/tmp/c.csv"))

@@ -17,6 +17,7 @@ import Testing
                     TagCard(id: "b2", content: .source(.folder(path: "Kids\nNew"))),
                 ])
             case .unknown: TagCardCommand.unknownLines("C0FFEE")
+            case .last: TagCardCommand.lastLines("A1", reads: 3)
             default: ["B2 folder \"K\""]
             }
         }
@@ -48,6 +49,8 @@ import Testing
                 """)
         #expect(session.handle(line: "card unknown", world: &world).text == "unknown: C0FFEE\nOK\n")
         #expect(TagCardCommand.unknownLines(nil).isEmpty)
+        #expect(session.handle(line: "card last", world: &world).text == "last: A1\nreads: 3\nOK\n")
+        #expect(TagCardCommand.lastLines(nil, reads: 0).isEmpty)
         #expect(session.handle(line: "card assign b2 folder K", world: &world).text == "card: B2 folder \"K\"\nOK\n")
     }
 
@@ -61,6 +64,7 @@ import Testing
         _ = plain.handle(line: "idle", world: &world)
         var other = MPDSession()
         _ = other.handle(line: "card info", world: &world)
+        _ = other.handle(line: "card last", world: &world)
         #expect(world.observer.changes(world.machine).isEmpty)
         _ = other.handle(line: "card forget b2", world: &world)
         let changes = world.observer.changes(world.machine)

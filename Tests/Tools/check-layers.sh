@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The layering rules SwiftPM cannot state, checked on the import lines of Sources/:
-#   - a pure target (TOML, JukeboxCore, MPDProtocol, JukeboxWeb) imports only other pure targets: no Glibc,
+#   - a pure target (TOML, JukeboxCore, MPDProtocol, JukeboxWeb, HomeAssistant) imports only other pure targets: no Glibc,
 #     no Foundation, no C module, nothing else (the Swift standard library needs no import);
 #   - only the executable jukeboxd imports JukeboxDaemon (adapters never reach up into the wiring);
 #   - the daemon's targets import neither Hummingbird nor SwiftNIO (only jukebox-web's do).
@@ -9,7 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-pure=(TOML JukeboxCore MPDProtocol JukeboxWeb)
+pure=(TOML JukeboxCore MPDProtocol JukeboxWeb HomeAssistant)
 failed=0
 
 # "path:line: module" for every import in the .swift files under the given folders, whatever

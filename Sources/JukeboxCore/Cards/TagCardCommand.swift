@@ -10,6 +10,9 @@ public enum TagCardCommand: Sendable, Equatable {
     case info
     /// `card unknown`: the last card read that plays nothing yet, until it is assigned.
     case unknown
+    /// `card last`: the last card read, and how many were read since the daemon started (a
+    /// program that follows `idle cards` tells a new scan of the same card by the count).
+    case last
     /// `card forget ID`
     case forget(id: String)
     /// `card export FILE`, `card import FILE` (CSV, or TOML for a `.toml` file).
@@ -26,7 +29,8 @@ public enum TagCardCommand: Sendable, Equatable {
         card assign ID KIND VALUE  what card ID does; KIND: folder, album (name, or artist and name), artist, \
         playlist, url, command (card assign 04A1B2 folder "Kids/Gruffalo")
         card policy ID continue|start|auto  where its music starts when it comes back after other music
-        card list, card info (for programs), card unknown (the last unread new card), card forget ID, \
+        card list, card info (for programs), card unknown (the last unread new card), card last (the last card \
+        read), card forget ID, \
         card export FILE, card import FILE (CSV: card,kind,value,artist,policy; \
         a FILE.toml: a table [card.ID] per card)
         """
@@ -43,6 +47,7 @@ public enum TagCardCommand: Sendable, Equatable {
         case "list": return rest.isEmpty ? .success(.list) : problem("list takes no value")
         case "info": return rest.isEmpty ? .success(.info) : problem("info takes no value")
         case "unknown": return rest.isEmpty ? .success(.unknown) : problem("unknown takes no value")
+        case "last": return rest.isEmpty ? .success(.last) : problem("last takes no value")
         case "forget":
             return rest.count == 1
                 ? .success(.forget(id: TagCard.normalized(rest[0]))) : problem("forget: expected a card ID")
@@ -88,6 +93,11 @@ extension TagCardCommand {
             }
         }
         return lines
+    }
+
+    /// `card last`'s reply: `last: ID` and `reads: N` once a card was read.
+    public static func lastLines(_ id: String?, reads: Int) -> [String] {
+        id.map { ["last: \($0)", "reads: \(reads)"] } ?? []
     }
 
     /// `card unknown`'s reply: `unknown: ID` when `id` is a card that plays nothing yet.

@@ -57,6 +57,7 @@ public enum ConfigReference {
         case .boolean: "true or false"
         case .path(let allowStdin): allowStdin ? "stdin, none or an absolute device path" : "a path"
         case .urls: "a list of http:// or https:// URLs"
+        case .brokerURL: "mqtt://HOST[:PORT] or mqtts://HOST[:PORT]"
         }
     }
 

@@ -168,6 +168,8 @@ public enum ConfigValidator {
         case path(allowStdin: Bool)
         /// An array of http:// or https:// URLs.
         case urls
+        /// An MQTT broker, `mqtt://host[:port]` or `mqtts://host[:port]`.
+        case brokerURL
     }
 
     struct KeySpec: Sendable {
@@ -342,6 +344,14 @@ public enum ConfigValidator {
             string("address") { $0.web.address = $1 },
             integer("port", 1...65535) { $0.web.port = $1 },
         ],
+        "mqtt": [
+            KeySpec(name: "broker", kind: .brokerURL) { $0.mqtt.broker = $1.text.flatMap(MQTTBroker.parse) },
+            string("username", allowEmpty: true) { $0.mqtt.username = $1 },
+            string("password", allowEmpty: true) { $0.mqtt.password = $1 },
+            string("discovery_prefix") { $0.mqtt.discoveryPrefix = $1 },
+            string("topic_prefix") { $0.mqtt.topicPrefix = $1 },
+            path("ca_file") { $0.mqtt.caFile = $1 },
+        ],
         "snapcast": [
             string("fifo", allowEmpty: true) { $0.snapcast.fifo = $1 },
             string("sample_format") { $0.snapcast.sampleFormat = $1 },
@@ -462,11 +472,17 @@ public enum ConfigValidator {
                     urls.append(url)
                 }
                 return CheckedValue(texts: urls)
+            case (.brokerURL, .string(let text)):
+                guard MQTTBroker.parse(text) != nil else {
+                    report(entry, "expected mqtt://HOST[:PORT] or mqtts://HOST[:PORT], found '\(text)'")
+                    return nil
+                }
+                return CheckedValue(text: text)
             case (.number(let range), .integer(let value)):
                 return checkNumber(entry, Double(value), range: range, shown: "\(value)")
             case (.number(let range), .float(let value)):
                 return checkNumber(entry, value, range: range, shown: "\(value)")
-            case (.string, _), (.choice, _), (.path, _):
+            case (.string, _), (.choice, _), (.path, _), (.brokerURL, _):
                 report(entry, "expected a string, found \(entry.value.typeName)")
             case (.integer, _), (.integerChoice, _):
                 report(entry, "expected an integer, found \(entry.value.typeName)")

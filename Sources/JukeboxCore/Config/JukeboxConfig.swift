@@ -18,6 +18,7 @@ public struct JukeboxConfig: Sendable, Equatable {
     public var display = Display()
     public var network = Network()
     public var web = Web()
+    public var mqtt = MQTT()
     public var snapcast = Snapcast()
     public var sleep = Sleep()
     public var chapters = Chapters()
@@ -328,6 +329,24 @@ public struct JukeboxConfig: Sendable, Equatable {
         /// The address jukebox-web listens on; `0.0.0.0` (every interface) by default.
         public var address = "0.0.0.0"
         public var port = 8080
+
+        /// The defaults.
+        public init() {}
+    }
+
+    /// `[mqtt]`: Home Assistant over MQTT, served by the separate `jukebox-mqtt` process.
+    public struct MQTT: Sendable, Equatable {
+        /// The broker; nil leaves jukebox-mqtt with nothing to do.
+        public var broker: MQTTBroker?
+        public var username = ""
+        public var password = ""
+        /// Home Assistant's discovery prefix.
+        public var discoveryPrefix = "homeassistant"
+        /// Where the box's own state and command topics live.
+        public var topicPrefix = "jukebox"
+        /// The CA certificate an `mqtts://` broker's certificate is checked against; empty for
+        /// the system's CAs.
+        public var caFile = ""
 
         /// The defaults.
         public init() {}

@@ -1,0 +1,4 @@
+import JukeboxMQTT
+
+// Wiring only: MQTTBridgeProcess reads the config and runs the bridge.
+MQTTBridgeProcess.main(arguments: Array(CommandLine.arguments.dropFirst()))
