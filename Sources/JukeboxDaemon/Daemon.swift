@@ -585,6 +585,7 @@ final class Daemon {
         switch result {
         case .success(let snapshot):
             install(snapshot)
+            logger.info("library: the scanned \(snapshot.tracks.count) tracks in use")
             mpd.scanFinished()
             // A scan changes the library only: entries of files that went (or no longer
             // play) are dropped from the queue.
