@@ -103,7 +103,8 @@ final class Daemon {
 
     /// Starts everything and runs until SIGTERM/SIGINT. Returns the exit status.
     static func run(
-        settings: LoadedConfig, logger: Logger, inputReplayFifo: String? = nil, ledRecord: String? = nil
+        settings: LoadedConfig, logger: Logger, inputReplayFifo: String? = nil, ledRecord: String? = nil,
+        libraryLoadGate: String? = nil
     ) -> Int32 {
         // One malloc arena for the whole process. glibc gives each thread that allocates its
         // own arena (jb-decode: mpg123's handles, jb-scan: its SQLite connection), and each
@@ -125,7 +126,8 @@ final class Daemon {
         do {
             let daemon = try Daemon(
                 config: settings.config, forceStdinConsole: settings.forceStdinConsole,
-                signals: signals, logger: logger, inputReplayFifo: inputReplayFifo, ledRecord: ledRecord)
+                signals: signals, logger: logger, inputReplayFifo: inputReplayFifo, ledRecord: ledRecord,
+                libraryLoadGate: libraryLoadGate)
             return daemon.loop()
         } catch {
             logger.critical("cannot start: \(error)")
@@ -136,7 +138,7 @@ final class Daemon {
 
     private init(
         config: JukeboxConfig, forceStdinConsole: Bool, signals: FileDescriptor, logger: Logger,
-        inputReplayFifo: String?, ledRecord: String?
+        inputReplayFifo: String?, ledRecord: String?, libraryLoadGate: String?
     ) throws {
         self.config = config
         self.logger = logger
@@ -178,7 +180,7 @@ final class Daemon {
         keeper = ResumeKeeper(syncIntervalMs: config.resume.syncIntervalMs)
         scan = ScanRunner(
             databasePath: config.database, musicDirectory: config.musicDir, lyricsDirectory: config.lyricsDir,
-            chapters: config.chapters, logger: logger, wakeup: wakeup, inFlight: inFlight)
+            chapters: config.chapters, logger: logger, wakeup: wakeup, inFlight: inFlight, loadGate: libraryLoadGate)
         // A tty path is the serial console, which speaks the MPD protocol (MPDFrontEnd).
         console =
             config.console.device.hasPrefix("/")
@@ -224,7 +226,12 @@ final class Daemon {
 
     private func restore() {
         loadHistory()
-        reloadLibrary()
+        do {
+            install(try LibrarySnapshot(store: store))
+        } catch {
+            logger.error("cannot read the library: \(error)")
+            install(LibrarySnapshot())
+        }
         if !mpd.host.outputEnabled { pipeline.setMuted(true) }
         if mpd.host.extraOutputs.first?.enabled == false { playedAudio?.isEnabled = false }
         applyCrossfade()
@@ -477,16 +484,17 @@ final class Daemon {
     private func handleScanResult() {
         guard let result = scan.takeResult() else { return }
         switch result {
-        case .success:
-            reloadLibrary()
-            mpd.libraryChanged(library.values, scanFinished: true)
+        case .success(let snapshot):
+            install(snapshot)
+            logger.info("library: the scanned \(snapshot.tracks.count) tracks in use")
+            mpd.scanFinished()
             // A scan changes the library only: entries of files that went (or no longer
             // play) are dropped from the queue.
             perform(machine.handle(.libraryChanged(playableIDs), now: Instant.now))
             fillQueueFromLibrary()
         case .failure(let error):
             logger.error("library scan failed: \(error)")
-            mpd.libraryChanged(library.values, scanFinished: true)
+            mpd.scanFinished()
         }
     }
 
@@ -659,17 +667,20 @@ final class Daemon {
 
     // MARK: - library
 
-    private func reloadLibrary() {
-        do {
-            library = Dictionary(uniqueKeysWithValues: try store.playableTracks().map { ($0.id, $0.info) })
-            library.merge(podcasts.tracks()) { a, _ in a }
-            wideTracks = Set(library.values.lazy.filter(\.isWide).map(\.id))
-        } catch {
-            logger.error("cannot read the library: \(error)")
+    /// Swaps in a library read from the database, with the podcast episodes on the card.
+    private func install(_ snapshot: LibrarySnapshot) {
+        let episodes = podcasts.tracks()
+        library = snapshot.tracks
+        wideTracks = snapshot.wideTracks
+        var index = snapshot.index
+        if !episodes.isEmpty {
+            library.merge(episodes) { a, _ in a }
+            wideTracks.formUnion(episodes.values.lazy.filter(\.isWide).map(\.id))
+            index = MPDLibrary(tracks: Array(library.values))
         }
         perform(machine.handle(.tracksDescribed(Array(library.values)), now: Instant.now))
         loadStations()
-        mpd?.libraryChanged(library.values, scanFinished: false)
+        mpd.libraryChanged(index)
         menuCatalogIsStale = true
         if menu.isOpen { updateMenuCatalog() } else { refreshMenuLists() }
     }

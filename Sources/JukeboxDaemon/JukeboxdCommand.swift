@@ -45,6 +45,10 @@ public enum Jukeboxd {
                     .option(
                         "led-record", help: "Write the status LED's changes as edge lines to this file (tests).",
                         hidden: true),
+                    .option(
+                        "library-load-gate",
+                        help: "After each scan, wait for a byte on this FIFO before reading the library (tests).",
+                        hidden: true),
                 ]),
             CommandLineCommand(
                 name: "scan",
@@ -139,6 +143,7 @@ struct RunCommand {
     var console: String?
     var inputReplayFifo: String?
     var ledRecord: String?
+    var libraryLoadGate: String?
 
     init(_ parsed: ParsedArguments) {
         options = CommonOptions(parsed)
@@ -147,6 +152,7 @@ struct RunCommand {
         console = parsed.value("console")
         inputReplayFifo = parsed.value("input-replay-fifo")
         ledRecord = parsed.value("led-record")
+        libraryLoadGate = parsed.value("library-load-gate")
     }
 
     func run() throws {
@@ -161,7 +167,8 @@ struct RunCommand {
             loaded.forceStdinConsole = console == "stdin"
         }
         let status = Daemon.run(
-            settings: loaded, logger: logger, inputReplayFifo: inputReplayFifo, ledRecord: ledRecord)
+            settings: loaded, logger: logger, inputReplayFifo: inputReplayFifo, ledRecord: ledRecord,
+            libraryLoadGate: libraryLoadGate)
         if status != 0 { throw CommandExit(status) }
     }
 }

@@ -136,17 +136,17 @@ final class MPDFrontEnd {
         serial?.reopenIfDue(now: now)
     }
 
-    /// The library was reloaded after a scan.
-    func libraryChanged(_ tracks: some Collection<TrackInfo>, scanFinished: Bool) {
-        library = MPDLibrary(tracks: Array(tracks))
-        if scanFinished {
-            host.updatingJob = nil
-            var now = timespec()
-            clock_gettime(CLOCK_REALTIME, &now)
-            host.databaseUpdateTime = Int64(now.tv_sec)
-            observer.mark(.database)
-            observer.mark(.update)
-        }
+    /// The library was read again (at the start and after a scan).
+    func libraryChanged(_ index: MPDLibrary) { library = index }
+
+    /// A scan ended (its library, if it succeeded, is in).
+    func scanFinished() {
+        host.updatingJob = nil
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        host.databaseUpdateTime = Int64(now.tv_sec)
+        observer.mark(.database)
+        observer.mark(.update)
     }
 
     /// Builds the world for a request: the daemon fills in the machine.

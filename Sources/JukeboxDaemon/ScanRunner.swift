@@ -1,3 +1,4 @@
+import Glibc
 import JukeboxAudio
 import JukeboxCore
 import JukeboxStore
@@ -5,7 +6,8 @@ import LinuxSupport
 import Logging
 
 /// Runs library scans on the `jb-scan` thread, one at a time, and hands the result to the
-/// control loop (through the WakeupEvent). A scan asked for while one runs starts when it ends.
+/// control loop (through the WakeupEvent): the scanned library, read and indexed on that
+/// thread too, so the loop only swaps it in. A scan asked for while one runs starts when it ends.
 final class ScanRunner: @unchecked Sendable {
     private let databasePath: String
     private let musicDirectory: String
@@ -14,10 +16,13 @@ final class ScanRunner: @unchecked Sendable {
     private let logger: Logger
     private let wakeup: WakeupEvent
     private let inFlight: InFlightFiles?
+    /// A FIFO the thread waits on between the scan and reading its library (tests: controls
+    /// answer while the load is held; `--library-load-gate`).
+    private let loadGate: String?
     /// Protects `thread`, `result`, `running` and `again`.
     private let lock = ConditionLock()
     private var thread: NamedThread?
-    private var result: Result<ScanReport, any Error>?
+    private var result: Result<LibrarySnapshot, any Error>?
     private var running = false
     private var again = false
 
@@ -46,8 +51,9 @@ final class ScanRunner: @unchecked Sendable {
 
     init(
         databasePath: String, musicDirectory: String, lyricsDirectory: String?, chapters: JukeboxConfig.Chapters,
-        logger: Logger, wakeup: WakeupEvent, inFlight: InFlightFiles?
+        logger: Logger, wakeup: WakeupEvent, inFlight: InFlightFiles?, loadGate: String? = nil
     ) {
+        self.loadGate = loadGate
         self.inFlight = inFlight
         self.chapters = chapters
         self.databasePath = databasePath
@@ -68,13 +74,16 @@ final class ScanRunner: @unchecked Sendable {
         thread?.join()
         running = true
         thread = NamedThread(name: "jb-scan") { [self] in
-            let outcome: Result<ScanReport, any Error>
+            let outcome: Result<LibrarySnapshot, any Error>
             do {
                 let scanner = LibraryScanner(
                     databasePath: databasePath, musicDirectory: musicDirectory, lyricsDirectory: lyricsDirectory,
                     audioExtensions: AudioFileKind.extensions, probe: Self.probe(noting: inFlight), logger: logger,
                     cueSheets: chapters.cueSheets, cueChaptersMs: chapters.cueChaptersMs)
-                outcome = .success(try scanner.scan())
+                _ = try scanner.scan()
+                waitAtLoadGate()
+                outcome = .success(
+                    try LibrarySnapshot(store: try LibraryStore.openReader(path: databasePath, logger: logger)))
             } catch {
                 outcome = .failure(error)
             }
@@ -86,8 +95,18 @@ final class ScanRunner: @unchecked Sendable {
         }
     }
 
+    private func waitAtLoadGate() {
+        guard let loadGate else { return }
+        logger.info("library scanned; waiting on \(loadGate) before reading it")
+        let fd = open(loadGate, O_RDONLY)  // until a writer opens it
+        guard fd >= 0 else { return }
+        var byte: UInt8 = 0
+        _ = read(fd, &byte, 1)
+        close(fd)
+    }
+
     /// The finished scan's result, once; starts the scan that was asked for meanwhile.
-    func takeResult() -> Result<ScanReport, any Error>? {
+    func takeResult() -> Result<LibrarySnapshot, any Error>? {
         lock.lock()
         let taken = result
         result = nil

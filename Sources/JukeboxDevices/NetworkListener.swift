@@ -7,9 +7,13 @@ import MPDProtocol
 /// The MPD listeners (TCP and an optional Unix socket) and their clients, served from the
 /// control loop's poll. Limits follow MPD's defaults: lines up to 4 KiB (a longer one closes
 /// the connection), 8 MiB of unsent output, `max_connections` clients, and 60 s for a client
-/// that neither sends nor waits in `idle`. Used on the control thread only.
+/// that neither sends nor waits in `idle`. A reply that lists library songs (`listallinfo`,
+/// `find`, `search`) is made as the socket takes it, `pendingTarget` bytes ahead, so it has
+/// no size limit (MPD closes at 8 MiB) and costs no memory. Used on the control thread only.
 public final class NetworkListener {
     static let maximumOutputBytes = 8 << 20
+    /// How much of a streamed reply is made ahead of the socket.
+    static let pendingTarget = 65536
     static let idleTimeoutNanoseconds: UInt64 = 60_000_000_000
 
     private let logger: Logger
@@ -29,6 +33,8 @@ public final class NetworkListener {
         var input: [UInt8] = []
         var output: [UInt8] = []
         var outputOffset = 0
+        /// The rest of a streamed reply; the client's next lines wait until it was sent.
+        var rows: MPDReplyStream?
         var closing = false
         var lastActivity: UInt64
 
@@ -78,7 +84,9 @@ public final class NetworkListener {
         var result = listeners.map { Poller.Interest(fd: $0.rawValue) }
         for client in clients.values {
             result.append(
-                Poller.Interest(fd: client.fd.rawValue, readable: !client.closing, writable: client.pendingOutput > 0))
+                Poller.Interest(
+                    fd: client.fd.rawValue, readable: !client.closing && client.rows == nil,
+                    writable: client.pendingOutput > 0 || client.rows != nil))
         }
         return result
     }
@@ -93,7 +101,10 @@ public final class NetworkListener {
             return
         }
         guard let client = clients[readiness.fd] else { return }
-        if readiness.writable { flush(client) }
+        if readiness.writable {
+            flush(client)
+            if client.rows == nil { run(client, host: host) }
+        }
         if readiness.readable || readiness.hangup || readiness.error {
             read(client, host: host)
         }
@@ -168,31 +179,43 @@ public final class NetworkListener {
         }
         client.lastActivity = MonotonicClock.nanoseconds()
         client.input.append(contentsOf: bytes)
+        run(client, host: host)
+    }
+
+    /// Runs the client's complete request lines and sends the replies. After a reply that
+    /// streams, the lines after it wait (and the socket is not read) until it was sent.
+    private func run(_ client: Client, host: MPDPlayerHost) {
+        guard client.rows == nil, !client.closing else { return }
         var start = 0
-        var lines: [String] = []
+        var lines: [(text: String, next: Int)] = []
         while let newline = client.input[start...].firstIndex(of: 0x0A) {
             var end = newline
             if end > start, client.input[end - 1] == 0x0D { end -= 1 }
             if end - start > MPDProtocol.maximumLineBytes { break }
-            lines.append(String(decoding: client.input[start..<end], as: UTF8.self))
+            lines.append((String(decoding: client.input[start..<end], as: UTF8.self), newline + 1))
             start = newline + 1
         }
-        client.input.removeFirst(start)
-        let overlong = client.input.count > MPDProtocol.maximumLineBytes
-        if !lines.isEmpty {
-            let (bytes, close) = host.runMPD { world -> ([UInt8], Bool) in
+        let overlong = client.input.count - start > MPDProtocol.maximumLineBytes
+        var used = 0
+        while used < lines.count, client.rows == nil, !client.closing {
+            let waiting = lines[used...].map(\.text)
+            let (bytes, close, rows, ran) = host.runMPD { world -> ([UInt8], Bool, MPDReplyStream?, Int) in
                 var bytes: [UInt8] = []
-                for line in lines {
-                    let output = client.session.handle(line: line, world: &world)
+                for (index, line) in waiting.enumerated() {
+                    let (output, rows) = client.session.handleStreaming(line: line, world: &world)
                     bytes += output.bytes
-                    if output.close { return (bytes, true) }
+                    if output.close || rows != nil { return (bytes, output.close, rows, index + 1) }
                 }
-                return (bytes, false)
+                return (bytes, false, nil, waiting.count)
             }
+            used += ran
             send(bytes, to: client)
+            client.rows = rows
             if close { client.closing = true }
+            flush(client)  // a short streamed reply ends here, and the next lines run
         }
-        if overlong && !client.closing {
+        if used > 0 { client.input.removeFirst(lines[used - 1].next) }
+        if overlong && used == lines.count && !client.closing {
             logger.warning(
                 "MPD client \(client.number): line longer than \(MPDProtocol.maximumLineBytes) bytes; closing")
             client.closing = true
@@ -214,7 +237,14 @@ public final class NetworkListener {
         }
     }
 
+    /// Makes a streamed reply's next rows (up to `pendingTarget` unsent bytes; the rest in
+    /// later turns of the loop), then sends what the socket takes.
     private func flush(_ client: Client) {
+        // A client taking a long reply is not silent.
+        if client.rows != nil { client.lastActivity = MonotonicClock.nanoseconds() }
+        while client.pendingOutput < Self.pendingTarget, client.rows != nil {
+            if client.rows!.next(into: &client.output) { client.rows = nil }
+        }
         while client.pendingOutput > 0 {
             let sent = client.output[client.outputOffset...].withUnsafeBytes { bytes in
                 Result { () throws(Errno) in try client.fd.send(bytes) }
@@ -222,6 +252,7 @@ public final class NetworkListener {
             guard case .success(let n) = sent else {
                 client.output = []
                 client.outputOffset = 0
+                client.rows = nil
                 client.closing = true
                 break
             }

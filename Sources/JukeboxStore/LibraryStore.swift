@@ -42,6 +42,13 @@ public final class LibraryStore {
         }
     }
 
+    /// A second connection to a database `open` already checked and migrated, for a thread
+    /// other than the control thread's (the scan thread reads the scanned library with it).
+    public static func openReader(path: String, logger: Logger) throws -> LibraryStore {
+        LibraryStore(
+            connection: try Connection(path: path, flags: [.readWrite], options: connectionOptions), logger: logger)
+    }
+
     /// A database written by a newer jukeboxd (a downgrade): refused, never moved aside or
     /// changed, so that installing the newer version again finds every card and place.
     public struct NewerDatabase: Error, CustomStringConvertible {

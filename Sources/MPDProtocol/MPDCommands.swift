@@ -31,6 +31,8 @@ public enum MPDCommands {
         public var binaryLimit: Int
         /// The session's number on the message board, once it subscribed to a channel.
         public var messageClient: Int?
+        /// The rows after `response`, made as the connection takes them.
+        var rows: MPDReplyStream?
 
         init(
             arguments: [String], permission: Permission, password: String?, human: Bool, binaryLimit: Int = 8192,
@@ -583,21 +585,22 @@ public enum MPDCommands {
             return
         }
         guard w.library.isFolder(uri) else { throw MPDError(.noExist, "No such directory") }
-        // MPD's walk: a folder's songs, then each subfolder and what it holds.
-        func walk(_ folder: String, _ r: inout MPDResponse) {
-            for track in w.library.files(in: folder) {
-                if info { song(track, into: &r) } else { r.add("file", track.path) }
-            }
-            for sub in w.library.subfolders(of: folder) {
-                r.add("directory", sub)
-                walk(sub, &r)
+        c.rows = MPDReplyStream(w.library.walk(uri)) { row, r in
+            switch row {
+            case .directory(let folder): r.add("directory", folder)
+            case .song(let track): if info { song(track, into: &r) } else { r.add("file", track.path) }
             }
         }
-        walk(uri, &c.response)
     }
 
     static func find(exact: Bool, _ w: inout MPDWorld, _ c: inout Call) throws {
-        for track in try selection(c.arguments, exact: exact, in: w) { song(track, into: &c.response) }
+        let (filter, options) = try MPDFilter.parse(c.arguments, exact: exact)
+        // With `sort` or `window` the songs are chosen first; without, they are matched as sent.
+        if options.isEmpty {
+            c.rows = MPDReplyStream(w.library.tracks.lazy.filter(filter.matches).makeIterator(), write: song)
+        } else {
+            c.rows = MPDReplyStream(try selection(c.arguments, exact: exact, in: w).makeIterator(), write: song)
+        }
     }
 
     /// `findadd`/`searchadd FILTER [sort TAG] [window RANGE] [position POS]`: the songs

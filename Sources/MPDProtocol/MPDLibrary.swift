@@ -96,6 +96,50 @@ public struct MPDLibrary: Sendable, Equatable {
         return Array(tracks[span.range])
     }
 
+    /// MPD's walk of a folder (`listall`, `listallinfo`): its songs, then each subfolder as a
+    /// `directory` row followed by what it holds, made row by row.
+    public struct Walk: IteratorProtocol {
+        public enum Row {
+            case directory(String)
+            case song(TrackInfo)
+        }
+
+        private let library: MPDLibrary
+        /// The folders being walked, innermost last: songs left, subfolders and the next one.
+        private var frames: [(songs: Range<Int>, subfolders: [String], next: Int)] = []
+
+        init(_ library: MPDLibrary, folder: String) {
+            self.library = library
+            enter(folder)
+        }
+
+        private mutating func enter(_ folder: String) {
+            let span = library.spans[folder] ?? Span(range: 0..<0, own: 0)
+            frames.append((span.range.prefix(span.own), library.folders[folder] ?? [], 0))
+        }
+
+        public mutating func next() -> Row? {
+            while var top = frames.popLast() {
+                if let song = top.songs.first {
+                    top.songs = top.songs.dropFirst()
+                    frames.append(top)
+                    return .song(library.tracks[song])
+                }
+                if top.next < top.subfolders.count {
+                    let subfolder = top.subfolders[top.next]
+                    top.next += 1
+                    frames.append(top)
+                    enter(subfolder)
+                    return .directory(subfolder)
+                }
+            }
+            return nil
+        }
+    }
+
+    /// The walk of `folder` (a folder of this library).
+    public func walk(_ folder: String) -> Walk { Walk(self, folder: folder) }
+
     /// The number of distinct non-empty values of `tag`.
     public func distinctCount(_ tag: MPDTag) -> Int {
         Set(tracks.flatMap { tag.matchValues(of: $0) }.filter { !$0.isEmpty }).count

@@ -73,8 +73,26 @@ public struct MPDSession {
     /// Whether the client is in the middle of a command list.
     public var inCommandList: Bool { list != nil }
 
-    /// Handles one request line (without its newline).
+    /// Handles one request line (without its newline): the whole reply.
     public mutating func handle(line: String, world: inout MPDWorld) -> Output {
+        var rows: MPDReplyStream?
+        var output = handle(line: line, world: &world, rows: &rows)
+        rows?.drain(into: &output.bytes)
+        return output
+    }
+
+    /// Handles one request line: the reply's start, and when it lists songs of the library,
+    /// its rows still to be made (sent after `output`, the `OK` last; the client's next line
+    /// waits until they were).
+    public mutating func handleStreaming(line: String, world: inout MPDWorld) -> (
+        output: Output, rows: MPDReplyStream?
+    ) {
+        var rows: MPDReplyStream?
+        let output = handle(line: line, world: &world, rows: &rows)
+        return (output, rows)
+    }
+
+    private mutating func handle(line: String, world: inout MPDWorld, rows: inout MPDReplyStream?) -> Output {
         if idle != nil {
             if line == "noidle" {
                 idle = nil
@@ -113,10 +131,14 @@ public struct MPDSession {
         }
         if options.human, line.allSatisfy({ $0 == " " || $0 == "\t" }) { return Output(text: "", close: false) }
         var bytes: [UInt8] = []
-        let result = process(line, index: 0, world: &world, into: &bytes)
+        let result = process(line, index: 0, world: &world, into: &bytes, rows: &rows)
         switch result {
         case .ok:
-            bytes += "OK\n".utf8
+            if rows != nil {
+                rows?.tail = Array("OK\n".utf8)
+            } else {
+                bytes += "OK\n".utf8
+            }
         case .error(let kick):
             return Output(bytes: bytes, close: kick && !options.human)
         case .close:
@@ -167,7 +189,10 @@ public struct MPDSession {
     private mutating func runList(_ list: (ok: Bool, lines: [String], bytes: Int), world: inout MPDWorld) -> Output {
         var bytes: [UInt8] = []
         for (index, line) in list.lines.enumerated() {
-            switch process(line, index: index, world: &world, into: &bytes) {
+            var rows: MPDReplyStream?
+            let result = process(line, index: index, world: &world, into: &bytes, rows: &rows)
+            rows?.drain(into: &bytes)
+            switch result {
             case .ok, .idle:
                 idle = nil
                 if list.ok { bytes += "list_OK\n".utf8 }
@@ -180,9 +205,10 @@ public struct MPDSession {
         return Output(bytes: bytes + "OK\n".utf8, close: false)
     }
 
-    private mutating func process(_ line: String, index: Int, world: inout MPDWorld, into bytes: inout [UInt8])
-        -> Result
-    {
+    /// Runs one command: its reply goes to `bytes`, and its rows still to be made to `rows`.
+    private mutating func process(
+        _ line: String, index: Int, world: inout MPDWorld, into bytes: inout [UInt8], rows: inout MPDReplyStream?
+    ) -> Result {
         var request: MPDProtocol.Request
         switch MPDProtocol.tokenize(line) {
         case .success(let parsed): request = parsed
@@ -209,6 +235,7 @@ public struct MPDSession {
         binaryLimit = call.binaryLimit
         if let number = call.messageClient, messageClient == nil { messageClient = (number, world.messages) }
         bytes += call.response.bytes
+        rows = call.rows
         if call.close { return .close }
         if let wanted = call.idle {
             idle = wanted

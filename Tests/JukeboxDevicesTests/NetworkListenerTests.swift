@@ -43,14 +43,13 @@ import Testing
         }
     }
 
-    @Test func aClientWokenFromALongIdleHasItsSixtySecondsAgain() throws {
+    /// A listener on a free loopback port and a client connected to it.
+    static func connectedClient() throws -> (NetworkListener, Int32) {
         var config = JukeboxConfig.Network()
         config.port = 0
         let logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
         let listener = try #require(NetworkListener(config: config, password: nil, logger: logger))
-        let host = WorldHost()
         let client = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(client) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(try #require(listener.tcpPort)).bigEndian)
@@ -61,6 +60,13 @@ import Testing
             }
         }
         #expect(connected == 0)
+        return (listener, client)
+    }
+
+    @Test func aClientWokenFromALongIdleHasItsSixtySecondsAgain() throws {
+        let (listener, client) = try Self.connectedClient()
+        defer { close(client) }
+        let host = WorldHost()
         #expect(Self.serve(listener, host, until: client, received: "\n").hasPrefix("OK MPD"))
         let start = MonotonicClock.nanoseconds()
         _ = send(client, "idle\n", 5, Int32(MSG_NOSIGNAL))
@@ -73,5 +79,39 @@ import Testing
         listener.dropTimedOut(now: start + 10 * minute + minute / 2)  // woken 30 s ago: kept
         _ = send(client, "ping\n", 5, Int32(MSG_NOSIGNAL))
         #expect(Self.serve(listener, host, until: client, received: "OK\n") == "OK\n")
+    }
+
+    /// A reply larger than MPD's 8 MiB output buffer (`listallinfo` of 40,000 songs, 11 MB)
+    /// streams to the end, made as the socket takes it, and a request sent behind it is
+    /// answered after it.
+    @Test func aReplyPastEightMiBStreamsToTheEndAndTheNextRequestFollows() throws {
+        let (listener, client) = try Self.connectedClient()
+        defer { close(client) }
+        let host = WorldHost()
+        let songs = 40_000
+        let padding = String(repeating: "x", count: 200)
+        host.world.library = MPDLibrary(
+            tracks: (0..<songs).map {
+                TrackInfo(
+                    id: Int64($0), path: "Artist \($0 / 400)/Album \($0 / 10)/\(padding) \($0).mp3", title: "Song \($0)"
+                )
+            })
+        #expect(Self.serve(listener, host, until: client, received: "\n").hasPrefix("OK MPD"))
+        _ = send(client, "listallinfo\nping\n", 17, Int32(MSG_NOSIGNAL))
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        _ = waitUntil(timeout: .seconds(120), pollingEvery: .milliseconds(1)) {
+            for readiness in (try? Poller.wait(listener.interests(), timeoutMilliseconds: 10)) ?? [] {
+                listener.handle(readiness, host: host)
+            }
+            while case let n = recv(client, &buffer, buffer.count, Int32(MSG_DONTWAIT)), n > 0 {
+                received += buffer[0..<n]
+            }
+            return received.count >= 3 && received.suffix(6).elementsEqual("OK\nOK\n".utf8)
+        }
+        let text = String(decoding: received, as: UTF8.self)
+        #expect(received.count > 8 << 20)
+        #expect(text.components(separatedBy: "\nfile: ").count - 1 == songs)
+        #expect(text.hasSuffix("Title: Song \(songs - 1)\nOK\nOK\n"))
     }
 }
