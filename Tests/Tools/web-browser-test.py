@@ -26,7 +26,7 @@ import urllib.parse
 import urllib.request
 
 from selenium import webdriver
-from selenium.common.exceptions import NoAlertPresentException
+from selenium.common.exceptions import NoAlertPresentException, NoSuchElementException, StaleElementReferenceException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.expected_conditions import staleness_of
@@ -73,6 +73,17 @@ def wait(driver, what, condition):
         return WebDriverWait(driver, TIMEOUT, poll_frequency=0.05).until(lambda _: condition())
     except Exception as error:
         raise AssertionError(f"timed out waiting for {what}") from error
+
+
+def click(driver, selector):
+    """Clicks what `selector` finds, finding it again when the page replaced it meanwhile."""
+    def attempt():
+        try:
+            driver.find_element(By.CSS_SELECTOR, selector).click()
+            return True
+        except (StaleElementReferenceException, NoSuchElementException):
+            return False
+    wait(driver, f"a click on {selector}", attempt)
 
 
 def wait_mpd(what, condition):
@@ -204,8 +215,9 @@ def cards(driver, mpd, url, setup_code):
     )
     print("card C0FFEE again plays Beta/Second")
 
-    # Forget, from the page.
-    driver.find_element(By.CSS_SELECTOR, "#card-list li[data-card=C0FFEE] button.forget").click()
+    # Forget, from the page (every card read reloads the list: the button may be replaced
+    # between finding and clicking it).
+    click(driver, "#card-list li[data-card=C0FFEE] button.forget")
     wait(driver, "the card gone", lambda: not driver.find_elements(By.CSS_SELECTOR, "#card-list li[data-card=C0FFEE]"))
     assert ("card", "C0FFEE") not in mpd.command("card info")
     print("forgot C0FFEE")

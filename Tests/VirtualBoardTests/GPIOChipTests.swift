@@ -16,6 +16,9 @@ extension BoardDeviceTests {
         let chip = try BoardGPIOChip(board: rig.board, name: "jukebox", lines: 8)
         let lines = Self.gpioLines
         var config = BoardRig.config(name: "gpio", startVolume: 50)
+        // The queue (20 × 3 s) must not run out while the emulated board replays the edges on a
+        // busy host: the play state is part of what the test checks.
+        config.mode = "repeat-all"
         // `next` turns the volume up a step here: the volume counts every gesture and click.
         config.extra = """
 
