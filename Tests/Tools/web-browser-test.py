@@ -26,10 +26,14 @@ import urllib.parse
 import urllib.request
 
 from selenium import webdriver
-from selenium.common.exceptions import NoAlertPresentException, NoSuchElementException, StaleElementReferenceException
+from selenium.common.exceptions import (
+    NoAlertPresentException,
+    NoSuchElementException,
+    StaleElementReferenceException,
+    WebDriverException,
+)
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support.expected_conditions import staleness_of
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
 XSS = "<img src=x onerror=alert(1)>"
@@ -238,7 +242,16 @@ def submit(driver, selector):
     """Clicks a form's button and waits for the page the server answers with."""
     old = driver.find_element(By.TAG_NAME, "main")
     driver.find_element(By.CSS_SELECTOR, selector).click()
-    wait(driver, f"the answer to {selector}", lambda: staleness_of(old)(driver))
+
+    def gone():
+        # chromedriver says a replaced page's node is gone in two ways: a stale reference,
+        # or "Node with given id does not belong to the document".
+        try:
+            old.is_enabled()
+            return False
+        except (StaleElementReferenceException, WebDriverException):
+            return True
+    wait(driver, f"the answer to {selector}", gone)
 
 
 def submit_settings(driver):
