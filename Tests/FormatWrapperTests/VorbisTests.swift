@@ -101,7 +101,8 @@ import Vorbis
             if order.last != decoder.format { order.append(decoder.format) }
             decoded[decoder.format, default: []] += buffer[0..<frames * decoder.format.channels]
         }
-        #expect(order == [VorbisFormat(rate: 22050, channels: 2), VorbisFormat(rate: 44100, channels: 1)])
+        // A missing link fails the test, not the whole run (an index out of range would crash it).
+        try #require(order == [VorbisFormat(rate: 22050, channels: 2), VorbisFormat(rate: 44100, channels: 1)])
         #expect(decoded[order[0]] == links[0].reference)
         #expect(decoded[order[1]] == links[1].reference)
     }
