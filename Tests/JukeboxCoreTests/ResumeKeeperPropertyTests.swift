@@ -134,6 +134,16 @@ enum ResumeStep: Sendable, Equatable, CustomStringConvertible {
             .powerCut, 2000,
             [.command(.play(index: 2)), .command(.next), .command(.seek(.absolute(ms: 729_000))), .listen(ms: 39_730)]
         ),
+        // A power cut 50 ms before the end of the queue's last track, its checkpoint 1.16 s
+        // earlier: the shift past the track's end has no following track to go to, and the
+        // keeper resumed at the checkpoint itself (now as near the end as it may).
+        (
+            .powerCut, 2000,
+            [
+                .listen(ms: 15_070), .listen(ms: 15_070), .command(.play(index: 1)), .command(.next), .command(.next),
+                .listen(ms: 15_070), .command(.seek(.absolute(ms: 72_000))), .listen(ms: 47_950),
+            ]
+        ),
     ]
 
     @Test(arguments: counterexamples)

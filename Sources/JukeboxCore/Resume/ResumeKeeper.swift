@@ -311,7 +311,12 @@ public struct ResumeKeeper: Sendable, Equatable {
         }
         // The largest limit, so that positions stay the snapshot's (the player keeps its
         // limit's worth around the current entry when it restores).
-        guard let next = PlayQueue(snapshot: resumed.queue, limit: PlayQueue.maxLimit).following() else { return }
+        guard let next = PlayQueue(snapshot: resumed.queue, limit: PlayQueue.maxLimit).following() else {
+            // The queue's last track: as close to the shifted guess as its end allows (left at
+            // the checkpoint, a cut in its last seconds came back up to a whole interval early).
+            resumed.positionMs = max(checkpointMs, min(shifted, duration - 500))
+            return
+        }
         let track = resumed.queue.entries[next]
         resumed.queue.currentIndex = next
         resumed.currentTrack = track
