@@ -5,6 +5,16 @@ import LinuxSupport
 /// Paths of the repository's test media, demo library and built products, found from this
 /// source file's location (`#filePath`), so tests work from any current directory.
 public enum Fixtures {
+    /// A product of this package's build, debug first, then release (the helpers beside the
+    /// daemon: jukebox-web, jukebox-mqtt); the debug path when neither is built yet.
+    public static func builtProduct(_ name: String) -> String {
+        for candidate in [".build/debug/\(name)", ".build/release/\(name)"] {
+            let path = "\(repoRoot)/\(candidate)"
+            if access(path, X_OK) == 0 { return path }
+        }
+        return "\(repoRoot)/.build/debug/\(name)"
+    }
+
     /// The repository root: the nearest folder above this file that holds `Package.swift`.
     public static let repoRoot: String = findRepoRoot()
 

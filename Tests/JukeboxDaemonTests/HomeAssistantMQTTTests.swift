@@ -8,14 +8,7 @@ import Testing
 /// free loopback port, watched with mosquitto_sub and driven with mosquitto_pub (Debian's
 /// mosquitto and mosquitto-clients, which `./dev setup` installs).
 @Suite(.serialized) struct HomeAssistantMQTTTests {
-    static var bridgeBinary: String {
-        let root = Fixtures.repoRoot
-        for candidate in [".build/debug/jukebox-mqtt", ".build/release/jukebox-mqtt"] {
-            let path = "\(root)/\(candidate)"
-            if FileManager.default.isExecutableFile(atPath: path) { return path }
-        }
-        return "\(root)/.build/debug/jukebox-mqtt"
-    }
+    static var bridgeBinary: String { Fixtures.builtProduct("jukebox-mqtt") }
 
     /// A mosquitto broker on `port` (anonymous unless `extra` says otherwise, nothing kept on
     /// disk), ready when it returns.
@@ -78,8 +71,11 @@ import Testing
             subscriber.waitForLine(matching: "homeassistant/number/testbox/volume/config {") != nil,
             "\(subscriber.lines)")
         #expect(subscriber.waitForLine(matching: "testbox/availability online") != nil, "\(subscriber.lines)")
+        // The bridge publishes each state topic on its own: wait for each.
         #expect(waitUntil(timeout: .seconds(10)) { subscriber.text(of: .stdout).contains("testbox/state playing") })
-        #expect(subscriber.text(of: .stdout).contains("testbox/volume 50"), "\(subscriber.lines)")
+        #expect(
+            waitUntil(timeout: .seconds(10)) { subscriber.text(of: .stdout).contains("testbox/volume 50") },
+            "\(subscriber.lines)")
         let volumeConfig = try Self.retained(port: brokerPort, "homeassistant/number/testbox/volume/config")
         #expect(volumeConfig.hasPrefix("1 {") && volumeConfig.contains(#""command_topic":"testbox/volume/set""#))
         #expect(

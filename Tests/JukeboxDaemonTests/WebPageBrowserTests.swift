@@ -11,14 +11,7 @@ import Testing
 @Suite(.serialized) struct WebPageBrowserTests {
     static let hostileTitle = "<img src=x onerror=alert(1)>"
 
-    static var webBinary: String {
-        let root = Fixtures.repoRoot
-        for candidate in [".build/debug/jukebox-web", ".build/release/jukebox-web"] {
-            let path = "\(root)/\(candidate)"
-            if FileManager.default.isExecutableFile(atPath: path) { return path }
-        }
-        return "\(root)/.build/debug/jukebox-web"
-    }
+    static var webBinary: String { Fixtures.builtProduct("jukebox-web") }
 
     /// A daemon on `MenuEndToEndTests`' library plus Hostile/01.mp3 (titled `hostileTitle`),
     /// cards A and B assigned, the queue Alpha/First, Beta/First, Hostile playing; and
