@@ -83,4 +83,6 @@ struct Stickers: MPDStickerDatabase {
         }
         return try store.findStickers(type: type, prefix: prefix, name: name, comparison: comparison)
     }
+
+    func names(type: String?) throws -> [String] { try store.stickerNames(type: type) }
 }

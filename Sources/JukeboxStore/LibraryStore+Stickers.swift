@@ -86,6 +86,20 @@ extension LibraryStore {
         return result
     }
 
+    /// The sticker names of `type` (of every type when nil), each once, bytewise ascending
+    /// (SQLite's BINARY collation).
+    public func stickerNames(type: String?) throws -> [String] {
+        let statement = try cached(
+            type == nil
+                ? "SELECT DISTINCT name FROM stickers ORDER BY name"
+                : "SELECT DISTINCT name FROM stickers WHERE type = ? ORDER BY name")
+        defer { statement.reset() }
+        if let type { try statement.bind(type, at: 1) }
+        var names: [String] = []
+        while try statement.step() { names.append(statement.string(at: 0) ?? "") }
+        return names
+    }
+
     /// A named player setting (`replay_gain_mode`), or nil when never set.
     public func setting(_ name: String) throws -> String? {
         let statement = try cached("SELECT value FROM settings WHERE name = ?")

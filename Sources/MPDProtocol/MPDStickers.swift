@@ -17,6 +17,9 @@ public protocol MPDStickerDatabase {
     func find(type: String, prefix: String, name: String, match: MPDStickerMatch) throws -> [(
         uri: String, value: String
     )]
+    /// The names any object of `type` (of every type when nil) has a sticker of, each once,
+    /// bytewise ascending.
+    func names(type: String?) throws -> [String]
 }
 
 /// How `sticker find` compares values (MPD 0.23: none, `=`, `<`, `>`; as text).
@@ -88,6 +91,34 @@ extension MPDCommands {
             }
         default:
             throw MPDError(.argument, "bad request")
+        }
+    }
+
+    /// The sticker types the database keeps (MPD 0.24's `stickertypes`): songs only.
+    static let stickerTypes = ["song"]
+
+    /// `stickernames` (MPD 0.24): every sticker name in use, once.
+    static func stickerNames(_ w: inout MPDWorld, _ c: inout Call) throws {
+        guard let stickers = w.stickers else { throw MPDError(.unknown, "sticker database is disabled") }
+        for name in try io({ try stickers.names(type: nil) }) { c.response.add("name", name) }
+    }
+
+    /// `stickertypes` (MPD 0.24).
+    static func stickerTypes(_ w: inout MPDWorld, _ c: inout Call) throws {
+        guard w.stickers != nil else { throw MPDError(.unknown, "sticker database is disabled") }
+        for type in stickerTypes { c.response.add("stickertype", type) }
+    }
+
+    /// `stickernamestypes [TYPE]` (MPD 0.24): each name in use with its type.
+    static func stickerNamesTypes(_ w: inout MPDWorld, _ c: inout Call) throws {
+        guard let stickers = w.stickers else { throw MPDError(.unknown, "sticker database is disabled") }
+        let only = c.arguments.first
+        if let only, !stickerTypes.contains(only) { throw MPDError(.argument, "unknown sticker domain") }
+        for type in stickerTypes where only == nil || only == type {
+            for name in try io({ try stickers.names(type: type) }) {
+                c.response.add("name", name)
+                c.response.add("stickertype", type)
+            }
         }
     }
 }

@@ -59,6 +59,15 @@ extension MPDCommands {
         for entry in try existing(c.arguments[0], in: w) { c.response.add("file", entry) }
     }
 
+    /// `playlistlength NAME` (MPD 0.24): its entries and their time in whole seconds (an entry
+    /// not in the library counts, with no time).
+    static func playlistLength(_ w: inout MPDWorld, _ c: inout Call) throws {
+        let entries = try existing(c.arguments[0], in: w)
+        let ms = entries.reduce(Int64(0)) { $0 + (w.library.track(path: $1)?.durationMs ?? 0) }
+        c.response.add("songs", entries.count)
+        c.response.add("playtime", ms / 1000)
+    }
+
     static func listPlaylistInfo(_ w: inout MPDWorld, _ c: inout Call) throws {
         for entry in try existing(c.arguments[0], in: w) {
             // An entry that is no longer in the library shows its path only, as in MPD.

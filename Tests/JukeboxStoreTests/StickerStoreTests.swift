@@ -37,6 +37,10 @@ import Testing
         #expect(
             try store.findStickers(type: "song", prefix: "", name: "rating", comparison: (.greater, "2")).map(\.value)
                 == ["4"])
+        try store.setSticker(type: "song", uri: "Two/b.mp3", name: "Zed", value: "1")
+        #expect(try store.stickerNames(type: nil) == ["Zed", "rating"])
+        #expect(try store.stickerNames(type: "song") == ["Zed", "rating"])
+        #expect(try store.stickerNames(type: "playlist") == [])
         #expect(try store.deleteStickers(type: "song", uri: "Two/b.mp3", name: nil))
         #expect(try store.sticker(type: "song", uri: "Two/b.mp3", name: "rating") == nil)
         #expect(try store.setting("replay_gain_mode") == "album")

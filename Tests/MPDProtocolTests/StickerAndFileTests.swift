@@ -39,6 +39,13 @@ final class MemoryStickers: MPDStickerDatabase {
     }
 }
 
+extension MemoryStickers {
+    func names(type: String?) throws -> [String] {
+        let rows = rows.filter { type == nil || $0.key.hasPrefix(type! + ":") }
+        return Set(rows.values.flatMap(\.keys)).sorted { Array($0.utf8).lexicographicallyPrecedes($1.utf8) }
+    }
+}
+
 /// music_dir's files for these tests: a cover per folder and an embedded picture per song.
 final class MemoryMusicFolder: MPDMusicFolder {
     var folders: [String: [MPDFileEntry]] = [:]
@@ -120,6 +127,26 @@ final class MemoryMusicFolder: MPDMusicFolder {
         #expect(!Self.run("sticker find song \"\" rating", &world).contains("gone.mp3"))
         world.stickers = nil
         #expect(Self.run("sticker list song \(song)", &world) == "ACK [5@0] {sticker} sticker database is disabled\n")
+    }
+
+    /// MPD 0.24's `stickernames`, `stickertypes` and `stickernamestypes`: each name once, by
+    /// bytes; songs are the one type.
+    @Test func stickerNamesAndTypes() {
+        let stickers = MemoryStickers()
+        var world = Self.world(stickers: stickers)
+        #expect(Self.run("stickernames", &world) == "OK\n")
+        stickers.rows["song:a.mp3"] = ["rating": "5", "Zed": "1"]
+        stickers.rows["song:b.mp3"] = ["rating": "2", "playcount": "7"]
+        #expect(Self.run("stickernames", &world) == "name: Zed\nname: playcount\nname: rating\nOK\n")
+        #expect(Self.run("stickertypes", &world) == "stickertype: song\nOK\n")
+        let typed =
+            "name: Zed\nstickertype: song\nname: playcount\nstickertype: song\nname: rating\nstickertype: song\nOK\n"
+        #expect(Self.run("stickernamestypes", &world) == typed)
+        #expect(Self.run("stickernamestypes song", &world) == typed)
+        #expect(
+            Self.run("stickernamestypes album", &world) == "ACK [2@0] {stickernamestypes} unknown sticker domain\n")
+        world.stickers = nil
+        #expect(Self.run("stickernames", &world) == "ACK [5@0] {stickernames} sticker database is disabled\n")
     }
 
     /// Every sticker change wakes `idle sticker`; reads and refusals do not.

@@ -69,6 +69,21 @@ final class MemoryPlaylists: MPDPlaylistFolder {
     }
 
     /// MPD lists the stored playlists at the end of `lsinfo` at the root (mpc lsplaylists reads them there).
+    /// MPD 0.24's `playlistlength`: every entry counts, a missing one with no time; seconds
+    /// are the whole seconds of the sum (180 + 200.5 + 61 s).
+    @Test func playlistLengthCountsEntriesAndTheirTime() {
+        let folder = MemoryPlaylists()
+        folder.lists["mix"] = (
+            ["Ann/First/01 Alpha.mp3", "Ann/First/02 Beta.mp3", "gone.mp3", "Bob/Gamma \"live\".mp3"], 0
+        )
+        folder.lists["empty"] = ([], 0)
+        var world = Self.world(folder)
+        #expect(Self.run("playlistlength mix", &world) == "songs: 4\nplaytime: 441\nOK\n")
+        #expect(Self.run("playlistlength empty", &world) == "songs: 0\nplaytime: 0\nOK\n")
+        #expect(Self.run("playlistlength nope", &world) == "ACK [50@0] {playlistlength} No such playlist\n")
+        #expect(Self.run("playlistlength", &world).hasPrefix("ACK [2@0] {playlistlength} wrong number of arguments"))
+    }
+
     @Test func lsinfoAtTheRootListsThem() {
         let folder = MemoryPlaylists()
         folder.lists["b"] = ([], 0)
