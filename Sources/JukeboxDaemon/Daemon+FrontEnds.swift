@@ -138,6 +138,7 @@ extension Daemon: MPDPlayerHost {
         notePlayingEpisode()
         world.box = box
         world.box.podcasts = PodcastShelf(podcasts: podcasts)
+        world.box.system = { [unowned self] in self.systemFacts() }
         let result = body(&world)
         machine = world.machine
         radio.stations.merge(stations.added) { _, new in new }
@@ -166,6 +167,7 @@ extension Daemon: MPDPlayerHost {
             case .play(let source, let path, let positionMs):
                 console?.announce(reply(playing: source, trackPath: path, positionMs: positionMs))
             case .playEpisode(let podcast, let episode): console?.announce(playEpisode(podcast, episode))
+            case .restart: requestRestart()
             }
         }
         return result

@@ -62,6 +62,13 @@ final class Daemon {
     /// Playback requests the pipeline knows, by token (for the track path and id).
     private var requests: [UInt64: PlaybackRequest] = [:]
     private var stopping = false
+    /// `restart` asked for a stop that starts again (the loop then returns `Jukeboxd.restartStatus`).
+    private var restartRequested = false
+    /// The config file as given (`system`), and when this start began (wall clock, ms since
+    /// the epoch: it differs after a restart, which the web page waits for).
+    let configPath: String
+    let startedAtMs: Int64
+    private let startedMonotonicMs = Int64(MonotonicClock.nanoseconds() / 1_000_000)
     /// What played, for the Snapcast output; its writer thread. Nil without `[snapcast] fifo`.
     private var playedAudio: PlayedAudioRing?
     private var snapcast: SnapcastOutput?
@@ -125,7 +132,7 @@ final class Daemon {
         }
         do {
             let daemon = try Daemon(
-                config: settings.config, forceStdinConsole: settings.forceStdinConsole,
+                config: settings.config, configPath: settings.path, forceStdinConsole: settings.forceStdinConsole,
                 signals: signals, logger: logger, inputReplayFifo: inputReplayFifo, ledRecord: ledRecord,
                 libraryLoadGate: libraryLoadGate)
             return daemon.loop()
@@ -137,10 +144,14 @@ final class Daemon {
     }
 
     private init(
-        config: JukeboxConfig, forceStdinConsole: Bool, signals: FileDescriptor, logger: Logger,
+        config: JukeboxConfig, configPath: String, forceStdinConsole: Bool, signals: FileDescriptor, logger: Logger,
         inputReplayFifo: String?, ledRecord: String?, libraryLoadGate: String?
     ) throws {
         self.config = config
+        self.configPath = configPath
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        startedAtMs = Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
         self.logger = logger
         self.signals = signals
         serviceManager = ServiceManagerLink(notifier: ServiceNotifier.fromEnvironment(), logger: logger)
@@ -354,7 +365,39 @@ final class Daemon {
             serviceManager.pingIfDue(now: Instant.now)
         }
         shutdown()
-        return 0
+        return restartRequested ? Jukeboxd.restartStatus : 0
+    }
+
+    /// `restart` (a local client or console): the loop ends after this turn, saves the place
+    /// as a SIGTERM does, and the daemon starts again (`RunCommand.startAgain`).
+    func requestRestart() {
+        logger.notice("restart requested: saving state and stopping, then starting again")
+        restartRequested = true
+        stopping = true
+    }
+
+    /// systemd runs this daemon (`Type=notify` gives it $NOTIFY_SOCKET): a restart is its job.
+    static var isSupervised: Bool { getenv("NOTIFY_SOCKET") != nil }
+
+    /// What `system` answers: the build, this start, the library, the card's free space, the files.
+    func systemFacts() -> [(String, String)] {
+        let musicFree = (try? FileSystem.freeBytes(config.musicDir)).map { String($0) } ?? "unknown"
+        let uptimeMs = Int64(MonotonicClock.nanoseconds() / 1_000_000) - startedMonotonicMs
+        var facts: [(String, String)] = [
+            ("version", JukeboxVersion.string), ("build", Jukeboxd.build), ("pid", String(getpid())),
+            ("started_ms", String(startedAtMs)), ("uptime", String(uptimeMs / 1000)),
+            ("tracks", String(library.count)), ("music_dir", config.musicDir), ("music_free", musicFree),
+            ("config", absolutePath(configPath)), ("database", config.database),
+            ("restart_by", Self.isSupervised ? "systemd" : "exec"),
+        ]
+        for line in RecentProblems.shared.lines { facts.append(("problem", line)) }
+        return facts
+    }
+
+    private func absolutePath(_ path: String) -> String {
+        guard !path.hasPrefix("/"), let resolved = realpath(path, nil) else { return path }
+        defer { free(resolved) }
+        return String(cString: resolved)
     }
 
     private func pollTimeout() -> Int32 {

@@ -15,10 +15,16 @@ public enum Jukeboxd {
     static let logLevelOption = CommandLineOption.option(
         "log-level", default: "info", help: "Log level: trace, debug, info, notice, warning, error or critical.")
 
+    /// `commit 7af7f62c1a2b 2026-12-07`, or `development build`.
+    static let build = BuildInfo.commit.map { "commit \($0)" } ?? "development build"
+
+    /// The exit status that asks for a start again (EX_TEMPFAIL): `restart` under systemd,
+    /// whose unit restarts on it (Board/jukeboxd.service, RestartForceExitStatus=75).
+    static let restartStatus: Int32 = 75
+
     public static let interface = CommandLineInterface(
         program: "jukeboxd",
-        version:
-            "jukeboxd \(JukeboxVersion.string) (\(BuildInfo.commit.map { "commit \($0)" } ?? "development build"))",
+        version: "jukeboxd \(JukeboxVersion.string) (\(build))",
         abstract: "A headless music box: plays a music folder, resumes where it stopped.",
         discussion: """
             Reads one TOML config file (see config/jukebox.toml for every key and its default).
@@ -123,7 +129,8 @@ struct CommonOptions {
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = level
-            return handler
+            // The last errors are kept for `system` (the web page's /system) as well.
+            return MultiplexLogHandler([handler, ProblemRecorder()])
         }
         switch DaemonConfig.load(path: config) {
         case .failure(let problems):
@@ -169,7 +176,27 @@ struct RunCommand {
         let status = Daemon.run(
             settings: loaded, logger: logger, inputReplayFifo: inputReplayFifo, ledRecord: ledRecord,
             libraryLoadGate: libraryLoadGate)
+        if status == Jukeboxd.restartStatus { Self.startAgain(logger: logger, supervised: Daemon.isSupervised) }
         if status != 0 { throw CommandExit(status) }
+    }
+
+    /// After `restart` and a clean stop (the place saved and synced). Under systemd the
+    /// daemon exits 75 and the unit starts it again: a fresh process in a fresh cgroup, with
+    /// the ExecStartPre checks and the installed binary (after an upgrade, the new one).
+    /// Without a service manager (`./dev demo`, the tests, a shell) nobody would start it
+    /// again, so it runs itself again in this process (execv of /proc/self/exe, the same
+    /// arguments): the same pid, so the shell or test that started it keeps it, its standard
+    /// streams and console stay, and every other descriptor is closed. If that fails it
+    /// exits 75 as under systemd, saying why.
+    static func startAgain(logger: Logger, supervised: Bool) {
+        if supervised {
+            logger.notice("restart: exiting with status \(Jukeboxd.restartStatus) for systemd to start jukeboxd again")
+            return
+        }
+        logger.notice("restart: running jukeboxd again in this process (pid \(getpid()))")
+        fflush(nil)
+        let failure = ProcessSettings.executeSelfAgain(arguments: CommandLine.arguments)
+        logger.critical("restart: cannot run jukeboxd again: \(failure); exiting \(Jukeboxd.restartStatus)")
     }
 }
 

@@ -18,7 +18,7 @@ final class MPDFrontEnd {
     private let network: NetworkListener?
     private let serial: SerialConsole?
     /// The human stdin console's MPD session (for commands its own language does not know).
-    private var stdinSession = MPDSession(options: .init(human: true))
+    private var stdinSession = MPDSession(options: .init(human: true, local: true))
     var observer = MPDObserver()
     /// The last card read that played nothing (`card unknown`, the web page offers it).
     var lastUnknownCard: String?

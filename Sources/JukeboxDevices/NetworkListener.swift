@@ -156,8 +156,12 @@ public final class NetworkListener {
                 continue
             }
             nextClientNumber += 1
+            // A peer on the box itself (the Unix socket, loopback) may also ask for what only
+            // the box may (`restart`); one whose address cannot be read is taken as remote.
+            let local = (try? owned.isLocalPeer()) ?? false
             let client = Client(
-                fd: owned, number: nextClientNumber, session: MPDSession(options: .init(password: password)))
+                fd: owned, number: nextClientNumber,
+                session: MPDSession(options: .init(password: password, local: local)))
             clients[owned.rawValue] = client
             logger.debug("MPD client \(client.number) connected")
             send(MPDProtocol.greeting, to: client)

@@ -20,7 +20,7 @@ public final class SerialConsole {
     private let logger: Logger
     private var fd: FileDescriptor?
     private var editor = SerialLineEditor()
-    private var session = MPDSession(options: .init(human: true))
+    private var session = MPDSession(options: .init(human: true, local: true))
     private var output: [UInt8] = []
     private var nextReopen: UInt64 = 0
     private var reportedOpenFailure = false
@@ -123,7 +123,7 @@ public final class SerialConsole {
         reportedOpenFailure = false
         fd = opened
         editor = SerialLineEditor()
-        session = MPDSession(options: .init(human: true))
+        session = MPDSession(options: .init(human: true, local: true))
         output = []
         logger.info("serial console on \(path) at \(baud) baud")
         write(

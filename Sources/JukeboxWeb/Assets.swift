@@ -56,6 +56,11 @@ public enum Assets {
         #upload button{width:100%;margin:1rem 0;background:var(--accent);color:#fff;border:0}
         #upload-list li{display:grid;grid-template-columns:1fr 6rem;gap:.25rem}
         #upload-list small{grid-column:1/3}#upload-list li[data-result=refused] small{color:#c62828}
+        #facts dt{font-weight:600}#facts dd{margin:0 0 .75rem;overflow-wrap:anywhere}
+        #restart-form button{width:100%;margin:1rem 0}
+        #restarting[data-state=running] #restart-status{font-weight:600}
+        #restarting[data-state=failed] #restart-status{color:#c62828;font-weight:600}
+        #restart-log{white-space:pre-wrap;overflow-wrap:anywhere}
         """
 
     /// Posts forms with fetch, follows `/events`, and keeps the page current with `textContent`
@@ -224,6 +229,39 @@ public enum Assets {
             if (good) await post('/upload/scan', {folder});
             $('upload-status').textContent = good + ' of ' + items.length + ' files uploaded' + (good ? '; the box is adding them.' : '.');
           });
+        }
+        // After Restart: ask /system/daemon until the daemon answers from a new start, then
+        // say so; after 90 s say it did not come back, with what the config check finds.
+        const restarting = $('restarting');
+        if (restarting) {
+          const since = restarting.dataset.since, began = performance.now();
+          let seenDown = false;
+          const ask = async () => {
+            let answer = {state: 'down', error: 'the web page does not answer'};
+            try {
+              const reply = await fetch('/system/daemon?since=' + encodeURIComponent(since), {cache: 'no-store'});
+              if (reply.ok) answer = await reply.json();
+            } catch (error) { answer.error = String(error); }
+            if (answer.state === 'down') seenDown = true;
+            if (answer.state === 'running' && (since || seenDown)) {
+              restarting.dataset.state = 'running';
+              $('restart-status').textContent = 'The jukebox is running again with the new settings (jukeboxd '
+                + answer.version + ', process ' + answer.pid + ').';
+              return;
+            }
+            if (performance.now() - began > 90000) {
+              restarting.dataset.state = 'failed';
+              $('restart-status').textContent = 'The jukebox did not come back within 90 s ('
+                + (answer.error || 'it still runs its previous start') + ').';
+              const log = $('restart-log');
+              log.textContent = (answer.problems || []).length
+                ? 'The config file: ' + answer.problems.join('\\n') : 'Its log: journalctl -u jukeboxd -n 50';
+              log.hidden = false;
+              return;
+            }
+            setTimeout(ask, 500);
+          };
+          ask();
         }
         """
 }

@@ -17,7 +17,7 @@ extension Pages {
                 html +=
                     "<li><code>\(e(change.key))</code> \(e(change.old ?? "(default)")) → \(e(change.new ?? "(default)"))</li>"
             }
-            html += "</ul><p>jukeboxd uses them from its next start.</p></section>"
+            html += "</ul><p>jukeboxd uses them from its next start.</p>" + restartForm(token) + "</section>"
         }
         html +=
             "<p>An empty field uses the default. Each value is checked as <code>jukeboxd --check-config</code> checks it.</p>"
@@ -36,6 +36,7 @@ extension Pages {
         if table != nil { html += "</details>" }
         html += "<button>Save</button></form>"
         html += """
+            <p><a href="/system">System: version, free space, restart</a></p>\
             <form method="post" action="/logout">\(tokenField(token))<button class="quiet">Sign out</button></form>
             """
         html += "</main><script src=\"/app.js\" defer></script></body></html>"

@@ -129,6 +129,11 @@ public struct MPDClient: Sendable {
         }
     }
 
+    /// The daemon's facts (`system`, which it answers to a client on the box only, as this is).
+    func systemFacts() async throws -> SystemFacts {
+        SystemFacts(try await run("system").fields)
+    }
+
     /// The cards page's facts.
     func cardList() async throws -> CardList {
         try await withLink { link in

@@ -13,6 +13,7 @@ struct Routes: Sendable {
     let logger: Logger
     let settings: SettingsRoutes
     let upload: UploadRoutes
+    let system: SystemRoutes
 
     /// No inline script or style, nothing from elsewhere: an escaping slip still runs nothing.
     static let contentPolicy =
@@ -47,6 +48,7 @@ struct Routes: Sendable {
         }
         settings.add(to: router)
         upload.add(to: router)
+        system.add(to: router)
         return router
     }
 

@@ -73,12 +73,13 @@ public enum WebServer {
         let database = DaemonConfig.resolve(config.database, against: DaemonConfig.directory(of: configPath))
         let stateFolder = database.lastIndex(of: "/").map { String(database[..<$0]) } ?? "."
         let gate = LoginGate(password: PasswordFile(path: stateFolder + "/web-password"), logger: logger)
+        let settings = SettingsRoutes(configPath: configPath, gate: gate, token: token)
         let routes = Routes(
-            client: client, state: state, token: token, logger: logger,
-            settings: SettingsRoutes(configPath: configPath, gate: gate, token: token),
+            client: client, state: state, token: token, logger: logger, settings: settings,
             upload: UploadRoutes(
                 musicFolder: DaemonConfig.resolve(config.musicDir, against: DaemonConfig.directory(of: configPath)),
-                client: client, gate: gate, token: token))
+                client: client, gate: gate, token: token),
+            system: SystemRoutes(client: client, settings: settings))
         let app = Application(
             router: routes.router(),
             configuration: .init(address: .hostname(config.web.address, port: config.web.port), serverName: nil),

@@ -35,4 +35,16 @@ public enum ProcessSettings {
     public static func mapMallocChunks(ofAtLeast bytes: Int) -> Bool {
         jb_set_malloc_mmap_threshold(Int32(bytes)) == 1
     }
+
+    /// Runs this program again in this process (execv of /proc/self/exe) with `arguments`
+    /// (the first is argv[0]): the same pid, parent, standard streams, environment and signal
+    /// mask (a SIGTERM pending now reaches the new image's signalfd), every other descriptor
+    /// closed. Returns only when it failed, with the reason.
+    public static func executeSelfAgain(arguments: [String]) -> Errno {
+        var pointers = arguments.map { strdup($0) }
+        pointers.append(nil)
+        defer { for pointer in pointers { free(pointer) } }
+        _ = jb_execute_self_again(pointers)
+        return Errno(code: errno, call: "execv", path: "/proc/self/exe")
+    }
 }

@@ -33,6 +33,12 @@ extension FileDescriptor {
         }
     }
 
+    /// Whether the connected peer is on this machine: a Unix socket, or a TCP peer on a
+    /// loopback address (getpeername). What only the box itself may ask (`restart`) depends on it.
+    public func isLocalPeer() throws(Errno) -> Bool {
+        try call("getpeername") { jb_peer_is_local($0) } == 1
+    }
+
     /// Sends what the socket takes now (MSG_DONTWAIT, no SIGPIPE): the bytes sent, nil when
     /// it would block.
     public func send(_ bytes: UnsafeRawBufferPointer) throws(Errno) -> Int? {

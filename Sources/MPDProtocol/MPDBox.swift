@@ -13,6 +13,9 @@ public struct MPDBox {
     public var recent: [RecentlyPlayed.Entry] = []
     /// The podcast subscriptions; nil: `podcast` is refused.
     public var podcasts: (any MPDPodcastShelf)?
+    /// The daemon's facts for `system` (version, uptime, library, free space, config file),
+    /// made only when asked (it reads the file system); nil: `system` is refused.
+    public var system: (() -> [(String, String)])?
 
     /// Set by a `podcast` command that changed the subscriptions or the cache.
     public var podcastsChanged = false
@@ -27,6 +30,8 @@ public struct MPDBox {
         case play(PlaySource, trackPath: String?, positionMs: Int64)
         /// Play a podcast's episode (numbers from 1, as `podcast list` and `podcast N` show).
         case playEpisode(podcast: Int, episode: Int)
+        /// Save the place as a stop does and start the daemon again (its config read anew).
+        case restart
     }
 
     /// A box with nothing set.
@@ -127,12 +132,28 @@ extension MPDCommands {
             spec: Spec(permission: .read, min: 0, max: 2) { w, c in try lyrics(&w, &c) }),
     ]
 
+    /// The box itself: only for a client on the box (`Permission.local`: the Unix socket, a
+    /// loopback peer such as jukebox-web, the consoles), so nobody elsewhere on the network
+    /// restarts it or reads its paths; with `[network] password` set, a signed-in one.
+    static let systemCommands: [BoxCommand] = [
+        BoxCommand(
+            name: "restart", help: "restart      save the place and start jukeboxd again (its config file read anew)",
+            spec: Spec(permission: [.admin, .local], min: 0, max: 0) { w, _ in w.box.requests.append(.restart) }),
+        BoxCommand(
+            name: "system", help: "system       version, uptime, library size, free space, the config file",
+            spec: Spec(permission: [.read, .local], min: 0, max: 0) { w, c in
+                guard let facts = w.box.system else { throw MPDError(.system, "no system facts here") }
+                for (key, value) in facts() { c.response.add(key, value) }
+            }),
+    ]
+
     static let playFavourites = Spec(permission: .control, min: 0, max: 0) { w, _ in
         w.box.requests.append(.play(.favourites, trackPath: nil, positionMs: 0))
     }
 
     /// `help`'s lines for the box's commands.
-    public static let boxHelp = boxCommands.map(\.help).filter { !$0.isEmpty }.joined(separator: "\n")
+    public static let boxHelp = (boxCommands + systemCommands).map(\.help).filter { !$0.isEmpty }.joined(
+        separator: "\n")
 
     /// Lines of a reply that has no fields: plain for a person, `key: line` for a client.
     static func add(_ key: String, lines: [String], to c: inout Call) {

@@ -12,6 +12,11 @@ public enum MPDCommands {
         public static let control = Permission(rawValue: 4)
         public static let admin = Permission(rawValue: 8)
         public static let all: Permission = [.read, .add, .control, .admin]
+        /// A client on the box itself (the Unix socket, a loopback TCP peer, the consoles),
+        /// as MPD's `config` is for local clients only: `restart` and `system` need it, so a
+        /// client elsewhere on the network cannot restart the box or read its paths. Not in
+        /// `.all`: a password does not grant it.
+        public static let local = Permission(rawValue: 16)
     }
 
     /// One call of a handler: the arguments, the response being built, and session effects.
@@ -100,7 +105,9 @@ public enum MPDCommands {
     // MARK: the table
 
     /// MPD's commands and the box's (MPD's meaning wins where a name is both).
-    static let table: [String: Spec] = mpdTable.merging(boxCommands.map { ($0.name, $0.spec) }) { mpd, _ in mpd }
+    static let table: [String: Spec] = mpdTable.merging((boxCommands + systemCommands).map { ($0.name, $0.spec) }) {
+        mpd, _ in mpd
+    }
 
     static let mpdTable: [String: Spec] = [
         // status and the current song
@@ -442,7 +449,7 @@ public enum MPDCommands {
             guard let password = c.password, c.arguments[0] == password else {
                 throw MPDError(.password, "incorrect password")
             }
-            c.permission = .all
+            c.permission = Permission.all.union(c.permission.intersection(.local))
         },
         "commands": Spec(permission: [], min: 0, max: 0) { _, c in
             for name in names where allowed(name, permission: c.permission) { c.response.add("command", name) }

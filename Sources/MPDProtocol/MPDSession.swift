@@ -17,12 +17,17 @@ public struct MPDSession {
         public var commandListLimit: Int
         /// A person at a terminal: no kicking, empty lines ignored, `help` in plain words.
         public var human: Bool
+        /// The client is on the box itself (`Permission.local`).
+        public var local: Bool
 
         /// Settings; the defaults are MPD's.
-        public init(password: String? = nil, commandListLimit: Int = 2 << 20, human: Bool = false) {
+        public init(
+            password: String? = nil, commandListLimit: Int = 2 << 20, human: Bool = false, local: Bool = false
+        ) {
             self.password = password
             self.commandListLimit = commandListLimit
             self.human = human
+            self.local = local
         }
     }
 
@@ -64,7 +69,8 @@ public struct MPDSession {
     /// A new client: with a password set it may only log in (and ping, close, commands).
     public init(options: Options = Options()) {
         self.options = options
-        permission = options.password == nil ? .all : []
+        let unlocked: MPDCommands.Permission = options.password == nil ? .all : []
+        permission = unlocked.union(options.local ? .local : [])
     }
 
     /// Whether the client waits in `idle`.

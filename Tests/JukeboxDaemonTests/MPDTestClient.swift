@@ -9,14 +9,14 @@ final class MPDTestClient {
     private var buffer: [UInt8] = []
     private(set) var greeting = ""
 
-    /// Connects to 127.0.0.1:`port` and reads the greeting line.
-    init(port: Int, timeout: Duration = .seconds(5)) throws {
+    /// Connects to `host` (an IPv4 address; loopback by default):`port` and reads the greeting line.
+    init(port: Int, host: String = "127.0.0.1", timeout: Duration = .seconds(5)) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Errno.current("socket") }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_addr.s_addr = inet_addr(host)
         let connected = waitUntil(timeout: timeout, pollingEvery: .milliseconds(20)) {
             withUnsafePointer(to: &address) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {

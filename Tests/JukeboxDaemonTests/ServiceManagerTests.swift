@@ -111,7 +111,7 @@ import Testing
 }
 
 /// A Unix datagram socket bound at `path`, as systemd's notification socket is.
-private final class NotifySocket {
+final class NotifySocket {
     let path: String
     private let fd: Int32
     private(set) var messages: [(text: String, at: UInt64)] = []

@@ -52,6 +52,13 @@ import Testing
         return code
     }
 
+    /// Ends jukebox-web, then the daemon.
+    static func stop(_ harness: DaemonHarness, web: DaemonProcess) {
+        web.kill(SIGTERM)
+        _ = web.waitForExit(timeout: .seconds(5))
+        MPDDaemonTests.stop(harness)
+    }
+
     /// Runs a scenario of the browser script; its output shows in the test's log.
     static func browse(_ scenario: String) throws {
         let (harness, web, url, mpdPort) = try start()
@@ -113,16 +120,45 @@ import Testing
         MPDDaemonTests.stop(harness)
     }
 
+    /// A setting saved, then Restart on the settings page: the page waits until the daemon
+    /// answers from a new start and says so; the daemon runs with the new maximum volume. It
+    /// runs as under systemd ($NOTIFY_SOCKET): `restart` exits 75 and this test starts it
+    /// again as the unit would, so the new start is a new process. The system page shows its facts.
+    @Test func restartFromTheSettingsPageRunsTheDaemonWithTheNewSetting() throws {
+        let (harness, web, url, mpdPort) = try Self.start()
+        defer { Self.stop(harness, web: web) }
+        let code = try Self.setupCode(web)
+        MPDDaemonTests.stop(harness)
+        let notify = try NotifySocket(path: harness.directory.file("notify"))
+        let supervised = ["NOTIFY_SOCKET": notify.path]
+        let first = try harness.start(environment: supervised)
+        #expect(first.waitForLine(matching: "MPD protocol on", on: .stderr) != nil, "\(harness.log)")
+        let browser = try DaemonProcess(
+            executable: "/usr/bin/python3",
+            arguments: [
+                Fixtures.path("Tests/Tools/web-browser-test.py"), "restart", "--url", url, "--mpd-port", "\(mpdPort)",
+                "--setup-code", code, "--config", harness.configPath, "--supervised",
+            ])
+        // The unit's part: start it again on exit status 75.
+        #expect(waitUntil(timeout: .seconds(120)) { !first.isRunning || !browser.isRunning })
+        if !first.isRunning {
+            #expect(first.waitForExit() == 75, "\(harness.log)")
+            let second = try harness.start(environment: supervised)
+            #expect(second.pid != first.pid)
+        }
+        let status = browser.waitForExit(timeout: .seconds(240))
+        print(browser.text(of: .stdout))
+        #expect(
+            status == 0,
+            "\(browser.text(of: .stdout))\n\(browser.text(of: .stderr))\n\(web.text(of: .stderr))\n\(harness.log)")
+    }
+
     /// Upload from the page: two MP3s and an .lrc into a new folder, which the daemon then plays
     /// with its lyrics; and the refusals (path escapes, hidden names, other types, no token or
     /// session, an existing name, more than the free space, a cut-off upload cleaned up).
     @Test func uploadedFilesPlayWithTheirLyricsAndHostileUploadsAreRefused() throws {
         let (harness, web, url, mpdPort) = try Self.start()
-        defer {
-            web.kill(SIGTERM)
-            _ = web.waitForExit(timeout: .seconds(5))
-            MPDDaemonTests.stop(harness)
-        }
+        defer { Self.stop(harness, web: web) }
         let code = try Self.setupCode(web)
         let source = harness.directory.file("to-upload")
         try FileManager.default.createDirectory(atPath: source, withIntermediateDirectories: true)

@@ -12,7 +12,9 @@ password set with the setup code; a bad value refused with the validator's messa
 written with the previous file kept; no session or token, nothing written; wrong passwords
 slowed), upload (two MP3s and an .lrc from the page into a new folder: they play with their
 lyrics; paths out of the music folder, hidden names, other types, no token or session, an
-existing name, sizes over the free space refused; an upload cut off half-way leaves nothing).
+existing name, sizes over the free space refused; an upload cut off half-way leaves nothing),
+restart (a setting saved, Restart pressed: the page says the jukebox runs again, and it does,
+a new start with the new setting; the system page shows its facts).
 Exit status 0 when every check held; a missing browser is a failure, not a skip."""
 
 import argparse
@@ -357,6 +359,67 @@ def set_password(driver, url, setup_code, password="kitchen-box"):
     submit(driver, "#setup form button")
 
 
+RESTART_TIMEOUT = 90  # seconds: the page's own limit is 90 s too
+
+
+def restart(driver, mpd, url, setup_code, config, mpd_port, supervised):
+    """A setting saved, Restart pressed on the settings page: the page waits and says the
+    jukebox runs again; the daemon is a new start (under a supervisor: a new process) with
+    the new setting. The system page shows the daemon's facts. No session or token: refused."""
+    set_password(driver, url, setup_code)
+    before = mpd.fields("system")
+    driver.get(url + "/settings")
+    wait(driver, "the settings page", lambda: driver.find_elements(By.ID, "settings"))
+    assert not driver.find_elements(By.ID, "restart"), "a restart button before anything was saved"
+    set_field(driver, "audio.start_volume", "40")  # not above the new maximum
+    set_field(driver, "audio.max_volume", "55")
+    submit_settings(driver)
+    assert "audio.max_volume" in text(driver, "changed"), driver.page_source
+    assert "max_volume = 55" in open(config).read()
+    print(f"max_volume 55 saved; jukeboxd pid {before['pid']}, started {before['started_ms']}")
+
+    # Refused without a session or the token: the daemon stays the same start.
+    cookie = "jukebox_session=" + driver.get_cookie("jukebox_session")["value"]
+    assert post_status(url, "/system/restart", b"") == 401
+    assert post_status(url, "/system/restart", b"csrf=wrong", cookie) == 403
+    assert mpd.fields("system")["started_ms"] == before["started_ms"]
+    print("POST /system/restart without a session (401) or token (403) refused")
+
+    pressed = time.monotonic()
+    submit(driver, "#restart-form button")
+    wait(driver, "the waiting page", lambda: driver.find_elements(By.ID, "restarting"))
+    try:
+        WebDriverWait(driver, RESTART_TIMEOUT, poll_frequency=0.1).until(
+            lambda _: driver.find_element(By.ID, "restarting").get_attribute("data-state") != "waiting")
+    except Exception as error:
+        raise AssertionError(f"the page still waits after {RESTART_TIMEOUT} s: {text(driver, 'restart-status')}") from error
+    said = text(driver, "restart-status")
+    assert driver.find_element(By.ID, "restarting").get_attribute("data-state") == "running", said
+    assert "running again with the new settings" in said, said
+    print(f"the page said {said!r} {time.monotonic() - pressed:.1f} s after Restart")
+
+    again = MPD(mpd_port)
+    after = again.fields("system")
+    assert after["started_ms"] != before["started_ms"], (before, after)
+    if supervised:
+        assert after["pid"] != before["pid"], (before, after)
+    else:
+        assert after["pid"] == before["pid"], (before, after)  # it ran itself again in its process
+    assert after["pid"] in said, (after, said)
+    again.command("setvol 100")
+    assert again.fields("status")["volume"] == "55", again.fields("status")
+    print(f"jukeboxd runs again (pid {after['pid']}) with max_volume 55")
+
+    driver.get(url + "/system")
+    wait(driver, "the system page", lambda: driver.find_elements(By.ID, "system"))
+    assert text(driver, "sys-config") == after["config"], text(driver, "sys-config")
+    assert text(driver, "sys-tracks").endswith(" tracks"), text(driver, "sys-tracks")
+    assert "jukeboxd " + after["version"] in text(driver, "sys-version")
+    assert "MiB" in text(driver, "sys-free") or "GiB" in text(driver, "sys-free")
+    assert driver.find_elements(By.CSS_SELECTOR, "#restart-form button")
+    print(f"/system: {text(driver, 'sys-version')}, {text(driver, 'sys-tracks')}, up {text(driver, 'sys-uptime')}")
+
+
 def raw_upload(url, path, length, body, headers):
     """POSTs `body` to /upload/file with a Content-Length of `length` (maybe more than is sent,
     then the connection is closed); the status, or None when the server closed first."""
@@ -440,13 +503,15 @@ def upload(driver, mpd, url, setup_code, music, files):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("scenario", choices=["now-playing", "xss", "cards", "settings", "upload"])
+    parser.add_argument("scenario", choices=["now-playing", "xss", "cards", "settings", "upload", "restart"])
     parser.add_argument("--url", required=True)
     parser.add_argument("--mpd-port", type=int, required=True)
     parser.add_argument("--setup-code", help="the code jukebox-web logged, to set the password")
     parser.add_argument("--config", help="settings: the config file both processes read")
     parser.add_argument("--music", help="upload: the music folder")
     parser.add_argument("--files", nargs="*", default=[], help="upload: the files to upload")
+    parser.add_argument("--supervised", action="store_true",
+                        help="restart: the daemon runs under a supervisor (a new process after a restart)")
     arguments = parser.parse_args()
     mpd = MPD(arguments.mpd_port)
     driver = browser()
@@ -455,6 +520,9 @@ def main():
             cards(driver, mpd, arguments.url, arguments.setup_code)
         elif arguments.scenario == "settings":
             settings(driver, mpd, arguments.url, arguments.setup_code, arguments.config)
+        elif arguments.scenario == "restart":
+            restart(driver, mpd, arguments.url, arguments.setup_code, arguments.config, arguments.mpd_port,
+                    arguments.supervised)
         elif arguments.scenario == "upload":
             upload(driver, mpd, arguments.url, arguments.setup_code, arguments.music, arguments.files)
         else:

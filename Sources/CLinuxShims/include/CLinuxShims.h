@@ -23,6 +23,13 @@ int jb_set_realtime_priority(int priority);
 int jb_thread_id(void);
 /* eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK), or -1 with errno set. */
 int jb_eventfd(void);
+/* Whether a connected socket's peer is on this machine: 1 for a Unix socket or a loopback
+   address (127.0.0.0/8, ::1, ::ffff:127.x), 0 for any other, -1 with errno set (process.c). */
+int jb_peer_is_local(int fd);
+/* Replaces the process image with /proc/self/exe run with `arguments` (NULL-terminated), the
+   descriptors from 3 up closed on the way (0-2 and the signal mask are kept); returns -1 with
+   errno set only when it could not (process.c). */
+int jb_execute_self_again(char *const arguments[]);
 /* open(2) with a mode: open is variadic in C. */
 int jb_open(const char *path, int flags, unsigned int mode);
 /* O_DIRECT, which differs between architectures and which Glibc's Swift module hides. */
