@@ -98,7 +98,7 @@ let package = Package(
             name: "JukeboxAudio",
             dependencies: [
                 "JukeboxCore", "LinuxSupport", "ALSA", "MPG123", "Soxr", "Sonic", "FLAC", "Vorbis", "Opus", "FFmpeg",
-                "HTTP",
+                "HTTP", "Speech",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .target(
@@ -156,7 +156,7 @@ let package = Package(
             name: "JukeboxDaemon",
             dependencies: [
                 "TOML", "JukeboxCore", "MPDProtocol", "JukeboxAudio", "JukeboxStore", "JukeboxDisplay",
-                "JukeboxDevices", "JukeboxPodcasts", "JukeboxConfigFile", "LinuxSupport",
+                "JukeboxDevices", "JukeboxPodcasts", "JukeboxConfigFile", "LinuxSupport", "Speech",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .executableTarget(name: "jukeboxd", dependencies: ["JukeboxDaemon"]),

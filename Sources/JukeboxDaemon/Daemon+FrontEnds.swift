@@ -138,6 +138,7 @@ extension Daemon: MPDPlayerHost {
         notePlayingEpisode()
         world.box = box
         world.box.podcasts = PodcastShelf(podcasts: podcasts)
+        if config.speech.enabled { world.box.speak = { [unowned self] text in say(text) } }
         let result = body(&world)
         machine = world.machine
         radio.stations.merge(stations.added) { _, new in new }
