@@ -118,5 +118,24 @@ import Testing
         }
         #expect(moved.isEmpty, "\(moved.count) frames differ from the music, the first at \(moved.prefix(3))")
         #expect(frames - (voiceEnd + ramp) > Self.rate / 2, "the music came back after the voice")
+
+        // Paused: the voice alone, over silence (the output writes it, then stops again).
+        try process.send("pause")
+        #expect(
+            waitUntil(timeout: .seconds(5)) {
+                try? process.send("status")
+                return process.text(of: .stdout).contains("state: pause")
+            })
+        let mark = sink.byteCount / 4
+        try process.send("say hello")
+        let alone = waitUntil(timeout: .seconds(20)) {
+            let after = sink.samples.dropFirst(2 * mark)
+            return stride(from: after.startIndex + 1, to: after.endIndex, by: 2).filter { after[$0] != 0 }.count
+                > Self.rate / 10
+        }
+        #expect(alone, "\(process.text(of: .stderr))")
+        let after = Array(sink.samples.dropFirst(2 * mark))
+        let voicedAfter = stride(from: 0, to: after.count - 1, by: 2).filter { after[$0 + 1] != 0 }
+        #expect(voicedAfter.allSatisfy { after[$0] == after[$0 + 1] }, "music under the voice while paused")
     }
 }
