@@ -47,6 +47,7 @@ let package = Package(
         .systemLibrary(name: "COpus", providers: [.apt(["libopusfile-dev"])]),
         .systemLibrary(name: "CSoxr", providers: [.apt(["libsoxr-dev"])]),
         .systemLibrary(name: "CSonic", providers: [.apt(["libsonic-dev"])]),
+        .systemLibrary(name: "CESpeak", providers: [.apt(["libespeak-ng-dev"])]),
         .systemLibrary(name: "CXML2", providers: [.apt(["libxml2-dev"])]),
         .target(
             name: "CLazyLibraries", cSettings: [.unsafeFlags(["-I/usr/include/opus", "-I/usr/include/libxml2"])]),
@@ -67,6 +68,8 @@ let package = Package(
         .target(name: "GPIO", dependencies: ["CGPIOD", "LinuxSupport"]),
         .target(name: "Soxr", dependencies: ["CSoxr", "CLazyLibraries"]),
         .target(name: "Sonic", dependencies: ["CSonic", "CLazyLibraries"]),
+        // espeak-ng for spoken announcements, opened on first use (CLazyLibraries).
+        .target(name: "Speech", dependencies: ["CESpeak", "CLazyLibraries"]),
         .target(name: "FLAC", dependencies: ["CFLAC", "CLazyLibraries", "LinuxSupport"]),
         .target(name: "Ogg", dependencies: ["COggHeaders", "LinuxSupport"]),
         .target(name: "Vorbis", dependencies: ["CVorbis", "CLazyLibraries", "COggHeaders", "Ogg"]),
@@ -95,7 +98,7 @@ let package = Package(
             name: "JukeboxAudio",
             dependencies: [
                 "JukeboxCore", "LinuxSupport", "ALSA", "MPG123", "Soxr", "Sonic", "FLAC", "Vorbis", "Opus", "FFmpeg",
-                "HTTP",
+                "HTTP", "Speech",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .target(
@@ -153,7 +156,7 @@ let package = Package(
             name: "JukeboxDaemon",
             dependencies: [
                 "TOML", "JukeboxCore", "MPDProtocol", "JukeboxAudio", "JukeboxStore", "JukeboxDisplay",
-                "JukeboxDevices", "JukeboxPodcasts", "JukeboxConfigFile", "LinuxSupport",
+                "JukeboxDevices", "JukeboxPodcasts", "JukeboxConfigFile", "LinuxSupport", "Speech",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .executableTarget(name: "jukeboxd", dependencies: ["JukeboxDaemon"]),

@@ -39,7 +39,7 @@ sysroot_packages=(libc6 libc6-dev linux-libc-dev libcrypt1 libcrypt-dev libgcc-1
     libstdc++-12-dev libstdc++6 libasound2 libasound2-dev libasound2-data libmpg123-0 libmpg123-dev
     libgpiod2 libgpiod-dev libsqlite3-0 libsqlite3-dev libflac-dev libvorbis-dev libogg-dev
     libopusfile-dev libopus-dev libavformat-dev libavcodec-dev libavutil-dev libswresample-dev
-    libsoxr-dev libsonic-dev libcurl4-openssl-dev libxml2-dev libicu-dev
+    libsoxr-dev libsonic-dev libcurl4-openssl-dev libxml2-dev libicu-dev libespeak-ng-dev
     libflac12 libvorbisfile3 libopusfile0 libsoxr0)
 apt=$cache/apt-bookworm-arm64
 

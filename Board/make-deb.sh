@@ -132,7 +132,7 @@ Maintainer: Jukebox developers <jukebox@localhost>
 Section: sound
 Priority: optional
 Depends: $depends
-Recommends: alsa-utils, libasound2-plugins, unifont
+Recommends: alsa-utils, libasound2-plugins, unifont, libespeak-ng1
 Suggests: snapserver
 Installed-Size: $(du -sk "$root" | cut -f1)
 Description: headless music box daemon for Raspberry Pi and other boards

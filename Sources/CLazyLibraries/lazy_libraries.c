@@ -9,6 +9,7 @@
 #include <libxml/xmlreader.h>
 #include <FLAC/stream_decoder.h>
 #include <dlfcn.h>
+#include <espeak-ng/speak_lib.h>
 #include <ogg/ogg.h>
 #include <opusfile.h>
 #include <pthread.h>
@@ -19,11 +20,12 @@
 #include <string.h>
 #include <vorbis/vorbisfile.h>
 
-/* Debian 12's sonames (libflac12, libogg0, libvorbisfile3, libopusfile0, libsoxr0, libsonic0, libxml2). A test
+/* Debian 12's sonames (libflac12, libogg0, libvorbisfile3, libopusfile0, libsoxr0, libsonic0, libxml2,
+   libespeak-ng1). A test
    checks them against the -dev packages' links, so a distribution that moves on fails there. */
 static const char *const sonames[JB_LIB_COUNT] = {
     "libFLAC.so.12", "libogg.so.0", "libvorbisfile.so.3", "libopusfile.so.0", "libsoxr.so.0",
-    "libsonic.so.0", "libxml2.so.2"};
+    "libsonic.so.0", "libxml2.so.2", "libespeak-ng.so.1"};
 static void *handles[JB_LIB_COUNT];
 static const char *failures[JB_LIB_COUNT];
 static pthread_mutex_t loading = PTHREAD_MUTEX_INITIALIZER;
@@ -204,3 +206,17 @@ LAZY(X, const xmlChar *, xmlTextReaderConstValue, (xmlTextReaderPtr reader), (re
 LAZY(X, void, xmlTextReaderSetStructuredErrorHandler, (xmlTextReaderPtr reader, xmlStructuredErrorFunc f, void *arg),
      (reader, f, arg))
 #undef X
+
+#define E JB_LIB_ESPEAK
+LAZY(E, int, espeak_Initialize, (espeak_AUDIO_OUTPUT output, int buflength, const char *path, int options),
+     (output, buflength, path, options))
+LAZY(E, void, espeak_SetSynthCallback, (t_espeak_callback * callback), (callback))
+LAZY(E, espeak_ERROR, espeak_SetVoiceByName, (const char *name), (name))
+LAZY(E, espeak_ERROR, espeak_SetParameter, (espeak_PARAMETER parameter, int value, int relative),
+     (parameter, value, relative))
+LAZY(E, espeak_ERROR, espeak_Synth,
+     (const void *text, size_t size, unsigned int position, espeak_POSITION_TYPE position_type,
+      unsigned int end_position, unsigned int flags, unsigned int *unique_identifier, void *user_data),
+     (text, size, position, position_type, end_position, flags, unique_identifier, user_data))
+LAZY(E, espeak_ERROR, espeak_Synchronize, (void), ())
+#undef E

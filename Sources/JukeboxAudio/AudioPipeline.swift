@@ -42,6 +42,8 @@ public final class AudioPipeline: @unchecked Sendable {
     let samples: SampleBuffer
     let slots: Int
     private var mixer: Mixer?
+    /// The speech handed to jb-output that it may still read (control thread only).
+    private var speechClips: [SpeechClip] = []
     private var loggedUnderruns = 0
     private var loggedSuspends = 0
     private var loggedError: String?
@@ -290,11 +292,38 @@ public final class AudioPipeline: @unchecked Sendable {
     /// for it if it is closed). A new sound replaces the one sounding.
     public func play(_ sound: FeedbackSound, level: Float) {
         shared.withLock { s in
-            s.cue = sound
+            s.cue = .sound(sound)
             s.cueLevel = min(max(level, 0), 1)
             s.cueSerial &+= 1
         }
         outputWork.broadcast()
+    }
+
+    /// The rate to make speech at: the device's (44.1 kHz before it ever opened). Speech made
+    /// for another rate than the device has when it plays is not heard (`.speechEnded` comes).
+    public var speechRate: Int { shared.withLock { s in s.format?.rate ?? 44100 } }
+
+    /// Mixes `clip` into the output from the next period, as `play` mixes a sound, at `level`,
+    /// with the music under it lowered to `duck` (a gain) while the voice speaks: the music
+    /// plays on under the voice, none of its samples lost or moved. A new cue replaces it.
+    /// `.speechEnded` is posted when it was heard (the pipeline frees it then).
+    public func speak(_ clip: SpeechClip, level: Float, duck: Float) {
+        let view = clip.view(duck: duck)
+        clip.serial = shared.withLock { s in
+            s.cueSerial &+= 1
+            s.cue = .speech(view)
+            s.cueLevel = min(max(level, 0), 1)
+            return s.cueSerial
+        }
+        outputWork.broadcast()
+        speechClips.append(clip)
+        releaseSpeech()
+    }
+
+    /// Frees the clips jb-output no longer reads (control thread).
+    func releaseSpeech() {
+        let (taken, released) = shared.withLock { s in (s.cueTaken, s.speechReleased) }
+        speechClips.removeAll { $0.serial < taken || $0.serial == released }
     }
 
     /// Silences the device (an MPD client disabled the output) or lets it sound again, through
@@ -369,6 +398,7 @@ public final class AudioPipeline: @unchecked Sendable {
         fresh.reserveCapacity(256)
         // Swapped, so that neither side allocates or frees under the lock.
         shared.withLock { s in swap(&fresh, &s.events) }
+        if fresh.contains(.speechEnded) { releaseSpeech() }
         return fresh
     }
 

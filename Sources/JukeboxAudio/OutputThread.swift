@@ -273,7 +273,7 @@ private enum OutputStep {
     case command(CommandWork)
     /// A new feedback sound while not playing, on a device that may have run dry after the
     /// last one: drop and prepare it, then start the sound.
-    case restartForCue(FeedbackSound, level: Float)
+    case restartForCue(CueSource, level: Float)
     case exit
 }
 
@@ -326,8 +326,19 @@ extension AudioPipeline {
     /// feedback sound, then (playing) the next period, or a wait on the condition.
     private func nextStep<Sink>(_ s: inout SharedState, _ o: inout OutputLocals<Sink>) -> OutputStep {
         if !s.commands.isEmpty { return commandStep(s.commands.removeFirst(), s, &o) }
+        // Speech is let go of once no re-render can reach it (playing: the history; idle:
+        // the silence after it is written), or when another cue replaces it.
+        if o.cue.speech != nil,
+            s.cueSerial != o.cue.serial
+                || o.timeline.written >= o.cue.end + Int64(s.state == .playing ? o.historyFrames : o.buffer)
+        {
+            o.cue.dropSpeech()
+            s.speechReleased = o.cue.serial
+            post(.speechEnded, &s)
+        }
         if s.cueSerial != o.cue.serial, let cue = s.cue {
             o.cue.serial = s.cueSerial
+            s.cueTaken = s.cueSerial
             if s.state != .playing && o.isOpen && !o.clock { return .restartForCue(cue, level: s.cueLevel) }
             o.cue.begin(cue, level: s.cueLevel, at: o.timeline.written)
         }
@@ -778,7 +789,7 @@ extension AudioPipeline {
 
     /// A feedback sound while not playing: the device may have run dry after the last one,
     /// so it starts afresh (without the lock), then the sound starts.
-    private func restartForCue<Sink>(_ o: inout OutputLocals<Sink>, _ cue: FeedbackSound, level: Float) -> OutputStep {
+    private func restartForCue<Sink>(_ o: inout OutputLocals<Sink>, _ cue: CueSource, level: Float) -> OutputStep {
         let held = max(0, (try? o.sink.delay()) ?? 0)
         _ = try? o.sink.drop()
         _ = try? o.sink.prepare()

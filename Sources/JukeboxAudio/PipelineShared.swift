@@ -215,9 +215,14 @@ struct SharedState {
     var crossfadeSeconds = 0
     /// The feedback sound asked for last, its level, and a serial that changes with each
     /// request (jb-output starts the sound when it sees a new one).
-    var cue: FeedbackSound?
+    var cue: CueSource?
     var cueLevel: Float = 0
     var cueSerial: UInt32 = 0
+    /// The serial jb-output took last, and that of the speech it let go of last (set by
+    /// jb-output): a clip with a serial below the first, or equal to the second, is no longer
+    /// read and may be freed (by the control side, outside the lock).
+    var cueTaken: UInt32 = 0
+    var speechReleased: UInt32 = 0
 
     // MARK: reported by jb-output
     var events: [PipelineEvent] = []

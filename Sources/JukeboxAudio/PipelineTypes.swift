@@ -120,4 +120,7 @@ public enum PipelineEvent: Sendable, Equatable {
     case failed(UInt64, String)
     /// Nothing is left to play and no follow-up was set: the pipeline stopped.
     case endOfStream
+    /// The speech of `AudioPipeline.speak` was heard to its end (or replaced by another cue, or
+    /// not heard: the device opened at another rate), and its memory was freed.
+    case speechEnded
 }

@@ -69,7 +69,7 @@ extension Daemon {
         mpd.cardReads += 1
         mpd.observer.mark(.cards)
         guard let card else {
-            feedback(.unknownCard)
+            if !announce(.unknownCard) { feedback(.unknownCard) }
             learningCard = id
             mpd.lastUnknownCard = id
             logger.info("card \(id): new card; choose what it plays in the menu")

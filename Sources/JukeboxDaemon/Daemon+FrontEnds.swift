@@ -139,6 +139,7 @@ extension Daemon: MPDPlayerHost {
         world.box = box
         world.box.podcasts = PodcastShelf(podcasts: podcasts)
         world.box.system = { [unowned self] in self.systemFacts() }
+        if config.speech.enabled { world.box.speak = { [unowned self] text in say(text) } }
         let result = body(&world)
         machine = world.machine
         radio.stations.merge(stations.added) { _, new in new }

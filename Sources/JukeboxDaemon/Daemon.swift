@@ -104,6 +104,11 @@ final class Daemon {
     var learningCard: String?
     /// Feedback without a screen: the sounds' decisions, the status LED's pattern and line.
     var cues: FeedbackCues
+    /// Spoken announcements: the core's line of texts, jb-speech, and the speech made last
+    /// (until the output takes it).
+    var announcements: Announcements
+    let speech: SpeechRunner
+    var madeSpeech: SpeechClip?
     var light = StatusLight()
     var statusLED: StatusLED?
     var ledLit: Bool?
@@ -218,6 +223,8 @@ final class Daemon {
             }
         }
         cues = FeedbackCues(enabled: config.feedback.sounds)
+        announcements = Announcements(enabled: config.speech.enabled)
+        speech = SpeechRunner(voice: config.speech.voice, wordsPerMinute: config.speech.rate, wakeup: wakeup)
         do {
             if let ledRecord {
                 statusLED = try StatusLED(recordingTo: ledRecord, line: config.feedback.ledLine ?? 0)
@@ -338,6 +345,7 @@ final class Daemon {
                     handlePipelineEvents()
                     handleScanResult()
                     handlePodcastReports()
+                    handleSpeechMade()
                 } else if let console, readiness.fd == console.inputFD {
                     for event in console.read() {
                         switch event {
@@ -412,7 +420,7 @@ final class Daemon {
             timeout = min(timeout, due > 0 ? due : 250)
         }
         let deadlines = [
-            boxMachine.nextDeadline, keeper.nextDeadline, serviceManager.nextPing,
+            boxMachine.nextDeadline, keeper.nextDeadline, serviceManager.nextPing, announcements.nextDeadline,
         ]
         for deadline in deadlines.compactMap({ $0 }) {
             timeout = min(timeout, max(0, deadline.milliseconds(since: now) + 1))
@@ -433,6 +441,7 @@ final class Daemon {
         let now = Instant.now
         perform(boxMachine.handle(.tick, now: now))
         perform(boxMachine.handle(.podcasts(following: !podcasts.subscriptions.isEmpty), now: now))
+        performSpeech(announcements.handle(.tick, now: now))
         defer { updateLight(now: Instant.now) }
         let positionKnown = machine.state != .stopped && refreshPosition().current
         // At a time after the position's read: its progress is noted when it is read, and a
@@ -519,6 +528,8 @@ final class Daemon {
                 requests[token] = nil
             case .endOfStream:
                 perform(machine.handle(.endOfStream, now: now))
+            case .speechEnded:
+                performSpeech(announcements.handle(.ended, now: now))
             }
         }
 
@@ -703,6 +714,7 @@ final class Daemon {
         pipeline.shutdown()
         snapcast?.shutdown()
         scan.abandon()
+        speech.stop()
         podcasts.shutdown()
         inFlight?.markStopped()
         logger.info("stopped")

@@ -17,6 +17,10 @@ public struct MPDBox {
     /// made only when asked (it reads the file system); nil: `system` is refused.
     public var system: (() -> [(String, String)])?
 
+    /// Speaks a text (`say`): nil when it was taken (spoken now or after what waits), else
+    /// why not (no libespeak-ng, the line full); nil: `say` is refused as speech is off.
+    public var speak: ((String) -> String?)?
+
     /// Set by a `podcast` command that changed the subscriptions or the cache.
     public var podcastsChanged = false
     /// What the commands asked for, in order, for the daemon to perform after the request.
@@ -120,6 +124,17 @@ extension MPDCommands {
             help: "speed X      play X times as fast (0.5 to 2), the pitch kept; speed +0.25, speed -0.25, speed cycle",
             spec: Spec(permission: .control, min: 1, max: 1) { w, c in
                 w.run(try parsed(CommandParser.parse("speed " + c.arguments[0])))
+            }),
+        // Spoken announcements: the music ducks under the voice, then comes back.
+        BoxCommand(
+            name: "say",
+            help: "say \"TEXT\"   speak TEXT aloud over the music (at most \(Announcements.maxCharacters) characters)",
+            spec: Spec(permission: .control, min: 1, max: 1) { w, c in
+                let text = c.arguments[0]
+                if let refusal = Announcements.refusal(of: text, enabled: w.box.speak != nil) {
+                    throw MPDError(.argument, "say: \(refusal)")
+                }
+                if let refusal = w.box.speak?(text) { throw MPDError(.system, "say: \(refusal)") }
             }),
         // `lyrics`: the line at the played position; `lyrics offset ±MS` nudges this track's
         // lyrics (positive: sooner), saved per track by the daemon.

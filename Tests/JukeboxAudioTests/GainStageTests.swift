@@ -60,7 +60,7 @@ import Testing
 
     @Test func aCueIsMixedOverTheFramesItLiesOn() {
         var cue = FeedbackCue()
-        cue.begin(.cardRead, level: 1, at: 100)
+        cue.begin(.sound(.cardRead), level: 1, at: 100)
         let length = cue.tones.range(.cardRead).count
         #expect(cue.end == 100 + Int64(length))
         #expect(!cue.sounds(frames: 10, at: 90) && cue.sounds(frames: 11, at: 90))
@@ -74,12 +74,44 @@ import Testing
 
     @Test func aCueThatIsOverStaysOverWhenTheDeviceOpensAgain() {
         var cue = FeedbackCue()
-        cue.begin(.limit, level: 1, at: 0)
+        cue.begin(.sound(.limit), level: 1, at: 0)
         let end = cue.end
         cue.reopened(shift: end)
         #expect(cue.sound == nil && cue.end == 0)
-        cue.begin(.limit, level: 1, at: 500)
+        cue.begin(.sound(.limit), level: 1, at: 500)
         cue.reopened(shift: 400)
         #expect(cue.sound == .limit && cue.start == 100 && cue.end == 100 + end)
+    }
+
+    /// Speech ducks the music under it: full level before its lead-in, the duck level under
+    /// the voice, back to full after its tail, ramped linearly; the voice is added on top.
+    @Test func speechDucksTheMusicUnderItAndLetsItBackAfter() {
+        var cue = FeedbackCue()
+        // 1 ms of silence each side (the ramps: 44 frames), 4 frames of voice at 1000.
+        let voice = SpeechClip(voice: [Int16](repeating: 1000, count: 4), rate: 44100, rampMs: 1)
+        let ramp = voice.rampFrames
+        let framesIn = 2 * ramp + 4
+        #expect(ramp == 44 && voice.frames == framesIn && voice.voiceFrames == 4)
+        cue.begin(.speech(voice.view(duck: 0.25)), level: 0.5, at: 10)
+        #expect(cue.end == 10 + Int64(framesIn))
+        var music = [Int16](repeating: 8000, count: 120)
+        music.withUnsafeMutableBufferPointer { cue.mix(into: $0.baseAddress!, frames: 120, channels: 1, at: 0) }
+        #expect(music[..<10].allSatisfy { $0 == 8000 })
+        #expect(music[(10 + framesIn)...].allSatisfy { $0 == 8000 })
+        for i in 0..<framesIn {
+            let edge = min(i, framesIn - 1 - i)
+            let duck: Float = edge >= ramp ? 0.25 : 1 - 0.75 * Float(edge) / Float(ramp)
+            let voiced = i >= ramp && i < ramp + 4
+            let expected = Int16((8000 * duck + (voiced ? 500 : 0)).rounded())
+            #expect(music[10 + i] == expected, "frame \(i)")
+        }
+        // Made for another rate than the device's: not heard at all.
+        var other = FeedbackCue()
+        let at48 = SpeechClip(voice: [1000], rate: 48000, rampMs: 10)
+        other.begin(.speech(at48.view(duck: 0.25)), level: 1, at: 0)
+        #expect(other.end == 0 && !other.sounds(frames: 100, at: 0))
+        // Let go of: nothing of it is mixed again.
+        cue.dropSpeech()
+        #expect(cue.speech == nil && !cue.sounds(frames: 100, at: 0))
     }
 }

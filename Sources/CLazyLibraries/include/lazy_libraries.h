@@ -2,7 +2,8 @@
 #define JUKEBOX_LAZY_LIBRARIES_H
 
 /* The decoder libraries (and libsoxr, with the libgomp it pulls in: 380 kB resident; libsonic,
-   the time-stretcher; and libxml2 for podcast feeds, which links ICU, libstdc++, liblzma and zlib) that
+   the time-stretcher; libxml2 for podcast feeds, which links ICU, libstdc++, liblzma and zlib; and
+   libespeak-ng for spoken announcements, with its 1 MB of code and its voice data) that
    jukeboxd opens on first use (dlopen) instead of linking: a box that plays only MP3 on a
    device that takes its rate maps none of them. lazy_libraries.c defines every function of theirs that
    the wrappers call, with the library's own prototype and hidden visibility; each looks the
@@ -16,7 +17,8 @@ enum {
     JB_LIB_SOXR = 4,
     JB_LIB_SONIC = 5,
     JB_LIB_XML2 = 6,
-    JB_LIB_COUNT = 7
+    JB_LIB_ESPEAK = 7,
+    JB_LIB_COUNT = 8
 };
 
 /* Loads `library` (once; any thread). NULL on success, else dlerror's text. */

@@ -282,6 +282,14 @@ public enum ConfigValidator {
             string("led_chip") { $0.feedback.ledChip = $1 },
             integer("led_line", gpioLines) { $0.feedback.ledLine = $1 },
         ],
+        "speech": [
+            boolean("enabled") { $0.speech.enabled = $1 },
+            string("voice") { $0.speech.voice = $1 },
+            integer("rate", 80...450) { $0.speech.rate = $1 },
+            integer("volume", 0...100) { $0.speech.volume = $1 },
+            integer("duck", 0...100) { $0.speech.duck = $1 },
+            boolean("events") { $0.speech.events = $1 },
+        ],
         "console": [
             path("device", allowStdin: true) { $0.console.device = $1 },
             KeySpec(name: "baud", kind: .integerChoice(standardBaudRates)) { $0.console.baud = $1.integer ?? 115_200 },

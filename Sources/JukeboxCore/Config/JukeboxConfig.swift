@@ -25,6 +25,7 @@ public struct JukeboxConfig: Sendable, Equatable {
     public var cards = Cards()
     public var podcasts = Podcasts()
     public var feedback = Feedback()
+    public var speech = Speech()
     /// The `[card_reader.NAME]` tables, in the file's order.
     public var cardReaders: [CardReaderConfig] = []
 
@@ -163,6 +164,26 @@ public struct JukeboxConfig: Sendable, Equatable {
         public var ledChip = "gpiochip0"
         /// The status LED's line (lit = high); nil for none.
         public var ledLine: Int?
+
+        /// The defaults.
+        public init() {}
+    }
+
+    /// `[speech]`: spoken announcements with espeak-ng (`say`, and events when `events`).
+    public struct Speech: Sendable, Equatable {
+        /// Whether `say` speaks (libespeak-ng1 is opened on the first one).
+        public var enabled = true
+        /// espeak-ng's voice name ("en", "de", "fr", "en-us", …).
+        public var voice = "en"
+        /// Words per minute (espeak-ng's default is 175; slower is clearer for children).
+        public var rate = 150
+        /// The voice's loudness, as a volume percent (never above `[audio] max_volume`).
+        public var volume = 60
+        /// The music's level under the voice, as a percent of its own (0: silent).
+        public var duck = 25
+        /// Speak the events a box without a screen cannot show (an unknown card) instead of
+        /// their feedback sound.
+        public var events = false
 
         /// The defaults.
         public init() {}

@@ -1,0 +1,126 @@
+/// Spoken announcements (`say "text"`, and events a box without a screen cannot show): which
+/// text is spoken when, one at a time, in order, with a limit on the text and on the waiting
+/// line. The daemon performs the actions: it synthesizes the text off the audio thread, then
+/// has the output mix the speech over the music, which ducks under it and comes back. Time is
+/// given, never read.
+public struct Announcements: Sendable {
+    /// The longest text spoken (in characters): about 15 s of speech.
+    public static let maxCharacters = 200
+    /// Texts waiting behind the one being spoken; more are refused.
+    public static let maxWaiting = 4
+    /// Speech that has not ended this long after it was handed over (its length plus this)
+    /// is given up on, so that a device that never plays it cannot hold the line.
+    public static let graceMs: Int64 = 5000
+
+    /// An event a box without a screen says aloud, when `[speech] events` is on.
+    public enum Event: Sendable, Equatable {
+        /// A card the mapping does not know.
+        case unknownCard
+
+        /// The words spoken.
+        public var text: String {
+            switch self {
+            case .unknownCard: "unknown card"
+            }
+        }
+    }
+
+    /// What the daemon does next.
+    public enum Action: Sendable, Equatable {
+        /// Make `text`'s speech (off the audio thread), then report `.synthesized` or `.failed`.
+        case synthesize(String)
+        /// Hand the speech just made to the output (it reports `.ended` when heard).
+        case speak
+    }
+
+    /// What happened.
+    public enum Input: Sendable, Equatable {
+        /// The speech of the text asked for is ready: `lengthMs` long.
+        case synthesized(lengthMs: Int64)
+        /// It could not be made (the message says why).
+        case failed(String)
+        /// The output played it to its end (or dropped it).
+        case ended
+        /// Time passed (the daemon's loop): speech that never ended is given up on.
+        case tick
+    }
+
+    /// Where the one text in hand is.
+    public enum Phase: Sendable, Equatable {
+        case idle
+        case synthesizing(String)
+        /// Handed to the output, given up on at `deadline`.
+        case speaking(deadline: Instant)
+    }
+
+    public let enabled: Bool
+    public private(set) var phase = Phase.idle
+    public private(set) var waiting: [String] = []
+
+    /// When to `tick` next: the speaking text's deadline.
+    public var nextDeadline: Instant? {
+        if case .speaking(let deadline) = phase { return deadline }
+        return nil
+    }
+
+    public init(enabled: Bool) {
+        self.enabled = enabled
+    }
+
+    /// Why `text` cannot be spoken at all (empty, too long, speech off), else nil.
+    public static func refusal(of text: String, enabled: Bool = true) -> String? {
+        guard enabled else { return "speech is off ([speech] enabled = false)" }
+        if text.allSatisfy(\.isWhitespace) { return "nothing to say" }
+        if text.count > maxCharacters {
+            return "the text has \(text.count) characters, at most \(maxCharacters) are spoken"
+        }
+        return nil
+    }
+
+    /// Asks for `text` to be spoken: now when nothing is, else after what waits. Refused
+    /// (with the message) when the text cannot be spoken or the line is full.
+    public mutating func say(_ text: String) -> Result<[Action], CommandError> {
+        if let refusal = Self.refusal(of: text, enabled: enabled) {
+            return .failure(.badArgument(command: "say", problem: refusal))
+        }
+        guard phase != .idle else {
+            phase = .synthesizing(text)
+            return .success([.synthesize(text)])
+        }
+        guard waiting.count < Self.maxWaiting else {
+            return .failure(.badArgument(command: "say", problem: "busy: \(Self.maxWaiting) texts wait to be spoken"))
+        }
+        waiting.append(text)
+        return .success([])
+    }
+
+    /// Says `event`'s words, unless the line is full (an event is not worth an error).
+    public mutating func announce(_ event: Event) -> [Action] {
+        (try? say(event.text).get()) ?? []
+    }
+
+    public mutating func handle(_ input: Input, now: Instant) -> [Action] {
+        switch (input, phase) {
+        case (.synthesized(let lengthMs), .synthesizing):
+            phase = .speaking(deadline: now.adding(milliseconds: lengthMs + Self.graceMs))
+            return [.speak]
+        case (.failed, .synthesizing), (.ended, .speaking):
+            return next()
+        case (.tick, .speaking(let deadline)) where now >= deadline:
+            return next()
+        default:
+            return []
+        }
+    }
+
+    /// The next waiting text, if any.
+    private mutating func next() -> [Action] {
+        guard !waiting.isEmpty else {
+            phase = .idle
+            return []
+        }
+        let text = waiting.removeFirst()
+        phase = .synthesizing(text)
+        return [.synthesize(text)]
+    }
+}

@@ -1,0 +1,115 @@
+import JukeboxCore
+import Testing
+
+/// Spoken announcements' line, on a manual clock: one text at a time, in order, limits on the
+/// text and on the line, and speech that never ends given up on.
+@Suite struct AnnouncementsTests {
+    /// One step: an input (or a `say`), the actions expected, and the phase after it.
+    enum Step {
+        case say(String, Result<[Announcements.Action], CommandError>)
+        case input(Announcements.Input, atMs: Int64, [Announcements.Action])
+    }
+
+    static func run(_ steps: [Step], enabled: Bool = true) -> Announcements {
+        var line = Announcements(enabled: enabled)
+        for (index, step) in steps.enumerated() {
+            switch step {
+            case .say(let text, let expected):
+                #expect(line.say(text) == expected, "step \(index): say \(text)")
+            case .input(let input, let ms, let expected):
+                #expect(line.handle(input, now: .milliseconds(ms)) == expected, "step \(index): \(input)")
+            }
+        }
+        return line
+    }
+
+    @Test func textsAreSpokenOneAtATimeInOrder() {
+        let line = Self.run([
+            .say("one", .success([.synthesize("one")])),
+            .say("two", .success([])),
+            .say("three", .success([])),
+            // Made: handed to the output; the next waits until it was heard.
+            .input(.synthesized(lengthMs: 800), atMs: 100, [.speak]),
+            .input(.tick, atMs: 500, []),
+            .input(.ended, atMs: 1000, [.synthesize("two")]),
+            // A failure moves on to the next.
+            .input(.failed("espeak-ng has no voice"), atMs: 1100, [.synthesize("three")]),
+            .input(.synthesized(lengthMs: 500), atMs: 1200, [.speak]),
+            .input(.ended, atMs: 1800, []),
+        ])
+        #expect(line.phase == .idle)
+        #expect(line.waiting.isEmpty)
+    }
+
+    @Test func inputsOutOfTurnChangeNothing() {
+        let line = Self.run([
+            .input(.ended, atMs: 0, []),
+            .input(.synthesized(lengthMs: 100), atMs: 0, []),
+            .input(.failed("x"), atMs: 0, []),
+            .say("hello", .success([.synthesize("hello")])),
+            // Still being made: an end (of an earlier clip) or a tick does not move it on.
+            .input(.ended, atMs: 10, []),
+            .input(.tick, atMs: 100_000, []),
+        ])
+        #expect(line.phase == .synthesizing("hello"))
+    }
+
+    @Test func speechThatNeverEndsIsGivenUpOnAfterItsLengthAndTheGrace() {
+        let deadline = 100 + 2000 + Announcements.graceMs
+        let line = Self.run([
+            .say("one", .success([.synthesize("one")])),
+            .say("two", .success([])),
+            .input(.synthesized(lengthMs: 2000), atMs: 100, [.speak]),
+            .input(.tick, atMs: deadline - 1, []),
+            .input(.tick, atMs: deadline, [.synthesize("two")]),
+        ])
+        #expect(line.phase == .synthesizing("two"))
+        var speaking = Announcements(enabled: true)
+        _ = speaking.say("x")
+        _ = speaking.handle(.synthesized(lengthMs: 2000), now: .milliseconds(100))
+        #expect(speaking.nextDeadline == .milliseconds(deadline))
+    }
+
+    @Test func refusals() {
+        let long = String(repeating: "a", count: Announcements.maxCharacters + 1)
+        let rows: [(String, Bool, String?)] = [
+            ("hello", true, nil),
+            (String(repeating: "ä", count: Announcements.maxCharacters), true, nil),
+            (long, true, "the text has 201 characters, at most 200 are spoken"),
+            ("", true, "nothing to say"),
+            ("  \t", true, "nothing to say"),
+            ("hello", false, "speech is off ([speech] enabled = false)"),
+        ]
+        for (text, enabled, refusal) in rows {
+            #expect(Announcements.refusal(of: text, enabled: enabled) == refusal, "\(text.prefix(10))")
+            var line = Announcements(enabled: enabled)
+            let said = line.say(text)
+            if let refusal {
+                #expect(said == .failure(.badArgument(command: "say", problem: refusal)))
+                #expect(line.phase == .idle)
+            } else {
+                #expect(said == .success([.synthesize(text)]))
+            }
+        }
+    }
+
+    @Test func theLineHasALimit() {
+        var line = Announcements(enabled: true)
+        #expect(line.say("now") == .success([.synthesize("now")]))
+        for i in 0..<Announcements.maxWaiting { #expect(line.say("later \(i)") == .success([])) }
+        #expect(
+            line.say("one too many")
+                == .failure(.badArgument(command: "say", problem: "busy: 4 texts wait to be spoken")))
+        // An event is dropped quietly when the line is full.
+        #expect(line.announce(.unknownCard) == [])
+        #expect(line.waiting.count == Announcements.maxWaiting)
+    }
+
+    @Test func eventsHaveTheirWords() {
+        var line = Announcements(enabled: true)
+        #expect(line.announce(.unknownCard) == [.synthesize("unknown card")])
+        // Speech off: an event says nothing either.
+        var off = Announcements(enabled: false)
+        #expect(off.announce(.unknownCard) == [])
+    }
+}
