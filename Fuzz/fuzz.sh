@@ -5,8 +5,9 @@
 #   Fuzz/fuzz.sh --smoke                     every target over its seed corpus and a few thousand
 #                                            mutations (seconds in all; part of ./dev test)
 # Swift targets are Fuzz/<target>/main.swift with Fuzz/Shared/*.swift, linked with the pure
-# modules (TOML, JukeboxCore, MPDProtocol) built once into .build-fuzz/modules with ASan and
-# libFuzzer's coverage, and rebuilt only when a source is newer than its object. C targets are
+# modules (TOML, JukeboxCore, MPDProtocol; JukeboxWeb and HomeAssistant for the targets that
+# import them) built once into .build-fuzz/modules with ASan and libFuzzer's coverage, and
+# rebuilt only when a source is newer than its object. C targets are
 # Fuzz/<target>/main.c with the C file they test, under ASan and UBSan. A crash, a hang
 # (-timeout) or a memory blow-up (-rss_limit_mb) is a finding: its input is written to
 # .build-fuzz/findings/<target>/ and the run fails. New inputs found go to
@@ -49,6 +50,9 @@ build_module() {
     mapfile -t sources < <(find Sources/"$name" -name '*.swift' | sort)
     swiftc "${SWIFT_FLAGS[@]}" -wmo -module-name "$name" -I "$OUT/modules" -emit-module \
         -emit-module-path "$OUT/modules/$name.swiftmodule" -c -o "$object" "${sources[@]}"
+    # The driver leaves an object it would write byte for byte the same untouched: without
+    # this it stays older than its dependency's and is rebuilt at every run.
+    touch "$object"
 }
 
 build_target() {
@@ -71,6 +75,16 @@ build_target() {
         build_module JukeboxCore TOML
         build_module MPDProtocol JukeboxCore
         local objects=("$OUT"/modules/{TOML,JukeboxCore,MPDProtocol}.o)
+        # The web page's and the Home Assistant bridge's pure modules, for the targets that
+        # import them only (the others are not rebuilt when they change).
+        if grep -qE '^import (JukeboxWeb|HomeAssistant)$' Fuzz/"$target"/main.swift; then
+            build_module JukeboxWeb MPDProtocol
+            objects+=("$OUT/modules/JukeboxWeb.o")
+        fi
+        if grep -qx 'import HomeAssistant' Fuzz/"$target"/main.swift; then
+            build_module HomeAssistant JukeboxWeb
+            objects+=("$OUT/modules/HomeAssistant.o")
+        fi
         newer_than "$binary" Fuzz/"$target" Fuzz/Shared "${objects[@]}" || return 0
         echo "fuzz: building $target" >&2
         swiftc "${SWIFT_FLAGS[@]}" -module-name FuzzTarget -I "$OUT/modules" Fuzz/"$target"/main.swift \

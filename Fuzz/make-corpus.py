@@ -211,6 +211,46 @@ def feed_seeds():
          "<link http://www.w3.org/2005/Atom\n@rel=enclosure\n@href=http://127.0.0.1/x.ogg\n@type=audio/ogg\n>\n>\n>\n")
 
 
+def web_seeds():
+    # The web page's forms, queries and cookies; the settings page's edits (the file, a NUL,
+    # the form's body, optionally a NUL, a key, a NUL, its value); upload paths.
+    seed("web-form", "player", "csrf=0123abcd&op=volume&value=40")
+    seed("web-form", "seek", "op=seek&value=12.5&csrf=x")
+    seed("web-form", "assign", "csrf=x&card=04+a2+1b&folder=Kids%2FZog+%26+Co")
+    seed("web-form", "forget", "csrf=x&card=04A2%0A")
+    seed("web-form", "login", "next=%2Fsettings%3Ftab%3D1&password=correct+horse&csrf=ab")
+    seed("web-form", "cookie", "theme=dark; jukebox_session=0123abcd ; other=1")
+    seed("web-form", "lines", "folder\tKids/Zog \"1\"\ncard\t04 A2\nop\tremove\nvalue\t3\n")
+    seed("web-form", "settings", "k%3Aaudio.device=default&k%3Aaudio.start_volume=30&csrf=abc")
+    small = ('# The music.\nmusic_dir = "/srv/music"\n\n# Audio output.\n[audio]\n# The ALSA device.\n'
+             'device = "default"\n# Volume at start.\nstart_volume = 30\n\n[card_reader.lid]\ntype = "keyboard"\n')
+    seed("settings-edit", "change", small + "\0k%3Aaudio.start_volume=45&k%3Aaudio.device=default")
+    seed("settings-edit", "add-remove", small + "\0k%3Aaudio.device=&k%3Aweb.port=8081&k%3Adatabase=%2Fvar%2Fx.sqlite"
+         "&k%3Aaudio.period_ms=20")
+    seed("settings-edit", "demo", fixture("..", "..", "config", "demo.toml")
+         + b"\0k%3Aaudio.device=null&k%3Aweb.port=80%0D%0A&k%3Aresume.on_start=")
+    seed("settings-edit", "good", fixture("config", "good.toml") + b"\0k%3Amusic_dir=%2Fmnt%2Fusb\0x.y\01")
+    seed("settings-edit", "raw-key", small + "\0\0card_reader.lid.device\0/dev/input/event0")
+    seed("upload-path", "file", "Kids/Zog/01 Zog.mp3")
+    seed("upload-path", "cover", "Uploads/cover.JPG")
+    seed("upload-path", "book", "Audiobooks/Part 1/chapter 03.m4b")
+    seed("upload-path", "escaped", "Album%20(2001)%2Fdisc%201%2Ftrack.flac")
+    seed("upload-path", "sizes", b"\x00\x00\x00\x00\x00\xa0\x00\x00\x00\x00\x00\x01\x00\x00\x00\x00A/b.lrc")
+    reply = ("volume: 40\nstate: play\nlist_OK\nfile: A/01 One.mp3\nTitle: One\nArtist: Ann\nlist_OK\n"
+             "sleep: 30\nsleep_left: 1500\nlist_OK\nOK\n")
+    seed("mqtt-command", "commands", "\x00" + reply + "\0" + "040\n139.6\n2PRESS\n3\n4\n0 101\n130.0\n")
+    seed("mqtt-command", "topics", "\x01" + reply.replace("\n", "\n\x01", 3) + "\0"
+         + "home/jukebox/volume/set\t55\nhome/jukebox/sleep/set\t0\nother/topic\tx\n")
+    seed("mqtt-command", "ack", "\x00ACK [5@0] {status} no\nstate: pause\nlist_OK\nlist_OK\nlist_OK\nOK\n\0002\n")
+    # Findings 5 to 7 (docs/FUZZING.md), replayed by every smoke run.
+    seed("web-form", "finding-7", "k;jukebox_session =1")
+    seed("web-form", "finding-5", b"csrf=x&card=04+ic\x81\xaa\xb7one&1d&folder=K24siZ%Fd%0D%0ACo")
+    seed("upload-path", "finding-6a", b"Kids*%00\x00\xd8\x80/Z\xf1o.g\x00\x00\x00-\x00")
+    seed("upload-path", "finding-6b", "o/\u0301" + "0Zo")
+    seed("web-login", "guesses", b"\x01" + bytes([0, 1] * 6 + [2, 200] + [4, 0] + [3, 255] + [5, 9]))
+    seed("web-login", "setup", b"\x00" + bytes([3, 1, 0, 2, 0, 2, 0, 2, 2, 100] + [2, 1] * 40 + [0, 255] * 3))
+
+
 for folder in os.listdir(FUZZ):
     corpus = os.path.join(FUZZ, folder, "corpus")
     if os.path.isdir(corpus):
@@ -224,4 +264,5 @@ protocol_seeds()
 card_seeds()
 console_seeds()
 feed_seeds()
+web_seeds()
 shutil.rmtree(SCRATCH)

@@ -37,3 +37,9 @@ func fuzzLines(_ bytes: [UInt8]) -> [String] {
         String(decoding: $0, as: UTF8.self)
     }
 }
+
+/// A harness's invariant: `precondition`'s message is dropped in -O builds; this one prints
+/// it, so that a finding's log says what broke.
+func require(_ condition: Bool, _ message: @autoclosure () -> String) {
+    if !condition { fatalError(message()) }
+}

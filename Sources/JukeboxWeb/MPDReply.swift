@@ -111,13 +111,17 @@ public struct MPDReplyReader: Sendable {
     }
 
     /// `argument` quoted for a command line (MPD's rules: backslash and quote escaped).
+    /// Scalar by scalar: as characters, `\r\n` is neither `\r` nor `\n`, and a quote followed
+    /// by a combining mark is not a quote, yet the daemon reads their bytes (fuzz finding 5).
     public static func quoted(_ argument: String) -> String {
-        var text = "\""
-        for character in argument {
-            if character == "\"" || character == "\\" { text.append("\\") }
+        var text = String.UnicodeScalarView()
+        text.append("\"")
+        for scalar in argument.unicodeScalars {
+            if scalar == "\"" || scalar == "\\" { text.append("\\") }
             // A newline would end the command: the protocol has no escape for it.
-            text.append(character == "\n" || character == "\r" ? " " : character)
+            text.append(scalar == "\n" || scalar == "\r" ? " " : scalar)
         }
-        return text + "\""
+        text.append("\"")
+        return String(text)
     }
 }

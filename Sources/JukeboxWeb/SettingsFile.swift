@@ -26,6 +26,13 @@ public struct SettingsChange: Sendable, Equatable {
     public var old: String?
     public var new: String?
 
+    public init(table: String, name: String, old: String? = nil, new: String? = nil) {
+        self.table = table
+        self.name = name
+        self.old = old
+        self.new = new
+    }
+
     public var key: String { table.isEmpty ? name : "\(table).\(name)" }
 }
 

@@ -26,12 +26,13 @@ public enum UploadRules {
         switch names(path) {
         case .failure(let problem): return .failure(problem)
         case .success(let names):
-            let file = names[names.count - 1]
-            let type = file.lastIndex(of: ".").map { file[file.index(after: $0)...].lowercased() } ?? ""
+            let file = names[names.count - 1].unicodeScalars
+            let type = file.lastIndex(of: ".").map { String(file[file.index(after: $0)...]).lowercased() } ?? ""
             guard extensions.contains(type) else {
                 return .failure(
                     Problem(
-                        "\(file): not a file the box plays or shows (\(extensions.sorted().joined(separator: ", ")))"))
+                        "\(String(file)): not a file the box plays or shows (\(extensions.sorted().joined(separator: ", ")))"
+                    ))
             }
             return .success(names)
         }
@@ -40,15 +41,21 @@ public enum UploadRules {
     /// The names of a folder path under the music folder, checked as `components` checks them.
     public static func folder(_ path: String) -> Result<[String], Problem> { names(path) }
 
+    /// Split and checked scalar by scalar, as the file system reads the bytes: as characters,
+    /// `/` or `.` followed by a combining mark is neither (`o/\u{301}x` would be one name
+    /// holding a slash, `.\u{301}x` a hidden name not starting with "."; fuzz finding 6).
     static func names(_ path: String) -> Result<[String], Problem> {
-        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
-        guard !path.isEmpty, !path.hasPrefix("/") else { return .failure(Problem("\(path): not a relative path")) }
+        let parts = path.unicodeScalars.split(separator: "/", omittingEmptySubsequences: false)
+        guard !path.isEmpty, path.unicodeScalars.first != "/" else {
+            return .failure(Problem("\(path): not a relative path"))
+        }
         guard parts.count <= maxDepth else { return .failure(Problem("\(path): more than \(maxDepth) folders deep")) }
         var names: [String] = []
         for part in parts {
-            let name = safeName(String(part))
-            if name.isEmpty || name == "." || name == ".." || name.hasPrefix(".") {
-                return .failure(Problem("\(path): the name '\(part)' is not allowed"))
+            let name = safeName(String(String.UnicodeScalarView(part)))
+            // Also refuses "." and "..", and hidden names.
+            if name.isEmpty || name.unicodeScalars.first == "." {
+                return .failure(Problem("\(path): the name '\(String(String.UnicodeScalarView(part)))' is not allowed"))
             }
             guard name.utf8.count <= maxNameBytes else { return .failure(Problem("\(path): a name is too long")) }
             names.append(name)
@@ -57,19 +64,20 @@ public enum UploadRules {
     }
 
     /// A name with what file systems and shells trip on replaced by `_`: control characters,
-    /// backslashes, and the characters FAT (a card's usual format) refuses; spaces trimmed.
+    /// backslashes, and the characters FAT (a card's usual format) refuses; spaces trimmed,
+    /// and trailing dots (FAT drops both).
     static func safeName(_ name: String) -> String {
-        var out = ""
+        var out: [Unicode.Scalar] = []
         for scalar in name.unicodeScalars {
             if scalar.value < 0x20 || scalar.value == 0x7F || "\\:*?\"<>|".unicodeScalars.contains(scalar) {
-                out += "_"
+                out.append("_")
             } else {
-                out.unicodeScalars.append(scalar)
+                out.append(scalar)
             }
         }
         while out.first == " " { out.removeFirst() }
-        while out.last == " " || out.last == "." && out != "." && out != ".." { out.removeLast() }
-        return out
+        while out.last == " " || out.last == "." && out != ["."] && out != [".", "."] { out.removeLast() }
+        return String(String.UnicodeScalarView(out))
     }
 
     /// Why an upload of `bytes` cannot start when the card has `free` bytes, or nil.

@@ -120,6 +120,19 @@ import Testing
         #expect(WebAction.forget(FormData("card=")) == nil)
     }
 
+    /// Fuzz finding 5 (web-form, docs/FUZZING.md): `\r\n` is one Character, neither `\r` nor
+    /// `\n`, so a form's value quoted character by character reached the daemon with its line
+    /// break: a second command. A quote followed by a combining mark was not escaped either.
+    @Test func aLineBreakOrQuoteWithAMarkCannotEndTheCommandLine() {
+        // The crashing input, read as the server reads a body.
+        let body = Array("csrf=x&card=04+ic".utf8) + [0x81, 0xAA, 0xB7] + Array("one&1d&folder=K24siZ%Fd%0D%0ACo".utf8)
+        let command = WebAction.assign(FormData(String(decoding: body, as: UTF8.self)))?.command ?? ""
+        let expected = "card assign \"04IC\u{FFFD}\u{FFFD}\u{FFFD}ONE\" folder \"K24siZ\u{FFFD}  Co\""
+        #expect(Array(command.utf8) == Array(expected.utf8), "\(command)")
+        #expect(Array(MPDReplyReader.quoted("a\r\nb").utf8) == Array("\"a  b\"".utf8))
+        #expect(Array(MPDReplyReader.quoted("x\"\u{301}").utf8) == Array("\"x\\\"\u{301}\"".utf8))
+    }
+
     @Test func theTokenIsRandomAndComparedWhole() {
         var random = SystemRandomNumberGenerator()
         let token = CSRFToken(using: &random)

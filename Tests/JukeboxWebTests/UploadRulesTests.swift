@@ -33,6 +33,21 @@ import Testing
         #expect((try? UploadRules.folder("Kids/Songs").get()) == ["Kids", "Songs"])
     }
 
+    /// Fuzz finding 6 (upload-path, docs/FUZZING.md): split and checked as characters, a `/`
+    /// after a prepended mark (U+0600) or before a combining one (U+0301) was no separator, so
+    /// one "name" held slashes (deeper than `maxDepth`, a hidden folder inside it), and `.`
+    /// with a combining mark was not a hidden name.
+    @Test func aSlashOrDotWithAMarkIsStillASlashOrADot() {
+        // The two crashing inputs.
+        #expect((try? UploadRules.folder("o/\u{301}0Zo").get()) == ["o", "\u{301}0Zo"])
+        let found = "Kids*%00\u{0}\u{600}/Z\u{FFFD}o.g\u{0}\u{0}\u{0}-\u{0}"
+        #expect((try? UploadRules.folder(found).get()) == ["Kids_%00_\u{600}", "Z\u{FFFD}o.g___-_"])
+        for path in ["a\u{600}/.git\u{600}/x.mp3", ".\u{301}x.mp3", "a/.\u{301}/x.mp3", "/\u{301}etc/x.mp3"] {
+            #expect(throws: UploadRules.Problem.self, "\(path)") { try UploadRules.components(path).get() }
+        }
+        #expect(Array(UploadRules.safeName(" \u{301}x. ").utf8) == Array("\u{301}x".utf8))
+    }
+
     @Test func sizesOverTheFreeSpaceOrTheFileLimitAreRefusedBeforeWriting() {
         let free: Int64 = 1 << 30
         #expect(UploadRules.sizeProblem(bytes: 10 << 20, free: free) == nil)
