@@ -1,3 +1,4 @@
+import MPDProtocol
 /// One `key: value` line of an MPD reply.
 public struct MPDField: Sendable, Equatable {
     public var key: String
@@ -110,18 +111,6 @@ public struct MPDReplyReader: Sendable {
         return complete
     }
 
-    /// `argument` quoted for a command line (MPD's rules: backslash and quote escaped).
-    /// Scalar by scalar: as characters, `\r\n` is neither `\r` nor `\n`, and a quote followed
-    /// by a combining mark is not a quote, yet the daemon reads their bytes (fuzz finding 5).
-    public static func quoted(_ argument: String) -> String {
-        var text = String.UnicodeScalarView()
-        text.append("\"")
-        for scalar in argument.unicodeScalars {
-            if scalar == "\"" || scalar == "\\" { text.append("\\") }
-            // A newline would end the command: the protocol has no escape for it.
-            text.append(scalar == "\n" || scalar == "\r" ? " " : scalar)
-        }
-        text.append("\"")
-        return String(text)
-    }
+    /// `argument` quoted for a command line (MPD's rules; see `MPDProtocol.quote`).
+    public static func quoted(_ argument: String) -> String { MPDProtocol.quote(argument) }
 }
