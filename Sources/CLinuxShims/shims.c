@@ -8,12 +8,21 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
+#include <sys/timex.h>
 #include <unistd.h>
 
 int jb_bytes_readable(int fd) {
     int n = 0;
     if (ioctl(fd, FIONREAD, &n) < 0) return -1;
     return n;
+}
+
+int jb_clock_synchronized(void) {
+    struct timex t;
+    memset(&t, 0, sizeof t);
+    int state = adjtimex(&t);
+    if (state < 0) return -1;
+    return state != TIME_ERROR && !(t.status & STA_UNSYNC);
 }
 
 int jb_set_pipe_size(int fd, int bytes) { return fcntl(fd, F_SETPIPE_SZ, bytes); }

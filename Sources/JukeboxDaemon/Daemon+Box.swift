@@ -12,7 +12,7 @@ extension Daemon {
         return BoxMachine.PlayerView(
             state: machine.state, speed: machine.speed, track: machine.queue.currentTrack,
             positionMs: machine.positionMs, trackLeftMs: trackLeft,
-            albumLeftMs: playing ? albumLeftMs(trackLeft) : nil, chapters: currentChapters)
+            albumLeftMs: playing ? albumLeftMs(trackLeft) : nil, chapters: currentChapters, card: holdingCard?.id)
     }
 
     /// The track's rest plus the following queue entries of the same album.
@@ -51,6 +51,8 @@ extension Daemon {
                 perform(machine.handle(.command(.seek(.absolute(ms: target))), now: Instant.now))
             case .scrubDropped:
                 logger.info("scrub: dropped, no release came")
+            case .rules(let action):
+                perform(action)
             }
         }
     }

@@ -55,6 +55,8 @@ extension Daemon {
     /// plays (from where it was left, as its policy says); a command runs; an unknown card
     /// opens the menu to learn what it plays.
     private func putOn(_ id: String) {
+        startingCard = id
+        defer { startingCard = nil }
         refreshPosition()  // where the music that plays now is left
         let card: TagCard?
         do {
@@ -76,6 +78,11 @@ extension Daemon {
             console?.announce("new card \(id): choose what it plays in the menu")
             display?.announce("New card", now: Instant.now)
             openMenu(at: Instant.now)
+            return
+        }
+        if card.content.isMusic, let refusal = startRefusal(card: id) {
+            // The queue stays as it is: the card's music did not start.
+            announceRefusal(refusal)
             return
         }
         switch card.content {

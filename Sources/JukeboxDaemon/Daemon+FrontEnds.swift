@@ -176,9 +176,12 @@ extension Daemon: MPDPlayerHost {
 
     /// The box's state the MPD table's box commands answer from (`sleep`, `chapter`, `recent`).
     var box: MPDBox {
-        MPDBox(
+        var box = MPDBox(
             sleep: boxMachine.sleepTarget, sleepLeftMs: boxMachine.sleepLeftMs,
             chapters: machine.state == .stopped ? nil : currentChapters, recent: history.recent.entries)
+        box.startRefusal = startRefusal().map { "\($0)" }
+        box.rulesFields = boxMachine.rules.statusFields
+        return box
     }
 
     /// The lines the stdin console's `status` adds: the chapter, and the sleep timer when set.

@@ -100,6 +100,8 @@ final class Daemon {
     let playlistFolder: PlaylistFolder
     /// The card whose music the queue holds, while it does.
     var holdingCard: TagCard?
+    /// The card being put on the reader, while its music starts (the rules' allowed cards).
+    var startingCard: String?
     /// An unknown card waiting for the menu to choose what it plays.
     var learningCard: String?
     /// Feedback without a screen: the sounds' decisions, the status LED's pattern and line.
@@ -243,6 +245,9 @@ final class Daemon {
     // MARK: - start-up
 
     private func restore() {
+        // Before the player's state: a resume at start-up is a start the rules may refuse.
+        restoreListeningUsage()
+        feedRulesClock(now: Instant.now)
         loadHistory()
         do {
             install(try LibrarySnapshot(store: store))
@@ -451,6 +456,7 @@ final class Daemon {
             logger.info("headphones \(plugged ? "plugged in" : "unplugged")")
             perform(machine.handle(.headphones(plugged: plugged), now: now))
         }
+        feedRulesClock(now: now)
         perform(boxMachine.handle(.player(playerView), now: now))
         followStation(pipeline.streams)
         updateDisplay(now: now)
@@ -555,6 +561,7 @@ final class Daemon {
     // MARK: - actions
 
     func perform(_ actions: [PlayerAction]) {
+        let actions = withoutRefusedStarts(actions)
         if !actions.isEmpty && (queueHoldsWide || !wideTracks.isEmpty) {
             // Before a start, so its first open is already wide when a later track is.
             let holdsWide = machine.queue.items.contains { wideTracks.contains($0.track) }

@@ -102,7 +102,7 @@ public enum SettingsFile {
             if let number = Double(text), number.isFinite { return String(number) }
         case .boolean:
             if text == "true" || text == "false" { return text }
-        case .urls:
+        case .urls, .ruleList:
             let items = text.split(separator: "\n").map { String($0).trimmedSpaces }.filter { !$0.isEmpty }
             return "[" + items.map(quoted).joined(separator: ", ") + "]"
         case .string, .choice, .path, .brokerURL:

@@ -59,7 +59,7 @@ extension Pages {
         case .integerChoice(let choices):
             html += select(
                 id: id, name: name, value: field.value, choices: choices.map { String($0) }, extra: described)
-        case .urls:
+        case .urls, .ruleList:
             html += "<textarea id=\"\(id)\" name=\"\(name)\" rows=\"3\"\(described)>\(e(field.value))</textarea>"
         case .integer, .number:
             html +=

@@ -1,3 +1,4 @@
+import CLinuxShims
 import Glibc
 
 /// CLOCK_MONOTONIC in nanoseconds: the one clock the daemon reads. The core never reads a
@@ -15,4 +16,21 @@ public enum MonotonicClock {
         var ts = timespec(tv_sec: Int(deadline / 1_000_000_000), tv_nsec: Int(deadline % 1_000_000_000))
         while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nil) == EINTR {}
     }
+}
+
+/// The wall clock, for the family's rules (times of day): never for timing, which is
+/// `MonotonicClock`'s.
+public enum WallClock {
+    /// Seconds since 1970 (UTC) and the local zone's offset from UTC at that moment
+    /// (localtime_r: the system's zone, TZ or /etc/localtime, daylight saving included).
+    public static func local() -> (utcSeconds: Int64, utcOffsetSeconds: Int64) {
+        var now = time(nil)
+        var parts = tm()
+        localtime_r(&now, &parts)
+        return (Int64(now), Int64(parts.tm_gmtoff))
+    }
+
+    /// Whether the kernel says its clock was synchronised (NTP); false when it cannot be asked.
+    /// A Pi has no clock battery: until then the clock starts where it last stopped, or in 1970.
+    public static var isSynchronized: Bool { jb_clock_synchronized() == 1 }
 }

@@ -21,6 +21,12 @@ public struct MPDBox {
     /// why not (no libespeak-ng, the line full); nil: `say` is refused as speech is off.
     public var speak: ((String) -> String?)?
 
+    /// The family's rules refuse a start now (from stopped or paused) with this message; a
+    /// command that would start is answered with it as an ACK and changes nothing.
+    public var startRefusal: String?
+    /// What `rules` answers (`ListeningRules.statusFields`).
+    public var rulesFields: [(String, String)] = [("rules", "none")]
+
     /// Set by a `podcast` command that changed the subscriptions or the cache.
     public var podcastsChanged = false
     /// What the commands asked for, in order, for the daemon to perform after the request.
@@ -115,6 +121,11 @@ extension MPDCommands {
         BoxCommand(
             name: "sleep", help: "sleep [30|90s|track|album|chapter|off]   the sleep timer: show it, or set it",
             spec: Spec(permission: .read, min: 0, max: 1) { w, c in try sleep(&w, &c) }),
+        BoxCommand(
+            name: "rules", help: "rules        the family's rules now: profile, quiet hours, listening time left",
+            spec: Spec(permission: .read, min: 0, max: 0) { w, c in
+                for (key, value) in w.box.rulesFields { c.response.add(key, value) }
+            }),
         BoxCommand(
             name: "chapter", help: "chapter [next|previous]   the playing chapter, or move by chapter",
             spec: Spec(permission: .read, min: 0, max: 1) { w, c in try chapter(&w, &c) }),

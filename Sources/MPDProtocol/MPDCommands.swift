@@ -82,7 +82,18 @@ public enum MPDCommands {
             }
         }
         do {
+            let before = world.machine
+            let actionCount = world.actions.count
             try spec.handler(&world, &call)
+            if let refusal = world.box.startRefusal, before.state != .playing,
+                world.actions[actionCount...].contains(where: \.startsPlaying)
+            {
+                // The family's rules: nothing starts now (MPD has no such state; the box's
+                // answer is an ACK and the player as it was).
+                world.machine = before
+                world.actions.removeSubrange(actionCount...)
+                return MPDError(.playerSync, refusal)
+            }
             return nil
         } catch let error as MPDError {
             return error

@@ -131,6 +131,39 @@ import Testing
         #expect(value.lyricsDir == "/lyrics")
     }
 
+    @Test func theRulesTableIsReadAndItsBadEntriesSayWhy() throws {
+        let good = """
+            music_dir = "/m"
+            [rules]
+            profiles = ["all 07:00 day max=80 start=40", "mon-fri 19:00 evening max=40"]
+            quiet_hours = ["mon-fri 19:30-07:00"]
+            budget = ["all 60", "sat,sun 90"]
+            allowed_cards = ["04A1B2C3"]
+            clock = "system"
+            """
+        let document = try TOMLParser.parse(good, fileName: "jukebox.toml").get()
+        let rules = try #require(ConfigValidator.validate(document) { _ in nil }.config).rules
+        #expect(rules.profiles.map(\.name) == ["day", "evening"])
+        #expect(rules.budgetMs(on: .saturday) == 5_400_000)
+        #expect(rules.budgetMs(on: .monday) == 3_600_000)
+        #expect(rules.allows(card: "04a1b2c3"))
+        #expect(rules.clock == .system)
+        let bad = """
+            music_dir = "/m"
+            [rules]
+            profiles = ["all 7 day"]
+            quiet_hours = "19:30-07:00"
+            budget = ["someday 60"]
+            """
+        let badDocument = try TOMLParser.parse(bad, fileName: "jukebox.toml").get()
+        #expect(
+            ConfigValidator.validate(badDocument) { _ in nil }.diagnostics.map(\.description) == [
+                "jukebox.toml:3: rules.profiles: 'all 7 day': '7': expected a time like 07:30",
+                "jukebox.toml:4: rules.quiet_hours: expected an array of strings like \"DAYS HH:MM-HH:MM\", found a string",
+                "jukebox.toml:5: rules.budget: 'someday 60': 'someday': expected days like mon-fri, sat,sun, weekdays, weekend or all",
+            ])
+    }
+
     @Test func anIntegerIsAcceptedWhereANumberIsExpected() throws {
         let (config, diagnostics) = Self.validate(
             Self.document([.init(table: "resume", key: "long_track_minutes", value: .integer(0), line: 4)]))

@@ -97,4 +97,19 @@ import Testing
     @Test func theStartVolumeIsRaisedToTheMinimum() {
         #expect(Self.machine(minVolume: 20, start: 5).volume == 20)
     }
+
+    /// A rules' profile caps the volume below the configured maximum, sets its start volume,
+    /// and gives the configured maximum back when none holds.
+    @Test func aProfileCapsTheVolumeAndSetsItsStartVolume() {
+        var machine = Self.machine()
+        _ = Self.send(&machine, .setVolume(65))
+        let evening = machine.handle(.volumeProfile(maxVolume: 40, volume: nil), now: .zero)
+        #expect(evening == [.setVolume(40), .persist(.event)])
+        #expect(Self.send(&machine, .setVolume(100)).last == .reply("volume: 40 (the maximum)"))
+        let morning = machine.handle(.volumeProfile(maxVolume: 90, volume: 25), now: .zero)
+        #expect(morning == [.setVolume(25), .persist(.event)])
+        #expect(Self.send(&machine, .setVolume(100)).last == .reply("volume: 70 (the maximum)"))
+        _ = machine.handle(.volumeProfile(maxVolume: nil, volume: nil), now: .zero)
+        #expect(machine.volumeRange == 10...70)
+    }
 }

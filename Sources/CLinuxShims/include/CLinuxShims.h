@@ -15,6 +15,9 @@ int jb_bytes_readable(int fd);
 int jb_set_pipe_size(int fd, int bytes);
 /* fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK); 0 or -1 with errno set. */
 int jb_set_nonblocking(int fd, int on);
+/* Whether the kernel's clock is synchronised (adjtimex, read only: NTP has set it): 1 or 0,
+   or -1 with errno set. Glibc's Swift module hides sys/timex.h. */
+int jb_clock_synchronized(void);
 /* Names the calling thread (at most 15 characters are kept). */
 void jb_set_thread_name(const char *name);
 /* Asks for SCHED_FIFO at the given priority for the calling thread; 0 or an errno value. */

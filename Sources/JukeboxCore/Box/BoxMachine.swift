@@ -1,7 +1,8 @@
 /// The box's policies over time in one pure machine: the sleep timer (its fade and its end),
 /// idle power-off, the card on the reader (its removal debounced), the knob's menu (closed
-/// when left idle), the podcast feeds' refresh, when the start-up scan begins and scrubbing
-/// with the knob (dropped when no release comes).
+/// when left idle), the podcast feeds' refresh, when the start-up scan begins, scrubbing
+/// with the knob (dropped when no release comes) and the family's listening rules (profiles,
+/// quiet hours, the daily budget: `ListeningRules`, whose fade and the sleep timer's multiply).
 /// The daemon feeds it events with the time from its one clock, performs the actions it
 /// returns and wakes up no later than `nextDeadline`; nothing here reads a clock, so every
 /// policy is table-tested on a manual one (BoxMachineTests).
@@ -19,11 +20,14 @@ public struct BoxMachine: Sendable {
         public var albumLeftMs: Int64?
         /// The current track's chapters, for `sleep chapter`.
         public var chapters: ChapterList?
+        /// The card whose music the queue holds (the rules' allowed cards).
+        public var card: String?
 
         public init(
             state: PlayState, speed: PlaybackSpeed = .normal, track: TrackID? = nil, positionMs: Int64 = 0,
-            trackLeftMs: Int64? = nil, albumLeftMs: Int64? = nil, chapters: ChapterList? = nil
+            trackLeftMs: Int64? = nil, albumLeftMs: Int64? = nil, chapters: ChapterList? = nil, card: String? = nil
         ) {
+            self.card = card
             self.state = state
             self.speed = speed
             self.track = track
@@ -55,11 +59,18 @@ public struct BoxMachine: Sendable {
         case player(PlayerView)
         /// `sleep ...` from a console, the menu or a gesture; nil turns the timer off.
         case setSleep(SleepTarget?)
+        /// The local wall time (each turn of the loop), or nil while it is not known.
+        case wallClock(LocalWallTime?)
+        /// The listening time used, as persisted (at start-up).
+        case listeningRestored(ListeningUsage)
     }
 
     public enum Action: Sendable, Equatable {
-        /// Multiply the output's gain by this: the sleep timer's fade (1 when not fading).
+        /// Multiply the output's gain by this: the sleep timer's and the rules' fades (1 when
+        /// not fading).
         case setFade(Float)
+        /// What the listening rules ask for (their fade comes as `setFade`).
+        case rules(ListeningRules.Action)
         /// The sleep timer ran out: stop playback.
         case sleepExpired
         /// Save everything and power off.
@@ -85,8 +96,11 @@ public struct BoxMachine: Sendable {
     private var sleepChapter = ChapterEnd()
     /// What is left of the sleep timer at the last look at the player; nil when it is off.
     public private(set) var sleepLeftMs: Int64?
-    /// The fade last asked for (1 when not fading).
+    /// The fade last asked for (1 when not fading): the sleep timer's times the rules'.
     public private(set) var fadeGain: Float = 1
+    private var sleepGain: Float = 1
+    /// Profiles, quiet hours and the daily listening budget (`[rules]`).
+    public private(set) var rules: ListeningRules
     /// When the sleep timer next needs a look: its fade's next step, or the fade's start.
     private var sleepDue: Instant?
     /// `[sleep] idle_power_off`; nil for never.
@@ -121,6 +135,7 @@ public struct BoxMachine: Sendable {
             removalDebounceMs: Int64(config.cards.removalDebounceMs))
         menu.timeoutMs = config.menu.timeoutMs
         scrubber = Scrubber(stepMs: Int64(config.encoder.scrubStepSeconds) * 1000)
+        rules = ListeningRules(config: config.rules)
     }
 
     /// The sleep timer's target; nil when it is off.
@@ -132,7 +147,7 @@ public struct BoxMachine: Sendable {
         let idleDue = idlePowerOffMs.flatMap { idleMs in idleSince.map { $0.adding(milliseconds: idleMs) } }
         return [
             sleepDue, idleDue, cards.nextDeadline, menu.nextDeadline, podcastRefreshDue, startupScanDue,
-            scrubber.nextDeadline,
+            scrubber.nextDeadline, rules.nextDeadline,
         ].compactMap { $0 }.min()
     }
 
@@ -176,10 +191,35 @@ public struct BoxMachine: Sendable {
         case .card(let event):
             return cards.handle(event, now: now).map(Action.card)
         case .player(let view):
-            let actions = runSleepTimer(view, now: now)
-            // The stop the timer asked for makes the box idle from now.
-            let state = actions.contains(.sleepExpired) ? .stopped : view.state
-            return actions + runIdlePowerOff(state, now: now)
+            var actions = runSleepTimer(view, now: now)
+            var ruled: [Action] = []
+            for action in rules.handle(
+                .player(state: view.state, trackLeftMs: view.trackLeftMs, speed: view.speed, card: view.card), now: now)
+            {
+                if case .setFade = action { continue }
+                ruled.append(.rules(action))
+            }
+            let gain = sleepGain * rules.fadeGain
+            if gain != fadeGain {
+                fadeGain = gain
+                actions.insert(.setFade(gain), at: 0)
+            }
+            actions += ruled
+            // The stop the timer or the rules asked for makes the box idle from now.
+            let stopping = actions.contains(.sleepExpired) || actions.contains(.rules(.budgetEnded))
+            return actions + runIdlePowerOff(stopping ? .stopped : view.state, now: now)
+        case .wallClock(let time):
+            return rules.handle(.clock(time), now: now).compactMap { action in
+                if case .setFade(let ruleGain) = action {
+                    let gain = sleepGain * ruleGain
+                    guard gain != fadeGain else { return nil }
+                    fadeGain = gain
+                    return .setFade(gain)
+                }
+                return .rules(action)
+            }
+        case .listeningRestored(let usage):
+            return rules.handle(.restored(usage), now: now).map(Action.rules)
         case .setSleep(let target):
             sleepTimer.set(target, now: now)
             sleepChapter.reset()
@@ -200,6 +240,7 @@ public struct BoxMachine: Sendable {
             chapterLeftMs: chapterLeft)
         var actions: [Action] = []
         var gain: Float = 1
+        defer { sleepGain = gain }
         switch step {
         case .off:
             sleepLeftMs = nil
@@ -210,13 +251,9 @@ public struct BoxMachine: Sendable {
             gain = fade
         case .expired:
             // The gain comes back on the next look, once the stop has silenced the output.
-            gain = fadeGain
+            gain = sleepGain
             sleepLeftMs = nil
             actions.append(.sleepExpired)
-        }
-        if gain != fadeGain {
-            fadeGain = gain
-            actions.append(.setFade(gain))
         }
         if step == .expired, sleepEnd == .powerOff { actions.append(.powerOff(reason: "sleep timer")) }
         sleepDue = sleepLeftMs.map { left in

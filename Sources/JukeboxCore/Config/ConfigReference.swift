@@ -58,6 +58,7 @@ public enum ConfigReference {
         case .path(let allowStdin): allowStdin ? "stdin, none or an absolute device path" : "a path"
         case .urls: "a list of http:// or https:// URLs"
         case .brokerURL: "mqtt://HOST[:PORT] or mqtts://HOST[:PORT]"
+        case .ruleList(let kind): "a list of \"\(kind.example)\""
         }
     }
 

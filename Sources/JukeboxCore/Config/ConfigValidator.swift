@@ -170,6 +170,40 @@ public enum ConfigValidator {
         case urls
         /// An MQTT broker, `mqtt://host[:port]` or `mqtts://host[:port]`.
         case brokerURL
+        /// An array of rules' texts (`[rules]`), each read by its parser.
+        case ruleList(RuleListKind)
+    }
+
+    /// What a `[rules]` list holds.
+    public enum RuleListKind: Sendable, Equatable {
+        case profiles, quietHours, budgets, cards
+
+        /// Why `text` is no rule of this kind; nil when it is one.
+        func problem(_ text: String) -> String? {
+            func refusal<T>(_ result: Result<T, RuleTextError>) -> RuleTextError? {
+                if case .failure(let error) = result { error } else { nil }
+            }
+            let failure: RuleTextError?
+            switch self {
+            case .profiles: failure = refusal(ListeningProfile.parse(text))
+            case .quietHours: failure = refusal(QuietHours.parse(text))
+            case .budgets: failure = refusal(ListeningBudget.parse(text))
+            case .cards:
+                let valid = !text.isEmpty && text.allSatisfy { $0.isLetter || $0.isNumber || $0 == "-" || $0 == ":" }
+                failure = valid ? nil : RuleTextError("expected a card ID as the reader reports it", text)
+            }
+            return failure?.description
+        }
+
+        /// `"mon-fri 07:00 day max=80"`: an example for the reference and the settings page.
+        public var example: String {
+            switch self {
+            case .profiles: "DAYS HH:MM [NAME] [max=N] [start=N]"
+            case .quietHours: "DAYS HH:MM-HH:MM"
+            case .budgets: "DAYS MINUTES (or SECONDSs)"
+            case .cards: "card IDs"
+            }
+        }
     }
 
     struct KeySpec: Sendable {
@@ -331,6 +365,22 @@ public enum ConfigValidator {
             integer("hold_line", gpioLines) { $0.sleep.holdLine = $1 },
             boolean("hold_high") { $0.sleep.holdHigh = $1 },
         ],
+        "rules": [
+            choice("clock", RulesClock.self) { $0.rules.clock = $1 },
+            KeySpec(name: "profiles", kind: .ruleList(.profiles)) {
+                $0.rules.profiles = ($1.texts ?? []).compactMap { try? ListeningProfile.parse($0).get() }
+            },
+            KeySpec(name: "quiet_hours", kind: .ruleList(.quietHours)) {
+                $0.rules.quietHours = ($1.texts ?? []).compactMap { try? QuietHours.parse($0).get() }
+            },
+            KeySpec(name: "budget", kind: .ruleList(.budgets)) {
+                $0.rules.budgets = ($1.texts ?? []).compactMap { try? ListeningBudget.parse($0).get() }
+            },
+            KeySpec(name: "allowed_cards", kind: .ruleList(.cards)) { $0.rules.allowedCards = $1.texts ?? [] },
+            integer("warning_s", 0...3600) { $0.rules.warningSeconds = $1 },
+            integer("grace_s", 0...3600) { $0.rules.graceSeconds = $1 },
+            integer("fade_s", 0...120) { $0.rules.fadeSeconds = $1 },
+        ],
         "chapters": [
             boolean("navigate") { $0.chapters.navigate = $1 },
             choice("cue_sheets", CueSheetReading.self) { $0.chapters.cueSheets = $1 },
@@ -486,6 +536,20 @@ public enum ConfigValidator {
                     return nil
                 }
                 return CheckedValue(text: text)
+            case (.ruleList(let kind), .array(let values)):
+                var texts: [String] = []
+                for value in values {
+                    guard case .string(let text) = value else {
+                        report(entry, "expected strings like \"\(kind.example)\", found \(value.typeName)")
+                        return nil
+                    }
+                    if let problem = kind.problem(text.trimmedSpaces) {
+                        report(entry, problem)
+                        return nil
+                    }
+                    texts.append(text.trimmedSpaces)
+                }
+                return CheckedValue(texts: texts)
             case (.number(let range), .integer(let value)):
                 return checkNumber(entry, Double(value), range: range, shown: "\(value)")
             case (.number(let range), .float(let value)):
@@ -500,6 +564,8 @@ public enum ConfigValidator {
                 report(entry, "expected a number, found \(entry.value.typeName)")
             case (.urls, _):
                 report(entry, "expected an array of URLs, found \(entry.value.typeName)")
+            case (.ruleList(let kind), _):
+                report(entry, "expected an array of strings like \"\(kind.example)\", found \(entry.value.typeName)")
             }
             return nil
         }

@@ -21,6 +21,8 @@ public struct JukeboxConfig: Sendable, Equatable {
     public var mqtt = MQTT()
     public var snapcast = Snapcast()
     public var sleep = Sleep()
+    /// `[rules]`: profiles, quiet hours and the daily listening budget.
+    public var rules = ListeningRulesConfig()
     public var chapters = Chapters()
     public var cards = Cards()
     public var podcasts = Podcasts()

@@ -51,6 +51,10 @@ public struct FeedbackCues: Sendable {
         case nothingToPlay
         /// A volume request hit a limit.
         case limit(VolumeLimit)
+        /// The family's rules refused a start (quiet hours, the listening time used up).
+        case refused
+        /// The listening time ends soon.
+        case listeningTimeWarning
     }
 
     public let enabled: Bool
@@ -66,8 +70,8 @@ public struct FeedbackCues: Sendable {
         let sound: FeedbackSound
         switch event {
         case .cardRead: sound = .cardRead
-        case .unknownCard, .nothingToPlay: sound = .unknownCard
-        case .limit: sound = .limit
+        case .unknownCard, .nothingToPlay, .refused: sound = .unknownCard
+        case .limit, .listeningTimeWarning: sound = .limit
         }
         if let last, last.sound == sound, now < last.until { return nil }
         last = (sound, now.adding(milliseconds: Int64(sound.lengthMs)))

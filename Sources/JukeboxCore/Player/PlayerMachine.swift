@@ -79,6 +79,9 @@ public enum PlayerEvent: Sendable, Equatable {
     /// The headphone-detect line changed: plugged-in headphones bring the volume down to
     /// `headphoneMaxVolume` at once; unplugging them leaves it where it is.
     case headphones(plugged: Bool)
+    /// A profile of the family's rules began (`ListeningRules`): the volume is held at most at
+    /// `maxVolume` (nil: the configured maximum) and set to `volume` when given.
+    case volumeProfile(maxVolume: Int?, volume: Int?)
 }
 
 /// What the daemon should do, in order.
@@ -108,6 +111,16 @@ public enum PlayerAction: Sendable, Equatable {
     /// An add did not fit in the queue (what fitted was added): log it, and say it on the
     /// console and the screen.
     case queueFull(QueueOverflow)
+}
+
+extension PlayerAction {
+    /// Whether it makes sound start: a start or a resume (the family's rules may refuse it).
+    public var startsPlaying: Bool {
+        switch self {
+        case .startPlayback, .resume: true
+        default: false
+        }
+    }
 }
 
 /// The volume limit a request hit.
@@ -197,6 +210,8 @@ public struct PlayerMachine: Sendable, Equatable {
     public private(set) var volume: Int
     /// Whether the headphone-detect line says headphones are plugged in.
     public private(set) var headphonesPlugged = false
+    /// The maximum of the rules' profile holding now; nil: none.
+    public private(set) var profileMaxVolume: Int?
     /// The position in the current track, as last reported (or set by a seek/start).
     public internal(set) var positionMs: Int64 = 0
     /// Saved positions of long tracks.
@@ -224,7 +239,11 @@ public struct PlayerMachine: Sendable, Equatable {
     }
 
     /// The volumes allowed now.
-    public var volumeRange: ClosedRange<Int> { configuration.volumeRange(headphones: headphonesPlugged) }
+    public var volumeRange: ClosedRange<Int> {
+        let range = configuration.volumeRange(headphones: headphonesPlugged)
+        guard let cap = profileMaxVolume, cap < range.upperBound else { return range }
+        return min(range.lowerBound, cap)...cap
+    }
 
     /// The play options (kept by the queue).
     public var options: PlayOptions { queue.options }
@@ -274,6 +293,14 @@ public struct PlayerMachine: Sendable, Equatable {
         case .headphones(let plugged):
             headphonesPlugged = plugged
             let held = volume.clamped(to: volumeRange)
+            if held != volume {
+                volume = held
+                actions.append(.setVolume(held))
+                actions.append(.persist(.event))
+            }
+        case .volumeProfile(let maxVolume, let set):
+            profileMaxVolume = maxVolume
+            let held = (set ?? volume).clamped(to: volumeRange)
             if held != volume {
                 volume = held
                 actions.append(.setVolume(held))
