@@ -18,7 +18,7 @@ func expectedValue(_ text: String, kind: ConfigValidator.Kind) -> ConfigValue {
         if let number = Double(text), number.isFinite { return .float(number) }
     case .boolean:
         if text == "true" || text == "false" { return .bool(text == "true") }
-    case .urls:
+    case .urls, .ruleList:
         let items = text.split(separator: "\n").map { trimmed(String($0)) }.filter { !$0.isEmpty }
         return .array(items.map { .string($0) })
     case .string, .choice, .path, .brokerURL:
