@@ -172,7 +172,13 @@ public enum InputLatencyProbe {
     /// A constant stereo S16 WAV, 44.1 kHz unless told (by default a level where any volume
     /// change shows).
     public static func writeFlatWAV(path: String, seconds: Int, level: Int16 = level, rate: Int = 44_100) throws {
-        let frames = rate * seconds
+        try writeStereoWAV(path: path, rate: rate, frames: rate * seconds) { _ in (level, level) }
+    }
+
+    /// A stereo S16LE WAV of `frames` frames, each made by `frame` from its index.
+    public static func writeStereoWAV(
+        path: String, rate: Int, frames: Int, frame: (Int) -> (left: Int16, right: Int16)
+    ) throws {
         var data = [UInt8]()
         data.reserveCapacity(44 + frames * 4)
         func u32(_ v: UInt32) { withUnsafeBytes(of: v.littleEndian) { data += $0 } }
@@ -189,12 +195,10 @@ public enum InputLatencyProbe {
         u16(16)
         data += Array("data".utf8)
         u32(UInt32(frames * 4))
-        let sample = UInt16(bitPattern: level).littleEndian
-        let low = UInt8(sample & 0xFF)
-        let high = UInt8(sample >> 8)
-        for _ in 0..<(frames * 2) {
-            data.append(low)
-            data.append(high)
+        for index in 0..<frames {
+            let (left, right) = frame(index)
+            u16(UInt16(bitPattern: left))
+            u16(UInt16(bitPattern: right))
         }
         try Data(data).write(to: URL(fileURLWithPath: path))
     }

@@ -18,28 +18,7 @@ import Testing
     static func saw(_ index: Int) -> Int { index % period - period / 2 }
 
     static func writeSawWAV(path: String, seconds: Int) throws {
-        let frames = rate * seconds
-        var data = [UInt8]()
-        data.reserveCapacity(44 + frames * 4)
-        func u32(_ v: UInt32) { withUnsafeBytes(of: v.littleEndian) { data += $0 } }
-        func u16(_ v: UInt16) { withUnsafeBytes(of: v.littleEndian) { data += $0 } }
-        data += Array("RIFF".utf8)
-        u32(UInt32(36 + frames * 4))
-        data += Array("WAVEfmt ".utf8)
-        u32(16)
-        u16(1)
-        u16(2)
-        u32(UInt32(rate))
-        u32(UInt32(rate * 4))
-        u16(4)
-        u16(16)
-        data += Array("data".utf8)
-        u32(UInt32(frames * 4))
-        for i in 0..<frames {
-            u16(UInt16(bitPattern: Int16(saw(i))))
-            u16(0)
-        }
-        try Data(data).write(to: URL(fileURLWithPath: path))
+        try InputLatencyProbe.writeStereoWAV(path: path, rate: rate, frames: rate * seconds) { (Int16(saw($0)), 0) }
     }
 
     @Test func sayDucksTheMusicUnderTheVoiceAndItsSamplesGoOnWhereTheyWere() throws {
