@@ -42,6 +42,14 @@ public struct MPDBox {
         case playEpisode(podcast: Int, episode: Int)
         /// Save the place as a stop does and start the daemon again (its config read anew).
         case restart
+
+        /// Whether the request starts music (what the family's rules may refuse).
+        public var startsPlaying: Bool {
+            switch self {
+            case .play, .playEpisode: true
+            case .sleep, .restart: false
+            }
+        }
     }
 
     /// A box with nothing set.

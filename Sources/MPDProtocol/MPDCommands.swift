@@ -84,14 +84,19 @@ public enum MPDCommands {
         do {
             let before = world.machine
             let actionCount = world.actions.count
+            let requestCount = world.box.requests.count
             try spec.handler(&world, &call)
             if let refusal = world.box.startRefusal, before.state != .playing,
                 world.actions[actionCount...].contains(where: \.startsPlaying)
+                    || world.box.requests[requestCount...].contains(where: \.startsPlaying)
             {
                 // The family's rules: nothing starts now (MPD has no such state; the box's
-                // answer is an ACK and the player as it was).
+                // answer is an ACK and the player as it was). The box's words (`favourites`,
+                // `recent N`, `podcast N M`) are refused here too, not answered OK and then
+                // dropped by the daemon.
                 world.machine = before
                 world.actions.removeSubrange(actionCount...)
+                world.box.requests.removeSubrange(requestCount...)
                 return MPDError(.playerSync, refusal)
             }
             return nil

@@ -149,6 +149,9 @@ import Testing
         let client = try MPDTestClient(port: box.port)
         let reply = client.command("play")
         #expect(reply == ["ACK [55@0] {play} quiet hours: nothing starts now"], "\(reply)")
+        // The box's words that start music are refused alike (they were answered OK once).
+        let favourites = client.command("favourites")
+        #expect(favourites == ["ACK [55@0] {favourites} quiet hours: nothing starts now"], "\(favourites)")
         #expect(client.fields("status")["state"] == "stop")
         #expect(client.fields("rules")["quiet_hours"] == "on")
         #expect(box.sink.byteCount == 0)

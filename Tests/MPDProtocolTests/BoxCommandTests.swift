@@ -94,6 +94,26 @@ import Testing
             ])
     }
 
+    /// Under quiet hours (or a used-up budget) the box's words that start music are refused
+    /// with the rules' reason, as `play` is, and ask the daemon for nothing; the others work.
+    @Test func theRulesRefuseTheBoxWordsThatStartMusic() {
+        var world = MPDProtocolTests.world()
+        world.box.recent = [RecentlyPlayed.Entry(source: .folder(path: "Kids"), trackPath: "Kids/b.mp3", positionMs: 0)]
+        world.box.startRefusal = "quiet hours: nothing starts now"
+        for line in ["favourites", "recent 1", "podcast play 1 2", "play"] {
+            let command = line.split(separator: " ")[0]
+            #expect(Self.run(line, world: &world) == "ACK [55@0] {\(command)} quiet hours: nothing starts now\n")
+        }
+        #expect(world.box.requests.isEmpty)
+        #expect(world.machine.state == .stopped)
+        #expect(Self.run("sleep 5", world: &world) == "sleep: 5 min\nOK\n")
+        #expect(Self.run("recent", human: true, world: &world) == "1 folder Kids: Kids/b.mp3 at 0:00\nOK\n")
+        #expect(world.box.requests == [.sleep(.after(ms: 300_000))])
+        world.box.startRefusal = nil
+        #expect(Self.run("favourites", world: &world) == "OK\n")
+        #expect(world.box.requests.last == .play(.favourites, trackPath: nil, positionMs: 0))
+    }
+
     @Test func podcastRunsOnTheShelfAndAsksToPlayEpisodes() {
         var world = MPDProtocolTests.world()
         #expect(Self.run("podcast list", world: &world) == "ACK [5@0] {podcast} no podcasts here\n")
