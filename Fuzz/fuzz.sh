@@ -27,7 +27,7 @@ targets() { find Fuzz -mindepth 2 -maxdepth 2 -name 'main.*' | cut -d/ -f2 | sor
 # The longest input: whole files for the binary formats, a few KiB of text otherwise.
 max_len() {
     case "$1" in
-    id3 | mp4-atoms | flac-blocks | ogg-headers | mp4-audio) echo 65536 ;;
+    id3 | mp4-atoms | flac-blocks | ogg-headers | ogg-comments | mp4-audio) echo 65536 ;;
     *) echo 8192 ;;
     esac
 }

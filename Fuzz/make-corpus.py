@@ -5,6 +5,7 @@ oggenc and opusenc for the audio), so that libFuzzer starts inside each parser.
 
 usage: Fuzz/make-corpus.py   (from anywhere; rewrites every corpus folder)
 """
+import base64
 import os
 import shutil
 import struct
@@ -126,6 +127,13 @@ def ogg_seeds():
         tags["METADATA_BLOCK_PICTURE"] = long_entry
         tags.save()
         seed("ogg-headers", os.path.basename(path), bytes([first]) + read(path))
+        # A real cover entry (a PICTURE block in base64) beside the text ones.
+        picture = Picture()
+        picture.type, picture.mime, picture.data = 3, "image/png", PNG
+        tags["METADATA_BLOCK_PICTURE"] = [base64.b64encode(picture.write()).decode("ascii")]
+        tags["ARTIST"] = "Artist"
+        tags.save()
+        seed("ogg-comments", os.path.basename(path), read(path))
 
 
 def text_seeds():

@@ -117,11 +117,14 @@ public final class MusicFolder {
         }
     }
 
-    /// The user text tags of file `relative` as MPD's readcomments lists them: a FLAC's Vorbis
-    /// comments, an MP3's ID3 TXXX frames.
+    /// The user text tags of file `relative` as MPD's readcomments lists them: a FLAC's, an
+    /// Ogg Vorbis or Opus file's Vorbis comments, an MP3's ID3 TXXX frames.
     public func userTexts(of relative: String) throws(Errno) -> [(name: String, value: String)] {
         let file = try FileDescriptor(path: absolute(relative), flags: O_RDONLY)
         if let (blocks, read) = try Self.flacBlocks(file) { return blocks.comments(read) }
+        if try Self.read(file, at: 0, count: 4) == Array("OggS".utf8) {
+            return try Self.walk(file, { OggComments.comments($0) })?.0 ?? []
+        }
         guard let (tag, read) = try Self.id3Tag(file) else { return [] }
         return tag.userTexts(read)
     }
@@ -146,9 +149,13 @@ public final class MusicFolder {
     }
 
     /// Where a file of `size` bytes keeps its first picture: a FLAC's first PICTURE block, an
-    /// MP4 file's first cover atom, else the first APIC frame of an ID3v2 tag at the start (MP3).
+    /// Ogg Vorbis or Opus file's METADATA_BLOCK_PICTURE comment (decoded), an MP4 file's first
+    /// cover atom, else the first APIC frame of an ID3v2 tag at the start (MP3).
     static func locatePicture(_ file: FileDescriptor, size: Int64) throws(Errno) -> EmbeddedPicture? {
         if let (blocks, read) = try flacBlocks(file) { return blocks.firstPicture(read) }
+        if try read(file, at: 0, count: 4) == Array("OggS".utf8) {
+            return try walk(file, OggComments.firstPicture)?.0
+        }
         if let (picture, _) = try walk(file, { MP4CoverAtoms.firstPicture($0, fileSize: size) }) { return picture }
         guard let (tag, read) = try id3Tag(file) else { return nil }
         return tag.firstPicture(read)

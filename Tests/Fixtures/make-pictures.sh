@@ -4,7 +4,9 @@
 #   PICTURE blocks, a 100,000-byte front cover first (readpicture takes the first);
 # - MP4/covers.m4a: AAC with iTunes tags, a 5,000,000-byte JPEG cover then a PNG one in 'covr';
 #   MP4/png.m4b: a PNG cover alone; MP4/plain.m4a: no cover, a freeform atom and lyrics over
-#   two lines (which readcomments leaves out).
+#   two lines (which readcomments leaves out);
+# - Ogg/pictures.ogg (Vorbis) and Ogg/pictures.opus: a 100,000-byte front cover then a PNG
+#   in METADATA_BLOCK_PICTURE comments (the comment header spans several pages).
 # usage: make-pictures.sh DEST
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
@@ -13,7 +15,7 @@ pictures=$(mktemp -d)
 trap 'rm -rf "$pictures"' EXIT
 python3 "$here/write_pictures.py" "$pictures" front.jpg:100000:11 back.png:3000:12 cover.jpg:5000000:21 \
     small.png:3000:22
-mkdir -p "$dest/Flac" "$dest/MP4"
+mkdir -p "$dest/Flac" "$dest/MP4" "$dest/Ogg"
 flac --silent --force -o "$dest/Flac/pictures.flac" "$here/media/wav/pcm16_stereo.wav"
 metaflac --remove-all-tags --set-tag=TITLE=Bilder --set-tag=ARTIST=Flac --set-tag="COMMENT=Zwei Bilder" \
     --set-tag="MOOD=Ruhig" --import-picture-from="3|image/jpeg|Front|300x300x24|$pictures/front.jpg" \
@@ -32,3 +34,10 @@ tag "$dest/MP4/png.m4b" --cover "$pictures/small.png"
 aac -metadata title=Ohne -metadata "lyrics=eins
 zwei" "$dest/MP4/plain.m4a"
 tag "$dest/MP4/plain.m4a" "MusicBrainz Track Id=abc"
+
+oggenc --quiet -t Bilder -a Ogg -o "$dest/Ogg/pictures.ogg" "$here/media/wav/pcm16_stereo.wav"
+opusenc --quiet --title Bilder --artist Opus "$here/media/wav/pcm16_stereo.wav" "$dest/Ogg/pictures.opus"
+for file in "$dest/Ogg/pictures.ogg" "$dest/Ogg/pictures.opus"; do
+    /usr/bin/python3 "$here/../Tools/ogg-picture.py" "$file" "$pictures/front.jpg:image/jpeg" \
+        "$pictures/back.png:image/png:4"
+done

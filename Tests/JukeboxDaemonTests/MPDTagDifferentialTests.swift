@@ -72,11 +72,11 @@ import Testing
         let jukebox: MPDTestClient
         let reference: MPDTestClient
 
-        /// `withPictures`: also Flac/pictures.flac and MP4/ (make-pictures.sh).
+        /// `withPictures`: also Flac/pictures.flac, MP4/ and Ogg/ (make-pictures.sh).
         init(mpdStickers: Bool = false, withPictures: Bool = false) throws {
             harness = try DaemonHarness(tracks: [], configExtra: "", onStart: "off", mode: "in-order")
             try Fixtures.makeTagLibrary(in: harness.musicDir, withPictures: withPictures)
-            let songs = withPictures ? "13" : "9"
+            let songs = withPictures ? "15" : "9"
             jukeboxPort = freeLoopbackPort()
             try "\n[network]\nport = \(jukeboxPort)\n".appendLine(to: harness.configPath)
             daemon = try harness.start()

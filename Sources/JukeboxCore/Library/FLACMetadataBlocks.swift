@@ -33,20 +33,27 @@ public struct FLACMetadataBlocks: Sendable, Equatable {
     /// The image of the first PICTURE block (as MPD's readpicture takes it), in place.
     public func firstPicture(_ read: (Int64, Int) -> [UInt8]) -> EmbeddedPicture? {
         for block in blocks where block.type == 6 {
-            var at = block.bodyOffset + 4  // the picture type
-            let end = block.bodyOffset + Int64(block.bodySize)
-            // Each length is held against what is left of the block before it is read or
-            // added: a 32-bit MIME length would otherwise be a read of up to 4 GiB.
-            guard let mimeLength = Self.bigEndian32(read(at, 4)), Int64(mimeLength) <= end - at - 4 else { continue }
-            let mime = String(decoding: read(at + 4, mimeLength), as: UTF8.self)
-            at += 4 + Int64(mimeLength)
-            guard let descriptionLength = Self.bigEndian32(read(at, 4)), Int64(descriptionLength) <= end - at - 4
-            else { continue }
-            at += 4 + Int64(descriptionLength) + 16  // the description, width, height, depth, colours
-            guard let dataLength = Self.bigEndian32(read(at, 4)), at + 4 + Int64(dataLength) <= end else { continue }
-            return EmbeddedPicture(mimeType: mime, location: .inFile(offset: at + 4, size: dataLength))
+            if let picture = Self.picture(inBody: block.bodyOffset, size: block.bodySize, read) { return picture }
         }
         return nil
+    }
+
+    /// The image of a PICTURE block's body of `size` bytes at `offset` (the same structure is
+    /// an Ogg comment's METADATA_BLOCK_PICTURE), in place; nil when a length overruns it.
+    public static func picture(inBody offset: Int64, size: Int, _ read: (Int64, Int) -> [UInt8]) -> EmbeddedPicture? {
+        var at = offset + 4  // the picture type
+        let end = offset + Int64(size)
+        // Each length is held against what is left of the block before it is read or
+        // added: a 32-bit MIME length would otherwise be a read of up to 4 GiB.
+        guard let mimeLength = bigEndian32(read(at, 4)), Int64(mimeLength) <= end - at - 4 else { return nil }
+        let mime = String(decoding: read(at + 4, mimeLength), as: UTF8.self)
+        at += 4 + Int64(mimeLength)
+        guard let descriptionLength = bigEndian32(read(at, 4)), Int64(descriptionLength) <= end - at - 4 else {
+            return nil
+        }
+        at += 4 + Int64(descriptionLength) + 16  // the description, width, height, depth, colours
+        guard let dataLength = bigEndian32(read(at, 4)), at + 4 + Int64(dataLength) <= end else { return nil }
+        return EmbeddedPicture(mimeType: mime, location: .inFile(offset: at + 4, size: dataLength))
     }
 
     /// The Vorbis comments as name/value pairs, in file order (MPD's readcomments: every
