@@ -52,13 +52,13 @@ let package = Package(
         .target(
             name: "CLazyLibraries", cSettings: [.unsafeFlags(["-I/usr/include/opus", "-I/usr/include/libxml2"])]),
         .target(name: "COggHeaders", dependencies: ["CLazyLibraries"]),
-        // FFmpeg's headers only (libavformat-dev, libavcodec-dev, libavutil-dev): the libraries
-        // are opened with dlopen on first use, never linked (see include/mp4_audio.h); the
-        // minimal build's from Board/build-ffmpeg.sh's cache in the checkout the binary was
-        // built in, when it is there (found from the binary's place: no build path in it).
-        .target(name: "CFFmpeg", linkerSettings: [.linkedLibrary("m")]),
-        // libcurl's headers only (libcurl4-openssl-dev): opened with dlopen on the first transfer.
-        .target(name: "CCurl"),
+        // FFmpeg's headers only (libavformat-dev, libavcodec-dev, libavutil-dev): CLazyLibraries
+        // opens the libraries on first use, never linked (see include/mp4_audio.h); the minimal
+        // build's from Board/build-ffmpeg.sh's cache in the checkout the binary lies in, when it
+        // is there (found from the binary's place: no build path in it).
+        .target(name: "CFFmpeg", dependencies: ["CLazyLibraries"], linkerSettings: [.linkedLibrary("m")]),
+        // libcurl's headers only (libcurl4-openssl-dev): CLazyLibraries opens it on the first transfer.
+        .target(name: "CCurl", dependencies: ["CLazyLibraries"]),
 
         // MARK: thin wrappers, one per C library
         .target(name: "LinuxSupport", dependencies: ["CLinuxShims"]),
@@ -76,7 +76,7 @@ let package = Package(
         .target(
             name: "Opus", dependencies: ["COpus", "CLazyLibraries", "COggHeaders", "Ogg"],
             swiftSettings: [.unsafeFlags(["-Xcc", "-I/usr/include/opus"])]),
-        .target(name: "FFmpeg", dependencies: ["CFFmpeg"]),
+        .target(name: "FFmpeg", dependencies: ["CFFmpeg", "CLazyLibraries"]),
         // libxml2's reader for podcast feeds, opened on first use (CLazyLibraries).
         .target(
             name: "XML", dependencies: ["CXML2", "CLazyLibraries"],

@@ -45,15 +45,17 @@ else
     out=$cache/${version//:/_}-$cross
     configure_cross=(--enable-cross-compile --cross-prefix="$cross-" --arch="${cross%%-*}" --target-os=linux)
 fi
-# One shared library, libjukebox-ffmpeg.so, exporting only the functions mp4_audio.c looks up
-# (its SYM lines) and linked with --gc-sections from the static libraries, so that it holds
-# only the code they reach: 0.9 MB where the three shared libraries are 1.8 MB, 0.6 MB less
-# resident while decoding. Linked again whenever that list changes.
+# One shared library, libjukebox-ffmpeg.so, exporting only the functions mp4_audio.c calls
+# (the AVFORMAT/AVCODEC/AVUTIL_FUNCTIONS lists of lazy_libraries.c, which defines them) and
+# linked with --gc-sections from the static libraries, so that it holds only the code they
+# reach: 0.9 MB where the three shared libraries are 1.8 MB, 0.6 MB less resident while
+# decoding. Linked again whenever that list changes.
 link() {
     local exports=$out/exports.map
     {
         echo "{ global:"
-        grep -oE 'SYM\((util|codec|format), [a-z_0-9]+\)' Sources/CFFmpeg/mp4_audio.c | sed -E 's/.*, (.*)\)/    \1;/'
+        grep -oE '^ *X\((AF|AC|AU), [^,]+, [a-z_0-9]+,' Sources/CLazyLibraries/lazy_libraries.c |
+            sed -E 's/.*, ([a-z_0-9]+),$/    \1;/'
         echo "local: *; };"
     } > "$exports.new"
     # Untouched when nothing changed: tests may be loading it meanwhile (make-deb runs this).

@@ -65,10 +65,12 @@ build_target() {
             Sources/COggHeaders/ogg_headers.c $(pkg-config --cflags --libs ogg) -o "$binary"
         ;;
     mp4-audio)
-        newer_than "$binary" Fuzz/"$target" Sources/CFFmpeg Fuzz/fuzz.sh || return 0
-        # The harness includes mp4_audio.c to reach its walker; FFmpeg's headers only.
-        "$CC" "${C_FLAGS[@]}" -Wno-unused-function -I Sources/CFFmpeg/include $(pkg-config --cflags libavformat) \
-            Fuzz/"$target"/main.c -ldl -lpthread -o "$binary"
+        newer_than "$binary" Fuzz/"$target" Sources/CFFmpeg Sources/CLazyLibraries Fuzz/fuzz.sh || return 0
+        # The harness includes mp4_audio.c to reach its walker; FFmpeg's headers only, its
+        # functions defined (never called) by lazy_libraries.c.
+        "$CC" "${C_FLAGS[@]}" -Wno-unused-function -I Sources/CFFmpeg/include -I Sources/CLazyLibraries/include \
+            -I /usr/include/opus -I /usr/include/libxml2 $(pkg-config --cflags libavformat) \
+            Fuzz/"$target"/main.c Sources/CLazyLibraries/lazy_libraries.c -ldl -lpthread -o "$binary"
         ;;
     *)
         build_module TOML

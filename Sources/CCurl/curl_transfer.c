@@ -1,70 +1,15 @@
 #include "curl_transfer.h"
 
+#include "lazy_libraries.h"
+
 #include <curl/curl.h>
-#include <dlfcn.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* libcurl's soname has been libcurl.so.4 since 2006 (7.16); Debian's libcurl4 (OpenSSL)
-   and libcurl3-gnutls both provide one. */
-#define CURL_SONAME "libcurl.so.4"
-
-static struct {
-    CURLcode (*global_init)(long flags);
-    CURL *(*easy_init)(void);
-    void (*easy_cleanup)(CURL *c);
-    void (*easy_reset)(CURL *c);
-    CURLcode (*easy_setopt)(CURL *c, CURLoption option, ...);
-    CURLcode (*easy_perform)(CURL *c);
-    CURLcode (*easy_getinfo)(CURL *c, CURLINFO info, ...);
-    const char *(*easy_strerror)(CURLcode code);
-    struct curl_slist *(*slist_append)(struct curl_slist *list, const char *line);
-    void (*slist_free_all)(struct curl_slist *list);
-} api;
-
-static pthread_once_t loaded = PTHREAD_ONCE_INIT;
-static char failure[256];
-static int failed;
-
-static void load(void) {
-    void *lib = dlopen(CURL_SONAME, RTLD_NOW | RTLD_LOCAL);
-    if (lib == NULL) {
-        const char *text = dlerror();
-        snprintf(failure, sizeof failure, "%s", text != NULL ? text : CURL_SONAME);
-        failed = 1;
-        return;
-    }
-    struct {
-        void **slot;
-        const char *name;
-    } symbols[] = {
-        {(void **)&api.global_init, "curl_global_init"},   {(void **)&api.easy_init, "curl_easy_init"},
-        {(void **)&api.easy_cleanup, "curl_easy_cleanup"}, {(void **)&api.easy_reset, "curl_easy_reset"},
-        {(void **)&api.easy_setopt, "curl_easy_setopt"},   {(void **)&api.easy_perform, "curl_easy_perform"},
-        {(void **)&api.easy_getinfo, "curl_easy_getinfo"}, {(void **)&api.easy_strerror, "curl_easy_strerror"},
-        {(void **)&api.slist_append, "curl_slist_append"}, {(void **)&api.slist_free_all, "curl_slist_free_all"},
-    };
-    for (size_t i = 0; i < sizeof symbols / sizeof symbols[0]; i++) {
-        *symbols[i].slot = dlsym(lib, symbols[i].name);
-        if (*symbols[i].slot == NULL) {
-            snprintf(failure, sizeof failure, "%s has no %s", CURL_SONAME, symbols[i].name);
-            failed = 1;
-            return;
-        }
-    }
-    CURLcode code = api.global_init(CURL_GLOBAL_DEFAULT);
-    if (code != CURLE_OK) {
-        snprintf(failure, sizeof failure, "curl_global_init: %s", api.easy_strerror(code));
-        failed = 1;
-    }
-}
-
-const char *jb_curl_load(void) {
-    pthread_once(&loaded, load);
-    return failed ? failure : NULL;
-}
+/* CLazyLibraries opens libcurl (and runs curl_global_init) and defines the curl functions
+   called here. */
+const char *jb_curl_load(void) { return jb_lazy_load(JB_LIB_CURL); }
 
 struct jb_curl {
     CURL *easy;
@@ -75,7 +20,7 @@ jb_curl *jb_curl_new(void) {
     if (jb_curl_load() != NULL) return NULL;
     jb_curl *c = calloc(1, sizeof *c);
     if (c == NULL) return NULL;
-    c->easy = api.easy_init();
+    c->easy = curl_easy_init();
     if (c->easy == NULL) {
         free(c);
         return NULL;
@@ -85,7 +30,7 @@ jb_curl *jb_curl_new(void) {
 
 void jb_curl_free(jb_curl *c) {
     if (c == NULL) return;
-    api.easy_cleanup(c->easy);
+    curl_easy_cleanup(c->easy);
     free(c);
 }
 
@@ -115,15 +60,15 @@ int jb_curl_get(jb_curl *c, const jb_curl_request *r, jb_curl_data on_header, jb
                 void *user, long *status, char *message, size_t message_len) {
     CURL *e = c->easy;
     /* A reused handle keeps its connections and DNS cache; the options start afresh. */
-    api.easy_reset(e);
+    curl_easy_reset(e);
     c->error[0] = 0;
     *status = 0;
     struct curl_slist *headers = NULL;
     for (int i = 0; i < r->header_count; i++) {
-        struct curl_slist *longer = api.slist_append(headers, r->headers[i]);
+        struct curl_slist *longer = curl_slist_append(headers, r->headers[i]);
         if (longer == NULL) {
-            api.slist_free_all(headers);
-            snprintf(message, message_len, "%s", api.easy_strerror(CURLE_OUT_OF_MEMORY));
+            curl_slist_free_all(headers);
+            snprintf(message, message_len, "%s", curl_easy_strerror(CURLE_OUT_OF_MEMORY));
             return CURLE_OUT_OF_MEMORY;
         }
         headers = longer;
@@ -131,7 +76,7 @@ int jb_curl_get(jb_curl *c, const jb_curl_request *r, jb_curl_data on_header, jb
     struct context context = {on_header, on_body, tick, user};
     CURLcode code = CURLE_OK;
 #define SET(option, value) \
-    if (code == CURLE_OK) code = api.easy_setopt(e, option, value)
+    if (code == CURLE_OK) code = curl_easy_setopt(e, option, value)
     SET(CURLOPT_ERRORBUFFER, c->error);
     SET(CURLOPT_URL, r->url);
     SET(CURLOPT_USERAGENT, r->user_agent);
@@ -159,22 +104,22 @@ int jb_curl_get(jb_curl *c, const jb_curl_request *r, jb_curl_data on_header, jb
     SET(CURLOPT_XFERINFOFUNCTION, progress);
     SET(CURLOPT_XFERINFODATA, &context);
 #undef SET
-    if (code == CURLE_OK) code = api.easy_perform(e);
-    api.easy_getinfo(e, CURLINFO_RESPONSE_CODE, status);
+    if (code == CURLE_OK) code = curl_easy_perform(e);
+    curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, status);
     /* The options must not point at this frame's list and context once it returns. */
-    api.easy_setopt(e, CURLOPT_HTTPHEADER, (struct curl_slist *)NULL);
-    api.easy_setopt(e, CURLOPT_XFERINFODATA, (void *)NULL);
-    api.easy_setopt(e, CURLOPT_HEADERDATA, (void *)NULL);
-    api.easy_setopt(e, CURLOPT_WRITEDATA, (void *)NULL);
-    api.slist_free_all(headers);
+    curl_easy_setopt(e, CURLOPT_HTTPHEADER, (struct curl_slist *)NULL);
+    curl_easy_setopt(e, CURLOPT_XFERINFODATA, (void *)NULL);
+    curl_easy_setopt(e, CURLOPT_HEADERDATA, (void *)NULL);
+    curl_easy_setopt(e, CURLOPT_WRITEDATA, (void *)NULL);
+    curl_slist_free_all(headers);
     if (code != CURLE_OK) {
-        snprintf(message, message_len, "%s", c->error[0] != 0 ? c->error : api.easy_strerror(code));
+        snprintf(message, message_len, "%s", c->error[0] != 0 ? c->error : curl_easy_strerror(code));
     }
     return code;
 }
 
 const char *jb_curl_effective_url(jb_curl *c) {
     char *url = NULL;
-    if (api.easy_getinfo(c->easy, CURLINFO_EFFECTIVE_URL, &url) != CURLE_OK) return NULL;
+    if (curl_easy_getinfo(c->easy, CURLINFO_EFFECTIVE_URL, &url) != CURLE_OK) return NULL;
     return url;
 }

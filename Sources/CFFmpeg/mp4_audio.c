@@ -1,6 +1,7 @@
 #include "mp4_audio.h"
 
-#include <dlfcn.h>
+#include "lazy_libraries.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -19,52 +20,6 @@
 
 /* MARK: loading FFmpeg */
 
-#define SONAME(lib, major) "lib" lib ".so." AV_STRINGIFY(major)
-
-/* Every FFmpeg function used, filled by dlsym from the libraries of the headers' majors. */
-static struct {
-    AVFormatContext *(*avformat_alloc_context)(void);
-    int (*avformat_open_input)(AVFormatContext **, const char *, const AVInputFormat *, AVDictionary **);
-    void (*avformat_close_input)(AVFormatContext **);
-    const AVInputFormat *(*av_find_input_format)(const char *);
-    int (*av_read_frame)(AVFormatContext *, AVPacket *);
-    int (*avformat_seek_file)(AVFormatContext *, int, int64_t, int64_t, int64_t, int);
-    int (*avformat_index_get_entries_count)(const AVStream *);
-    const AVIndexEntry *(*avformat_index_get_entry)(AVStream *, int);
-    AVIOContext *(*avio_alloc_context)(unsigned char *, int, int, void *, int (*)(void *, uint8_t *, int),
-                                       int (*)(void *, uint8_t *, int), int64_t (*)(void *, int64_t, int));
-    void (*avio_context_free)(AVIOContext **);
-
-    const AVCodec *(*avcodec_find_decoder)(enum AVCodecID);
-    const char *(*avcodec_get_name)(enum AVCodecID);
-    AVCodecContext *(*avcodec_alloc_context3)(const AVCodec *);
-    void (*avcodec_free_context)(AVCodecContext **);
-    int (*avcodec_parameters_to_context)(AVCodecContext *, const AVCodecParameters *);
-    int (*avcodec_open2)(AVCodecContext *, const AVCodec *, AVDictionary **);
-    int (*avcodec_send_packet)(AVCodecContext *, const AVPacket *);
-    int (*avcodec_receive_frame)(AVCodecContext *, AVFrame *);
-    void (*avcodec_flush_buffers)(AVCodecContext *);
-    AVPacket *(*av_packet_alloc)(void);
-    void (*av_packet_free)(AVPacket **);
-    void (*av_packet_unref)(AVPacket *);
-
-    AVFrame *(*av_frame_alloc)(void);
-    void (*av_frame_free)(AVFrame **);
-    void (*av_frame_unref)(AVFrame *);
-    AVDictionaryEntry *(*av_dict_get)(const AVDictionary *, const char *, const AVDictionaryEntry *, int);
-    int (*av_dict_count)(const AVDictionary *);
-    int (*av_dict_set)(AVDictionary **, const char *, const char *, int);
-    void (*av_dict_free)(AVDictionary **);
-    int (*av_strerror)(int, char *, size_t);
-    void (*av_log_set_callback)(void (*)(void *, int, const char *, va_list));
-    void *(*av_malloc)(size_t);
-    void (*av_free)(void *);
-    int64_t (*av_rescale_q)(int64_t, AVRational, AVRational);
-} av;
-
-static pthread_once_t load_once = PTHREAD_ONCE_INIT;
-static char load_error[512];
-
 /* The last error FFmpeg logged on this thread, added to the error's text (av_strerror alone
    says "Invalid data found when processing input"; the log says "moov atom not found"). */
 static __thread char last_log[256];
@@ -77,150 +32,19 @@ static void log_callback(void *avcl, int level, const char *format, va_list args
     while (n > 0 && (last_log[n - 1] == '\n' || last_log[n - 1] == ' ')) last_log[--n] = 0;
 }
 
-/* MARK: where the minimal build is */
+static pthread_once_t log_once = PTHREAD_ONCE_INIT;
+static void set_log_callback(void) { av_log_set_callback(log_callback); }
 
-static pthread_once_t find_once = PTHREAD_ONCE_INIT;
-static char private_dir[PATH_MAX];
-static char searched[2 * PATH_MAX + 8];
-
-/* The minimal build: FFmpeg's three libraries linked into one (Board/build-ffmpeg.sh). */
-#define MINIMAL_LIBRARY "libjukebox-ffmpeg.so"
-
-/* A file's ELF machine (e_machine, little-endian as on every board this runs on), or -1. */
-static int elf_machine(const char *path) {
-    unsigned char h[20];
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    ssize_t n = fd >= 0 ? pread(fd, h, sizeof h, 0) : -1;
-    if (fd >= 0) close(fd);
-    return n == (ssize_t)sizeof h && memcmp(h, "\177ELF", 4) == 0 ? h[18] | h[19] << 8 : -1;
-}
-
-/* The library is there and built for this machine (a checkout's cache may hold the host's
-   while an arm64 build of the daemon runs under qemu). */
-static int holds_library(const char *dir) {
-    char path[PATH_MAX];
-    if (snprintf(path, sizeof path, "%s/" MINIMAL_LIBRARY, dir) >= (int)sizeof path) return 0;
-    int machine = elf_machine(path);
-    return machine >= 0 && machine == elf_machine("/proc/self/exe");
-}
-
-static void consider(const char *dir) {
-    if (private_dir[0]) return;
-    char resolved[PATH_MAX];
-    if (realpath(dir, resolved) && holds_library(resolved)) {
-        snprintf(private_dir, sizeof private_dir, "%s", resolved);
-        return;
-    }
-    size_t n = strlen(searched);
-    snprintf(searched + n, sizeof searched - n, "%s%s", n ? ", " : "", dir);
-}
-
-/* The installed place first, beside the binary as a package puts it (/usr/bin/jukeboxd:
-   /usr/lib/jukebox; Board/install.sh: /usr/local/lib/jukebox), then the cache of the checkout
-   the binary was built in (Board/build-ffmpeg.sh's .build/ffmpeg-minimal/lib), found from the
-   binary's own place (.build/<triple>/debug/jukeboxd, .build-static/<triple>/release/jukeboxd:
-   a checkout three folders up), so that no build path is written into the binary. */
-static void find_private_dir(void) {
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n <= 0) return;
-    exe[n] = 0;
-    char *slash = strrchr(exe, '/');
-    if (!slash) return;
-    *slash = 0;
-    char dir[PATH_MAX];
-    if (snprintf(dir, sizeof dir, "%s/../lib/jukebox", exe) < (int)sizeof dir) consider(dir);
-    for (int up = 0; up < 4 && !private_dir[0]; up++) {
-        char build[PATH_MAX];
-        struct stat info;
-        if (snprintf(build, sizeof build, "%s/.build", exe) < (int)sizeof build && stat(build, &info) == 0 &&
-            S_ISDIR(info.st_mode) &&
-            snprintf(dir, sizeof dir, "%s/ffmpeg-minimal/lib", build) < (int)sizeof dir) {
-            consider(dir);
-        }
-        slash = strrchr(exe, '/');
-        if (!slash || slash == exe) break;
-        *slash = 0;
-    }
-}
-
-const char *jb_mp4_private_dir(void) {
-    pthread_once(&find_once, find_private_dir);
-    return private_dir[0] ? private_dir : NULL;
-}
-
-const char *jb_mp4_private_dirs_searched(void) {
-    pthread_once(&find_once, find_private_dir);
-    return searched;
-}
-
-static void load(void) {
-    /* The minimal build when there is one (25 MB less resident than Debian's): one library,
-       whose handle serves for all three; else Debian's three by soname. RTLD_LOCAL: nothing
-       else in the process sees FFmpeg's symbols. Never closed: FFmpeg keeps global state
-       (codec tables, the log callback) for the process's life. A minimal build that is there
-       but does not load is an error, not a silent 25 MB more. */
-    const char *dir = jb_mp4_private_dir();
-    void *util, *codec, *format;
-    if (dir) {
-        char path[PATH_MAX];
-        snprintf(path, sizeof path, "%s/" MINIMAL_LIBRARY, dir);
-        util = codec = format = dlopen(path, RTLD_LAZY | RTLD_LOCAL);
-    } else {
-        util = dlopen(SONAME("avutil", LIBAVUTIL_VERSION_MAJOR), RTLD_LAZY | RTLD_LOCAL);
-        codec = util ? dlopen(SONAME("avcodec", LIBAVCODEC_VERSION_MAJOR), RTLD_LAZY | RTLD_LOCAL) : NULL;
-        format = codec ? dlopen(SONAME("avformat", LIBAVFORMAT_VERSION_MAJOR), RTLD_LAZY | RTLD_LOCAL) : NULL;
-    }
-    if (!format) {
-        snprintf(load_error, sizeof load_error, "%s", dlerror());
-        return;
-    }
-#define SYM(lib, name)                                                                   \
-    if (!(*(void **)&av.name = dlsym(lib, #name))) {                                     \
-        snprintf(load_error, sizeof load_error, "%s: no symbol %s", dlerror(), #name); \
-        return;                                                                          \
-    }
-    SYM(format, avformat_alloc_context)
-    SYM(format, avformat_open_input)
-    SYM(format, avformat_close_input)
-    SYM(format, av_find_input_format)
-    SYM(format, av_read_frame)
-    SYM(format, avformat_seek_file)
-    SYM(format, avformat_index_get_entries_count)
-    SYM(format, avformat_index_get_entry)
-    SYM(format, avio_alloc_context)
-    SYM(format, avio_context_free)
-    SYM(codec, avcodec_find_decoder)
-    SYM(codec, avcodec_get_name)
-    SYM(codec, avcodec_alloc_context3)
-    SYM(codec, avcodec_free_context)
-    SYM(codec, avcodec_parameters_to_context)
-    SYM(codec, avcodec_open2)
-    SYM(codec, avcodec_send_packet)
-    SYM(codec, avcodec_receive_frame)
-    SYM(codec, avcodec_flush_buffers)
-    SYM(codec, av_packet_alloc)
-    SYM(codec, av_packet_free)
-    SYM(codec, av_packet_unref)
-    SYM(util, av_frame_alloc)
-    SYM(util, av_frame_free)
-    SYM(util, av_frame_unref)
-    SYM(util, av_dict_get)
-    SYM(util, av_dict_count)
-    SYM(util, av_dict_set)
-    SYM(util, av_dict_free)
-    SYM(util, av_strerror)
-    SYM(util, av_log_set_callback)
-    SYM(util, av_malloc)
-    SYM(util, av_free)
-    SYM(util, av_rescale_q)
-#undef SYM
-    av.av_log_set_callback(log_callback);
-}
-
+/* CLazyLibraries opens FFmpeg (the minimal build, else Debian's three) and defines the av*
+   functions called here; each library in the order they link. */
 const char *jb_mp4_load(void) {
-    pthread_once(&load_once, load);
-    return load_error[0] ? load_error : NULL;
+    static const int libraries[] = {JB_LIB_AVUTIL, JB_LIB_AVCODEC, JB_LIB_AVFORMAT};
+    for (size_t i = 0; i < sizeof libraries / sizeof libraries[0]; i++) {
+        const char *failure = jb_lazy_load(libraries[i]);
+        if (failure) return failure;
+    }
+    pthread_once(&log_once, set_log_callback);
+    return NULL;
 }
 
 /* MARK: the file, with the covers hidden */
@@ -825,7 +649,7 @@ static int64_t last_whole_packet(jb_mp4 *m) {
 static int fail(int code, const char *what, const char **call, char *message, size_t message_len) {
     *call = what;
     char text[AV_ERROR_MAX_STRING_SIZE] = {0};
-    if (av.av_strerror == NULL || av.av_strerror(code, text, sizeof text) < 0)
+    if (av_strerror(code, text, sizeof text) < 0) /* called once FFmpeg is loaded only */
         snprintf(text, sizeof text, "error %d", code);
     if (last_log[0])
         snprintf(message, message_len, "%s (%s)", last_log, text);
@@ -841,7 +665,7 @@ static int fail(int code, const char *what, const char **call, char *message, si
 static int next_frame(jb_mp4 *m, const char **call) {
     int rejected = 0;
     for (;;) {
-        int r = av.avcodec_receive_frame(m->codec, m->frame);
+        int r = avcodec_receive_frame(m->codec, m->frame);
         if (r == 0) return 1;
         if (r == AVERROR_EOF) return 0;
         if (r != AVERROR(EAGAIN)) {
@@ -849,10 +673,10 @@ static int next_frame(jb_mp4 *m, const char **call) {
             return r;
         }
         if (m->draining) return 0;
-        r = m->reader ? read_packet(m) : av.av_read_frame(m->format, m->packet);
+        r = m->reader ? read_packet(m) : av_read_frame(m->format, m->packet);
         if (r == AVERROR_EOF) {
             m->draining = 1;
-            r = av.avcodec_send_packet(m->codec, NULL);
+            r = avcodec_send_packet(m->codec, NULL);
             if (r < 0) {
                 *call = "avcodec_send_packet";
                 return r;
@@ -864,11 +688,11 @@ static int next_frame(jb_mp4 *m, const char **call) {
             return r;
         }
         if (m->packet->stream_index != m->stream->index) {
-            av.av_packet_unref(m->packet);
+            av_packet_unref(m->packet);
             continue;
         }
-        r = av.avcodec_send_packet(m->codec, m->packet);
-        av.av_packet_unref(m->packet);
+        r = avcodec_send_packet(m->codec, m->packet);
+        av_packet_unref(m->packet);
         if (r < 0 && r != AVERROR(EAGAIN)) {
             if (++rejected < 64) continue;
             *call = "avcodec_send_packet";
@@ -878,7 +702,7 @@ static int next_frame(jb_mp4 *m, const char **call) {
 }
 
 static int64_t pts_samples(jb_mp4 *m, int64_t pts) {
-    return av.av_rescale_q(pts, m->stream->time_base, (AVRational){1, m->rate});
+    return av_rescale_q(pts, m->stream->time_base, (AVRational){1, m->rate});
 }
 
 /* Where the frame just decoded starts, in output frames. */
@@ -920,19 +744,19 @@ static int codec_kind(enum AVCodecID id) {
    with `step` named and the reason in last_log. */
 static int open_demuxer(jb_mp4 *m, const char *path, int simple, const char **step) {
     *step = "avformat_open_input";
-    unsigned char *buffer = av.av_malloc(32768);
-    m->io = buffer ? av.avio_alloc_context(buffer, 32768, 0, m, io_read, NULL, io_seek) : NULL;
-    m->format = m->io ? av.avformat_alloc_context() : NULL;
-    if (!m->io) av.av_free(buffer);
+    unsigned char *buffer = av_malloc(32768);
+    m->io = buffer ? avio_alloc_context(buffer, 32768, 0, m, io_read, NULL, io_seek) : NULL;
+    m->format = m->io ? avformat_alloc_context() : NULL;
+    if (!m->io) av_free(buffer);
     if (!m->format) return AVERROR(ENOMEM);
     if (m->sequential) m->io->seekable = 0;
     m->format->pb = m->io;
     m->format->flags |= AVFMT_FLAG_CUSTOM_IO;
     AVDictionary *options = NULL;
-    if (simple && av.av_dict_set(&options, "advanced_editlist", "0", 0) < 0) return AVERROR(ENOMEM);
+    if (simple && av_dict_set(&options, "advanced_editlist", "0", 0) < 0) return AVERROR(ENOMEM);
     /* "On failure, ... a user-supplied AVFormatContext will be freed" (avformat.h). */
-    int r = av.avformat_open_input(&m->format, path, av.av_find_input_format(m->sequential ? "aac" : "mp4"), &options);
-    av.av_dict_free(&options);
+    int r = avformat_open_input(&m->format, path, av_find_input_format(m->sequential ? "aac" : "mp4"), &options);
+    av_dict_free(&options);
     if (r < 0) return r;
 
     /* The first AAC or ALAC stream; the others (video, chapter text) are never read. */
@@ -945,7 +769,7 @@ static int open_demuxer(jb_mp4 *m, const char *path, int simple, const char **st
             m->stream = s;
             s->discard = AVDISCARD_DEFAULT;
         } else if (!other) {
-            other = av.avcodec_get_name(s->codecpar->codec_id);
+            other = avcodec_get_name(s->codecpar->codec_id);
         }
     }
     if (m->stream) return 0;
@@ -957,11 +781,11 @@ static int open_demuxer(jb_mp4 *m, const char *path, int simple, const char **st
 
 static void close_demuxer(jb_mp4 *m) {
     m->stream = NULL;
-    if (m->format) av.avformat_close_input(&m->format);
+    if (m->format) avformat_close_input(&m->format);
     if (m->io) {
         /* The buffer may have been replaced by libavformat; free the current one. */
-        av.av_free(m->io->buffer);
-        av.avio_context_free(&m->io);
+        av_free(m->io->buffer);
+        avio_context_free(&m->io);
     }
 }
 
@@ -1019,20 +843,20 @@ int jb_mp4_open(const char *path, int flags, jb_mp4 **out, const char **call, ch
     m->codec_kind = codec_kind(m->stream->codecpar->codec_id);
     for (int i = 0; simple && i < m->track_count; i++)
         if (m->tracks[i].id == m->stream->id && m->tracks[i].edits == 1) m->edit = &m->tracks[i];
-    const AVCodec *decoder = av.avcodec_find_decoder(m->stream->codecpar->codec_id);
-    m->codec = decoder ? av.avcodec_alloc_context3(decoder) : NULL;
-    m->packet = av.av_packet_alloc();
-    m->frame = av.av_frame_alloc();
+    const AVCodec *decoder = avcodec_find_decoder(m->stream->codecpar->codec_id);
+    m->codec = decoder ? avcodec_alloc_context3(decoder) : NULL;
+    m->packet = av_packet_alloc();
+    m->frame = av_frame_alloc();
     step = "avcodec_open2";
     if (!m->codec || !m->packet || !m->frame) {
         r = decoder ? AVERROR(ENOMEM) : AVERROR_DECODER_NOT_FOUND;
         goto failed;
     }
-    if ((r = av.avcodec_parameters_to_context(m->codec, m->stream->codecpar)) < 0) goto failed;
+    if ((r = avcodec_parameters_to_context(m->codec, m->stream->codecpar)) < 0) goto failed;
     /* pkt_timebase lets the decoder move a frame's pts past the samples it skips (priming). */
     m->codec->pkt_timebase = m->stream->time_base;
     m->codec->thread_count = 1;
-    if ((r = av.avcodec_open2(m->codec, decoder, NULL)) < 0) goto failed;
+    if ((r = avcodec_open2(m->codec, decoder, NULL)) < 0) goto failed;
 
     /* The first frame: the real rate and channels (HE-AAC doubles the rate), and a file
        with no decodable audio fails here rather than in the middle of a queue. */
@@ -1043,7 +867,7 @@ int jb_mp4_open(const char *path, int flags, jb_mp4 **out, const char **call, ch
     int64_t skip = m->reader ? m->reader->priming : 0;
     while (r > 0 && skip >= m->frame->nb_samples) {
         skip -= m->frame->nb_samples;
-        av.av_frame_unref(m->frame);
+        av_frame_unref(m->frame);
         r = next_frame(m, &step);
     }
     if (r <= 0) {
@@ -1076,7 +900,7 @@ int jb_mp4_open(const char *path, int flags, jb_mp4 **out, const char **call, ch
     if (m->reader && m->reader->stts_duration > 0 && m->reader->stts_duration < duration)
         duration = m->reader->stts_duration;
     if (m->edit) {
-        int64_t edit_end = av.av_rescale_q(m->edit->duration, (AVRational){1, (int)m->movie_timescale}, m->stream->time_base);
+        int64_t edit_end = av_rescale_q(m->edit->duration, (AVRational){1, (int)m->movie_timescale}, m->stream->time_base);
         if (edit_end < duration) duration = edit_end;
     }
     if (m->smpb_frames > 0)
@@ -1099,12 +923,12 @@ int jb_mp4_open(const char *path, int flags, jb_mp4 **out, const char **call, ch
             goto failed;
         }
     } else {
-        int entries = av.avformat_index_get_entries_count(m->stream);
+        int entries = avformat_index_get_entries_count(m->stream);
         for (int i = entries - 1; i >= 0; i--) {
-            const AVIndexEntry *e = av.avformat_index_get_entry(m->stream, i);
+            const AVIndexEntry *e = avformat_index_get_entry(m->stream, i);
             if (e && e->pos <= m->size - e->size) {
                 if (i + 1 < entries) {
-                    const AVIndexEntry *cut = av.avformat_index_get_entry(m->stream, i + 1);
+                    const AVIndexEntry *cut = avformat_index_get_entry(m->stream, i + 1);
                     int64_t end = difference(pts_samples(m, cut->timestamp), m->first_pts);
                     if (end < m->frames) m->frames = end > 0 ? end : 0;
                 }
@@ -1124,9 +948,9 @@ failed:
 
 void jb_mp4_close(jb_mp4 *m) {
     if (!m) return;
-    if (m->frame) av.av_frame_free(&m->frame);
-    if (m->packet) av.av_packet_free(&m->packet);
-    if (m->codec) av.avcodec_free_context(&m->codec);
+    if (m->frame) av_frame_free(&m->frame);
+    if (m->packet) av_packet_free(&m->packet);
+    if (m->codec) avcodec_free_context(&m->codec);
     close_demuxer(m);
     free_reader(m);
     if (m->fd >= 0) close(m->fd);
@@ -1228,7 +1052,7 @@ int jb_mp4_read(jb_mp4 *m, void *out, int capacity, int s32, const char **call, 
             }
             if (m->frame->ch_layout.nb_channels != m->channels || m->frame->sample_rate != m->rate ||
                 !supported_format(m->frame->format)) {
-                av.av_frame_unref(m->frame);
+                av_frame_unref(m->frame);
                 snprintf(last_log, sizeof last_log, "the stream changes format midway");
                 return fail(AVERROR_PATCHWELCOME, "avcodec_receive_frame", call, message, message_len);
             }
@@ -1250,7 +1074,7 @@ int jb_mp4_read(jb_mp4 *m, void *out, int capacity, int s32, const char **call, 
             done += (int)n;
         }
         if (m->frame_offset >= m->frame->nb_samples) {
-            av.av_frame_unref(m->frame);
+            av_frame_unref(m->frame);
             m->have_frame = 0;
         }
     }
@@ -1264,7 +1088,7 @@ int jb_mp4_seek(jb_mp4 *m, int64_t frame, const char **call, char *message, size
     /* AAC overlaps each frame with the one before (MDCT): start two frames early. */
     int64_t preroll = m->codec_kind == JB_MP4_AAC ? 2048 : 0;
     int64_t start = difference(frame, difference(preroll, m->first_pts));
-    int64_t ts = av.av_rescale_q(start, (AVRational){1, m->rate}, m->stream->time_base);
+    int64_t ts = av_rescale_q(start, (AVRational){1, m->rate}, m->stream->time_base);
     if (m->reader) {
         m->reader->error = 0;
         /* As the demuxer seeks (it takes the edit's start off the target, once more than it
@@ -1274,11 +1098,11 @@ int jb_mp4_seek(jb_mp4 *m, int64_t frame, const char **call, char *message, size
             return fail(AVERROR_INVALIDDATA, "seeking", call, message, message_len);
         }
     } else {
-        int r = av.avformat_seek_file(m->format, m->stream->index, INT64_MIN, ts, ts, 0);
+        int r = avformat_seek_file(m->format, m->stream->index, INT64_MIN, ts, ts, 0);
         if (r < 0) return fail(r, "avformat_seek_file", call, message, message_len);
     }
-    av.avcodec_flush_buffers(m->codec);
-    av.av_frame_unref(m->frame);
+    avcodec_flush_buffers(m->codec);
+    av_frame_unref(m->frame);
     m->have_frame = 0;
     m->draining = 0;
     m->seeking = 1;
@@ -1288,18 +1112,18 @@ int jb_mp4_seek(jb_mp4 *m, int64_t frame, const char **call, char *message, size
 
 static void dict_entry(const AVDictionary *d, int index, const char **key, const char **value) {
     const AVDictionaryEntry *e = NULL;
-    for (int i = 0; i <= index; i++) e = av.av_dict_get(d, "", e, AV_DICT_IGNORE_SUFFIX);
+    for (int i = 0; i <= index; i++) e = av_dict_get(d, "", e, AV_DICT_IGNORE_SUFFIX);
     *key = e ? e->key : "";
     *value = e ? e->value : "";
 }
 
-int jb_mp4_tag_count(const jb_mp4 *m) { return av.av_dict_count(m->format->metadata); }
+int jb_mp4_tag_count(const jb_mp4 *m) { return av_dict_count(m->format->metadata); }
 
 void jb_mp4_tag(const jb_mp4 *m, int index, const char **key, const char **value) {
     dict_entry(m->format->metadata, index, key, value);
 }
 
-int jb_mp4_stream_tag_count(const jb_mp4 *m) { return av.av_dict_count(m->stream->metadata); }
+int jb_mp4_stream_tag_count(const jb_mp4 *m) { return av_dict_count(m->stream->metadata); }
 
 void jb_mp4_stream_tag(const jb_mp4 *m, int index, const char **key, const char **value) {
     dict_entry(m->stream->metadata, index, key, value);
@@ -1309,7 +1133,7 @@ int jb_mp4_chapter_count(const jb_mp4 *m) { return (int)m->format->nb_chapters; 
 
 void jb_mp4_chapter(const jb_mp4 *m, int index, const char **title, int64_t *start) {
     const AVChapter *c = m->format->chapters[index];
-    const AVDictionaryEntry *e = av.av_dict_get(c->metadata, "title", NULL, 0);
+    const AVDictionaryEntry *e = av_dict_get(c->metadata, "title", NULL, 0);
     *title = e ? e->value : "";
-    *start = av.av_rescale_q(c->start, c->time_base, (AVRational){1, m->rate});
+    *start = av_rescale_q(c->start, c->time_base, (AVRational){1, m->rate});
 }

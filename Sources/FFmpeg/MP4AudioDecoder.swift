@@ -1,4 +1,5 @@
 import CFFmpeg
+import CLazyLibraries
 
 /// The codec of an MP4 file's audio.
 public enum MP4Codec: Sendable, Equatable {
@@ -64,10 +65,10 @@ public final class MP4AudioDecoder {
     /// The folder of the minimal FFmpeg build that the first file loads (`../lib/jukebox` beside
     /// the executable, else this checkout's build cache); nil when neither holds it, and
     /// Debian's FFmpeg (25 MB more resident) is loaded instead.
-    public static var minimalBuildDirectory: String? { jb_mp4_private_dir().map { String(cString: $0) } }
+    public static var minimalBuildDirectory: String? { jb_lazy_minimal_ffmpeg_dir().map { String(cString: $0) } }
 
     /// Where the minimal build was looked for when it was not found.
-    public static var minimalBuildSearched: String { String(cString: jb_mp4_private_dirs_searched()) }
+    public static var minimalBuildSearched: String { String(cString: jb_lazy_minimal_ffmpeg_searched()) }
 
     /// Opens `path`: loads FFmpeg on first use, reads the MP4 headers (a cover is never read)
     /// and decodes the first frame, so that a file that does not decode fails here.

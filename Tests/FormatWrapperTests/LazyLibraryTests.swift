@@ -10,7 +10,9 @@ import Testing
         (Int(JB_LIB_FLAC), "flac", "FLAC"), (Int(JB_LIB_OGG), "ogg", "ogg"),
         (Int(JB_LIB_VORBISFILE), "vorbisfile", "vorbisfile"), (Int(JB_LIB_OPUSFILE), "opusfile", "opusfile"),
         (Int(JB_LIB_SOXR), "soxr", "soxr"), (Int(JB_LIB_XML2), "libxml-2.0", "xml2"),
-        (Int(JB_LIB_ESPEAK), "espeak-ng", "espeak-ng"),
+        (Int(JB_LIB_ESPEAK), "espeak-ng", "espeak-ng"), (Int(JB_LIB_CURL), "libcurl", "curl"),
+        (Int(JB_LIB_AVUTIL), "libavutil", "avutil"), (Int(JB_LIB_AVCODEC), "libavcodec", "avcodec"),
+        (Int(JB_LIB_AVFORMAT), "libavformat", "avformat"),
     ])
     func sonameIsTheInstalledLibrarys(library: Int, package: String, name: String) throws {
         // soxr.pc names no libdir: its folder is the one above the .pc file's.

@@ -57,4 +57,23 @@ for dir in Sources/*/; do
     done < <(imports "$dir")
 done
 
+# One loader: every library opened on first use goes through CLazyLibraries (its soname table,
+# its once-per-library load and error text); no other target calls dlopen.
+while IFS= read -r hit; do
+    echo "$hit: dlopen outside Sources/CLazyLibraries (load the library through jb_lazy_load)"
+    failed=1
+done < <(grep -rnE '\bdlopen[[:space:]]*\(' Sources --include='*.c' --include='*.h' --include='*.swift' |
+    grep -v '^Sources/CLazyLibraries/')
+
+# No path of the checkout in the binaries: #filePath (a source's absolute path) only in the
+# test support, and no build setting that writes the checkout's place into them.
+while IFS= read -r hit; do
+    echo "$hit: #filePath in a shipped target writes the checkout's absolute path into the binary"
+    failed=1
+done < <(grep -rn '#filePath' Sources --include='*.swift' | grep -v '^Sources/JukeboxTestSupport/')
+while IFS= read -r hit; do
+    echo "Package.swift:$hit: a build setting with the package's own path puts the checkout's path in the binary"
+    failed=1
+done < <(grep -nE 'Context\.packageDirectory|#filePath|\.define\([^)]*(DIR|PATH)' Package.swift)
+
 exit $failed

@@ -8,14 +8,13 @@
    libcurl is not linked: Debian's libcurl4 pulls in 30 shared libraries (OpenSSL, GnuTLS,
    Kerberos, LDAP, libssh2, nghttp2, ...), which cost a process that never streams 6 MB
    resident (1.1 MB of it private) and 12 million instructions in the dynamic loader at every
-   start (docs/ARCHITECTURE.md). It is opened with dlopen by the soname of the header this was
-   compiled against, on the first transfer, and called through a table of function pointers
-   filled once. The curl types stay in curl_transfer.c: Swift sees these functions only, and
-   never curl_easy_setopt's variadic arguments. */
+   start (docs/ARCHITECTURE.md). CLazyLibraries opens it with dlopen by its soname, on the
+   first transfer, and defines the curl functions called in curl_transfer.c. The curl types stay
+   there: Swift sees these functions only, and never curl_easy_setopt's variadic arguments. */
 
 /* Loads libcurl and runs curl_global_init if that is not done yet (thread-safe, once).
-   NULL when loaded, else the reason (dlopen's, dlsym's or curl_global_init's text), the same
-   on every later call. */
+   NULL when loaded, else the reason (dlopen's or curl_global_init's text), the same on every
+   later call. */
 const char *jb_curl_load(void);
 
 /* One easy handle (and its connection cache): used by one thread at a time. */

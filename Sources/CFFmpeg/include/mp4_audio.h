@@ -5,28 +5,18 @@
 
 /* AAC and ALAC in MP4 (.m4a, .m4b, .mp4) through FFmpeg's libavformat and libavcodec.
 
-   FFmpeg is not linked: a box that plays only MP3 must not pay for it. The libraries are
-   opened with dlopen on first use, the minimal build's (below) when there is one, else
-   Debian's (whose libavcodec needs 130 shared libraries: 25 MB resident and 55 ms to load),
-   by the sonames of the headers this was compiled against (so the ABI is the one the structs
-   were laid out for), and called through a table of function pointers filled once.
+   FFmpeg is not linked: a box that plays only MP3 must not pay for it. CLazyLibraries opens
+   it on first use, the minimal build when there is one (jb_lazy_minimal_ffmpeg_dir), else
+   Debian's (whose libavcodec needs 130 shared libraries: 25 MB resident and 55 ms to load), by
+   the sonames of the headers this was compiled against (so the ABI is the one the structs
+   were laid out for), and defines the FFmpeg functions called here.
 
    The FFmpeg types stay in mp4_audio.c: Swift sees this handful of functions only. A handle
    is used by one thread at a time; handles on different threads are independent. */
 
-/* Loads FFmpeg if it is not loaded yet (thread-safe, once). Returns NULL when it is loaded,
-   else the reason (dlopen's or dlsym's text), the same on every later call. */
+/* Loads FFmpeg if it is not loaded yet (thread-safe). Returns NULL when it is loaded, else the
+   reason (dlopen's text), the same on every later call. */
 const char *jb_mp4_load(void);
-
-/* The folder of the minimal FFmpeg build (Board/build-ffmpeg.sh: libjukebox-ffmpeg.so, the
-   MP4 and ADTS demuxers and the AAC and ALAC decoders of Debian's FFmpeg source in one library;
-   1 MB resident where Debian's libraries cost 25 MB), which the load takes instead of Debian's:
-   `../lib/jukebox` beside the executable (a package, Board/install.sh), else the build cache of
-   the checkout this was compiled in. NULL when neither holds one built for this machine: the
-   load then takes Debian's, and jb_mp4_private_dirs_searched() says where it looked. Found
-   once (thread-safe). */
-const char *jb_mp4_private_dir(void);
-const char *jb_mp4_private_dirs_searched(void);
 
 typedef struct jb_mp4 jb_mp4;
 
