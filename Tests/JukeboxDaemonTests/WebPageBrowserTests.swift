@@ -178,6 +178,12 @@ import Testing
         #expect(result.status == 0, "\(result.output)\n\(web.text(of: .stderr))\n\(harness.log)")
     }
 
+    /// The music page: browse Alpha → First → Play now on a song (the queue is that song and
+    /// it plays), search by title → Add to queue (queued after it), the hostile title found
+    /// shows as text, a favourite marked on the box is played from the page, a card's
+    /// Recently played entry continued; no token, nothing queued.
+    @Test func musicPageBrowsesSearchesAndPlays() throws { try Self.browse("music") }
+
     /// Board/jukebox-web.service as systemd reads it (ExecStart pointed at the binary under test).
     @Test func unitPassesSystemdAnalyzeVerify() throws {
         let unit = try verifyBoardUnit("jukebox-web", binary: Self.webBinary)
