@@ -536,6 +536,9 @@ def music(driver, mpd, url):
     assert "Added to the queue." in text(driver, "music"), text(driver, "music")
     assert driver.find_element(By.NAME, "q").get_attribute("value") == "gamma SECOND"
     print("search 'gamma SECOND' by title: 2 found; Add to queue queued Gamma/Second/01.mp3")
+    for path in ["/music", "/music?path=Alpha/First", "/music?q=first&by=any"]:
+        with urllib.request.urlopen(url + path, timeout=10) as reply:
+            print(f"GET {path}: {len(reply.read())} bytes")
 
     # The hostile title found by a search shows as text.
     driver.get(url + "/music?q=" + urllib.parse.quote("onerror") + "&by=title")
