@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs Jukebox on a Raspberry Pi (or any Debian-based ARM/x86 board) as a system service.
-#   sudo Board/install.sh            build, install, enable and start jukeboxd
+#   sudo Board/install.sh            build, install, enable and start jukeboxd and jukebox-web
 # Afterwards: edit /etc/jukebox/jukebox.toml (music_dir, pins, display), then
 #   sudo jukeboxd --config /etc/jukebox/jukebox.toml --check-config && sudo systemctl restart jukeboxd
 set -euo pipefail
@@ -33,11 +33,19 @@ elif grep -q '^checkpoint_device = ""' /etc/jukebox/jukebox.toml; then
 fi
 install -D -m 0755 Board/checkpoint-file.sh /usr/local/share/jukebox/checkpoint-file.sh
 install -m 0644 Board/jukeboxd.service /etc/systemd/system/jukeboxd.service
+# The web page, a process of its own (the music does not depend on it); the Swift runtime
+# linked in as for jukeboxd, its own build folder (other flags than jukeboxd's).
+swift build -c release --static-swift-stdlib --scratch-path .build-web --product jukebox-web
+install -m 0755 .build-web/release/jukebox-web /usr/local/bin/jukebox-web
+install -m 0644 Board/jukebox-web.service /etc/systemd/system/jukebox-web.service
+# Its Settings page writes the config (the previous file kept beside it) as the service's user.
+chown jukebox:jukebox /etc/jukebox /etc/jukebox/jukebox.toml
 systemctl daemon-reload
 if jukeboxd --config /etc/jukebox/jukebox.toml --check-config; then
-    systemctl enable --now jukeboxd
+    systemctl enable --now jukeboxd jukebox-web
     echo "install.sh: jukeboxd is running; 'journalctl -u jukeboxd -f' shows its log" >&2
+    echo "install.sh: the web page is on port 8080 ([web] port); its setup code: journalctl -u jukebox-web" >&2
 else
-    systemctl enable jukeboxd
+    systemctl enable jukeboxd jukebox-web
     echo "install.sh: fix the config errors above, then 'sudo systemctl start jukeboxd'" >&2
 fi

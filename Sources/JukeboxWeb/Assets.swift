@@ -8,9 +8,9 @@ public enum Assets {
         --accent:#6cb2ff;--line:#333}}
         *{box-sizing:border-box}
         body{margin:0;font:16px/1.4 system-ui,sans-serif;background:var(--bg);color:var(--fg)}
-        nav{display:flex;gap:.5rem;padding:.5rem;border-bottom:1px solid var(--line);position:sticky;top:0;\
+        nav{display:flex;flex-wrap:wrap;gap:.25rem;padding:.5rem;border-bottom:1px solid var(--line);position:sticky;top:0;\
         background:var(--bg)}
-        nav a{flex:1;text-align:center;padding:.8rem;border-radius:.5rem;color:var(--fg);text-decoration:none}
+        nav a{flex:1 0 auto;text-align:center;padding:.8rem .5rem;border-radius:.5rem;color:var(--fg);text-decoration:none}
         nav a[aria-current]{background:var(--card);font-weight:600}
         main{max-width:40rem;margin:auto;padding:1rem}
         #cover{display:block;width:100%;max-width:20rem;aspect-ratio:1;object-fit:cover;margin:auto;\
@@ -61,6 +61,13 @@ public enum Assets {
         #restarting[data-state=running] #restart-status{font-weight:600}
         #restarting[data-state=failed] #restart-status{color:#c62828;font-weight:600}
         #restart-log{white-space:pre-wrap;overflow-wrap:anywhere}
+        .search{display:flex;flex-wrap:wrap;gap:.5rem}.search input{flex:1 1 12rem;min-height:48px;font-size:1rem;\
+        padding:.4rem;border-radius:.5rem;border:1px solid var(--line);background:var(--card);color:var(--fg)}
+        #music li>.grow{display:flex;flex-direction:column;overflow-wrap:anywhere}
+        #music li a.grow{min-height:48px;justify-content:center;color:var(--fg);text-decoration:none}
+        #music li button{font-size:.95rem;padding:0 .5rem}
+        .folder-actions{display:flex;gap:.5rem}.wide{width:100%}
+        #music-now a{color:var(--fg)}.pager{text-align:center}.pager a{display:inline-block;padding:.8rem}
         """
 
     /// Posts forms with fetch, follows `/events`, and keeps the page current with `textContent`

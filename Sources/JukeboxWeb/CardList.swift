@@ -74,6 +74,13 @@ public enum WebAction: Sendable, Equatable {
     case playID(Int)
     case assignFolder(card: String, folder: String)
     case forget(card: String)
+    /// The music page's: the queue becomes this folder or song and plays (as a card does).
+    case playNow(String)
+    /// Added at the end of the queue.
+    case add(String)
+    case playFavourites
+    /// `recent N`: Recently played's entry N continued where it was left.
+    case continueRecent(Int)
 
     /// The action of a now-playing form (`op` and `value`); nil when it is not one.
     public static func player(_ form: FormData) -> WebAction? {
@@ -122,6 +129,11 @@ public enum WebAction: Sendable, Equatable {
         case .playID(let id): return "playid \(id)"
         case .assignFolder(let card, let folder): return "card assign \(quoted(card)) folder \(quoted(folder))"
         case .forget(let card): return "card forget \(quoted(card))"
+        // One command list: the daemon runs it whole, no other client's command between.
+        case .playNow(let uri): return "command_list_begin\nclear\nadd \(quoted(uri))\nplay 0\ncommand_list_end"
+        case .add(let uri): return "add \(quoted(uri))"
+        case .playFavourites: return "favourites"
+        case .continueRecent(let number): return "recent \(number)"
         }
     }
 }

@@ -11,8 +11,10 @@ public enum Pages {
     }
 
     static func navigation(current: String) -> String {
-        let links = [("/", "Now playing"), ("/cards", "Cards"), ("/upload", "Add music"), ("/settings", "Settings")].map
-        { path, name in
+        let links = [
+            ("/", "Now playing"), ("/music", "Music"), ("/cards", "Cards"), ("/upload", "Add music"),
+            ("/settings", "Settings"), ("/system", "System"),
+        ].map { path, name in
             "<a href=\"\(path)\"\(path == current ? " aria-current=\"page\"" : "")>\(name)</a>"
         }
         return "<nav>" + links.joined() + "</nav>"

@@ -14,6 +14,7 @@ struct Routes: Sendable {
     let settings: SettingsRoutes
     let upload: UploadRoutes
     let system: SystemRoutes
+    let music: MusicRoutes
 
     /// No inline script or style, nothing from elsewhere: an escaping slip still runs nothing.
     static let contentPolicy =
@@ -49,6 +50,7 @@ struct Routes: Sendable {
         settings.add(to: router)
         upload.add(to: router)
         system.add(to: router)
+        music.add(to: router)
         return router
     }
 

@@ -79,7 +79,7 @@ public enum WebServer {
             upload: UploadRoutes(
                 musicFolder: DaemonConfig.resolve(config.musicDir, against: DaemonConfig.directory(of: configPath)),
                 client: client, gate: gate, token: token),
-            system: SystemRoutes(client: client, settings: settings))
+            system: SystemRoutes(client: client, settings: settings), music: MusicRoutes(client: client, token: token))
         let app = Application(
             router: routes.router(),
             configuration: .init(address: .hostname(config.web.address, port: config.web.port), serverName: nil),

@@ -234,15 +234,7 @@ import Testing
     /// Board/jukebox-mqtt.service as systemd reads it (the ExecStart path pointed at the binary
     /// under test).
     @Test func unitPassesSystemdAnalyzeVerify() throws {
-        let folder = try FileSystem.makeTemporaryDirectory(prefix: "jukebox-mqtt-unit")
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let unit = try String(contentsOfFile: "\(Fixtures.repoRoot)/Board/jukebox-mqtt.service", encoding: .utf8)
-        #expect(unit.contains("ExecStart=/usr/local/bin/jukebox-mqtt --config /etc/jukebox/jukebox.toml"))
-        let path = "\(folder)/jukebox-mqtt.service"
-        try unit.replacingOccurrences(of: "/usr/local/bin/jukebox-mqtt", with: Self.bridgeBinary).write(
-            toFile: path, atomically: true, encoding: .utf8)
-        let result = try runTool("/usr/bin/systemd-analyze", ["verify", path])
-        #expect(result.status == 0 && result.output.isEmpty, "\(result.output)")
+        _ = try verifyBoardUnit("jukebox-mqtt", binary: Self.bridgeBinary)
     }
 
     /// With the broker gone (never there), the music plays on and the box obeys its clients.

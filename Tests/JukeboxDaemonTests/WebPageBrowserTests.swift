@@ -178,6 +178,18 @@ import Testing
         #expect(result.status == 0, "\(result.output)\n\(web.text(of: .stderr))\n\(harness.log)")
     }
 
+    /// The music page: browse Alpha → First → Play now on a song (the queue is that song and
+    /// it plays), search by title → Add to queue (queued after it), the hostile title found
+    /// shows as text, a favourite marked on the box is played from the page, a card's
+    /// Recently played entry continued; no token, nothing queued.
+    @Test func musicPageBrowsesSearchesAndPlays() throws { try Self.browse("music") }
+
+    /// Board/jukebox-web.service as systemd reads it (ExecStart pointed at the binary under test).
+    @Test func unitPassesSystemdAnalyzeVerify() throws {
+        let unit = try verifyBoardUnit("jukebox-web", binary: Self.webBinary)
+        #expect(unit.contains("After=jukeboxd.service"))
+    }
+
     /// The music plays on when the web process dies.
     @Test func musicPlaysOnWhenTheWebProcessDies() throws {
         let (harness, web, _, mpdPort) = try Self.start()
@@ -192,4 +204,19 @@ import Testing
                 return status["state"] == "play" && (Double(status["elapsed"] ?? "") ?? -1) > before + 1
             }, "\(harness.log)")
     }
+}
+
+/// Board/NAME.service as systemd reads it, with its ExecStart pointed at `binary` (the build
+/// under test): `systemd-analyze verify` says nothing. Returns the unit's text.
+func verifyBoardUnit(_ name: String, binary: String) throws -> String {
+    let folder = try FileSystem.makeTemporaryDirectory(prefix: "\(name)-unit")
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let unit = try String(contentsOfFile: "\(Fixtures.repoRoot)/Board/\(name).service", encoding: .utf8)
+    #expect(unit.contains("ExecStart=/usr/local/bin/\(name) --config /etc/jukebox/jukebox.toml"))
+    let path = "\(folder)/\(name).service"
+    try unit.replacingOccurrences(of: "/usr/local/bin/\(name)", with: binary).write(
+        toFile: path, atomically: true, encoding: .utf8)
+    let result = try runTool("/usr/bin/systemd-analyze", ["verify", path])
+    #expect(result.status == 0 && result.output.isEmpty, "\(result.output)")
+    return unit
 }

@@ -14,7 +14,9 @@ slowed), upload (two MP3s and an .lrc from the page into a new folder: they play
 lyrics; paths out of the music folder, hidden names, other types, no token or session, an
 existing name, sizes over the free space refused; an upload cut off half-way leaves nothing),
 restart (a setting saved, Restart pressed: the page says the jukebox runs again, and it does,
-a new start with the new setting; the system page shows its facts).
+a new start with the new setting; the system page shows its facts), music (browse -> Play now
+and search -> Add to queue change the daemon's queue; the hostile title found shows as text;
+a favourite played, a recently played entry continued).
 Exit status 0 when every check held; a missing browser is a failure, not a skip."""
 
 import argparse
@@ -501,9 +503,89 @@ def upload(driver, mpd, url, setup_code, music, files):
     print("an upload cut off half-way left nothing behind")
 
 
+def music(driver, mpd, url):
+    """Browse -> Play now, search -> Add to queue, favourites and recently played, on the
+    music page (no script on it: plain forms and redirects)."""
+    def queue_files():
+        return [value for key, value in mpd.command("playlistinfo") if key == "file"]
+
+    driver.get(url + "/music")
+    wait(driver, "the music page", lambda: driver.find_elements(By.ID, "music-list"))
+    assert driver.find_elements(By.CSS_SELECTOR, "nav a[href='/system']"), "no System link"
+    for folder in ["Alpha", "Alpha/First"]:
+        submit(driver, f"#music-list li.folder[data-path='{folder}'] a")
+    wait(driver, "the folder's count", lambda: text(driver, "music-count") == "0 folders, 2 songs")
+    submit(driver, "#music-list li.song[data-file='Alpha/First/02.mp3'] button[name=now]")
+    wait_mpd("Alpha/First/02.mp3 playing alone",
+             lambda: mpd.fields("currentsong").get("file") == "Alpha/First/02.mp3"
+             and mpd.fields("status")["state"] == "play" and queue_files() == ["Alpha/First/02.mp3"])
+    wait(driver, "the now-playing line", lambda: "Alpha First 2" in text(driver, "music-now"))
+    assert "Playing." in text(driver, "music"), text(driver, "music")
+    print("browse Alpha -> First -> Play now on 02.mp3: the box plays it")
+
+    field = driver.find_element(By.NAME, "q")
+    field.clear()
+    field.send_keys("gamma SECOND")
+    Select(driver.find_element(By.NAME, "by")).select_by_value("title")
+    submit(driver, "form.search button")
+    wait(driver, "the search's count", lambda: text(driver, "music-count") == "2 songs found.")
+    submit(driver, "#music-list li.song[data-file='Gamma/Second/01.mp3'] button[name=add]")
+    wait_mpd("Gamma/Second/01.mp3 queued",
+             lambda: queue_files() == ["Alpha/First/02.mp3", "Gamma/Second/01.mp3"])
+    assert mpd.fields("currentsong").get("file") == "Alpha/First/02.mp3"
+    assert "Added to the queue." in text(driver, "music"), text(driver, "music")
+    assert driver.find_element(By.NAME, "q").get_attribute("value") == "gamma SECOND"
+    print("search 'gamma SECOND' by title: 2 found; Add to queue queued Gamma/Second/01.mp3")
+    for path in ["/music", "/music?path=Alpha/First", "/music?q=first&by=any"]:
+        with urllib.request.urlopen(url + path, timeout=10) as reply:
+            print(f"GET {path}: {len(reply.read())} bytes")
+
+    # The hostile title found by a search shows as text.
+    driver.get(url + "/music?q=" + urllib.parse.quote("onerror") + "&by=title")
+    hostile = "#music-list li.song[data-file='Hostile/01.mp3']"
+    wait(driver, "the hostile title", lambda: driver.find_elements(By.CSS_SELECTOR, hostile))
+    assert XSS in driver.find_element(By.CSS_SELECTOR, hostile).text
+    assert not driver.find_elements(By.CSS_SELECTOR, "#music img"), "an <img> was made"
+    print("the title <img src=x onerror=alert(1)> found and shown as text")
+
+    # Favourites: the playing song marked on the box, then played from the page.
+    mpd.command("favourite add")
+    mpd.command("clear")
+    driver.get(url + "/music")
+    favourite = "#favourites li.song[data-file='Alpha/First/02.mp3']"
+    wait(driver, "the favourite", lambda: driver.find_elements(By.CSS_SELECTOR, favourite))
+    submit(driver, "#favourites button[name=favourites]")
+    wait_mpd("the favourites playing",
+             lambda: mpd.fields("currentsong").get("file") == "Alpha/First/02.mp3"
+             and mpd.fields("status")["state"] == "play")
+    print("favourite marked on the box -> listed -> Play all plays it")
+
+    # Recently played: a card plays Alpha/First; the page continues it after the queue is gone.
+    mpd.command("card A")
+    wait_mpd("Alpha/First in recent",
+             lambda: any("Alpha/First" in value for key, value in mpd.command("recent") if key == "recent"))
+    mpd.command("clear")
+    driver.get(url + "/music")
+    entries = driver.find_elements(By.CSS_SELECTOR, "#recent li[data-recent]")
+    first = next(entry for entry in entries if "Alpha/First" in entry.text)
+    number, said = first.get_attribute("data-recent"), first.text
+    submit(driver, f"#recent li[data-recent='{number}'] button[name=recent]")
+    wait_mpd("Alpha/First continued",
+             lambda: mpd.fields("currentsong").get("file", "").startswith("Alpha/First/")
+             and mpd.fields("status")["state"] == "play")
+    print(f"recently played entry {number} ({said!r}) continued")
+
+    # Without the token, nothing is queued.
+    length = mpd.fields("status")["playlistlength"]
+    assert post_status(url, "/music/play", b"add=Beta") == 403
+    assert post_status(url, "/music/play", b"add=Beta&csrf=wrong") == 403
+    assert mpd.fields("status")["playlistlength"] == length
+    print("POSTs without the CSRF token refused (403)")
+
+
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("scenario", choices=["now-playing", "xss", "cards", "settings", "upload", "restart"])
+    parser.add_argument("scenario", choices=["now-playing", "xss", "cards", "settings", "upload", "restart", "music"])
     parser.add_argument("--url", required=True)
     parser.add_argument("--mpd-port", type=int, required=True)
     parser.add_argument("--setup-code", help="the code jukebox-web logged, to set the password")
@@ -526,7 +608,7 @@ def main():
         elif arguments.scenario == "upload":
             upload(driver, mpd, arguments.url, arguments.setup_code, arguments.music, arguments.files)
         else:
-            {"now-playing": now_playing, "xss": xss}[arguments.scenario](driver, mpd, arguments.url)
+            {"now-playing": now_playing, "xss": xss, "music": music}[arguments.scenario](driver, mpd, arguments.url)
         # A song without a picture answers 404 on /cover, and the browser asks for a favicon;
         # the settings scenario's refused forms answer 400, 401 and 429 on purpose.
         refused = ("/settings", "/setup", "/login", "/upload/file")
