@@ -20,8 +20,8 @@
 #            Board/cross-aarch64-glibc238.c for the glibc 2.38 symbols that runtime names.
 # run        qemu-aarch64-static with the sysroot's libraries: --version, a scan of the demo
 #            library, and a few seconds of play into ALSA's file PCM, checked not silent.
-# deb        Board/make-deb.sh --arch arm64 (the minimal FFmpeg cross-built with Debian's
-#            gcc-aarch64-linux-gnu), then checked: every ELF in it is aarch64; apt (Debian 12
+# deb        Board/make-deb.sh --arch arm64 (dpkg-buildpackage -a arm64 from debian/; the minimal
+#            FFmpeg cross-built with Debian's gcc-aarch64-linux-gnu), then checked: every ELF in it is aarch64; apt (Debian 12
 #            arm64) resolves its Depends; dpkg installs it into a root of those packages
 #            (maintainer scripts chrootless); every NEEDED library is found there, in a Depends
 #            package; the installed jukeboxd runs there under qemu (AAC: the packaged FFmpeg).
@@ -211,7 +211,8 @@ fail() {
 step_deb() {
     local deb
     command -v aarch64-linux-gnu-gcc >/dev/null || fail "no aarch64-linux-gnu-gcc (apt-get install gcc-aarch64-linux-gnu libc6-dev-arm64-cross)"
-    deb=$(Board/make-deb.sh --binary "${binary%/release/jukeboxd}/jukeboxd-aarch64" --arch arm64 \
+    # With its debug information: dh_strip moves it into jukebox-dbgsym.
+    deb=$(Board/make-deb.sh --binary "$binary" --arch arm64 \
         --sysroot "$sysroot" --owners "$cache/sysroot.owners")
     check_deb "$deb"
     size_line "package $deb" "$deb"

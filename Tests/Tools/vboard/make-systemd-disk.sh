@@ -24,7 +24,7 @@ kver=${kernel##*/vmlinux-}
 kdir=${kernel%/boot/*}
 stale=0
 for input in "$0" "$here/agent" "$out/root/bin/jukeboxd" "$kernel" Board/jukeboxd.service Board/checkpoint-file.sh \
-    Board/make-deb.sh Board/deb/* config/jukebox.toml; do
+    Board/make-deb.sh Board/deb/* debian/* config/jukebox.toml; do
     [ -f "$image" ] && [ "$image" -nt "$input" ] || stale=1
 done
 if [ "$stale" = 0 ]; then
@@ -34,8 +34,9 @@ fi
 rm -f "$out"/jukebox_*.deb
 deb=$(Board/make-deb.sh --binary "$out/root/bin/jukeboxd" --output "$out")
 
-# What the package needs, and what the board's checks use (sqlite3's integrity_check).
-packages="systemd-sysv,udev,kmod,e2fsprogs,sqlite3,$(dpkg-deb -f "$deb" Depends | sed 's/ //g')"
+# What the package needs (of each dependency the name without its version, the first of
+# alternatives), and what the board's checks use (sqlite3's integrity_check).
+packages="systemd-sysv,udev,kmod,e2fsprogs,sqlite3,$(dpkg-deb -f "$deb" Depends | sed -e 's/([^)]*)//g' -e 's/|[^,]*//g' -e 's/ //g')"
 cache=$PWD/.build/vboard-systemd/rootfs
 if [ "$(cat "$cache/.packages" 2> /dev/null)" != "$packages" ]; then
     mirror=$(apt-get indextargets --format '$(SITE) $(RELEASE)' | awk '$2 == "bookworm" {print $1; exit}')
