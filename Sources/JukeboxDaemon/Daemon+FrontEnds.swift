@@ -12,18 +12,18 @@ extension Daemon {
     func handleConsoleLine(_ line: String) {
         let trimmed = line.trimmedSpaces
         if trimmed.isEmpty { return }
-        switch trimmed.lowercased() {
-        case "update", "rescan":
+        switch ConsoleLanguage.daemonLine(trimmed) {
+        case .rescan?:
             scan.start()
             console?.reply("OK scanning \(config.musicDir)")
             return
-        case "help", "?":
+        case .help?:
             console?.reply([CommandParser.helpText, MPDCommands.boxHelp].joined(separator: "\n"))
             return
-        case "clear cache":
+        case .clearCache?:
             console?.reply(mpd.stdinLine("podcast clear cache", host: self) ?? "")
             return
-        default: break
+        case nil: break
         }
         // Commands act on the exact played position (status, seek ±, previous's 3 s rule, a
         // long track's remembered position, the lyric line), not on the last tick's.

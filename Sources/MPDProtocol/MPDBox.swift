@@ -96,16 +96,46 @@ extension MPDCommands {
         var name: String
         var help: String
         var spec: Spec
+        /// What docs/COMMANDS.md says of it, form by form (`CommandReference`).
+        var reference: [CommandReferenceEntry] = []
+        /// Why these arguments are no command of it (the core parser's message), without
+        /// running it; nil when they are one (`ConsoleLanguage.problem(in:)`).
+        var check: (@Sendable ([String]) -> String?)? = nil
+        /// Read permission shows it; changing something needs control (`requireControl`).
+        var controlToChange = false
+    }
+
+    /// The message of a core parser's refusal; nil for a success.
+    static func refusal<T>(_ result: Result<T, CommandError>?) -> String? {
+        if case .failure(let error)? = result { error.message } else { nil }
     }
 
     static let boxCommands: [BoxCommand] = [
         // Knob turns and button gestures, as if made on the box (`knob +2`, `button next long`).
         BoxCommand(
             name: "knob", help: InjectedInput.helpText,
-            spec: Spec(permission: .control, min: 1, max: 2) { w, c in try inject(["knob"] + c.arguments, into: &w) }),
+            spec: Spec(permission: .control, min: 1, max: 2) { w, c in try inject(["knob"] + c.arguments, into: &w) },
+            reference: [
+                CommandReferenceEntry(
+                    .controls, "knob ±N, knob press, knob long",
+                    "as if the knob were turned N clicks, pressed or held: through the configured mapping",
+                    examples: ["knob +3", "knob -1", "knob press", "knob long"]),
+                CommandReferenceEntry(
+                    .controls, "knob scrub ±N, knob scrub end",
+                    "as if the knob were turned with the scrub button held (the target time shows), then the button let go (the jump)",
+                    examples: ["knob scrub +3", "knob scrub end"]),
+            ],
+            check: { refusal(InjectedInput.parse(words: ["knob"] + $0)) }),
         BoxCommand(
             name: "button", help: "",
-            spec: Spec(permission: .control, min: 2, max: 2) { w, c in try inject(["button"] + c.arguments, into: &w) }),
+            spec: Spec(permission: .control, min: 2, max: 2) { w, c in try inject(["button"] + c.arguments, into: &w) },
+            reference: [
+                CommandReferenceEntry(
+                    .controls, "button B G",
+                    "gesture G (`short`, `long`, `double`, `repeat`, `very_long`) of button B (`play_pause`, `next`, `previous` or `switch`), as mapped; `chord`: two buttons held together",
+                    examples: ["button next long", "button play_pause double", "button next+previous chord"])
+            ],
+            check: { refusal(InjectedInput.parse(words: ["button"] + $0)) }),
         BoxCommand(
             name: "favourite", help: ControlAction.favouriteHelpText,
             spec: Spec(permission: .control, min: 0, max: 1) { w, c in
@@ -114,36 +144,141 @@ extension MPDCommands {
                 case .failure(let error)?: throw MPDError(.argument, error.message)
                 case nil: break
                 }
-            }),
-        BoxCommand(name: "favourites", help: "favourites   play the Favourites playlist", spec: playFavourites),
+            },
+            reference: [
+                CommandReferenceEntry(
+                    .controls, "favourite [add|remove]",
+                    "the playing track in or out of the `Favourites` playlist (`favourite` alone: in if out, else out)",
+                    examples: ["favourite", "favourite add", "favourite remove"])
+            ],
+            check: { refusal(ControlAction.parseFavourite(["favourite"] + $0)) }),
+        BoxCommand(
+            name: "favourites", help: "favourites   play the Favourites playlist", spec: playFavourites,
+            reference: [
+                CommandReferenceEntry(
+                    .controls, "favourites", "play the Favourites playlist (also: favorites)",
+                    examples: ["favourites", "favorites"])
+            ]),
         BoxCommand(name: "favorites", help: "", spec: playFavourites),
         BoxCommand(
             name: "recent", help: "recent [N]   list Recently played; recent N continues entry N where it was left",
-            spec: Spec(permission: .read, min: 0, max: 1) { w, c in try recent(&w, &c) }),
+            spec: Spec(permission: .read, min: 0, max: 1) { w, c in try recent(&w, &c) },
+            reference: [
+                CommandReferenceEntry(
+                    .library, "recent [N]",
+                    "list Recently played; `recent N` continues entry N at its track and position",
+                    examples: ["recent", "recent 2"])
+            ],
+            check: { $0.allSatisfy { Int($0) != nil } ? nil : "recent: expected an entry number" },
+            controlToChange: true),
         BoxCommand(
             name: "card", help: TagCardCommand.helpText,
-            spec: Spec(permission: .control, min: 1, max: -1) { w, c in try card(&w, &c) }),
+            spec: Spec(permission: .control, min: 1, max: -1) { w, c in try card(&w, &c) },
+            reference: [
+                CommandReferenceEntry(
+                    .cards, "card ID, card none", "as if card ID were put on the reader, or taken off",
+                    examples: ["card 04A1B2C3", "card none"]),
+                CommandReferenceEntry(
+                    .cards, "card assign ID KIND VALUE",
+                    "what a card plays: KIND is `folder`, `album` (its name, or artist and name), `artist`, `playlist`, `url` (kept for when streams exist) or `command` (any console command: `stop`, `volume 30`, `mode shuffle`)",
+                    examples: [
+                        "card assign 04A1B2C3 folder \"Kids/Gruffalo\"", "card assign 04A1B2C3 album \"Abbey Road\"",
+                        "card assign 04A1B2C3 command \"volume 30\"",
+                    ]),
+                CommandReferenceEntry(
+                    .cards, "card policy ID continue|start|auto",
+                    "where its music starts when it comes back after other music",
+                    examples: ["card policy 04A1B2C3 continue"]),
+                CommandReferenceEntry(
+                    .cards, "card list, card forget ID",
+                    "the mapping, one card a line; forget a card", examples: ["card list", "card forget 04A1B2C3"]),
+                CommandReferenceEntry(
+                    .cards, "card info, card unknown",
+                    "the mapping in `key: value` lines (for programs); the last new card read that has no mapping yet",
+                    examples: ["card info", "card unknown"]),
+                CommandReferenceEntry(
+                    .cards, "card last",
+                    "the last card read (`last: ID`) and the reads since the daemon started (`reads: N`); every read raises the `cards` idle event, so a program (jukebox-mqtt's card trigger) tells a new scan of the same card by the count",
+                    examples: ["card last"]),
+                CommandReferenceEntry(
+                    .cards, "card export FILE, card import FILE",
+                    "the mapping as CSV (`card,kind,value,artist,policy`), or as TOML when FILE ends in `.toml` (a table `[card.ID]` per card: `folder = \"Kids/Gruffalo\"`, or `album` with `artist`, ..., and `policy`); a file with a bad line imports nothing and each bad line is named",
+                    examples: ["card export /home/pi/cards.csv", "card import /home/pi/cards.toml"]),
+            ],
+            check: { refusal(TagCardCommand.parse($0)) }),
         BoxCommand(
             name: "podcast", help: PodcastCommand.helpText,
-            spec: Spec(permission: .read, min: 0, max: 3) { w, c in try podcast(&w, &c) }),
+            spec: Spec(permission: .read, min: 0, max: 3) { w, c in try podcast(&w, &c) },
+            reference: [
+                CommandReferenceEntry(
+                    .podcasts, "podcast add URL, podcast remove N|URL, podcast refresh",
+                    "follow an RSS or Atom feed (also `[podcasts] feeds`), stop following it, read every feed again",
+                    examples: ["podcast add \"https://example.org/feed.xml\"", "podcast remove 1", "podcast refresh"]),
+                CommandReferenceEntry(
+                    .podcasts, "podcast list, podcast N",
+                    "the podcasts, numbered; podcast N's episodes, new first, with what is downloaded",
+                    examples: ["podcast list", "podcast 1"]),
+                CommandReferenceEntry(
+                    .podcasts, "podcast download N E, podcast play N E",
+                    "download episode E of podcast N in the background; play it from where it was left (while it downloads: it waits where the download is, `status` says `buffering`; a restart, even kill -9, brings it back at its place and continues the download by Range)",
+                    examples: ["podcast download 1 2", "podcast play 1 2"]),
+                CommandReferenceEntry(
+                    .podcasts, "podcast clear cache, clear cache",
+                    "delete every downloaded episode (`clear cache` on a console); `[podcasts] cache_limit_mb` bounds the cache: played episodes go first, then the oldest",
+                    examples: ["podcast clear cache", "clear cache"]),
+            ],
+            check: { refusal(PodcastCommand.parse($0)) }, controlToChange: true),
         BoxCommand(
             name: "sleep", help: "sleep [30|90s|track|album|chapter|off]   the sleep timer: show it, or set it",
-            spec: Spec(permission: .read, min: 0, max: 1) { w, c in try sleep(&w, &c) }),
+            spec: Spec(permission: .read, min: 0, max: 1) { w, c in try sleep(&w, &c) },
+            reference: [
+                CommandReferenceEntry(
+                    .timers, "sleep [M|Ss|track|album|chapter|off]",
+                    "the sleep timer: minutes, seconds (of track time: at 1.5× `sleep 30` ends after 20 minutes on the clock), or to the end of the track, album or chapter; `sleep` alone shows it (`sleep: 30 min`, `sleep_left: 1795`), and so does the console's `status`",
+                    examples: [
+                        "sleep 30", "sleep 90s", "sleep track", "sleep album", "sleep chapter", "sleep off", "sleep",
+                    ])
+            ],
+            check: { refusal($0.first.map(SleepTarget.parse)) }, controlToChange: true),
         BoxCommand(
             name: "rules", help: "rules        the family's rules now: profile, quiet hours, listening time left",
             spec: Spec(permission: .read, min: 0, max: 0) { w, c in
                 for (key, value) in w.box.rulesFields { c.response.add(key, value) }
-            }),
+            },
+            reference: [
+                CommandReferenceEntry(
+                    .timers, "rules",
+                    "the family's rules now (`[rules]`): `clock: known`, `profile: evening`, `max_volume: 40`, `quiet_hours: on`, `budget: 3600`, `budget_left: 754` (seconds); `rules: none` without rules. A start that the rules refuse (quiet hours, the listening time used up) is answered on the console and, to an MPD client, as `ACK [55@0] {play} quiet hours: nothing starts now`",
+                    examples: ["rules"])
+            ]),
         BoxCommand(
             name: "chapter", help: "chapter [next|previous]   the playing chapter, or move by chapter",
-            spec: Spec(permission: .read, min: 0, max: 1) { w, c in try chapter(&w, &c) }),
+            spec: Spec(permission: .read, min: 0, max: 1) { w, c in try chapter(&w, &c) },
+            reference: [
+                CommandReferenceEntry(
+                    .library, "chapter [next|previous]",
+                    "the playing chapter's lines; move by chapter (as `next` and `previous` do on the console)",
+                    examples: ["chapter", "chapter next", "chapter previous"])
+            ],
+            check: { arguments in
+                guard let word = arguments.first?.lowercased() else { return nil }
+                return ["next", "previous", "prev"].contains(word) ? nil : "usage: chapter [next|previous]"
+            },
+            controlToChange: true),
         // Playback speed with the pitch kept, the console's words; `status` shows it as `speed:`.
         BoxCommand(
             name: "speed",
             help: "speed X      play X times as fast (0.5 to 2), the pitch kept; speed +0.25, speed -0.25, speed cycle",
             spec: Spec(permission: .control, min: 1, max: 1) { w, c in
                 w.run(try parsed(CommandParser.parse("speed " + c.arguments[0])))
-            }),
+            },
+            reference: [
+                CommandReferenceEntry(
+                    .playing, "speed X, speed ±0.25, speed cycle",
+                    "play 0.5–2× as fast with the pitch kept (libsonic); a long track (a book) keeps its own speed, other tracks the box's; positions stay in track time; `status` shows `speed:`, and so does Settings > Speed in the menu",
+                    examples: ["speed 1.5", "speed +0.25", "speed -0.25", "speed cycle"])
+            ],
+            check: { refusal(CommandParser.parse((["speed"] + $0).joined(separator: " "))) }),
         // Spoken announcements: the music ducks under the voice, then comes back.
         BoxCommand(
             name: "say",
@@ -154,7 +289,13 @@ extension MPDCommands {
                     throw MPDError(.argument, "say: \(refusal)")
                 }
                 if let refusal = w.box.speak?(text) { throw MPDError(.system, "say: \(refusal)") }
-            }),
+            },
+            reference: [
+                CommandReferenceEntry(
+                    .timers, "say TEXT",
+                    "speak the text aloud with espeak-ng (`[speech]`): the music ducks under the voice to `[speech] duck` and comes back after it, playing on meanwhile (nothing of it is missed); paused or stopped, the voice alone. At most \(Announcements.maxCharacters) characters; a text asked for while another is spoken waits (at most 4 wait). Refused with the reason: too long, nothing to say, the line full, `[speech] enabled = false`, or `speech needs libespeak-ng1` on a box without the library",
+                    examples: ["say \"Good night, Anna\"", "say hello"])
+            ]),
         // `lyrics`: the line at the played position; `lyrics offset ±MS` nudges this track's
         // lyrics (positive: sooner), saved per track by the daemon.
         BoxCommand(
@@ -163,7 +304,18 @@ extension MPDCommands {
                 lyrics       the current lyric line
                 lyrics offset +200  show this song's lyrics 200 ms sooner (-200 later, 0 reset)
                 """,
-            spec: Spec(permission: .read, min: 0, max: 2) { w, c in try lyrics(&w, &c) }),
+            spec: Spec(permission: .read, min: 0, max: 2) { w, c in try lyrics(&w, &c) },
+            reference: [
+                CommandReferenceEntry(
+                    .library, "lyrics, lyrics offset ±MS",
+                    "the lyric file and the current line; nudge this track's lyrics (positive: sooner; 0 resets; saved per track)",
+                    examples: ["lyrics", "lyrics offset +200", "lyrics offset -200", "lyrics offset 0"])
+            ],
+            check: { arguments in
+                guard let word = arguments.first else { return nil }
+                return word.lowercased() == "offset" && arguments.count == 2 && LyricNudge.parse(arguments[1]) != nil
+                    ? nil : "usage: lyrics [offset +MS|-MS|MS]"
+            }, controlToChange: true),
     ]
 
     /// The box itself: only for a client on the box (`Permission.local`: the Unix socket, a
@@ -172,13 +324,25 @@ extension MPDCommands {
     static let systemCommands: [BoxCommand] = [
         BoxCommand(
             name: "restart", help: "restart      save the place and start jukeboxd again (its config file read anew)",
-            spec: Spec(permission: [.admin, .local], min: 0, max: 0) { w, _ in w.box.requests.append(.restart) }),
+            spec: Spec(permission: [.admin, .local], min: 0, max: 0) { w, _ in w.box.requests.append(.restart) },
+            reference: [
+                CommandReferenceEntry(
+                    .box, "restart",
+                    "save the place (as a stop does: the resume state written and synced) and start jukeboxd again, its config file read anew (below)",
+                    examples: ["restart"])
+            ]),
         BoxCommand(
             name: "system", help: "system       version, uptime, library size, free space, the config file",
             spec: Spec(permission: [.read, .local], min: 0, max: 0) { w, c in
                 guard let facts = w.box.system else { throw MPDError(.system, "no system facts here") }
                 for (key, value) in facts() { c.response.add(key, value) }
-            }),
+            },
+            reference: [
+                CommandReferenceEntry(
+                    .box, "system",
+                    "the daemon's facts: `version`, `build`, `pid`, `started_ms` (this start, ms since 1970), `uptime` (s), `tracks`, `music_dir`, `music_free` (bytes), `config`, `database`, `restart_by` (`systemd` or `exec`), and a `problem:` line for each of the last five errors it logged",
+                    examples: ["system"])
+            ]),
     ]
 
     static let playFavourites = Spec(permission: .control, min: 0, max: 0) { w, _ in

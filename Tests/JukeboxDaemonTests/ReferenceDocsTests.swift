@@ -1,25 +1,62 @@
 import Foundation
 import JukeboxCore
+import JukeboxDaemon
 import JukeboxTestSupport
 import Testing
 
-/// The generated references in docs/ stay what the code's tables make of them. With
-/// `JUKEBOX_WRITE_REFERENCE=1` the test writes them instead.
+/// The `jukeboxd ...` lines the user guide and the README show are command lines jukeboxd
+/// takes: a subcommand it has, options it knows, the arguments it expects (parsed only, with
+/// the daemon's own table, `Jukeboxd.interface`; nothing is run). The generated references
+/// are checked in the hermetic tier (`MPDProtocolTests.ReferenceDocsTests`).
 @Suite struct ReferenceDocsTests {
-    @Test func configReferenceMatchesTheValidatorAndTheAnnotatedConfig() throws {
-        let annotated = try String(contentsOfFile: "\(Fixtures.repoRoot)/config/jukebox.toml", encoding: .utf8)
-        let (keys, problems) = ConfigReference.keys(annotated: ConfigReference.annotatedKeys(in: annotated))
-        #expect(problems.isEmpty, "config/jukebox.toml and the validator differ:\n\(problems.joined(separator: "\n"))")
-        try expectGenerated(ConfigReference.markdown(keys), at: "docs/CONFIG.md")
+    /// A shell command's words, its single and double quotes removed.
+    static func shellWords(_ line: String) -> [String] {
+        var words: [String] = []
+        var word = ""
+        var inWord = false
+        var quote: Character?
+        for character in line {
+            if let open = quote {
+                if character == open { quote = nil } else { word.append(character) }
+            } else if character == "'" || character == "\"" {
+                quote = character
+                inWord = true
+            } else if character == " " {
+                if inWord { words.append(word) }
+                word = ""
+                inWord = false
+            } else {
+                word.append(character)
+                inWord = true
+            }
+        }
+        if inWord { words.append(word) }
+        return words
     }
 
-    func expectGenerated(_ text: String, at path: String) throws {
-        let url = URL(fileURLWithPath: "\(Fixtures.repoRoot)/\(path)")
-        if ProcessInfo.processInfo.environment["JUKEBOX_WRITE_REFERENCE"] == "1" {
-            try text.write(to: url, atomically: true, encoding: .utf8)
-            return
+    static func problem(_ arguments: [String]) -> String? {
+        if case .usageError(let error, _) = JukeboxDaemon.Jukeboxd.interface.parse(arguments) { return error.message }
+        return nil
+    }
+
+    @Test(arguments: ["docs/GUIDE.md", "README.md"])
+    func theGuideShowsOnlyCommandLinesJukeboxdTakes(path: String) throws {
+        let text = try String(contentsOfFile: "\(Fixtures.repoRoot)/\(path)", encoding: .utf8)
+        let found = DocumentedCommands.jukeboxdInvocations(in: text)
+        if path == "docs/GUIDE.md" { #expect(found.count >= 8, "found \(found.count)") }
+        for invocation in found {
+            let problem = Self.problem(Self.shellWords(invocation.text))
+            #expect(problem == nil, "\(path):\(invocation.line): `jukeboxd \(invocation.text)`: \(problem ?? "")")
         }
-        let committed = (try? String(contentsOf: url, encoding: .utf8)) ?? ""
-        #expect(committed == text, "\(path) is out of date: run this test with JUKEBOX_WRITE_REFERENCE=1")
+    }
+
+    @Test func refusesWhatJukeboxdDoesNotTake() {
+        #expect(Self.problem(Self.shellWords("render --no-such-option")) != nil)
+        #expect(Self.problem(Self.shellWords("--config")) != nil)
+        #expect(Self.problem(Self.shellWords("lyrics")) != nil)
+        #expect(
+            Self.shellWords("render --menu 'Artists > The Beatles' -o a.png") == [
+                "render", "--menu", "Artists > The Beatles", "-o", "a.png",
+            ])
     }
 }

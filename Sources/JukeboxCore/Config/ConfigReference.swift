@@ -180,8 +180,8 @@ public enum ConfigReference {
 
             Every key `jukeboxd --check-config` accepts, what it accepts and the default that
             config/jukebox.toml shows. Generated from the validator's table and that file's
-            comments (`ReferenceDocsTests` fails when they drift; run it with
-            `JUKEBOX_WRITE_REFERENCE=1` to write this file again).
+            comments (`ReferenceDocsTests` fails when they drift; `./dev docs` writes this
+            file again).
 
             """
         var table: String?

@@ -75,23 +75,44 @@ public enum CommandParser {
     /// The longest line accepted, in characters.
     public static let maximumLineLength = 256
 
+    /// The console's own words, one entry per help line: `help` lists them, and
+    /// docs/COMMANDS.md shows them with their examples (`CommandReference`).
+    public static let commands: [CommandReferenceEntry] = [
+        CommandReferenceEntry(
+            .playing, "play [N]", "play, or play entry N of the queue (1 is the first)", examples: ["play", "play 3"]),
+        CommandReferenceEntry(.playing, "pause", "pause", examples: ["pause"]),
+        CommandReferenceEntry(.playing, "resume", "continue after a pause", examples: ["resume"]),
+        CommandReferenceEntry(.playing, "toggle", "pause or continue", examples: ["toggle"]),
+        CommandReferenceEntry(.playing, "stop", "stop", examples: ["stop"]),
+        CommandReferenceEntry(.playing, "next", "go to the next track", examples: ["next"]),
+        CommandReferenceEntry(
+            .playing, "previous", "go back; restarts the track when past 3 seconds (also: prev)",
+            examples: ["previous", "prev"],
+            details:
+                "go back a track, or to the start of this one when it is past 3 s (also: prev); an MPD client's `previous` always goes to the song before"
+        ),
+        CommandReferenceEntry(
+            .playing, "seek S", "go to S seconds or m:ss into the track; seek +10 or seek -5 moves from here",
+            examples: ["seek 83", "seek 1:23", "seek +10", "seek -5"]),
+        CommandReferenceEntry(
+            .playing, "skip ±S", "move S seconds from here: skip +10, skip -30 (also m:ss)",
+            examples: ["skip +10", "skip -30"]),
+        CommandReferenceEntry(
+            .playing, "volume V", "set the volume from 0 to 100; volume +5 or volume -5 changes it",
+            examples: ["volume 40", "volume +5", "volume -5"],
+            details: "set the volume from 0 to 100, or change it; kept within `[audio] min_volume` and `max_volume`"),
+        CommandReferenceEntry(
+            .playing, "mode M", "set the mode: in-order, repeat-all, repeat-one or shuffle",
+            examples: ["mode in-order", "mode repeat-all", "mode repeat-one", "mode shuffle"]),
+        CommandReferenceEntry(
+            .playing, "mode", "switch to the next mode", examples: ["mode"],
+            details: "switch to the next mode (from MPD play flags that are no mode: to in-order)"),
+        CommandReferenceEntry(.playing, "status", "show what is playing", examples: ["status"]),
+        CommandReferenceEntry(.box, "help", "show this list", examples: ["help", "?"]),
+    ]
+
     /// The help text: one command per line.
-    public static let helpText = """
-        play [N]     play, or play entry N of the queue (1 is the first)
-        pause        pause
-        resume       continue after a pause
-        toggle       pause or continue
-        stop         stop
-        next         go to the next track
-        previous     go back; restarts the track when past 3 seconds (also: prev)
-        seek S       go to S seconds or m:ss into the track; seek +10 or seek -5 moves from here
-        skip ±S      move S seconds from here: skip +10, skip -30 (also m:ss)
-        volume V     set the volume from 0 to 100; volume +5 or volume -5 changes it
-        mode M       set the mode: in-order, repeat-all, repeat-one or shuffle
-        mode         switch to the next mode
-        status       show what is playing
-        help         show this list
-        """
+    public static let helpText = commands.map(\.helpLine).joined(separator: "\n")
 
     /// Parses one console line. Case, extra spaces, tabs and a trailing CR are ignored;
     /// backspace and DEL erase the character before them. Words are quoted as MPD quotes them
