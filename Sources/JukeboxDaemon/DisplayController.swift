@@ -88,9 +88,15 @@ final class DisplayController {
             if state == .paused { screen.handle(.paused, now: now) }
             if state == .playing && lastState == .paused { screen.handle(.resumed, now: now) }
         }
+        // An overlay ("Paused", a volume) that ended since the last frame is taken down now:
+        // the loop woke for its end, and with the player not playing no later frame is due (a
+        // frame drawn just before the end kept "Paused" on the glass until the next event).
+        let overlayEnded =
+            lastRender.map { screen.overlayEnds(after: $0) != nil } ?? false
+            && screen.overlayEnds(after: now) == nil
         urgent =
             urgent || showedMenu || lastVolume != volume || lastOptions != options || lastState != state
-            || abs(positionMs - lastPositionMs) > 1500 || scrubTargetMs != lastScrubTargetMs
+            || abs(positionMs - lastPositionMs) > 1500 || scrubTargetMs != lastScrubTargetMs || overlayEnded
         lastScrubTargetMs = scrubTargetMs
         lastVolume = volume
         lastOptions = options
