@@ -52,6 +52,13 @@ extension BoardDeviceTests {
             board: first!.board, uart: first!.uart, name: name, config: config)
         let failed = daemon!.play(["long.mp3"])
         #expect(failed.isEmpty, "\(failed)")
+        // The board is looked at once it plays, before the cut: between the last position read
+        // and the cut nothing else may run (a slow look on a loaded host counted as error).
+        let started = waitUntil(timeout: .seconds(60), pollingEvery: .milliseconds(100)) {
+            Double(daemon!.status()["elapsed"] ?? "") ?? 0 >= 1
+        }
+        #expect(started, "\(daemon!.log)")
+        try check(first!.board)
         var elapsed = 0.0
         var readAt: UInt64 = 0
         let played = waitUntil(timeout: .seconds(60), pollingEvery: .milliseconds(100)) {
@@ -61,7 +68,6 @@ extension BoardDeviceTests {
             return elapsed >= playFor
         }
         #expect(played, "\(daemon!.log)")
-        try check(first!.board)
         first!.board.kill()
         let cutAt = elapsed + Double(MonotonicClock.nanoseconds() - readAt) / 1e9
         daemon = nil
