@@ -22,14 +22,6 @@ func fileReader(_ bytes: [UInt8]) -> (Int64, Int) -> [UInt8] {
     }
 }
 
-/// `bytes` read whole into memory, as MusicFolder.memoryReader reads a small ID3 tag.
-func memoryReader(_ bytes: [UInt8]) -> (Int64, Int) -> [UInt8] {
-    { offset, count in
-        let start = min(Int(offset), bytes.count)
-        return Array(bytes[start..<min(start + count, bytes.count)])
-    }
-}
-
 /// Splits the input at newlines into lines of text (invalid UTF-8 repaired, as the daemon's
 /// line readers do).
 func fuzzLines(_ bytes: [UInt8]) -> [String] {

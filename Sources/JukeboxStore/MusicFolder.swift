@@ -213,14 +213,6 @@ public final class MusicFolder {
         return try walk(file, ID3Tag.read)
     }
 
-    /// A reader of `bytes` as `ID3Tag.read` takes one.
-    private static func memoryReader(_ bytes: [UInt8]) -> (Int64, Int) -> [UInt8] {
-        { offset, count in
-            let start = min(Int(offset), bytes.count)
-            return Array(bytes[start..<min(start + count, bytes.count)])
-        }
-    }
-
     /// Up to `count` bytes at `offset` (fewer at the end of the file).
     static func read(_ file: FileDescriptor, at offset: Int64, count: Int) throws(Errno) -> [UInt8] {
         guard count > 0 else { return [] }

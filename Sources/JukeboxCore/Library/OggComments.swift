@@ -21,12 +21,7 @@ public enum OggComments {
             }),
             let block = Base64.decode(entry.value)
         else { return nil }
-        let reader: (Int64, Int) -> [UInt8] = { offset, count in
-            guard offset >= 0, count >= 0, offset < Int64(block.count) else { return [] }
-            let start = Int(offset)
-            return Array(block[start..<min(block.count, start + count)])
-        }
-        guard let found = FLACMetadataBlocks.picture(inBody: 0, size: block.count, reader),
+        guard let found = FLACMetadataBlocks.picture(inBody: 0, size: block.count, memoryReader(block)),
             case .inFile(let offset, let size) = found.location
         else { return nil }
         return EmbeddedPicture(
