@@ -124,20 +124,23 @@ def now_playing(driver, mpd, url):
     assert following["Title"] in current, current
     print(f"followed next to {following['Title']!r}")
 
-    # The page's own buttons: pause, play, next.
-    driver.find_element(By.CSS_SELECTOR, "button[data-op=pause]").click()
+    # The page's own buttons: pause, play, next. Every state event rebuilds the queue, and
+    # on a loaded machine one may land between finding a button and clicking it: `click`
+    # finds it again.
+    click(driver, "button[data-op=pause]")
     wait_mpd("pause", lambda: mpd.fields("status")["state"] == "pause")
-    wait(driver, "the play button", lambda: driver.find_elements(By.CSS_SELECTOR, "button[data-op=play]"))
-    driver.find_element(By.CSS_SELECTOR, "button[data-op=play]").click()
+    click(driver, "button[data-op=play]")
     wait_mpd("play", lambda: mpd.fields("status")["state"] == "play")
-    driver.find_element(By.CSS_SELECTOR, "button[aria-label=Next]").click()
+    click(driver, "button[aria-label=Next]")
     wait_mpd("the next song", lambda: mpd.fields("currentsong").get("Title") != following["Title"])
+    playing = mpd.fields("currentsong")["Title"]
+    wait(driver, f"the title {playing!r}", lambda: text(driver, "title") == playing)
     print("pause, play and next from the page")
 
     # Remove the last queue entry.
     length = int(mpd.fields("status")["playlistlength"])
-    last = driver.find_elements(By.CSS_SELECTOR, "#queue li")[-1]
-    last.find_element(By.CSS_SELECTOR, "button[data-op=remove]").click()
+    wait(driver, "the whole queue", lambda: len(driver.find_elements(By.CSS_SELECTOR, "#queue li")) == length)
+    click(driver, "#queue li:last-child button[data-op=remove]")
     wait_mpd("the removal", lambda: int(mpd.fields("status")["playlistlength"]) == length - 1)
     wait(driver, "the shorter queue", lambda: len(driver.find_elements(By.CSS_SELECTOR, "#queue li")) == length - 1)
     print(f"removed a queue entry ({length} -> {length - 1})")
@@ -196,11 +199,11 @@ def cards(driver, mpd, url, setup_code):
     assert labels.get("Beta/Second") == "Beta/Second · no card", labels
     # Only folders without a card: Alpha/First has card A.
     assert "card A" in labels.get("Alpha/First", ""), labels
-    driver.find_element(By.CSS_SELECTOR, "#unknown .only-free").click()
+    click(driver, "#unknown .only-free")
     hidden = "return [...document.querySelectorAll('#unknown option')].filter((o) => o.hidden).map((o) => o.value)"
     assert driver.execute_script(hidden) == ["Alpha/First"], driver.execute_script(hidden)
     select.select_by_value("Beta/Second")
-    driver.find_element(By.CSS_SELECTOR, "#unknown .assign-button").click()
+    click(driver, "#unknown .assign-button")
     wait(
         driver,
         "the card in the list",
