@@ -58,8 +58,10 @@ import Testing
         # idle wakes a second client on priority and swap changes
         w = mpd.MPDClient(); w.timeout = 10; w.connect("127.0.0.1", port)
         for change in [lambda: c.prioid(5, new), lambda: c.swapid(new, ids[0])]:
-            threading.Timer(0.1, change).start()
+            # Joined before `c` is used again (the idle can wake before the change's reply is read).
+            t = threading.Timer(0.1, change); t.start()
             assert w.idle("playlist") == ["playlist"]
+            t.join()
         w.disconnect(); c.close(); c.disconnect()
         print("PASS")
         """
