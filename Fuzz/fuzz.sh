@@ -28,6 +28,8 @@ targets() { find Fuzz -mindepth 2 -maxdepth 2 -name 'main.*' | cut -d/ -f2 | sor
 max_len() {
     case "$1" in
     id3 | mp4-atoms | flac-blocks | ogg-headers | ogg-comments | mp4-audio) echo 65536 ;;
+    # The daemon speaks at most 800 Unicode scalars (4 bytes each at most).
+    espeak-text) echo 3201 ;;
     *) echo 8192 ;;
     esac
 }
@@ -63,6 +65,10 @@ build_target() {
         newer_than "$binary" Fuzz/"$target" Sources/COggHeaders Fuzz/fuzz.sh || return 0
         "$CC" "${C_FLAGS[@]}" -I Sources/COggHeaders/include Fuzz/"$target"/main.c \
             Sources/COggHeaders/ogg_headers.c $(pkg-config --cflags --libs ogg) -o "$binary"
+        ;;
+    espeak-text)
+        newer_than "$binary" Fuzz/"$target" Fuzz/fuzz.sh || return 0
+        "$CC" "${C_FLAGS[@]}" Fuzz/"$target"/main.c -lespeak-ng -o "$binary"
         ;;
     mp4-audio)
         newer_than "$binary" Fuzz/"$target" Sources/CFFmpeg Sources/CLazyLibraries Fuzz/fuzz.sh || return 0

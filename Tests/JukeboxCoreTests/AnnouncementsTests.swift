@@ -93,6 +93,23 @@ import Testing
         }
     }
 
+    /// A combining mark joins the Character before it: one Character can hold any number of
+    /// scalars, so the character limit alone let a text of any length through (fuzz finding 8).
+    @Test func aCharacterOfManyMarksIsHeldToTheScalarLimit() {
+        let marks = "a" + String(repeating: "\u{301}", count: 5000)
+        #expect(marks.count == 1)
+        #expect(
+            Announcements.refusal(of: marks)
+                == "the text has 5001 Unicode scalars (letters and marks), at most 800 are spoken")
+        // Decomposed accents (as macOS writes names) are within it: 200 of them are 400 scalars.
+        let decomposed = String(repeating: "a\u{308}", count: Announcements.maxCharacters)
+        #expect(decomposed.unicodeScalars.count == 400)
+        #expect(Announcements.refusal(of: decomposed) == nil)
+        var line = Announcements(enabled: true)
+        #expect(line.say(marks) == .failure(.badArgument(command: "say", problem: Announcements.refusal(of: marks)!)))
+        #expect(line.phase == .idle)
+    }
+
     @Test func theLineHasALimit() {
         var line = Announcements(enabled: true)
         #expect(line.say("now") == .success([.synthesize("now")]))

@@ -6,6 +6,9 @@
 public struct Announcements: Sendable {
     /// The longest text spoken (in characters): about 15 s of speech.
     public static let maxCharacters = 200
+    /// And in Unicode scalars: a combining mark joins the Character before it, so one
+    /// Character can hold any number of them (200 decomposed accented letters are 400).
+    public static let maxScalars = 800
     /// Texts waiting behind the one being spoken; more are refused.
     public static let maxWaiting = 4
     /// Speech that has not ended this long after it was handed over (its length plus this)
@@ -73,6 +76,10 @@ public struct Announcements: Sendable {
         if text.allSatisfy(\.isWhitespace) { return "nothing to say" }
         if text.count > maxCharacters {
             return "the text has \(text.count) characters, at most \(maxCharacters) are spoken"
+        }
+        if text.unicodeScalars.count > maxScalars {
+            return
+                "the text has \(text.unicodeScalars.count) Unicode scalars (letters and marks), at most \(maxScalars) are spoken"
         }
         return nil
     }
