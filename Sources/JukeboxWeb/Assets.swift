@@ -139,6 +139,10 @@ public enum Assets {
           toggle.dataset.op = op;
           toggle.form.elements.op.value = op;
           $('queue').replaceChildren(...state.queue.map((item) => entry(item, item.id === state.songid)));
+          $('queue').start = state.queue_from + 1;
+          const after = state.queue_length - state.queue_from - state.queue.length;
+          $('queue-elsewhere').textContent = [state.queue_from > 0 ? state.queue_from + ' before' : '',
+            after > 0 ? after + ' more' : ''].filter(Boolean).join(' · ');
           tick();
         }
         async function reloadCards() {

@@ -22,7 +22,16 @@ public struct NowPlaying: Sendable, Equatable {
     /// nil when the box has no volume control.
     public var volume: Int?
     public var songID: Int?
+    /// The current song's place in the queue (`status`' `song`); nil when there is none.
+    public var position: Int?
+    /// The entries shown: `queueWindow` of them around the current song, not the whole queue
+    /// (16,384 entries would be megabytes in every state event and in the phone's page).
     public var queue: [Entry] = []
+    /// The position of `queue`'s first entry, and the whole queue's length.
+    public var queueFrom = 0
+    public var queueLength = 0
+    /// How many queue entries the page shows.
+    public static let queueWindow = 50
     /// The lyric line at the played position, and the one after it.
     public var lyric = ""
     public var nextLyric = ""
@@ -37,6 +46,8 @@ public struct NowPlaying: Sendable, Equatable {
         duration = value("duration", status).flatMap(Double.init) ?? value("duration", song).flatMap(Double.init) ?? 0
         volume = value("volume", status).flatMap(Int.init).flatMap { $0 >= 0 ? $0 : nil }
         songID = value("songid", status).flatMap(Int.init)
+        position = value("song", status).flatMap(Int.init)
+        queueLength = max(value("playlistlength", status).flatMap(Int.init) ?? 0, 0)
         file = value("file", song) ?? ""
         title = Self.title(value("Title", song), file: file, name: value("Name", song))
         artist = value("Artist", song) ?? ""
@@ -48,6 +59,15 @@ public struct NowPlaying: Sendable, Equatable {
         if let tag, !tag.isEmpty { return tag }
         if let name, !name.isEmpty { return name }
         return String(file.split(separator: "/").last ?? "")
+    }
+
+    /// The positions of the queue entries shown (`playlistinfo START:END`): from a few before
+    /// the current song (the queue's start when there is none), `queueWindow` in all, within
+    /// the queue.
+    public static func queueRange(position: Int?, length: Int) -> Range<Int> {
+        let length = max(length, 0)
+        let start = max(min((position ?? 0) - 5, length - queueWindow), 0)
+        return start..<min(start + queueWindow, length)
     }
 
     /// The queue from `playlistinfo`'s lines: each entry starts at its `file:` line.
@@ -98,7 +118,16 @@ public struct NowPlaying: Sendable, Equatable {
             ("lyric", JSONText.string(lyric)), ("next", JSONText.string(nextLyric)),
             ("cover", JSONText.string(file.isEmpty ? "" : Self.coverPath(file))),
             ("queue", "[" + entries.joined(separator: ",") + "]"),
+            ("queue_from", String(queueFrom)), ("queue_length", String(queueLength)),
         ])
+    }
+
+    /// Says what of the queue the page does not show: `12 before · 3,000 more`; empty when
+    /// it shows all of it.
+    public var queueElsewhere: String {
+        let after = max(queueLength - queueFrom - queue.count, 0)
+        return [queueFrom > 0 ? "\(queueFrom) before" : nil, after > 0 ? "\(after) more" : nil]
+            .compactMap { $0 }.joined(separator: " · ")
     }
 
     /// The address of `file`'s cover.

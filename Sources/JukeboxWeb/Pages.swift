@@ -61,11 +61,12 @@ public enum Pages {
             <label class="volume">Volume <input id="volume" type="range" min="0" max="100" \
             value="\(now.volume ?? 0)"\(now.volume == nil ? " disabled" : "")></label>
             """
-        html += "<h2>Queue</h2><ol id=\"queue\">"
+        html += "<h2>Queue</h2><ol id=\"queue\" start=\"\(now.queueFrom + 1)\">"
         for entry in now.queue {
             html += queueEntry(entry, current: entry.id == now.songID, token: token)
         }
-        html += "</ol></main><script src=\"/app.js\" defer></script></body></html>"
+        html +=
+            "</ol><p id=\"queue-elsewhere\">\(e(now.queueElsewhere))</p></main><script src=\"/app.js\" defer></script></body></html>"
         return html
     }
 

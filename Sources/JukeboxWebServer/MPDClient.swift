@@ -111,10 +111,19 @@ public struct MPDClient: Sendable {
     }
 
     static func nowPlaying(_ link: inout MPDLink) async throws -> NowPlaying {
-        let reply = try await link.runList(["status", "currentsong", "playlistinfo"])
-        guard reply.sections.count >= 3 else { throw MPDReplyError.malformed("a short command list reply") }
+        let reply = try await link.runList(["status", "currentsong"])
+        guard reply.sections.count >= 2 else { throw MPDReplyError.malformed("a short command list reply") }
         var now = NowPlaying(status: reply.sections[0], song: reply.sections[1])
-        now.queue = NowPlaying.queue(reply.sections[2])
+        let shown = NowPlaying.queueRange(position: now.position, length: now.queueLength)
+        if !shown.isEmpty {
+            do {
+                now.queue = NowPlaying.queue(
+                    try await link.run("playlistinfo \(shown.lowerBound):\(shown.upperBound)").fields)
+                now.queueFrom = shown.lowerBound
+            } catch MPDReplyError.ack {
+                // The queue shrank since `status`: the change's own event brings it.
+            }
+        }
         try await lyrics(&link, into: &now)
         return now
     }

@@ -85,6 +85,35 @@ import Testing
         #expect(queue[1].duration == 21.5)
     }
 
+    /// The page shows 50 entries around the current song, not a queue of 16,384 in every event.
+    @Test(
+        arguments: [
+            (nil, 0, 0..<0), (nil, 3, 0..<3), (2, 3, 0..<3), (3, 100, 0..<50), (7, 100, 2..<52),
+            (100, 16_384, 95..<145), (16_380, 16_384, 16_334..<16_384), (nil, 16_384, 0..<50), (0, -1, 0..<0),
+        ] as [(Int?, Int, Range<Int>)])
+    func theQueueShownIsAWindowAroundTheCurrentSong(position: Int?, length: Int, shown: Range<Int>) {
+        #expect(NowPlaying.queueRange(position: position, length: length) == shown)
+    }
+
+    @Test func thePageSaysWhatOfTheQueueItDoesNotShow() {
+        var now = NowPlaying(
+            status: [MPDField("state", "play"), MPDField("song", "100"), MPDField("playlistlength", "3000")], song: [])
+        #expect(now.position == 100 && now.queueLength == 3000)
+        let shown = NowPlaying.queueRange(position: now.position, length: now.queueLength)
+        now.queueFrom = shown.lowerBound
+        now.queue = shown.map {
+            NowPlaying.Entry(id: $0 + 1, position: $0, file: "f\($0)", title: "t", artist: "", duration: nil)
+        }
+        #expect(now.queueElsewhere == "95 before · 2855 more")
+        let html = Pages.nowPlaying(now, token: CSRFToken(value: "t"))
+        #expect(html.contains("<ol id=\"queue\" start=\"96\">"))
+        #expect(html.contains("<p id=\"queue-elsewhere\">95 before · 2855 more</p>"))
+        #expect(now.json.contains(#""queue_from":95,"queue_length":3000"#))
+        now.queueFrom = 0
+        now.queueLength = now.queue.count
+        #expect(now.queueElsewhere == "")
+    }
+
     @Test func cardPageMarksFoldersWithoutACardAndOffersTheNewOne() {
         let list = CardList(
             info: [

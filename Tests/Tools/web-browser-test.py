@@ -162,6 +162,24 @@ def now_playing(driver, mpd, url):
     assert mpd.fields("status")["state"] == state
     print("POSTs without the CSRF token refused (403)")
 
+    # A long queue: the page shows 50 entries around the current song and says what else.
+    while int(mpd.fields("status")["playlistlength"]) <= 200:
+        mpd.command('add "Alpha/First"')
+    length = int(mpd.fields("status")["playlistlength"])
+    mpd.command("play 100")
+    def shown():
+        return (len(driver.find_elements(By.CSS_SELECTOR, "#queue li")),
+                driver.find_element(By.ID, "queue").get_attribute("start"))
+    try:
+        wait(driver, "50 entries from the 96th", lambda: shown() == (50, "96"))
+    except AssertionError as error:
+        raise AssertionError(f"{error}: shown (entries, start) {shown()}, queue {length}") from None
+    expected = f"95 before · {length - 145} more"
+    wait(driver, repr(expected), lambda: text(driver, "queue-elsewhere") == expected)
+    current = driver.find_element(By.CSS_SELECTOR, "#queue li.current")
+    assert current.get_attribute("data-id") == mpd.fields("status")["songid"], current.get_attribute("data-id")
+    print(f"a queue of {length}: 50 shown from the 96th, {expected!r}")
+
 
 def xss(driver, mpd, url):
     driver.get(url + "/")
