@@ -1,7 +1,7 @@
 // The display, driven from the control loop (thread `jb-control`). It renders the core's
-// `ScreenLayout` for the playing track, its lyrics and the audio-clock position, at most
-// every 50 ms (20 Hz) and only when the rows change; drivers send only the cells that
-// changed. It never touches audio: a slow display costs display frames, not samples.
+// `ScreenLayout` for the playing track, its lyrics and the audio-clock position when the
+// core's `ScreenPacing` says (at most 20 Hz but for urgent changes); drivers send only the
+// cells that changed. It never touches audio: a slow display costs display frames, not samples.
 
 import Glibc
 import JukeboxCore
@@ -9,23 +9,11 @@ import JukeboxDisplay
 import LinuxSupport
 import Logging
 
-/// Owns the display driver and the layout. Control thread only.
+/// Owns the display driver; when to draw and which overlays to show is the core's
+/// `ScreenPacing`. Control thread only.
 final class DisplayController {
     private let screen: Screen
-    private var track: TrackInfo?
-    private var favourite = false
-    private var lyricsVersion = -1
-    private var lastRender: Instant?
-    private var lastVolume: Int?
-    private var lastOptions: PlayOptions?
-    private var lastState: PlayState?
-    private var lastPositionMs: Int64 = 0
-    private var lastScrubTargetMs: Int64?
-    /// The menu was on the screen: what plays is drawn at once when it closes.
-    private var showedMenu = false
-
-    /// Minimum time between two frames.
-    static let frameIntervalMs: Int64 = 50
+    private var pacing = ScreenPacing()
 
     init(screen: Screen) {
         self.screen = screen
@@ -61,9 +49,7 @@ final class DisplayController {
 
     /// How long the loop may sleep before the next frame is due (nil: only on events).
     func sleepLimitMs(now: Instant) -> Int64? {
-        if lastState == .playing { return Self.frameIntervalMs }
-        if let ends = screen.overlayEnds(after: now) { return max(1, ends.milliseconds(since: now) + 1) }
-        return nil
+        pacing.sleepLimitMs(now: now, overlayEnd: screen.overlayEnds(after: now))
     }
 
     /// Called every loop turn with the player's state, the audio-clock position and the
@@ -75,36 +61,12 @@ final class DisplayController {
         positionMs: Int64, volume: Int, options: PlayOptions, favourite: Bool, sleepLeftMs: Int64?,
         scrubTargetMs: Int64?
     ) {
-        var urgent = false
-        if track != self.track || lyricsVersion != self.lyricsVersion || favourite != self.favourite {
-            self.track = track
-            self.favourite = favourite
-            self.lyricsVersion = lyricsVersion
-            urgent = true
-        }
-        if let lastVolume, lastVolume != volume { screen.handle(.volume(volume), now: now) }
-        if let lastOptions, lastOptions != options { screen.handle(.mode(options), now: now) }
-        if let lastState, lastState != state {
-            if state == .paused { screen.handle(.paused, now: now) }
-            if state == .playing && lastState == .paused { screen.handle(.resumed, now: now) }
-        }
-        // An overlay ("Paused", a volume) that ended since the last frame is taken down now:
-        // the loop woke for its end, and with the player not playing no later frame is due (a
-        // frame drawn just before the end kept "Paused" on the glass until the next event).
-        let overlayEnded =
-            lastRender.map { screen.overlayEnds(after: $0) != nil } ?? false
-            && screen.overlayEnds(after: now) == nil
-        urgent =
-            urgent || showedMenu || lastVolume != volume || lastOptions != options || lastState != state
-            || abs(positionMs - lastPositionMs) > 1500 || scrubTargetMs != lastScrubTargetMs || overlayEnded
-        lastScrubTargetMs = scrubTargetMs
-        lastVolume = volume
-        lastOptions = options
-        lastState = state
-        lastPositionMs = positionMs
-        showedMenu = false
-        if !urgent, let lastRender, now.milliseconds(since: lastRender) < Self.frameIntervalMs { return }
-        lastRender = now
+        let look = ScreenPacing.Look(
+            track: track, lyricsVersion: lyricsVersion, favourite: favourite, state: state, positionMs: positionMs,
+            volume: volume, options: options, scrubTargetMs: scrubTargetMs)
+        let decision = pacing.look(look, now: now, overlayEnds: screen.overlayEnds(after:))
+        for overlay in decision.overlays { screen.handle(overlay, now: now) }
+        guard decision.draw else { return }
         let playing = track.map {
             NowPlaying(
                 title: $0.shownTitle, artist: $0.artist ?? "",
@@ -118,13 +80,13 @@ final class DisplayController {
     /// A brief message over the lyrics (a favourite marked or unmarked).
     func announce(_ text: String, now: Instant) {
         screen.handle(.message(text), now: now)
-        lastRender = nil
+        pacing.redrawNext()
     }
 
     /// Draws the open menu (every loop turn while it is open; the screen sends only changes).
     func showMenu(_ menu: Menu, now: Instant) {
         screen.show(menu, now: now)
-        showedMenu = true
+        pacing.menuShown()
     }
 
     func close() { screen.close() }
