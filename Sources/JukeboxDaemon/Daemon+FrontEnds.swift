@@ -94,6 +94,11 @@ extension Daemon {
     /// A gesture's (or a key's) action: commands go to the core like console commands.
     func perform(_ action: ControlAction, source: String) {
         logger.debug("\(source): -> \(action)")
+        if let control = alarmControl(for: action) {
+            // While an alarm rings a press stops or snoozes it, instead of what it does otherwise.
+            perform(alarms.handle(.control(control), now: Instant.now))
+            guard control == .takeOver || action == .shutdown else { return }
+        }
         switch action {
         case .command(let command):
             perform(machine.handle(.command(userCommand(command)), now: Instant.now))
@@ -181,6 +186,7 @@ extension Daemon: MPDPlayerHost {
             chapters: machine.state == .stopped ? nil : currentChapters, recent: history.recent.entries)
         box.startRefusal = startRefusal().map { "\($0)" }
         box.rulesFields = boxMachine.rules.statusFields
+        box.alarmFields = alarms.statusFields(now: Instant.now)
         return box
     }
 

@@ -44,7 +44,7 @@ extension Daemon {
     /// start; the card being put on the reader, or the one whose music the queue holds,
     /// may be an allowed one.
     func startRefusal(card: String? = nil) -> StartRefusal? {
-        guard !config.rules.isEmpty, boxMachine.rules.lastState != .playing else { return nil }
+        guard !config.rules.isEmpty, !alarmStarting, boxMachine.rules.lastState != .playing else { return nil }
         return boxMachine.rules.refusal(card: card ?? startingCard ?? holdingCard?.id)
     }
 

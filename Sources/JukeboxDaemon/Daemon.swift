@@ -102,6 +102,13 @@ final class Daemon {
     var holdingCard: TagCard?
     /// The card being put on the reader, while its music starts (the rules' allowed cards).
     var startingCard: String?
+    /// The wake-up alarms (`[[alarm]]`): events in, actions out (Daemon+Alarms).
+    var alarms: WakeUpAlarms
+    /// An alarm's music is starting: the rules do not refuse it.
+    var alarmStarting = false
+    /// An alarm's music was asked for and has not reached the output yet (its failure is the
+    /// alarm's, which then falls back).
+    var alarmAwaitingStart = false
     /// An unknown card waiting for the menu to choose what it plays.
     var learningCard: String?
     /// Feedback without a screen: the sounds' decisions, the status LED's pattern and line.
@@ -210,6 +217,7 @@ final class Daemon {
         display = DisplayController.make(config: config, logger: logger)
         lyrics = TrackLyrics(config: config, logger: logger, inFlight: inFlight)
         boxMachine = BoxMachine(config: config)
+        alarms = WakeUpAlarms(alarms: config.alarms)
         if let line = config.sleep.holdLine {
             do {
                 powerHold = try PowerHold(chip: config.sleep.holdChip, line: line, level: config.sleep.holdHigh)
@@ -426,6 +434,7 @@ final class Daemon {
         }
         let deadlines = [
             boxMachine.nextDeadline, keeper.nextDeadline, serviceManager.nextPing, announcements.nextDeadline,
+            alarms.nextDeadline,
         ]
         for deadline in deadlines.compactMap({ $0 }) {
             timeout = min(timeout, max(0, deadline.milliseconds(since: now) + 1))
@@ -457,6 +466,7 @@ final class Daemon {
             perform(machine.handle(.headphones(plugged: plugged), now: now))
         }
         feedRulesClock(now: now)
+        feedAlarms(now: now)
         perform(boxMachine.handle(.player(playerView), now: now))
         followStation(pipeline.streams)
         updateDisplay(now: now)
@@ -519,6 +529,7 @@ final class Daemon {
                     perform(keeper.handle(.trackStarted(machine.snapshot), now: Instant.now))
                 }
                 perform(boxMachine.handle(.playbackStarted, now: now))
+                alarmMusicStarted()
                 if let request = requests[token] {
                     logger.info("playing \(describe(request.trackID))")
                     console?.announce("playing \(describe(request.trackID))")
@@ -532,6 +543,7 @@ final class Daemon {
                 perform(machine.handle(.failed(token: token, message: message), now: now))
                 light.handle(.error, now: now)
                 requests[token] = nil
+                alarmMusicFailed(message)
             case .endOfStream:
                 perform(machine.handle(.endOfStream, now: now))
             case .speechEnded:

@@ -41,16 +41,18 @@ public struct SettingsChange: Sendable, Equatable {
 /// written into the file's text in place, so its comments and layout stay the user's.
 public enum SettingsFile {
     /// Every key the validator takes: the fixed tables in its order, then each card reader
-    /// table the file has; the file's value and comment for each.
+    /// table and each `[[alarm]]` (`alarm[N]`) the file has; the file's value and comment for each.
     public static func fields(of document: ConfigDocument, text: String) -> [SettingsField] {
         let comments = ConfigReference.annotatedKeys(in: text)
         var tables = ConfigReference.tables
-        for (name, _) in document.tables where name.hasPrefix("card_reader.") && !tables.contains(name) {
+        for (name, _) in document.tables
+        where (name.hasPrefix("card_reader.") || name.hasPrefix("alarm[")) && !tables.contains(name) {
             tables.append(name)
         }
         var fields: [SettingsField] = []
         for table in tables {
-            let commentTable = table.hasPrefix("card_reader.") ? "card_reader.NAME" : table
+            let commentTable =
+                table.hasPrefix("card_reader.") ? "card_reader.NAME" : table.hasPrefix("alarm[") ? "alarm" : table
             for (name, kind) in ConfigReference.fields(of: table) ?? [] {
                 let entry = document.entries.last { $0.table == table && $0.key == name }
                 let comment = comments.first { $0.table == commentTable && $0.name == name }?.comment ?? ""

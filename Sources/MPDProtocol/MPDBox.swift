@@ -26,6 +26,8 @@ public struct MPDBox {
     public var startRefusal: String?
     /// What `rules` answers (`ListeningRules.statusFields`).
     public var rulesFields: [(String, String)] = [("rules", "none")]
+    /// What `alarms` answers (`WakeUpAlarms.statusFields`).
+    public var alarmFields: [(String, String)] = [("alarms", "none")]
 
     /// Set by a `podcast` command that changed the subscriptions or the cache.
     public var podcastsChanged = false
@@ -103,6 +105,19 @@ extension MPDCommands {
         var check: (@Sendable ([String]) -> String?)? = nil
         /// Read permission shows it; changing something needs control (`requireControl`).
         var controlToChange = false
+    }
+
+    /// A word that answers some of the box's fields and changes nothing (`rules`, `alarms`).
+    static func fieldsCommand(
+        _ name: String, help: String, description: String,
+        fields: @escaping @Sendable (MPDBox) -> [(String, String)]
+    ) -> BoxCommand {
+        BoxCommand(
+            name: name, help: help,
+            spec: Spec(permission: .read, min: 0, max: 0) { w, c in
+                for (key, value) in fields(w.box) { c.response.add(key, value) }
+            },
+            reference: [CommandReferenceEntry(.timers, name, description, examples: [name])])
     }
 
     /// The message of a core parser's refusal; nil for a success.
@@ -240,17 +255,16 @@ extension MPDCommands {
                     ])
             ],
             check: { refusal($0.first.map(SleepTarget.parse)) }, controlToChange: true),
-        BoxCommand(
-            name: "rules", help: "rules        the family's rules now: profile, quiet hours, listening time left",
-            spec: Spec(permission: .read, min: 0, max: 0) { w, c in
-                for (key, value) in w.box.rulesFields { c.response.add(key, value) }
-            },
-            reference: [
-                CommandReferenceEntry(
-                    .timers, "rules",
-                    "the family's rules now (`[rules]`): `clock: known`, `profile: evening`, `max_volume: 40`, `quiet_hours: on`, `budget: 3600`, `budget_left: 754` (seconds); `rules: none` without rules. A start that the rules refuse (quiet hours, the listening time used up) is answered on the console and, to an MPD client, as `ACK [55@0] {play} quiet hours: nothing starts now`",
-                    examples: ["rules"])
-            ]),
+        fieldsCommand(
+            "rules", help: "rules        the family's rules now: profile, quiet hours, listening time left",
+            description:
+                "the family's rules now (`[rules]`): `clock: known`, `profile: evening`, `max_volume: 40`, `quiet_hours: on`, `budget: 3600`, `budget_left: 754` (seconds); `rules: none` without rules. A start that the rules refuse (quiet hours, the listening time used up) is answered on the console and, to an MPD client, as `ACK [55@0] {play} quiet hours: nothing starts now`"
+        ) { $0.rulesFields },
+        fieldsCommand(
+            "alarms", help: "alarms       the wake-up alarms: the next one, one ringing or snoozed",
+            description:
+                "the wake-up alarms (`[[alarm]]`): `clock: known` (or why they wait), `next: 2026-12-08 06:45 school`, `ringing: school` with `alarm_volume: 12` during the fade-in, `snoozed: school, rings again in 8:12`, then one `alarm:` line each; `alarms: none` without alarms. While one rings, play/pause (or the knob's press) stops it, next or previous snoozes it, turning the knob keeps the music at the volume turned to"
+        ) { $0.alarmFields },
         BoxCommand(
             name: "chapter", help: "chapter [next|previous]   the playing chapter, or move by chapter",
             spec: Spec(permission: .read, min: 0, max: 1) { w, c in try chapter(&w, &c) },

@@ -8,8 +8,8 @@
 /// What the validator sees:
 /// - `[a.b]` and tables made by dotted keys (`a.b = 1`) and inline tables (`a = { b = 1 }`)
 ///   are tables with their entries, as in TOML they are the same thing.
-/// - `[[a]]` (an array of tables) is one entry `a` whose value is `.other("an array of tables")`;
-///   the keys inside its elements are not listed (no jukebox setting uses one).
+/// - `[[a]]` (an array of tables) lists each element as a table `a[1]`, `a[2]`, ... (from 1, in
+///   file order) with its entries (`[[alarm]]`); one inside an unlisted table is not listed.
 /// - An inline table inside an array is `.other("an inline table")`; dates and times are
 ///   `.other("a date")`, `.other("a time")`, `.other("a date-time")`.
 public enum TOMLParser {
@@ -85,10 +85,13 @@ private final class TOMLTable {
 private final class TOMLTableArray {
     var elements: [TOMLTable]
     let line: Int
+    /// Whether its elements are listed in the document (as `name[N]`).
+    let listed: Bool
 
-    init(first: TOMLTable, line: Int) {
+    init(first: TOMLTable, line: Int, listed: Bool) {
         self.elements = [first]
         self.line = line
+        self.listed = listed
     }
 }
 
@@ -380,7 +383,7 @@ private struct TOMLReader {
                 table = child
             case .tableArray(let array):
                 table = array.elements[array.elements.count - 1]
-                isListed = false
+                isListed = isListed && array.listed
             case .value(let value, let line):
                 throw error(
                     "\(shown) cannot make a table inside \"\(name)\": it is \(value.typeName) (line \(line))", at: start
@@ -422,10 +425,12 @@ private struct TOMLReader {
                 throw error(
                     "the table \(shown) is already an array of tables [[\(name)]] (line \(array.line))", at: start)
             }
-            let element = TOMLTable(origin: .header, line: start.line, name: name)
+            let element = TOMLTable(
+                origin: .header, line: start.line, name: "\(name)[\(array.elements.count + 1)]")
             array.elements.append(element)
+            if array.listed { list(element) }
             current = element
-            isListed = false
+            isListed = array.listed
         case .value(let value, let line):
             if isArray, case .array = value {
                 throw error(
@@ -433,15 +438,10 @@ private struct TOMLReader {
             }
             throw error("the table \(shown) redefines the key \"\(name)\" (line \(line))", at: start)
         case nil:
-            let child = TOMLTable(origin: .header, line: start.line, name: name)
+            let child = TOMLTable(origin: .header, line: start.line, name: isArray ? "\(name)[1]" : name)
             if isArray {
-                table.add(last, .tableArray(TOMLTableArray(first: child, line: start.line)))
-                if isListed {
-                    document.entries.append(
-                        ConfigDocument.Entry(
-                            table: table.name, key: last, value: .other("an array of tables"), line: start.line))
-                }
-                isListed = false
+                table.add(last, .tableArray(TOMLTableArray(first: child, line: start.line, listed: isListed)))
+                if isListed { list(child) }
             } else {
                 table.add(last, .table(child))
                 if isListed { list(child) }

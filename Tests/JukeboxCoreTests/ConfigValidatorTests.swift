@@ -24,7 +24,7 @@ import Testing
         let document = try TOMLParser.parse(text, fileName: "jukebox.toml").get()
         #expect(
             ConfigValidator.validate(document) { _ in nil }.diagnostics.map(\.description) == [
-                "jukebox.toml:2: audio: unknown key 'audio'; 'audio' is a table, write it as [audio]"
+                "jukebox.toml:2: audio[1]: unknown array of tables [[audio]]; 'audio' is a table, write it as [audio]"
             ])
     }
 

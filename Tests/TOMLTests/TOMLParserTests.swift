@@ -169,7 +169,7 @@ import Testing
             ])
     }
 
-    @Test func arraysOfTablesParseAndAreOneEntry() throws {
+    @Test func arraysOfTablesListEachElementAsATable() throws {
         let document = try #require(
             Self.document(
                 """
@@ -187,11 +187,17 @@ import Testing
                 """))
         #expect(
             document.entries == [
-                Entry(table: "", key: "fruit", value: .other("an array of tables"), line: 1),
+                Entry(table: "fruit[1]", key: "name", value: .string("apple"), line: 2),
+                Entry(table: "fruit[1].physical", key: "color", value: .string("red"), line: 4),
+                Entry(table: "fruit[1].variety[1]", key: "name", value: .string("red delicious"), line: 6),
+                Entry(table: "fruit[2]", key: "name", value: .string("banana"), line: 8),
                 Entry(table: "after", key: "k", value: .integer(1), line: 11),
             ])
-        #expect(document.tables.map(\.name) == ["after"])
-        #expect(document.tables.map(\.line) == [10])
+        #expect(
+            document.tables.map(\.name) == [
+                "fruit[1]", "fruit[1].physical", "fruit[1].variety[1]", "fruit[2]", "after",
+            ])
+        #expect(document.tables.map(\.line) == [1, 3, 5, 7, 10])
     }
 
     // MARK: lines

@@ -35,6 +35,9 @@ public enum ConfigReference {
         for spec in CardReaderSection.keys(for: "card_reader.NAME") ?? [] {
             keys.append(("card_reader.NAME", spec.name, accepts(spec.kind)))
         }
+        for spec in AlarmSection.keys(for: AlarmSection.name) ?? [] {
+            keys.append((AlarmSection.name, spec.name, accepts(spec.kind)))
+        }
         return keys
     }
 
@@ -101,8 +104,12 @@ public enum ConfigReference {
         return keys
     }
 
-    /// `[name]` alone on its line (a comment's "[buttons] shutdown_command" is prose).
+    /// `[name]` alone on its line (a comment's "[buttons] shutdown_command" is prose); the
+    /// array of tables `[[alarm]]` is `alarm`.
     static func tableName(_ line: String) -> String? {
+        if line.hasPrefix("[[" + AlarmSection.name + "]]") {
+            return line.dropFirst(AlarmSection.name.count + 4).trimmedSpaces.isEmpty ? AlarmSection.name : nil
+        }
         guard line.hasPrefix("["), !line.hasPrefix("[["), let end = line.firstIndex(of: "]") else { return nil }
         let rest = line[line.index(after: end)...].trimmedSpaces
         guard rest.isEmpty || rest.hasPrefix("#") else { return nil }
@@ -188,7 +195,8 @@ public enum ConfigReference {
         for key in keys {
             if key.table != table {
                 table = key.table
-                text += "\n## " + (key.table.isEmpty ? "Top level" : "[\(key.table)]") + "\n\n"
+                let header = key.table == AlarmSection.name ? "[[\(key.table)]]" : "[\(key.table)]"
+                text += "\n## " + (key.table.isEmpty ? "Top level" : header) + "\n\n"
                 text += "| key | accepts | default | what it does |\n|---|---|---|---|\n"
             }
             let shown = key.shown.map { "`\($0.replacingBars)`" } ?? ""

@@ -146,6 +146,7 @@ public enum ConfigValidator {
         }
         run.diagnostics += controlDiagnostics(config, lines: lines, fileName: document.fileName)
         run.diagnostics += CardReaderSection.diagnostics(config, document: document)
+        run.diagnostics += AlarmSection.diagnostics(config, document: document)
 
         if run.diagnostics.isEmpty {
             return (config, [])
@@ -256,9 +257,11 @@ public enum ConfigValidator {
 
     static let gpioLines: ClosedRange<Int64> = 0...511
 
-    /// The keys of `table`: a fixed table's, or a card reader's (`card_reader.NAME`).
+    /// The keys of `table`: a fixed table's, a card reader's (`card_reader.NAME`) or an
+    /// alarm's (`alarm[N]`, an element of `[[alarm]]`).
     static func keys(for table: String) -> [KeySpec]? {
         schema[table] ?? CardReaderSection.keys(for: table)
+            ?? (table == AlarmSection.name ? nil : AlarmSection.keys(for: table))
     }
 
     static let schema: [String: [KeySpec]] = [
@@ -466,7 +469,17 @@ public enum ConfigValidator {
             var problem = "unknown table [\(name)]"
             let known = ConfigValidator.schema.keys.filter { !$0.isEmpty }.sorted()
             let head = String(name.prefix { $0 != "." })
-            if name == "card_reader" {
+            if let open = name.firstIndex(of: "["), !name.contains(".") {
+                let array = name[..<open]
+                problem = "unknown array of tables [[\(array)]]"
+                if ConfigValidator.schema[String(array)] != nil {
+                    problem += "; '\(array)' is a table, write it as [\(array)]"
+                } else if let suggestion = ConfigValidator.suggest(String(array), among: [AlarmSection.name]) {
+                    problem += "; did you mean [[\(suggestion)]]?"
+                }
+            } else if name == AlarmSection.name {
+                problem = "an alarm is one element of an array of tables: write [[alarm]] (each alarm under its own)"
+            } else if name == "card_reader" {
                 problem = "a card reader needs a name: write [card_reader.NAME], e.g. [card_reader.front]"
             } else if head == "card_reader" {
                 problem += "; a card reader's table is [card_reader.NAME], one name without dots"

@@ -30,6 +30,8 @@ public struct JukeboxConfig: Sendable, Equatable {
     public var speech = Speech()
     /// The `[card_reader.NAME]` tables, in the file's order.
     public var cardReaders: [CardReaderConfig] = []
+    /// `[[alarm]]`: the wake-up alarms, in file order.
+    public var alarms: [WakeUpAlarm] = []
 
     /// The defaults, with `musicDir`.
     public init(musicDir: String) {

@@ -1,0 +1,112 @@
+import Foundation
+import Glibc
+import JukeboxTestSupport
+import LinuxSupport
+import Testing
+
+/// A wake-up alarm on the real daemon, heard through ALSA's `file` PCM into a paced FIFO: set
+/// for the next minute (the daemon's zone is UTC, the system clock trusted), it starts its
+/// folder from silence, the samples' level rises over the fade to the alarm's volume, and a
+/// press of play/pause stops it.
+@Suite(.serialized) struct WakeUpAlarmDaemonTests {
+    static let byteRate = 176_400
+    static let level: Int16 = 16000
+
+    /// The mean absolute left sample of `frames` frames from `start`.
+    static func meanLevel(_ bytes: [UInt8], from start: Int, frames: Int) -> Double {
+        let sum = (start..<start + frames).reduce(0) { $0 + abs(Int(SleepTimerDaemonTests.left(bytes, frame: $1))) }
+        return Double(sum) / Double(frames)
+    }
+
+    @Test func anAlarmForTheNextMinuteFadesInAndAPressStopsIt() throws {
+        let directory = try TemporaryDirectory(prefix: "jukeboxd-alarm")
+        defer { directory.remove() }
+        let sink = try PacedFifoSink(bytesPerSecond: Self.byteRate, pipeSize: 4096)
+        defer { sink.stop() }
+        try FileManager.default.createDirectory(atPath: directory.file("music/wake"), withIntermediateDirectories: true)
+        try InputLatencyProbe.writeFlatWAV(path: directory.file("music/wake/flat.wav"), seconds: 60)
+        let nowMinute = Int(Date().timeIntervalSince1970) / 60
+        let alarmMinute = (nowMinute + 1) % 1440
+        let time = String(format: "%02d:%02d", alarmMinute / 60, alarmMinute % 60)
+        let fadeSeconds = 4
+        let config = directory.file("jukebox.toml")
+        try DaemonConfig(
+            musicDir: "music", device: sink.alsaDevice, pacing: "device", periodMs: 10, bufferMs: 40,
+            onStart: "paused",
+            extra: """
+
+                [feedback]
+                sounds = false
+
+                [rules]
+                clock = "system"
+
+                [[alarm]]
+                name = "wake"
+                time = "\(time)"
+                folder = "wake"
+                volume = 40
+                fade_s = \(fadeSeconds)
+                """
+        ).write(to: config)
+        let process = try DaemonProcess(
+            executable: Jukeboxd.binary,
+            arguments: ["--config", config, "--log-level", "debug", "--console", "stdin"], environment: ["TZ": "UTC"])
+        defer {
+            _ = process.kill(SIGTERM)
+            _ = process.waitForExit(timeout: .seconds(5))
+        }
+        #expect(process.waitForLine(matching: "library: the scanned", on: .stderr, timeout: .seconds(30)) != nil)
+        // Nothing plays before the alarm (on_start = "paused").
+        #expect(sink.byteCount == 0)
+
+        // It rings within the minute (the daemon sleeps until it, looking at least every minute).
+        #expect(
+            process.waitForLine(matching: "alarms: alarm wake: folder \"wake\"", on: .stderr, timeout: .seconds(90))
+                != nil, "\(process.text(of: .stderr))")
+        try process.send("alarms")
+        #expect(
+            process.waitForOutputLine(matching: "ringing: wake", on: .stdout) != nil, "\(process.text(of: .stdout))")
+        // The fade and a second more of the music reach the output.
+        #expect(
+            sink.waitForBytes((fadeSeconds + 1) * Self.byteRate, timeoutSeconds: 30), "\(process.text(of: .stderr))")
+        let bytes = sink.bytes
+        let frames = bytes.count / 4
+        // The level in tenths of a second from the music's first sample: it starts from silence
+        // and rises, never falling, to the alarm's volume (40: the volume curve's gain below 1).
+        let window = 4410
+        let first = try #require((0..<frames).first { SleepTimerDaemonTests.left(bytes, frame: $0) != 0 })
+        var means: [Double] = []
+        for start in stride(from: first, to: frames - window, by: window) {
+            means.append(Self.meanLevel(bytes, from: start, frames: window))
+        }
+        let final = try #require(means.last)
+        #expect(final > 0 && final < Double(Self.level), "the level reached \(final)")
+        #expect(means[0] < final / 2, "the first tenth of a second was at \(means[0]) of \(final): no fade")
+        let falls = zip(means, means.dropFirst()).filter { $1 < $0 - 1 }.count
+        #expect(falls == 0, "the level fell \(falls) times: \(means)")
+        // It rises step by step over most of the fade, not at once.
+        let rises = zip(means, means.dropFirst()).filter { $1 > $0 + 1 }.count
+        #expect(rises >= fadeSeconds * 5, "the level rose in \(rises) tenths: \(means)")
+        let reached = try #require(means.firstIndex { $0 >= final * 0.95 })
+        #expect(reached >= fadeSeconds * 5, "the level was up after \(reached) tenths of a second: \(means)")
+
+        // A press of play/pause stops the alarm and its music.
+        try process.send("button play_pause short")
+        #expect(
+            process.waitForLine(matching: "alarms: alarm wake stopped", on: .stderr, timeout: .seconds(10)) != nil,
+            "\(process.text(of: .stderr))")
+        try process.send("status")
+        #expect(process.waitForOutputLine(matching: "state: stop", on: .stdout) != nil, "\(process.text(of: .stdout))")
+        // It rings no more: `alarms` shows the next one and nothing ringing.
+        process.skipOutput()
+        let from = process.lines.count
+        try process.send("alarms")
+        #expect(
+            process.waitForOutputLine(matching: "alarm: wake: all \(time)", on: .stdout) != nil,
+            "\(process.text(of: .stdout))")
+        let reply = process.lines.dropFirst(from).filter { $0.stream == .stdout }.map(\.text)
+        #expect(reply.contains { $0.contains("next: ") && $0.hasSuffix("\(time) wake") }, "\(reply)")
+        #expect(!reply.contains { $0.contains("ringing") }, "\(reply)")
+    }
+}
