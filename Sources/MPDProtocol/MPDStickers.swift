@@ -63,6 +63,14 @@ extension MPDCommands {
             guard !arguments[3].isEmpty else { return }
             try io { try stickers.set(type: type, uri: uri, name: arguments[3], value: arguments[4]) }
             w.observer.mark(.stickers)
+        case ("inc", 5), ("dec", 5):
+            guard !arguments[3].isEmpty else { throw MPDError(.argument, "empty sticker name") }
+            let uri = try song()
+            let name = arguments[3]
+            let old = try io { try stickers.value(type: type, uri: uri, name: name) }
+            let value = old.map { stickerSum($0, arguments[4], subtract: arguments[0] == "dec") } ?? arguments[4]
+            try io { try stickers.set(type: type, uri: uri, name: name, value: value) }
+            w.observer.mark(.stickers)
         case ("delete", 3), ("delete", 4):
             let uri = try song()
             let name = arguments.count == 4 ? arguments[3] : nil
@@ -92,6 +100,34 @@ extension MPDCommands {
         default:
             throw MPDError(.argument, "bad request")
         }
+    }
+
+    /// `sticker inc|dec` (MPD 0.24) on an existing value: SQLite's `value + ?` in MPD's
+    /// table, whose texts count as the number they start with (none: 0); a whole sum stays
+    /// whole. A new sticker takes the value as given, for `dec` too, as in MPD.
+    static func stickerSum(_ old: String, _ change: String, subtract: Bool) -> String {
+        let a = leadingNumberText(old)
+        let b = leadingNumberText(change)
+        if let x = Int64(a.isEmpty ? "0" : a), let y = Int64(b.isEmpty ? "0" : b) {
+            let (sum, overflow) = subtract ? x.subtractingReportingOverflow(y) : x.addingReportingOverflow(y)
+            if !overflow { return String(sum) }
+        }
+        let x = Double(a) ?? 0
+        let y = Double(b) ?? 0
+        return String(subtract ? x - y : x + y)
+    }
+
+    /// The longest start of `text` (after spaces) that reads as a decimal number.
+    static func leadingNumberText(_ text: String) -> String {
+        let scalars = Array(text.drop(while: { $0 == " " }).unicodeScalars)
+        var best = ""
+        var prefix = String.UnicodeScalarView()
+        for scalar in scalars.prefix(64) {
+            prefix.append(scalar)
+            let candidate = String(prefix)
+            if Double(candidate) != nil, candidate.allSatisfy({ "+-.0123456789eE".contains($0) }) { best = candidate }
+        }
+        return best
     }
 
     /// The sticker types the database keeps (MPD 0.24's `stickertypes`): songs only.
