@@ -7,7 +7,8 @@ import Testing
 /// A python-mpd2 client (Debian's python3-mpd) speaking MPD 0.24 to the real daemon: the
 /// relative queue positions myMPD turns on when the greeting says 0.24 (`addid URI +0`,
 /// `move … +1`, `searchadd … position`, `load … 0: +0`), and the 0.24 commands
-/// python-mpd2 does not know yet, added with `add_command` as a client would.
+/// python-mpd2 does not know yet, added with `add_command` as a client would, with the
+/// daemon's SQLite stickers behind `sticker inc`/`dec` and `sticker find ... sort`.
 @Suite(.serialized) struct MPD024ClientTests {
     @Test(.enabled(if: MPDDaemonTests.hasPythonMPD)) func relativePositionsAnd024Commands() throws {
         let (harness, port) = try MPDDaemonTests.start()
@@ -21,7 +22,9 @@ import Testing
 
         for name, parser in [("protocol", mpd.MPDClient._parse_list),
                              ("searchcount", mpd.MPDClient._parse_object),
-                             ("searchplaylist", mpd.MPDClient._parse_songs)]:
+                             ("searchplaylist", mpd.MPDClient._parse_songs),
+                             ("sticker inc", mpd.MPDClient._parse_nothing),
+                             ("sticker dec", mpd.MPDClient._parse_nothing)]:
             mpd.MPDClient.add_command(name, parser)
 
         M, C, N = "01 Morning Light.mp3", "02 Cafe au Lait.mp3", "03 Night Drive.mp3"
@@ -88,6 +91,17 @@ import Testing
         assert any("playlist" in entry for entry in c.lsinfo()), c.lsinfo()
         assert c.tagtypes("available") == c.tagtypes()
         c.tagtypes("reset", "Artist", "Title")
+
+        # Play counts as myMPD keeps them with 0.24: sticker inc, find sorted by value_int.
+        c.sticker_inc("song", M, "plays", "2")
+        c.sticker_inc("song", M, "plays", "3")
+        c.sticker_set("song", N, "plays", "10")
+        c.sticker_dec("song", N, "plays", "1")
+        assert c.sticker_get("song", M, "plays") == "5", c.sticker_get("song", M, "plays")
+        found = c.sticker_find("song", "", "plays", "sort", "-value_int")
+        assert [f["file"] for f in found] == [N, M], found
+        assert [f["file"] for f in c.sticker_find("song", "", "plays", "gt", "6")] == [N]
+        assert [f["file"] for f in c.sticker_find("song", "", "plays", "sort", "uri", "window", "0:1")] == [M]
         print("PASS")
         """
 }

@@ -204,4 +204,36 @@ import Testing
         #expect(MPDCommands.stickerSum("7 apples", "3", subtract: false) == "10")
         #expect(MPDCommands.stickerSum("1e2", "1", subtract: true) == "99.0")
     }
+
+    /// `sticker find` with MPD 0.24's integer and text operators, `sort` and `window`.
+    @Test func stickerFindSortsWindowsAndComparesIntegers() {
+        let stickers = MemoryStickers()
+        var world = Self.world()
+        world.stickers = stickers
+        stickers.rows["song:Ann/First/01 Alpha.mp3"] = ["rating": "10"]
+        stickers.rows["song:Ann/First/02 Beta.mp3"] = ["rating": "9"]
+        stickers.rows["song:loose.wav"] = ["rating": "abc"]
+        let (alpha, beta, loose) = ("Ann/First/01 Alpha.mp3", "Ann/First/02 Beta.mp3", "loose.wav")
+        func uris(_ line: String) -> [String] {
+            Self.run("sticker find song " + line, &world).split(separator: "\n").filter { $0.hasPrefix("file: ") }
+                .map { String($0.dropFirst(6)) }
+        }
+        #expect(uris("\"\" rating gt 9") == [alpha])
+        // As text (MPD 0.23's `>`), "10" < "9" < "abc".
+        #expect(uris("\"\" rating > 9") == [loose])
+        // A value that is no number counts as 0.
+        #expect(uris("\"\" rating lt 9") == [loose])
+        #expect(uris("\"\" rating eq 10") == [alpha])
+        #expect(uris("\"\" rating contains b") == [loose])
+        #expect(uris("\"\" rating starts_with 1") == [alpha])
+        #expect(uris("\"\" rating sort value_int") == [loose, beta, alpha])
+        #expect(uris("\"\" rating sort -value") == [loose, beta, alpha])
+        #expect(uris("\"\" rating sort -value_int window 0:1") == [alpha])
+        #expect(uris("Ann rating gt 0 sort uri window 1:") == [beta])
+        #expect(
+            Self.run("sticker find song \"\" rating sort size", &world)
+                == "ACK [2@0] {sticker} Unknown sort tag \"size\"\n")
+        #expect(Self.run("sticker find song \"\" rating ~ 4", &world) == "ACK [2@0] {sticker} bad operator\n")
+        #expect(Self.run("sticker find song \"\" rating = 4 x", &world) == "ACK [2@0] {sticker} bad request\n")
+    }
 }
