@@ -378,7 +378,10 @@ public enum MPDCommands {
         "findadd": Spec(permission: .add, min: 1, max: -1) { w, c in try addFound(exact: true, &w, &c) },
         "searchadd": Spec(permission: .add, min: 1, max: -1) { w, c in try addFound(exact: false, &w, &c) },
         "searchaddpl": Spec(permission: .control, min: 2, max: -1) { w, c in try searchAddToPlaylist(&w, &c) },
-        "clear": Spec(permission: .control, min: 0, max: 0) { w, _ in w.run(.editQueue(.clear)) },
+        "clear": Spec(permission: .control, min: 0, max: 0) { w, _ in
+            w.run(.editQueue(.clear))
+            w.lastLoadedPlaylist = ""
+        },
         "delete": Spec(permission: .control, min: 1, max: 1) { w, c in
             let range = try parseRange(c.arguments[0], count: w.machine.queue.count)
             guard !range.isEmpty else { throw MPDError(.argument, "Bad song index") }
@@ -549,6 +552,8 @@ public enum MPDCommands {
         r.add("playlistlength", machine.queue.count)
         r.add("mixrampdb", MixRamp.shortest(w.mixRamp.db))
         r.add("state", machine.state.statusWord)
+        // MPD 0.24 writes it always, empty when nothing was loaded.
+        r.add("lastloadedplaylist", w.lastLoadedPlaylist)
         if w.crossfadeSeconds > 0 { r.add("xfade", w.crossfadeSeconds) }
         // Stored as a float, shown as the double it converts to (as MPD does).
         if w.mixRamp.delay > 0 { r.add("mixrampdelay", MixRamp.shortest(Double(w.mixRamp.delay))) }

@@ -140,6 +140,7 @@ extension MPDCommands {
             w.notices.append("load \(name): skipped \(missing.count) missing: \(first)\(more)")
         }
         try addToQueue(ids, at: at, &w)
+        w.lastLoadedPlaylist = name
     }
 
     /// `save NAME [create|append|replace]` (the mode is MPD 0.24's): `create` refuses an

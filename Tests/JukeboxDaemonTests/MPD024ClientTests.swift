@@ -74,6 +74,7 @@ import Testing
         c.play(0)
         c.load("mix", "0:", "+0")
         assert files() == [C, C, N, N], files()
+        assert c.status()["lastloadedplaylist"] == "mix", c.status()
 
         # consume oneshot, searchcount, protocol features, tagtypes available.
         c.consume("oneshot")

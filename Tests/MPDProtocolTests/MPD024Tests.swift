@@ -141,6 +141,16 @@ import Testing
         #expect(Self.run("playlistmove nope 1:2 1", &world) == "OK\n")
         #expect(Self.run("playlistmove abc 4 0", &world) == "OK\n")
         #expect(folder.lists["abc"]?.entries == ["e", "a", "b", "c", "d"])
+
+        // status's lastloadedplaylist: empty, the playlist `load` put in, empty after `clear`.
+        func lastLoaded() -> String? { MPDProtocolTests.fields(Self.run("status", &world))["lastloadedplaylist"] }
+        #expect(lastLoaded() == "")
+        #expect(Self.run("load other", &world) == "OK\n")
+        #expect(lastLoaded() == "other")
+        #expect(Self.run("load nope", &world) == "ACK [50@0] {load} No such playlist\n")
+        #expect(lastLoaded() == "other")
+        #expect(Self.run("clear", &world) == "OK\n")
+        #expect(lastLoaded() == "")
     }
 
     /// `searchcount` (case-folded `count`), `playlistfind`/`playlistsearch` with `sort` and
