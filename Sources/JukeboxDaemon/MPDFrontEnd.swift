@@ -37,6 +37,8 @@ final class MPDFrontEnd {
     private(set) var crossfadeSeconds = 0
     /// `mixrampdb` and `mixrampdelay`, kept in the database's settings (as MPD's state file keeps them).
     private var mixRamp = MixRamp()
+    /// `status`'s `lastloadedplaylist` (MPD 0.24); not kept across a restart.
+    private var lastLoadedPlaylist = ""
     /// The clients' channels and messages.
     private let messages = MPDMessageBoard()
     private let startedAt = MonotonicClock.nanoseconds()
@@ -157,13 +159,15 @@ final class MPDFrontEnd {
         info.playTimeSeconds = Int64(playedNanoseconds / 1_000_000_000)
         info.audioFormat = format.map { "\($0.rate):16:\($0.channels)" }
         let root = musicDir
-        return MPDWorld(
+        var world = MPDWorld(
             machine: machine, library: library, observer: observer, now: Instant.now, host: info,
             hostPathProblem: { MPDFrontEnd.escapes(root: root, relative: $0) }, playlists: playlists,
             stickers: stickers, musicFolder: files,
             tagCards: TagCardMapping(
                 store: stickers.store, lastUnknown: lastUnknownCard, lastCard: lastCard, cardReads: cardReads),
             replayGainMode: replayGainMode, crossfadeSeconds: crossfadeSeconds, mixRamp: mixRamp, messages: messages)
+        world.lastLoadedPlaylist = lastLoadedPlaylist
+        return world
     }
 
     static let replayGainSetting = "replay_gain_mode"
@@ -176,6 +180,7 @@ final class MPDFrontEnd {
     /// Takes back what a request changed in the front end's state.
     func absorb(_ world: MPDWorld) {
         observer = world.observer
+        lastLoadedPlaylist = world.lastLoadedPlaylist
         host.updatingJob = world.host.updatingJob
         host.lastJob = world.host.lastJob
         if world.replayGainMode != replayGainMode {

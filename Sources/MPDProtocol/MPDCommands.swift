@@ -36,12 +36,14 @@ public enum MPDCommands {
         public var binaryLimit: Int
         /// The session's number on the message board, once it subscribed to a channel.
         public var messageClient: Int?
+        /// The protocol features the client turned on (`protocol enable`).
+        public var protocolFeatures: Set<MPDProtocolFeature>
         /// The rows after `response`, made as the connection takes them.
         var rows: MPDReplyStream?
 
         init(
             arguments: [String], permission: Permission, password: String?, human: Bool, binaryLimit: Int = 8192,
-            messageClient: Int? = nil
+            messageClient: Int? = nil, protocolFeatures: Set<MPDProtocolFeature> = []
         ) {
             self.arguments = arguments
             self.permission = permission
@@ -49,6 +51,7 @@ public enum MPDCommands {
             self.human = human
             self.binaryLimit = binaryLimit
             self.messageClient = messageClient
+            self.protocolFeatures = protocolFeatures
         }
     }
 
@@ -195,13 +198,8 @@ public enum MPDCommands {
             c.response.add("mime_type", "audio/opus")
         },
         "urlhandlers": Spec(permission: .read, min: 0, max: 0) { _, _ in },
-        "tagtypes": Spec(permission: [], min: 0, max: -1) { _, c in
-            if c.arguments.isEmpty {
-                for tag in MPDTag.allCases where tag.isShown { c.response.add("tagtype", tag.rawValue) }
-            } else if !["all", "clear", "enable", "disable"].contains(c.arguments[0]) {
-                throw MPDError(.argument, "Unknown sub command")
-            }
-        },
+        "tagtypes": Spec(permission: [], min: 0, max: -1) { _, c in try tagTypes(&c) },
+        "protocol": Spec(permission: [], min: 0, max: -1) { _, c in try protocolFeatures(&c) },
         // playback
         "play": Spec(permission: .control, min: 0, max: 1) { w, c in
             if let argument = c.arguments.first {
@@ -300,9 +298,15 @@ public enum MPDCommands {
             setOption(&w) { $0.single = mode }
         },
         "consume": Spec(permission: .control, min: 1, max: 1) { w, c in
-            // `consume oneshot` is MPD 0.24's; 0.23 wants a boolean.
-            let on = try boolean(c.arguments[0])
-            setOption(&w) { $0.consume = on }
+            // MPD 0.24's modes: 0, 1, or `oneshot` (consume one song, then turn off).
+            let oneshot = c.arguments[0] == "oneshot"
+            guard oneshot || c.arguments[0] == "0" || c.arguments[0] == "1" else {
+                throw MPDError(.argument, "Unrecognized consume mode, expected 0, 1, or oneshot")
+            }
+            setOption(&w) {
+                $0.consume = c.arguments[0] != "0"
+                $0.consumeOneshot = oneshot
+            }
         },
         "crossfade": Spec(permission: .control, min: 1, max: 1) { w, c in
             w.crossfadeSeconds = try unsigned(c.arguments[0])
@@ -374,7 +378,10 @@ public enum MPDCommands {
         "findadd": Spec(permission: .add, min: 1, max: -1) { w, c in try addFound(exact: true, &w, &c) },
         "searchadd": Spec(permission: .add, min: 1, max: -1) { w, c in try addFound(exact: false, &w, &c) },
         "searchaddpl": Spec(permission: .control, min: 2, max: -1) { w, c in try searchAddToPlaylist(&w, &c) },
-        "clear": Spec(permission: .control, min: 0, max: 0) { w, _ in w.run(.editQueue(.clear)) },
+        "clear": Spec(permission: .control, min: 0, max: 0) { w, _ in
+            w.run(.editQueue(.clear))
+            w.lastLoadedPlaylist = ""
+        },
         "delete": Spec(permission: .control, min: 1, max: 1) { w, c in
             let range = try parseRange(c.arguments[0], count: w.machine.queue.count)
             guard !range.isEmpty else { throw MPDError(.argument, "Bad song index") }
@@ -420,7 +427,7 @@ public enum MPDCommands {
             // MPD's order: the folder's songs, then its subfolders.
             for track in w.library.files(in: uri) { song(track, into: &c.response) }
             for folder in w.library.subfolders(of: uri) { c.response.add("directory", folder) }
-            if uri.isEmpty { rootPlaylists(&w, &c) }
+            if uri.isEmpty, !c.protocolFeatures.contains(.hidePlaylistsInRoot) { rootPlaylists(&w, &c) }
         },
         "listall": Spec(permission: .read, min: 0, max: 1) { w, c in
             try listAll(c.arguments.first ?? "", info: false, &w, &c)
@@ -438,18 +445,20 @@ public enum MPDCommands {
         "stickertypes": Spec(permission: .admin, min: 0, max: 0) { w, c in try stickerTypes(&w, &c) },
         "stickernamestypes": Spec(permission: .admin, min: 0, max: 1) { w, c in try stickerNamesTypes(&w, &c) },
         "search": Spec(permission: .read, min: 1, max: -1) { w, c in try find(exact: false, &w, &c) },
-        "count": Spec(permission: .read, min: 1, max: -1) { w, c in try count(&w, &c) },
+        "count": Spec(permission: .read, min: 1, max: -1) { w, c in try count(exact: true, &w, &c) },
+        "searchcount": Spec(permission: .read, min: 1, max: -1) { w, c in try count(exact: false, &w, &c) },
         "list": Spec(permission: .read, min: 1, max: -1) { w, c in try list(&w, &c) },
         "update": Spec(permission: .control, min: 0, max: 1) { w, c in try update(&w, &c) },
         "rescan": Spec(permission: .control, min: 0, max: 1) { w, c in try update(&w, &c) },
 
         // stored playlists (MPDStoredPlaylists.swift)
         "listplaylists": Spec(permission: .read, min: 0, max: 0) { w, c in try listPlaylists(&w, &c) },
-        "listplaylist": Spec(permission: .read, min: 1, max: 1) { w, c in try listPlaylist(&w, &c) },
-        "listplaylistinfo": Spec(permission: .read, min: 1, max: 1) { w, c in try listPlaylistInfo(&w, &c) },
+        "listplaylist": Spec(permission: .read, min: 1, max: 2) { w, c in try listPlaylist(&w, &c) },
+        "listplaylistinfo": Spec(permission: .read, min: 1, max: 2) { w, c in try listPlaylistInfo(&w, &c) },
+        "searchplaylist": Spec(permission: .read, min: 2, max: 4) { w, c in try searchPlaylist(&w, &c) },
         "playlistlength": Spec(permission: .read, min: 1, max: 1) { w, c in try playlistLength(&w, &c) },
         "load": Spec(permission: .add, min: 1, max: 3) { w, c in try load(&w, &c) },
-        "save": Spec(permission: .control, min: 1, max: 1) { w, c in try save(&w, &c) },
+        "save": Spec(permission: .control, min: 1, max: 2) { w, c in try save(&w, &c) },
         "playlistadd": Spec(permission: .control, min: 2, max: 3) { w, c in try playlistAdd(&w, &c) },
         "playlistclear": Spec(permission: .control, min: 1, max: 1) { w, c in try playlistClear(&w, &c) },
         "playlistdelete": Spec(permission: .control, min: 2, max: 2) { w, c in try playlistDelete(&w, &c) },
@@ -500,7 +509,7 @@ public enum MPDCommands {
           next / previous     go to the next / previous track
           seekcur 90 / +10 / -5   jump to a second, or move from here
           setvol 40           volume 0-100;  volume +5 / volume -5
-          random 0|1  repeat 0|1  single 0|1|oneshot  consume 0|1   the play flags
+          random 0|1  repeat 0|1  single 0|1|oneshot  consume 0|1|oneshot   the play flags
           mode [in-order|repeat-all|repeat-one|shuffle]   a preset of the flags
           playlistinfo        the queue
           add "folder/song.mp3"   add to the queue (a folder adds everything in it)
@@ -508,7 +517,7 @@ public enum MPDCommands {
           prio 255 POS        play entry POS first in random mode (0-255; prioid by Id)
           playlistfind artist "Name"  playlistsearch any "word"   search the queue
           lsinfo ["folder"]   browse the music folder
-          save NAME  load NAME  listplaylists  listplaylist NAME  rm NAME   stored playlists
+          save NAME [append|replace]  load NAME  listplaylists  listplaylist NAME  rm NAME   stored playlists
           search any "word"   find "artist" "Name"   list artist
           update              rescan the music folder
         \(boxHelp.split(separator: "\n").map { "  " + $0 }.joined(separator: "\n"))
@@ -537,12 +546,14 @@ public enum MPDCommands {
         r.add("repeat", options.repeat ? 1 : 0)
         r.add("random", options.random ? 1 : 0)
         r.add("single", options.single.rawValue)
-        r.add("consume", options.consume ? 1 : 0)
+        r.add("consume", options.consume ? (options.consumeOneshot ? "oneshot" : "1") : "0")
         r.add("partition", "default")
         r.add("playlist", machine.queue.version)
         r.add("playlistlength", machine.queue.count)
         r.add("mixrampdb", MixRamp.shortest(w.mixRamp.db))
         r.add("state", machine.state.statusWord)
+        // MPD 0.24 writes it always, empty when nothing was loaded.
+        r.add("lastloadedplaylist", w.lastLoadedPlaylist)
         if w.crossfadeSeconds > 0 { r.add("xfade", w.crossfadeSeconds) }
         // Stored as a float, shown as the double it converts to (as MPD does).
         if w.mixRamp.delay > 0 { r.add("mixrampdelay", MixRamp.shortest(Double(w.mixRamp.delay))) }
@@ -658,7 +669,13 @@ public enum MPDCommands {
     /// The songs a filter with `sort` and `window` selects (find, search, findadd, searchaddpl).
     static func selection(_ arguments: [String], exact: Bool, in w: MPDWorld) throws -> [TrackInfo] {
         let (filter, rest) = try MPDFilter.parse(arguments, exact: exact)
-        var found = w.library.tracks.filter(filter.matches)
+        return try sortAndWindow(w.library.tracks.filter(filter.matches), rest) { $0 }
+    }
+
+    /// `[sort [-]TAG] [window RANGE]` applied to songs (the library's, or the queue's entries
+    /// for MPD 0.24's `playlistfind`/`playlistsearch`), `track` telling each one's tags.
+    static func sortAndWindow<Item>(_ items: [Item], _ rest: [String], track: (Item) -> TrackInfo) throws -> [Item] {
+        var found = items
         var index = 0
         while index < rest.count {
             let option = rest[index].lowercased()
@@ -669,7 +686,7 @@ public enum MPDCommands {
                 let descending = value.hasPrefix("-")
                 let name = descending ? String(value.dropFirst()) : value
                 guard let tag = MPDTag(name: name) else { throw MPDError(.argument, "Unknown sort tag") }
-                found.sort { tag.value(of: $0) < tag.value(of: $1) }
+                found.sort { tag.value(of: track($0)) < tag.value(of: track($1)) }
                 if descending { found.reverse() }
             case "window":
                 let window = try parseRange(value, count: found.count, strict: false)
@@ -716,12 +733,13 @@ public enum MPDCommands {
     }
 
     /// `count [FILTER] [group TAG]`: songs and whole seconds, per value of TAG when grouped.
-    static func count(_ w: inout MPDWorld, _ c: inout Call) throws {
+    /// `count` (`exact`) and MPD 0.24's `searchcount` (case-folded, as `search`).
+    static func count(exact: Bool, _ w: inout MPDWorld, _ c: inout Call) throws {
         var rest = c.arguments
         let group = try takeGroup(&rest)
         var tracks = w.library.tracks
         if !rest.isEmpty {
-            let (filter, leftover) = try MPDFilter.parse(rest, exact: true)
+            let (filter, leftover) = try MPDFilter.parse(rest, exact: exact)
             guard leftover.isEmpty else { throw MPDError(.argument, "Incorrect number of filter arguments") }
             tracks = tracks.filter(filter.matches)
         } else if group == nil {

@@ -135,6 +135,28 @@ public indirect enum MPDFilter: Sendable, Equatable {
         return text
     }
 
+    /// MPD's named operators, compared in any case: `contains` and `starts_with` and MPD
+    /// 0.24's `!contains`, `!starts_with` and the `_cs`/`_ci` forms of these and of `eq`
+    /// (`eq_cs`, `!eq_ci`, ...), which are case-sensitive or not whatever the command.
+    static func namedOperator(_ word: String, foldCase: Bool) -> (op: Operator, negated: Bool, foldCase: Bool)? {
+        var name = Substring(word.lowercased())
+        let negated = name.hasPrefix("!")
+        if negated { name = name.dropFirst() }
+        var fold = foldCase
+        var explicit = false
+        if name.hasSuffix("_cs") || name.hasSuffix("_ci") {
+            fold = name.hasSuffix("_ci")
+            explicit = true
+            name = name.dropLast(3)
+        }
+        switch name {
+        case "contains": return (.contains, negated, fold)
+        case "starts_with": return (.startsWith, negated, fold)
+        case "eq" where explicit: return (.equals, negated, fold)
+        default: return nil
+        }
+    }
+
     static func field(named name: String) throws(MPDError) -> Field {
         switch name.lowercased() {
         case "any": return .any
@@ -224,9 +246,13 @@ public indirect enum MPDFilter: Sendable, Equatable {
                 op = .notEquals
             } else {
                 let word = readWord()
+                if let named = MPDFilter.namedOperator(word, foldCase: foldCase) {
+                    let value = try readQuoted()
+                    try expect(")", "')' expected")
+                    let condition = MPDFilter.condition(field, named.op, value, foldCase: named.foldCase)
+                    return named.negated ? .not(condition) : condition
+                }
                 switch word {
-                case "contains": op = .contains
-                case "starts_with": op = .startsWith
                 case "=~", "!~":
                     let pattern = try TagPattern(try readQuoted(), ignoringCase: foldCase)
                     try expect(")", "')' expected")

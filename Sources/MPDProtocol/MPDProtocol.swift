@@ -1,6 +1,6 @@
 import JukeboxCore
 
-/// The MPD protocol's text layer, as MPD 0.23 speaks it: the tokenizer with its quoting
+/// The MPD protocol's text layer, as MPD 0.24 speaks it (0.23's, which it keeps): the tokenizer with its quoting
 /// rules, the ACK error form, response formatting and the idle subsystems. Pure: no I/O.
 ///
 /// A request line is a command word (ASCII letters, digits and `_`, starting with a letter)
@@ -8,8 +8,10 @@ import JukeboxCore
 /// or double-quoted, where a backslash escapes the next character. A closing quote must be
 /// followed by whitespace or the end of the line.
 public enum MPDProtocol {
-    /// The protocol version in the greeting (`OK MPD 0.23.0`).
-    public static let version = "0.23.0"
+    /// The protocol version in the greeting (`OK MPD 0.24.0`): clients turn on 0.24's
+    /// features (relative positions in myMPD, `protocol`, ranges of stored playlists) by it.
+    /// docs/MPD.md lists the 0.24 items the box leaves out and why.
+    public static let version = "0.24.0"
     /// The greeting a client sees first.
     public static let greeting = "OK MPD \(version)\n"
     /// The longest request line a network client may send (MPD's input buffer is 4 KiB).
@@ -109,6 +111,19 @@ public struct MPDError: Error, Sendable, Equatable {
     /// The ACK line (with its newline) for the command at `index` in a command list (0 outside one).
     public func ack(index: Int, command: String) -> String {
         "ACK [\(code.rawValue)@\(index)] {\(command)} \(ReplyLine.oneLine(message))\n"
+    }
+}
+
+/// MPD 0.24's protocol features, which a client turns on for its own connection
+/// (`protocol enable NAME`); all are off on a new connection.
+public enum MPDProtocolFeature: String, Sendable, Equatable, CaseIterable, Hashable {
+    /// `lsinfo` of the root lists no stored playlists.
+    case hidePlaylistsInRoot = "hide_playlists_in_root"
+
+    /// The feature of `name`, in any case (as MPD compares them).
+    init?(name: String) {
+        guard let feature = Self.allCases.first(where: { $0.rawValue == name.lowercased() }) else { return nil }
+        self = feature
     }
 }
 

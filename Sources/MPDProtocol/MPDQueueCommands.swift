@@ -44,11 +44,13 @@ extension MPDCommands {
 
     /// `playlistfind`/`playlistsearch FILTER`: the queue entries whose song matches, with
     /// their positions and ids (no sort or window: MPD takes those for tags and fails).
+    /// `playlistfind`/`playlistsearch FILTER [sort TAG] [window RANGE]` (`sort` and `window`
+    /// are MPD 0.24's): the queue's matching entries with their positions.
     static func playlistFind(exact: Bool, _ w: inout MPDWorld, _ c: inout Call) throws {
         let (filter, rest) = try MPDFilter.parse(c.arguments, exact: exact)
-        if let word = rest.first { throw MPDError(.argument, "Unknown filter type: \(word)") }
         let items = w.machine.queue.items
-        for index in items.indices where filter.matches(w.info(items[index].track)) {
+        let matching = items.indices.filter { filter.matches(w.info(items[$0].track)) }
+        for index in try sortAndWindow(matching, rest, track: { w.info(items[$0].track) }) {
             queueSong(index, w, into: &c.response)
         }
     }

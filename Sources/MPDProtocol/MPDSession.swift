@@ -58,6 +58,8 @@ public struct MPDSession {
     /// The most bytes of a binary chunk (`albumart`, `readpicture`) this client takes at once
     /// (MPD's default, changed by `binarylimit`).
     public private(set) var binaryLimit = 8192
+    /// MPD 0.24's protocol features this client turned on (`protocol enable`).
+    public private(set) var protocolFeatures: Set<MPDProtocolFeature> = []
     /// The session's number on the message board and the board, once it subscribed.
     private var messageClient: (number: Int, board: MPDMessageBoard)?
     private var list: (ok: Bool, lines: [String], bytes: Int)?
@@ -230,7 +232,7 @@ public struct MPDSession {
         if options.human { request.command = request.command.lowercased() }
         var call = MPDCommands.Call(
             arguments: request.arguments, permission: permission, password: options.password, human: options.human,
-            binaryLimit: binaryLimit, messageClient: messageClient?.number)
+            binaryLimit: binaryLimit, messageClient: messageClient?.number, protocolFeatures: protocolFeatures)
         if let error = MPDCommands.execute(request, world: &world, call: &call) {
             let known = MPDCommands.table[request.command] != nil
             bytes += call.response.bytes
@@ -239,6 +241,7 @@ public struct MPDSession {
         }
         permission = call.permission
         binaryLimit = call.binaryLimit
+        protocolFeatures = call.protocolFeatures
         if let number = call.messageClient, messageClient == nil { messageClient = (number, world.messages) }
         bytes += call.response.bytes
         rows = call.rows

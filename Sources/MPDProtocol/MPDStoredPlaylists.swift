@@ -55,8 +55,19 @@ extension MPDCommands {
         }
     }
 
+    /// `listplaylist NAME [RANGE]` (the range is MPD 0.24's).
     static func listPlaylist(_ w: inout MPDWorld, _ c: inout Call) throws {
-        for entry in try existing(c.arguments[0], in: w) { c.response.add("file", entry) }
+        for entry in try existingEntries(c, in: w) { c.response.add("file", entry) }
+    }
+
+    /// The entries of playlist `c.arguments[0]` within the range `c.arguments[1]`, when given
+    /// (MPD 0.24's `listplaylist`/`listplaylistinfo NAME START:END`; past the end is left out).
+    static func existingEntries(_ c: Call, in w: MPDWorld) throws -> ArraySlice<String> {
+        let range = try c.arguments.count > 1 ? playlistRange(c.arguments[1]) : nil
+        let entries = try existing(c.arguments[0], in: w)
+        guard let range else { return entries[...] }
+        let start = min(range.lowerBound, entries.count)
+        return entries[start..<max(start, min(range.upperBound, entries.count))]
     }
 
     /// `playlistlength NAME` (MPD 0.24): its entries and their time in whole seconds (an entry
@@ -68,11 +79,42 @@ extension MPDCommands {
         c.response.add("playtime", ms / 1000)
     }
 
+    /// `listplaylistinfo NAME [RANGE]` (the range is MPD 0.24's).
     static func listPlaylistInfo(_ w: inout MPDWorld, _ c: inout Call) throws {
-        for entry in try existing(c.arguments[0], in: w) {
+        for entry in try existingEntries(c, in: w) {
             // An entry that is no longer in the library shows its path only, as in MPD.
             if let track = w.library.track(path: entry) {
                 song(track, into: &c.response)
+            } else {
+                c.response.add("file", entry)
+            }
+        }
+    }
+
+    /// `searchplaylist NAME FILTER [window RANGE]` (MPD 0.24): the entries that match, case
+    /// folded as `search`, each with its position in the playlist (`Pos`); `window` counts
+    /// matches. An entry no longer in the library is matched by its path and shows it only.
+    static func searchPlaylist(_ w: inout MPDWorld, _ c: inout Call) throws {
+        var arguments = Array(c.arguments.dropFirst())
+        var window = 0..<Int(Int32.max)
+        // As MPD: `window` only after a single filter expression.
+        if arguments.count == 3, arguments[1] == "window" {
+            window = try playlistRange(arguments[2])
+            arguments.removeLast(2)
+        }
+        let (filter, rest) = try MPDFilter.parse(arguments, exact: false)
+        guard rest.isEmpty else { throw MPDError(.argument, "Incorrect number of filter arguments") }
+        let entries = try existing(c.arguments[0], in: w)
+        var matched = 0
+        for (position, entry) in entries.enumerated() {
+            guard matched < window.upperBound else { break }
+            let track = w.library.track(path: entry)
+            guard filter.matches(track ?? TrackInfo(id: 0, path: entry)) else { continue }
+            matched += 1
+            guard matched > window.lowerBound else { continue }
+            if let track {
+                song(track, into: &c.response)
+                c.response.add("Pos", position)
             } else {
                 c.response.add("file", entry)
             }
@@ -98,15 +140,26 @@ extension MPDCommands {
             w.notices.append("load \(name): skipped \(missing.count) missing: \(first)\(more)")
         }
         try addToQueue(ids, at: at, &w)
+        w.lastLoadedPlaylist = name
     }
 
+    /// `save NAME [create|append|replace]` (the mode is MPD 0.24's): `create` refuses an
+    /// existing playlist, `append` and `replace` a missing one.
     static func save(_ w: inout MPDWorld, _ c: inout Call) throws {
+        let mode = c.arguments.count > 1 ? c.arguments[1] : "create"
+        guard ["create", "append", "replace"].contains(mode) else {
+            throw MPDError(.argument, "Unrecognized save mode, expected one of 'create', 'append', 'replace'")
+        }
         let name = try validName(c.arguments[0])
         let folder = try enabledFolder(w)
-        if try io({ try folder.entries(of: name) }) != nil {
-            throw MPDError(.exist, "Playlist already exists")
+        let queue = w.machine.queue.entries.map { w.info($0).path }
+        switch (mode, try io({ try folder.entries(of: name) })) {
+        case ("create", _?): throw MPDError(.exist, "Playlist already exists")
+        case ("create", nil): try store(name, queue, in: &w)
+        case (_, nil): throw MPDError(.noExist, "No such playlist")
+        case ("append", let entries?): try store(name, entries + queue, in: &w)
+        default: try store(name, queue, in: &w)
         }
-        try store(name, w.machine.queue.entries.map { w.info($0).path }, in: &w)
     }
 
     static func playlistAdd(_ w: inout MPDWorld, _ c: inout Call) throws {
@@ -157,16 +210,29 @@ extension MPDCommands {
         try store(name, entries, in: &w)
     }
 
+    /// `playlistmove NAME FROM|START:END TO` (the range is MPD 0.24's): TO is where the
+    /// first moved entry ends up.
     static func playlistMove(_ w: inout MPDWorld, _ c: inout Call) throws {
-        let from = try unsigned(c.arguments[1])
+        if c.arguments[1].hasSuffix(":") { throw MPDError(.argument, "Open-ended range not supported") }
+        let from = try c.arguments[1].contains(":") ? playlistRange(c.arguments[1]) : single(c.arguments[1])
         let to = try unsigned(c.arguments[2])
         // MPD does not even look for the playlist when nothing moves.
-        if from == to { return }
+        if from.isEmpty || from.lowerBound == to { return }
         let name = try validName(c.arguments[0])
         var entries = try existing(name, in: w)
-        guard from < entries.count, to < entries.count else { throw MPDError(.argument, "Bad range") }
-        entries.insert(entries.remove(at: from), at: to)
+        guard from.upperBound <= entries.count, to + from.count <= entries.count else {
+            throw MPDError(.argument, "Bad range")
+        }
+        let moved = Array(entries[from])
+        entries.removeSubrange(from)
+        entries.insert(contentsOf: moved, at: to)
         try store(name, entries, in: &w)
+    }
+
+    /// One position as a range (`playlistmove FROM`), with MPD's unsigned checks.
+    static func single(_ text: String) throws -> Range<Int> {
+        let position = try unsigned(text)
+        return position..<position + 1
     }
 
     static func renamePlaylist(_ w: inout MPDWorld, _ c: inout Call) throws {

@@ -53,6 +53,9 @@ public struct MPDWorld {
     public var stationNames: [TrackID: String] = [:]
     /// The box's own state and requests (`sleep`, `chapter`, `recent`, `podcast`).
     public var box = MPDBox()
+    /// The stored playlist `load` last put in the queue, until `clear` (MPD 0.24's
+    /// `lastloadedplaylist` in `status`).
+    public var lastLoadedPlaylist = ""
 
     /// A world around `machine`.
     public init(

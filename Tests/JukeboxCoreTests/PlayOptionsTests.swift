@@ -104,6 +104,23 @@ import Testing
         }
     }
 
+    /// MPD 0.24's `consume oneshot`: the song that ends is removed and consume turns off, so
+    /// the next song's end removes nothing; a user `next` consumes the same way.
+    @Test(arguments: [false, true])
+    func consumeOneshotConsumesOneSong(userNext: Bool) {
+        var machine = Self.machine(PlayOptions(consume: true, consumeOneshot: true))
+        _ = Self.command(&machine, .play(index: 1))
+        Self.started(&machine)
+        if userNext { _ = Self.command(&machine, .next) } else { Self.songEnds(&machine) }
+        #expect(machine.queue.entries == Self.withoutB)
+        #expect(machine.queue.currentTrack == 103)
+        #expect(machine.options == PlayOptions())
+        Self.started(&machine)
+        if userNext { _ = Self.command(&machine, .next) } else { Self.songEnds(&machine) }
+        #expect(machine.queue.entries == Self.withoutB)
+        #expect(machine.queue.currentTrack == 104 && machine.state == .playing)
+    }
+
     @Test func singleWithoutRepeatPreloadsNothing() {
         var machine = Self.machine(PlayOptions(single: .on))
         #expect(Self.command(&machine, .play(index: 0)).contains(.setNext(nil)))

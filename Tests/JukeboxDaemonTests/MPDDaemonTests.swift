@@ -105,7 +105,7 @@ import Testing
         c = mpd.MPDClient()
         c.timeout = 10
         c.connect("127.0.0.1", port)
-        assert c.mpd_version == "0.23.0", c.mpd_version
+        assert c.mpd_version == "0.24.0", c.mpd_version
         c.ping()
         s = c.status()
         assert s["state"] == "play", s
@@ -207,7 +207,7 @@ import Testing
         defer { Self.stop(harness) }
         let a = try MPDTestClient(port: port)
         let b = try MPDTestClient(port: port)
-        #expect(a.greeting == "OK MPD 0.23.0")
+        #expect(a.greeting == "OK MPD 0.24.0")
         a.send("idle player mixer")  // a's session collects changes from its connection on
         let sent = MonotonicClock.nanoseconds()
         #expect(b.command("setvol 33") == ["OK"])

@@ -146,7 +146,9 @@ import Testing
                 servers.compare("\(order) \(flag)")
             }
         }
-        for line in ["single oneshot", "consume oneshot", "single 2", "random x", "repeat 1", "single 0", "repeat 0"] {
+        // `consume` with anything but 0 and 1 answers as MPD 0.24 (0.23 refuses `oneshot` and
+        // words it differently): MPD024Tests and MPD024ClientTests.
+        for line in ["single oneshot", "single 2", "random x", "repeat 1", "single 0", "repeat 0"] {
             servers.both(line)
             servers.compare(line)
         }

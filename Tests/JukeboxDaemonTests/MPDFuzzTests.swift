@@ -20,11 +20,14 @@ import Testing
         "replay_gain_status", "decoders", "urlhandlers", "help", "lyrics", "playlist", "frobnicate", "Status", "x_y",
         "save", "listplaylists", "listplaylist", "listplaylistinfo", "playlistadd", "playlistclear", "playlistdelete",
         "playlistmove", "rename", "rm",
+        // MPD 0.24's
+        "protocol", "searchcount", "searchplaylist", "playlistfind", "playlistsearch", "playlistlength",
     ]
     static let fragments = [
         "0", "1", "-1", "99999999999999999999", "0:", ":", "1:0", "+5", "-5", "3.5", "nan", "\"", "\"\"", "\"a b\"",
         "\\", "'", "artist", "any", "file", "\"(artist == 'x')\"", "\"((\"", "window", "sort", "group", "..", "/",
-        "\"../..\"", "\"/etc/passwd\"", "\u{00e9}", "\u{1F3B5}",
+        "\"../..\"", "\"/etc/passwd\"", "\u{00e9}", "\u{1F3B5}", "append", "replace", "oneshot", "available",
+        "reset", "enable", "hide_playlists_in_root", "\"(title !contains_ci 'a')\"",
     ]
 
     /// One mutated line (without its newline). `terminal`: a line after which MPD may close

@@ -278,7 +278,12 @@ import Testing
         #expect(Self.run("single oneshot", world: &world) == "OK\n")
         #expect(Self.run("consume 1", world: &world) == "OK\n")
         #expect(Self.flags(&world) == ["0", "0", "oneshot", "1"])
-        #expect(Self.run("consume oneshot", world: &world) == "ACK [2@0] {consume} Boolean (0/1) expected: oneshot\n")
+        // MPD 0.24's third consume mode (0.23 wanted a boolean).
+        #expect(Self.run("consume oneshot", world: &world) == "OK\n")
+        #expect(Self.flags(&world) == ["0", "0", "oneshot", "oneshot"])
+        #expect(
+            Self.run("consume 2", world: &world)
+                == "ACK [2@0] {consume} Unrecognized consume mode, expected 0, 1, or oneshot\n")
         #expect(
             Self.run("single 2", world: &world)
                 == "ACK [2@0] {single} Unrecognized single mode, expected 0, 1, or oneshot\n")

@@ -271,7 +271,7 @@ final class MemoryMusicFolder: MPDMusicFolder {
         #expect(Self.run("crossfade 3", &world) == "OK\n")
         #expect(world.crossfadeSeconds == 3)
         #expect(world.observer.changes(world.machine) == [.options])
-        #expect(Self.run("status", &world).contains("state: stop\nxfade: 3\n"))
+        #expect(Self.run("status", &world).contains("state: stop\nlastloadedplaylist: \nxfade: 3\n"))
         #expect(Self.run("crossfade x", &world) == "ACK [2@0] {crossfade} Integer expected: x\n")
         #expect(Self.run("crossfade 0", &world) == "OK\n")
         #expect(!Self.run("status", &world).contains("xfade"))

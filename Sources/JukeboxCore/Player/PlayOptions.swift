@@ -11,19 +11,26 @@ public enum SingleMode: String, CaseIterable, Sendable, Hashable {
 /// - `random`: play a shuffled order (`previous` walks back through what was played).
 /// - `single`: without `repeat`, pause at the next entry when a song ends (MPD 0.23's
 ///   "border pause"); `oneshot` does so once and turns itself off.
-/// - `consume`: remove each entry from the queue once it has been played.
+/// - `consume`: remove each entry from the queue once it has been played; with
+///   `consumeOneshot` (MPD 0.24's `consume oneshot`) only the next one, then it turns off.
 public struct PlayOptions: Sendable, Equatable, Hashable, CustomStringConvertible {
     public var `repeat`: Bool
     public var random: Bool
     public var single: SingleMode
     public var consume: Bool
+    /// With `consume`: consume turns itself off once one entry was removed.
+    public var consumeOneshot: Bool
 
     /// Flags as given; all off by default (the in-order preset).
-    public init(repeat: Bool = false, random: Bool = false, single: SingleMode = .off, consume: Bool = false) {
+    public init(
+        repeat: Bool = false, random: Bool = false, single: SingleMode = .off, consume: Bool = false,
+        consumeOneshot: Bool = false
+    ) {
         self.repeat = `repeat`
         self.random = random
         self.single = single
         self.consume = consume
+        self.consumeOneshot = consumeOneshot
     }
 
     /// The flags of a preset.
@@ -61,7 +68,7 @@ public struct PlayOptions: Sendable, Equatable, Hashable, CustomStringConvertibl
         case .on: words.append("single")
         case .oneshot: words.append("single-oneshot")
         }
-        if consume { words.append("consume") }
+        if consume { words.append(consumeOneshot ? "consume-oneshot" : "consume") }
         return words.joined(separator: " ")
     }
 
@@ -81,6 +88,9 @@ public struct PlayOptions: Sendable, Equatable, Hashable, CustomStringConvertibl
             case "single": single = .on
             case "single-oneshot": single = .oneshot
             case "consume": consume = true
+            case "consume-oneshot":
+                consume = true
+                consumeOneshot = true
             default: return nil
             }
         }

@@ -284,6 +284,11 @@ public struct PlayQueue: Sendable, Equatable {
         currentIndex = index
         if options.consume, let left, left != index {
             remove(at: left)
+            // MPD 0.24's `consume oneshot`: one entry consumed, then consume is off.
+            if options.consumeOneshot {
+                options.consume = false
+                options.consumeOneshot = false
+            }
         }
         return currentIndex
     }

@@ -785,7 +785,7 @@ public struct PlayerMachine: Sendable, Equatable {
         lines.append("repeat: \(options.repeat ? 1 : 0)")
         lines.append("random: \(options.random ? 1 : 0)")
         lines.append("single: \(options.single.rawValue)")
-        lines.append("consume: \(options.consume ? 1 : 0)")
+        lines.append("consume: \(options.consume ? (options.consumeOneshot ? "oneshot" : "1") : "0")")
         lines.append("playlistlength: \(queue.count)")
         lines.append("mode: \(options)")
         if let track = queue.currentTrack, let info = tracks[track] {
