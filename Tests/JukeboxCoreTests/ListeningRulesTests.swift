@@ -223,6 +223,27 @@ import Testing
         #expect(rules.refusal(card: nil) == .quietHours)
     }
 
+    /// Before the clock is known the budget is the week's smallest; it was used up (a minute:
+    /// Thursday's) and the music was to end. The clock then tells Monday, whose budget is an
+    /// hour: the end, its fade and the refusal are taken back. Told Thursday, the end stands
+    /// (fuzz finding 9: the end came on a day with time left).
+    @Test(arguments: [(7, false), (10, true)])
+    func theClockBecomingKnownTakesBackAnEndTodaysBudgetDoesNotReach(day: Int64, ends: Bool) {
+        var rules = ListeningRules(
+            config: Self.rules(["budget": ["thu 1", "mon-wed,fri-sun 60"]], warning: 30, grace: 30, fade: 10))
+        _ = rules.handle(.clock(nil), now: Self.at(0))
+        let before = Self.play(&rules, from: 0, to: 85_000)
+        #expect(before.contains { $0.1 == .warn(leftMs: 30_000) })
+        #expect(before.contains { if case .setFade(let gain) = $0.1 { gain < 1 } else { false } })
+        #expect(rules.usedUp)
+        let known = rules.handle(.clock(Self.wall(day: day, 10, 0)), now: Self.at(85_000))
+        #expect(known.contains(.setFade(1)) == !ends, "\(known)")
+        #expect(rules.usedUp == ends)
+        #expect(rules.refusal(card: nil) == (ends ? .budgetUsedUp : nil))
+        let after = Self.play(&rules, from: 86_000, to: 120_000)
+        #expect(after.contains { $0.1 == .budgetEnded } == ends, "\(after)")
+    }
+
     // MARK: the budget
 
     /// Plays from `from` to `to` (ms), looking every second; the actions with their times.

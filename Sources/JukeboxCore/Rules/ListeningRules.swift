@@ -161,8 +161,11 @@ public struct ListeningRules: Sendable {
         var actions: [Action] = []
         if let time, usage.day != time.day {
             if usage.day == nil {
-                // What was counted before the clock was known counts for today.
+                // What was counted before the clock was known counts for today; it was held to
+                // the week's smallest budget, and today's may be larger or none: an end that one
+                // reached, or its warning, is taken back (fuzz finding 9).
                 usage.day = time.day
+                actions += reconsiderEnd()
             } else {
                 usage = ListeningUsage(day: time.day, usedMs: 0)
                 usedUp = false
@@ -256,6 +259,17 @@ public struct ListeningRules: Sendable {
             }
         }
         return actions
+    }
+
+    /// Undoes the budget's end, its fade and its warning when today's budget (the day just
+    /// became known) leaves time.
+    private mutating func reconsiderEnd() -> [Action] {
+        let left = budgetLeftMs
+        guard usedUp || warned || endAt != nil, left.map({ $0 > 0 }) ?? true else { return [] }
+        usedUp = false
+        endAt = nil
+        if left.map({ $0 > Int64(config.warningSeconds) * 1000 }) ?? true { warned = false }
+        return setGain(1)
     }
 
     private mutating func setGain(_ gain: Float) -> [Action] {
