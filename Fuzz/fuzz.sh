@@ -28,7 +28,7 @@ targets() { find Fuzz -mindepth 2 -maxdepth 2 -name 'main.*' | cut -d/ -f2 | sor
 max_len() {
     case "$1" in
     id3 | mp4-atoms | flac-blocks | ogg-headers | ogg-comments | mp4-audio) echo 65536 ;;
-    # The daemon speaks at most 800 Unicode scalars (4 bytes each at most).
+    # The daemon speaks at most 800 Unicode scalars (4 bytes each at most), a byte picks the voice.
     espeak-text) echo 3201 ;;
     *) echo 8192 ;;
     esac
@@ -66,10 +66,6 @@ build_target() {
         "$CC" "${C_FLAGS[@]}" -I Sources/COggHeaders/include Fuzz/"$target"/main.c \
             Sources/COggHeaders/ogg_headers.c $(pkg-config --cflags --libs ogg) -o "$binary"
         ;;
-    espeak-text)
-        newer_than "$binary" Fuzz/"$target" Fuzz/fuzz.sh || return 0
-        "$CC" "${C_FLAGS[@]}" Fuzz/"$target"/main.c -lespeak-ng -o "$binary"
-        ;;
     mp4-audio)
         newer_than "$binary" Fuzz/"$target" Sources/CFFmpeg Sources/CLazyLibraries Fuzz/fuzz.sh || return 0
         # The harness includes mp4_audio.c to reach its walker; FFmpeg's headers only, its
@@ -93,9 +89,12 @@ build_target() {
             build_module HomeAssistant JukeboxWeb
             objects+=("$OUT/modules/HomeAssistant.o")
         fi
+        # A target that drives a C library the daemon links (espeak-text): its module and library.
+        local library=()
+        if grep -qx 'import CESpeak' Fuzz/"$target"/main.swift; then library=(-I Sources/CESpeak -lespeak-ng); fi
         newer_than "$binary" Fuzz/"$target" Fuzz/Shared "${objects[@]}" || return 0
         echo "fuzz: building $target" >&2
-        swiftc "${SWIFT_FLAGS[@]}" -module-name FuzzTarget -I "$OUT/modules" Fuzz/"$target"/main.swift \
+        swiftc "${SWIFT_FLAGS[@]}" -module-name FuzzTarget -I "$OUT/modules" "${library[@]}" Fuzz/"$target"/main.swift \
             Fuzz/Shared/*.swift "${objects[@]}" -o "$binary"
         ;;
     esac

@@ -29,7 +29,7 @@ public func fuzz(_ data: UnsafeRawPointer?, _ size: Int) -> CInt {
                 require(
                     text.unicodeScalars.count <= Announcements.maxScalars, "\(text.unicodeScalars.count) scalars taken")
                 require(Announcements.refusal(of: text) == nil, "a refused text taken")
-                expected.append(text)
+                expected.append(Announcements.speakable(text))
                 actions = said
             case .failure:
                 break

@@ -110,6 +110,21 @@ import Testing
         #expect(line.phase == .idle)
     }
 
+    /// What espeak-ng is handed: no control characters, nothing unassigned (up to Unicode
+    /// 12.1), private-use or a noncharacter; a text of only those is nothing to say (fuzz
+    /// finding 10: espeak-ng 1.51 read freed memory on `ПП\u{380}`).
+    @Test func onlyWhatEspeakCanSayIsHandedOver() {
+        #expect(Announcements.speakable("ПП\u{380}ив") == "ППив")
+        #expect(Announcements.speakable("a\u{7}b\tc\nd") == "a b c d")
+        #expect(Announcements.speakable("x\u{E000}y\u{FFFF}z") == "xyz")
+        #expect(Announcements.speakable("Grüße, 你好, 🎵") == "Grüße, 你好, 🎵")
+        #expect(Announcements.speakable("a\u{1F972}") == "a")  // 🥲 is Unicode 13.0
+        var line = Announcements(enabled: true)
+        #expect(line.say("ПП\u{380}ив") == .success([.synthesize("ППив")]))
+        var other = Announcements(enabled: true)
+        #expect(other.say("\u{380}\u{381}") == .failure(.badArgument(command: "say", problem: "nothing to say")))
+    }
+
     @Test func theLineHasALimit() {
         var line = Announcements(enabled: true)
         #expect(line.say("now") == .success([.synthesize("now")]))
