@@ -119,6 +119,8 @@ extension Daemon {
             }
         case .sleep(let target):
             console?.announce(setSleep(target))
+        case .sayAddress:
+            sayAddress()
         case .shutdown:
             powerOff(reason: "controls: shutdown gesture")
         }

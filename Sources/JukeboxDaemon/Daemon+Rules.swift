@@ -91,12 +91,14 @@ extension Daemon {
             logger.info("rules: \(text)")
             console?.announce(text)
             display?.announce("Time ends in \(ScreenLayout.clock(leftMs))", now: Instant.now)
-            feedback(.listeningTimeWarning)
+            if !announce(.listeningTimeLeft(ms: leftMs)) { feedback(.listeningTimeWarning) }
         case .budgetEnded:
             logger.info("rules: today's listening time is used up; stopping")
             console?.announce("today's listening time is used up")
             display?.announce("Time is up", now: Instant.now)
             perform(machine.handle(.command(.stop), now: Instant.now))
+            // After the stop: the voice plays alone.
+            _ = announce(.listeningTimeOver)
         case .persist(let usage):
             do {
                 try FileSystem.writeAtomically(Array((usage.line + "\n").utf8), to: listeningUsagePath)

@@ -1,5 +1,6 @@
 import JukeboxAudio
 import JukeboxCore
+import LinuxSupport
 
 // Spoken announcements (control thread). Which text is spoken when is the core's
 // `Announcements`; jb-speech makes the speech (`SpeechRunner`), and the pipeline mixes it over
@@ -27,6 +28,17 @@ extension Daemon {
         guard config.speech.events, SpeechRunner.missing == nil else { return false }
         performSpeech(announcements.announce(event))
         return true
+    }
+
+    /// `say_address` (a gesture): the box's addresses and the web page's port, aloud and on
+    /// the console. Asked for, so spoken whether `[speech] events` is on or not.
+    func sayAddress() {
+        let addresses = NetworkAddresses.current().map(\.address)
+        let event = Announcements.Event.address(
+            addresses, webPort: Announcements.webPort(address: config.web.address, port: config.web.port))
+        logger.info("speech: the address: \(event.text) (of \(addresses.joined(separator: ", ")))")
+        console?.announce(event.text)
+        if let refusal = say(event.text) { logger.info("speech: the address is not spoken: \(refusal)") }
     }
 
     func performSpeech(_ actions: [Announcements.Action]) {

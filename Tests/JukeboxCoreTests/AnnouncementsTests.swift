@@ -144,4 +144,61 @@ import Testing
         var off = Announcements(enabled: false)
         #expect(off.announce(.unknownCard) == [])
     }
+
+    @Test(
+        arguments: [
+            // One address, with the web page's port; each group said as a number.
+            (["192.168.1.20"], 8080, "jukebox at 192 dot 168 dot 1 dot 20, port 8080"),
+            // Loopback and IPv6 are left out; a web page on this machine only has no port.
+            (["127.0.0.1", "::1", "fe80::1c2:3ff:fe04:506", "10.0.0.7"], nil, "jukebox at 10 dot 0 dot 0 dot 7"),
+            // Several: Wi-Fi and Ethernet, a repeated one said once.
+            (
+                ["192.168.1.20", "10.0.0.7", "192.168.1.20"], 80,
+                "jukebox at 192 dot 168 dot 1 dot 20 and 10 dot 0 dot 0 dot 7, port 80"
+            ),
+            // At most three.
+            (
+                ["10.0.0.1", "10.0.0.2", "10.0.0.3", "10.0.0.4"], 8080,
+                "jukebox at 10 dot 0 dot 0 dot 1, 10 dot 0 dot 0 dot 2 and 10 dot 0 dot 0 dot 3, port 8080"
+            ),
+            // None, or only loopback and IPv6, or nothing that is an address.
+            ([], 8080, "no network"),
+            (["127.0.0.1", "::1", "fe80::1"], 8080, "no network"),
+            (["192.168.1", "1.2.3.256", "+1.2.3.4", "a.b.c.d"], 8080, "no network"),
+        ] as [([String], Int?, String)])
+    func theAddressIsSaidOneGroupAtATime(addresses: [String], port: Int?, words: String) {
+        let text = Announcements.Event.address(addresses, webPort: port).text
+        #expect(text == words)
+        #expect(Announcements.refusal(of: text) == nil)
+    }
+
+    @Test func theWebPageHasNoPortToSayWhenItListensOnThisMachineOnly() {
+        #expect(Announcements.webPort(address: "0.0.0.0", port: 8080) == 8080)
+        #expect(Announcements.webPort(address: "192.168.1.20", port: 80) == 80)
+        #expect(Announcements.webPort(address: "127.0.0.1", port: 8080) == nil)
+        #expect(Announcements.webPort(address: "localhost", port: 8080) == nil)
+        #expect(Announcements.webPort(address: "::1", port: 8080) == nil)
+    }
+
+    @Test(
+        arguments: [
+            (300_000, "5 minutes of listening left"),
+            // A warning due at 5:00 and taken a tick late still says 5.
+            (299_900, "5 minutes of listening left"),
+            (60_000, "1 minute of listening left"),
+            (90_000, "90 seconds of listening left"),
+            (30_000, "30 seconds of listening left"),
+            (115_000, "2 minutes of listening left"),
+            (600_000, "10 minutes of listening left"),
+            (2_000, "10 seconds of listening left"),
+            (-5, "10 seconds of listening left"),
+        ] as [(Int64, String)])
+    func theListeningBudgetsWords(leftMs: Int64, words: String) {
+        #expect(Announcements.Event.listeningTimeLeft(ms: leftMs).text == words)
+    }
+
+    @Test func theBudgetsEndIsSaid() {
+        var line = Announcements(enabled: true)
+        #expect(line.announce(.listeningTimeOver) == [.synthesize("listening time is over for today")])
+    }
 }

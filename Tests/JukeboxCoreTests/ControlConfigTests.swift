@@ -92,6 +92,24 @@ import Testing
         #expect(bad.count == 1 && bad[0].hasPrefix("j.toml:3: buttons.next_double:"), "\(bad)")
     }
 
+    @Test func theAddressIsAGestureLikeAnyOther() throws {
+        let (config, diagnostics) = Self.validate([
+            Entry(table: "buttons", key: "play_pause_long", value: .string("say_address"), line: 3),
+            Entry(table: "buttons", key: "next+previous", value: .string("SAY_ADDRESS"), line: 4),
+        ])
+        #expect(diagnostics.isEmpty, "\(diagnostics)")
+        let map = ControlMap(config: try #require(config))
+        #expect(map.buttons["play_pause"]?[.long] == .sayAddress)
+        #expect(map.chords == [ControlMap.Chord(first: "next", second: "previous", action: .sayAddress)])
+        #expect(ControlAction.sayAddress.description == "say_address")
+        #expect(try ControlAction.parse(ControlAction.sayAddress.description).get() == .sayAddress)
+        // Not a text to say: the word is one, with its underscore.
+        let (_, bad) = Self.validate([
+            Entry(table: "buttons", key: "play_pause_long", value: .string("say address"), line: 3)
+        ])
+        #expect(bad.count == 1 && bad[0].hasPrefix("j.toml:3: buttons.play_pause_long: not a command"), "\(bad)")
+    }
+
     @Test func lyricNudgeArguments() {
         #expect(LyricNudge.parse("+200") == LyricNudge(relative: true, ms: 200))
         #expect(LyricNudge.parse("-50") == LyricNudge(relative: true, ms: -50))
@@ -185,7 +203,7 @@ import Testing
                 "j.toml:7: encoder.step: must be between 1 and 30, found 0",
                 "j.toml:8: encoder.direction: must be one of normal or reversed, found 'backwards'",
                 "j.toml:3: buttons.next_short: not a command (unknown command 'jump' (type 'help')); use a console "
-                    + "command like 'toggle' or 'seek +10', 'favourite', 'shutdown', 'menu' or 'none'",
+                    + "command like 'toggle' or 'seek +10', 'favourite', 'shutdown', 'menu', 'say_address' or 'none'",
                 "j.toml:6: buttons.very_long_press_ms: must be longer than long_press_ms (2000), found 1500",
             ])
     }

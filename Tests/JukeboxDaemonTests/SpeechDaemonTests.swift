@@ -21,26 +21,21 @@ import Testing
         try InputLatencyProbe.writeStereoWAV(path: path, rate: rate, frames: rate * seconds) { (Int16(saw($0)), 0) }
     }
 
-    @Test func sayDucksTheMusicUnderTheVoiceAndItsSamplesGoOnWhereTheyWere() throws {
-        let directory = try TemporaryDirectory(prefix: "jukeboxd-speech")
-        defer { directory.remove() }
-        let sink = try PacedFifoSink(bytesPerSecond: Self.rate * 4, pipeSize: 4096)
-        defer { sink.stop() }
+    /// jukeboxd with the saw playing at volume 100 (the music passes the gain stage as it is,
+    /// so that each of its samples can be found) for a second, into `sink`.
+    static func playSaw(in directory: TemporaryDirectory, sink: PacedFifoSink, extra: String = "") throws
+        -> DaemonProcess
+    {
         try FileManager.default.createDirectory(atPath: directory.file("music/Kids"), withIntermediateDirectories: true)
-        try Self.writeSawWAV(path: directory.file("music/Kids/saw.wav"), seconds: 30)
+        try writeSawWAV(path: directory.file("music/Kids/saw.wav"), seconds: 30)
         let config = directory.file("jukebox.toml")
-        // Volume 100: the music passes the gain stage as it is, so each of its samples can be found.
         try DaemonConfig(
             musicDir: "music", device: sink.alsaDevice, pacing: "device", periodMs: 10, bufferMs: 40, startVolume: 100,
             maxVolume: 100, onStart: "off",
-            extra: "\n[feedback]\nsounds = false\n\n[speech]\nvolume = 60\nduck = 25\n"
+            extra: "\n[feedback]\nsounds = false\n\n[speech]\nvolume = 60\nduck = 25\n" + extra
         ).write(to: config)
         let process = try DaemonProcess(
             executable: Jukeboxd.binary, arguments: ["--config", config, "--log-level", "debug", "--console", "stdin"])
-        defer {
-            process.kill(SIGKILL)
-            _ = process.waitForExit(timeout: .seconds(5))
-        }
         #expect(
             waitUntil(timeout: .seconds(10), pollingEvery: .milliseconds(200)) {
                 try? process.send(#"lsinfo "Kids""#)
@@ -48,8 +43,32 @@ import Testing
             }, "\(process.text(of: .stderr))")
         try process.send(#"add "Kids/saw.wav""#)
         try process.send("play")
+        #expect(sink.waitForBytes(rate * 4, timeoutSeconds: 10), "\(process.text(of: .stderr))")
+        return process
+    }
+
+    /// Waits until a voice was heard (on the right channel) and a second of output followed it.
+    static func waitForVoiceThenASecond(_ sink: PacedFifoSink) -> Bool {
+        waitUntil(timeout: .seconds(20)) {
+            let samples = sink.samples
+            guard let last = stride(from: samples.count - 1, to: 0, by: -2).first(where: { samples[$0] != 0 }) else {
+                return false
+            }
+            return samples.count / 2 - last / 2 > rate
+        }
+    }
+
+    @Test func sayDucksTheMusicUnderTheVoiceAndItsSamplesGoOnWhereTheyWere() throws {
+        let directory = try TemporaryDirectory(prefix: "jukeboxd-speech")
+        defer { directory.remove() }
+        let sink = try PacedFifoSink(bytesPerSecond: Self.rate * 4, pipeSize: 4096)
+        defer { sink.stop() }
+        let process = try Self.playSaw(in: directory, sink: sink)
+        defer {
+            process.kill(SIGKILL)
+            _ = process.waitForExit(timeout: .seconds(5))
+        }
         // A second of music, then the voice.
-        #expect(sink.waitForBytes(Self.rate * 4, timeoutSeconds: 10), "\(process.text(of: .stderr))")
         try process.send(#"say "Good night, the jukebox is going to sleep now""#)
         #expect(
             waitUntil(timeout: .seconds(20)) { process.text(of: .stderr).contains("ms of voice made in") },
@@ -57,14 +76,7 @@ import Testing
         let made = process.text(of: .stderr).split(separator: "\n").first { $0.contains("ms of voice made in") }
         print("speech: \(made.map(String.init) ?? "?")")
         // Until the voice was heard and a second of music followed it.
-        let heard = waitUntil(timeout: .seconds(20)) {
-            let samples = sink.samples
-            guard let last = stride(from: samples.count - 1, to: 0, by: -2).first(where: { samples[$0] != 0 }) else {
-                return false
-            }
-            return samples.count / 2 - last / 2 > Self.rate
-        }
-        #expect(heard, "\(process.text(of: .stderr))")
+        #expect(Self.waitForVoiceThenASecond(sink), "\(process.text(of: .stderr))")
 
         let samples = sink.samples
         let frames = samples.count / 2
@@ -116,5 +128,43 @@ import Testing
         let after = Array(sink.samples.dropFirst(2 * mark))
         let voicedAfter = stride(from: 0, to: after.count - 1, by: 2).filter { after[$0 + 1] != 0 }
         #expect(voicedAfter.allSatisfy { after[$0] == after[$0 + 1] }, "music under the voice while paused")
+    }
+
+    /// `say_address` on a long press (injected as the console's `button play_pause long`): the
+    /// box's addresses as the system lists them are said over the music, which plays on.
+    @Test func aLongPressSaysTheAddressOverTheMusic() throws {
+        let directory = try TemporaryDirectory(prefix: "jukeboxd-address")
+        defer { directory.remove() }
+        let sink = try PacedFifoSink(bytesPerSecond: Self.rate * 4, pipeSize: 4096)
+        defer { sink.stop() }
+        let process = try Self.playSaw(
+            in: directory, sink: sink, extra: "\n[buttons]\nplay_pause_long = \"say_address\"\n\n[web]\nport = 8123\n")
+        defer {
+            process.kill(SIGKILL)
+            _ = process.waitForExit(timeout: .seconds(5))
+        }
+        let words = Announcements.Event.address(NetworkAddresses.current().map(\.address), webPort: 8123).text
+        try process.send("button play_pause long")
+        #expect(
+            waitUntil(timeout: .seconds(20)) { process.text(of: .stderr).contains("ms of voice made in") },
+            "\(process.text(of: .stderr))")
+        #expect(process.text(of: .stderr).contains("speech: the address: \(words) ("), "\(process.text(of: .stderr))")
+        #expect(process.text(of: .stdout).contains(words))
+        print("address: \(words)")
+        #expect(Self.waitForVoiceThenASecond(sink), "\(process.text(of: .stderr))")
+
+        // The voice came, and the music under it and after it went on where it was.
+        let samples = sink.samples
+        let frames = samples.count / 2
+        let first = try #require((0..<frames).first { samples[2 * $0] != 0 }, "no music came")
+        let voiced = (first..<frames).filter { samples[2 * $0 + 1] != 0 }
+        let voiceEnd = try #require(voiced.last, "no voice came")
+        #expect(voiced.count > Self.rate / 10, "\(voiced.count) frames of voice")
+        let ramp = Int(0.15 * Double(Self.rate)) + 1
+        let after = (voiceEnd + ramp)..<frames
+        #expect(after.count > Self.rate / 2, "the music came back after the voice")
+        #expect(after.allSatisfy { Int(samples[2 * $0]) == Self.saw($0 - first) && samples[2 * $0 + 1] == 0 })
+        try process.send("status")
+        #expect(process.waitForOutputLine(matching: "state: play", on: .stdout, timeout: .seconds(5)) != nil)
     }
 }

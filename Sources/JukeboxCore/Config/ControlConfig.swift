@@ -162,7 +162,7 @@ extension ConfigValidator {
                         ConfigDiagnostic(
                             fileName: fileName, line: line, key: qualified,
                             problem: "not a command (\(error.message)); use a console command like "
-                                + "'toggle' or 'seek +10', 'favourite', 'shutdown', 'menu' or 'none'"))
+                                + "'toggle' or 'seek +10', 'favourite', 'shutdown', 'menu', 'say_address' or 'none'"))
                 }
             }
         }

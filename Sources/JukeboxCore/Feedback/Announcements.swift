@@ -19,13 +19,71 @@ public struct Announcements: Sendable {
     public enum Event: Sendable, Equatable {
         /// A card the mapping does not know.
         case unknownCard
+        /// The box's addresses, as the system lists them (IPv6 and loopback are left out:
+        /// nobody types an IPv6 address heard aloud), and the web page's port (nil: the page
+        /// is not on the network). Spoken on request (`say_address`), not only with `events`.
+        case address([String], webPort: Int?)
+        /// The day's listening budget ends in `leftMs`.
+        case listeningTimeLeft(ms: Int64)
+        /// The day's listening budget is used up.
+        case listeningTimeOver
+
+        /// Addresses spoken at most: three fit in `maxCharacters` with room to spare, and a
+        /// box rarely has more than Wi-Fi, Ethernet and a USB gadget link.
+        public static let maxAddresses = 3
 
         /// The words spoken.
         public var text: String {
             switch self {
             case .unknownCard: "unknown card"
+            case .address(let addresses, let port): Self.addressWords(addresses, webPort: port)
+            case .listeningTimeLeft(let ms): "\(Self.durationWords(ms)) of listening left"
+            case .listeningTimeOver: "listening time is over for today"
             }
         }
+
+        /// "jukebox at 192 dot 168 dot 1 dot 20, port 8080": each group of the address said
+        /// as a number on its own (espeak-ng reads "192.168.1.20" as a decimal number).
+        static func addressWords(_ addresses: [String], webPort: Int?) -> String {
+            var spoken: [String] = []
+            for address in addresses {
+                guard let groups = ipv4Groups(address), groups[0] != 127 else { continue }
+                let words = groups.map(String.init).joined(separator: " dot ")
+                if !spoken.contains(words) { spoken.append(words) }
+            }
+            guard !spoken.isEmpty else { return "no network" }
+            spoken = Array(spoken.prefix(maxAddresses))
+            let list =
+                spoken.count == 1 ? spoken[0] : spoken.dropLast().joined(separator: ", ") + " and " + spoken.last!
+            return "jukebox at \(list)" + (webPort.map { ", port \($0)" } ?? "")
+        }
+
+        /// The four numbers of a dotted IPv4 address, else nil.
+        static func ipv4Groups(_ address: String) -> [Int]? {
+            let parts = address.split(separator: ".", omittingEmptySubsequences: false)
+            var groups: [Int] = []
+            for part in parts where (1...3).contains(part.count) && part.allSatisfy({ $0.isASCII && $0.isNumber }) {
+                if let group = Int(part), group <= 255 { groups.append(group) }
+            }
+            return parts.count == 4 && groups.count == 4 ? groups : nil
+        }
+
+        /// "5 minutes", "1 minute", "90 seconds": whole minutes from 2 minutes up (to the
+        /// nearest, so that a warning due at 5:00 and taken at 4:59.9 says 5), below that
+        /// seconds to the nearest 10 unless they are a whole minute.
+        static func durationWords(_ ms: Int64) -> String {
+            let seconds = max(10, (max(0, ms) + 5000) / 10_000 * 10)
+            if seconds < 120, seconds % 60 != 0 { return "\(seconds) seconds" }
+            let minutes = max(1, (max(0, ms) + 30_000) / 60_000)
+            return minutes == 1 ? "1 minute" : "\(minutes) minutes"
+        }
+    }
+
+    /// The port to say with the address: the web page's, unless it listens on this machine
+    /// only (then a phone on the network cannot open it).
+    public static func webPort(address: String, port: Int) -> Int? {
+        let local = ["127.0.0.1", "localhost", "::1"].contains(address.lowercased()) || address.hasPrefix("127.")
+        return local ? nil : port
     }
 
     /// What the daemon does next.

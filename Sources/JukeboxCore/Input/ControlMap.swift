@@ -42,6 +42,9 @@ public enum ControlAction: Sendable, Equatable, CustomStringConvertible {
     case sleep(SleepTarget?)
     /// Opens the menu (or, while it is open, closes it).
     case menu
+    /// `say_address`: says the box's address and the web page's port aloud (for a box
+    /// without a screen), e.g. on a long press.
+    case sayAddress
 
     /// The `favourite` words, as `help` lists them.
     public static let favouriteHelpText = """
@@ -55,6 +58,7 @@ public enum ControlAction: Sendable, Equatable, CustomStringConvertible {
         if lowered.allSatisfy({ $0 == " " }) || lowered == "none" { return .success(nil) }
         if lowered == "shutdown" || lowered == "poweroff" { return .success(.shutdown) }
         if lowered == "menu" { return .success(.menu) }
+        if lowered == "say_address" { return .success(.sayAddress) }
         let words = lowered.split(separator: " ")
         if let edit = parseFavourite(words.map(String.init)) { return edit.map { .favourite($0) } }
         if words.first == "sleep" {
@@ -91,6 +95,7 @@ public enum ControlAction: Sendable, Equatable, CustomStringConvertible {
         case .favourite(.toggle): "favourite"
         case .favourite(let edit): "favourite \(edit.rawValue)"
         case .menu: "menu"
+        case .sayAddress: "say_address"
         case .sleep(let target): "sleep \(target?.consoleArgument ?? "off")"
         case .lyricsOffset(let nudge): "lyrics offset \(nudge.text)"
         case .command(let command): command.consoleText
