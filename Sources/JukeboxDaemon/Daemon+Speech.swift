@@ -22,10 +22,10 @@ extension Daemon {
         }
     }
 
-    /// Says `event`'s words when `[speech] events` is on and speech can be made; false when
-    /// it is not spoken (its feedback sound is then played instead).
+    /// Says `event`'s words when `[speech] events` is on, speech is not turned off and can be
+    /// made; false when it is not spoken (its feedback sound is then played instead).
     func announce(_ event: Announcements.Event) -> Bool {
-        guard config.speech.events, SpeechRunner.missing == nil else { return false }
+        guard config.speech.enabled, config.speech.events, SpeechRunner.missing == nil else { return false }
         performSpeech(announcements.announce(event))
         return true
     }
