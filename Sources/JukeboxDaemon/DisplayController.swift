@@ -49,7 +49,7 @@ final class DisplayController {
 
     /// How long the loop may sleep before the next frame is due (nil: only on events).
     func sleepLimitMs(now: Instant) -> Int64? {
-        pacing.sleepLimitMs(now: now, overlayEnd: screen.overlayEnds(after: now))
+        pacing.sleepLimitMs(now: now, overlayEnds: screen.overlayEnds(after:))
     }
 
     /// Called every loop turn with the player's state, the audio-clock position and the

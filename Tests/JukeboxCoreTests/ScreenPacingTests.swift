@@ -45,7 +45,7 @@ struct ScreenPacingTests {
         var box = Box()
         for ms in stride(from: Int64(0), through: 200, by: 10) { _ = box.turn(Self.look(at: ms), at: ms) }
         #expect(box.draws == [0, 50, 100, 150, 200])
-        #expect(box.pacing.sleepLimitMs(now: .milliseconds(200), overlayEnd: nil) == 50)
+        #expect(box.pacing.sleepLimitMs(now: .milliseconds(200), overlayEnds: { _ in nil }) == 50)
     }
 
     /// Each row: what changed 10 ms after a frame, the overlays it shows; it draws at once.
@@ -91,14 +91,28 @@ struct ScreenPacingTests {
         var box = Box()
         _ = box.turn(Self.look(), at: -100)
         #expect(box.turn(Self.look(state: .paused), at: 0) == ([.paused], true))
-        #expect(box.pacing.sleepLimitMs(now: .milliseconds(0), overlayEnd: box.overlayEnd) == 1001)
+        #expect(box.pacing.sleepLimitMs(now: .milliseconds(0), overlayEnds: box.overlayEnds(after:)) == 1001)
         box.pacing.redrawNext()  // a message at 980 (any event that drew)
         #expect(box.turn(Self.look(state: .paused), at: 980).drew)
         #expect(box.turn(Self.look(state: .paused), at: 1001).drew)
         // Paused, no overlay: nothing more is due.
         #expect(
-            box.pacing.sleepLimitMs(now: .milliseconds(1001), overlayEnd: box.overlayEnds(after: .milliseconds(1001)))
+            box.pacing.sleepLimitMs(now: .milliseconds(1001), overlayEnds: box.overlayEnds(after:))
                 == nil)
+    }
+
+    /// The board's stuck "Paused", on a loaded machine: a turn looked at 990 (before the
+    /// overlay's end at 1,000) and drew "Paused"; its work took until 1,010, where the loop
+    /// asks how long it may sleep. The overlay the frame showed has ended: it must wake at
+    /// once, and that look must draw.
+    @Test func anOverlayThatEndedDuringTheTurnStillComesDown() {
+        var box = Box()
+        _ = box.turn(Self.look(), at: -100)
+        _ = box.turn(Self.look(state: .paused), at: 0)
+        #expect(box.turn(Self.look(state: .paused, at: 1000), at: 990).drew)  // a frame was due: "Paused" still up
+        #expect(box.pacing.sleepLimitMs(now: .milliseconds(1010), overlayEnds: box.overlayEnds(after:)) == 1)
+        #expect(box.turn(Self.look(state: .paused, at: 1000), at: 1011).drew)
+        #expect(box.pacing.sleepLimitMs(now: .milliseconds(1011), overlayEnds: box.overlayEnds(after:)) == nil)
     }
 
     @Test func theMenuClosingDrawsWhatPlays() {
@@ -119,7 +133,7 @@ struct ScreenPacingTests {
     @Test func stoppedWithNothingShowingSleepsUntilAnEvent() {
         var box = Box()
         _ = box.turn(Self.look(state: .stopped, track: nil), at: 0)
-        #expect(box.pacing.sleepLimitMs(now: .milliseconds(10), overlayEnd: nil) == nil)
+        #expect(box.pacing.sleepLimitMs(now: .milliseconds(10), overlayEnds: box.overlayEnds(after:)) == nil)
         #expect(box.turn(Self.look(state: .stopped, track: nil), at: 10).drew == false)
     }
 }

@@ -94,10 +94,14 @@ public struct ScreenPacing: Sendable {
     public mutating func redrawNext() { lastDraw = nil }
 
     /// How long the loop may sleep before a frame is due (nil: only an event brings one).
-    /// `overlayEnd` is when the overlay showing now ends.
-    public func sleepLimitMs(now: Instant, overlayEnd: Instant?) -> Int64? {
+    /// `overlayEnds` is the screen's, as for `look`. An overlay the last frame showed must come
+    /// down when it ends, also when that end has already passed: the loop's turn takes its
+    /// time once (a look at 0.99 s that drew "Paused" until 1 s, then a journal write, and the
+    /// loop asking at 1.01 s found no overlay showing and slept until the next event with
+    /// "Paused" on the glass; the I2C LCD's board test, on a loaded machine).
+    public func sleepLimitMs(now: Instant, overlayEnds: (Instant) -> Instant?) -> Int64? {
         if last?.state == .playing { return Self.frameIntervalMs }
-        if let overlayEnd { return max(1, overlayEnd.milliseconds(since: now) + 1) }
+        if let lastDraw, let end = overlayEnds(lastDraw) { return max(1, end.milliseconds(since: now) + 1) }
         return nil
     }
 }
