@@ -1,4 +1,6 @@
 import JukeboxCore
+import JukeboxStore
+import Logging
 
 // The wake-up alarms (`[[alarm]]`, JukeboxCore/Alarms): the wall time fed in each turn (the
 // rules' clock: nothing rings until it is known), the alarm's music started, its fade's
@@ -6,6 +8,21 @@ import JukeboxCore
 // its music reported back. Nothing here decides.
 
 extension Daemon {
+    /// The setting that keeps `AlarmMemory` across a power cut.
+    static let alarmMemorySetting = "alarm_memory"
+
+    /// The alarms with what the last run kept (a snooze, the ringing that was over).
+    static func alarmsRestored(_ alarms: [WakeUpAlarm], store: LibraryStore, logger: Logger) -> WakeUpAlarms {
+        var machine = WakeUpAlarms(alarms: alarms)
+        guard !alarms.isEmpty else { return machine }
+        do {
+            if let text = try store.setting(alarmMemorySetting) { machine.restore(AlarmMemory(text: text)) }
+        } catch {
+            logger.error("alarms: cannot read what the last run kept (a snooze is lost): \(error)")
+        }
+        return machine
+    }
+
     /// Each turn: the player's state while an alarm rings, then the wall time.
     func feedAlarms(now: Instant) {
         guard !config.alarms.isEmpty else { return }
@@ -24,6 +41,13 @@ extension Daemon {
         case .command(.changeVolume), .command(.setVolume): return .takeOver
         default: return .stop
         }
+    }
+
+    /// A client or the console set the volume (it was `before`): while an alarm fades in that
+    /// takes the fade over, as turning the knob does (the fade's next step would undo it).
+    func alarmVolumeSet(from before: Int) {
+        guard alarms.isRinging, machine.volume != before else { return }
+        perform(alarms.handle(.control(.takeOver), now: Instant.now))
     }
 
     /// The pipeline started a track: the alarm's music, when one waits for it.
@@ -54,6 +78,13 @@ extension Daemon {
                 logger.info("alarms: \(text)")
                 console?.announce(text)
                 display?.announce(text, now: Instant.now)
+            case .remember(let memory):
+                // A press or an alarm's end: rare, one small durable write.
+                do {
+                    try store.setSetting(Self.alarmMemorySetting, to: memory.text)
+                } catch {
+                    logger.error("alarms: cannot keep the alarm's state across a power cut: \(error)")
+                }
             }
         }
     }

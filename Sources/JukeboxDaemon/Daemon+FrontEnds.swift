@@ -34,7 +34,9 @@ extension Daemon {
         }
         switch CommandParser.parse(trimmed) {
         case .success(let command):
+            let volumeBefore = machine.volume
             perform(machine.handle(.command(userCommand(command)), now: Instant.now))
+            alarmVolumeSet(from: volumeBefore)
             if command == .status, let lines = boxStatusLines { console?.reply(lines) }
             if command == .status, let line = bufferingStatusLine { console?.reply(line) }
         case .failure(let error):
@@ -134,6 +136,7 @@ extension Daemon: MPDPlayerHost {
         let status = refreshPosition().status
         let queueBefore = machine.queue.entries
         let placeBefore = currentPlace
+        let volumeBefore = machine.volume
         var world = mpd.world(machine: machine, format: status.format.map { ($0.rate, $0.channels) })
         let stations = StationList(store: store)
         world.stations = stations
@@ -149,6 +152,7 @@ extension Daemon: MPDPlayerHost {
         if config.speech.enabled { world.box.speak = { [unowned self] text in say(text) } }
         let result = body(&world)
         machine = world.machine
+        alarmVolumeSet(from: volumeBefore)
         radio.stations.merge(stations.added) { _, new in new }
         let outputSwitched = world.host.outputEnabled != mpd.host.outputEnabled
         let extraSwitched = world.host.extraOutputs != mpd.host.extraOutputs

@@ -217,7 +217,7 @@ final class Daemon {
         display = DisplayController.make(config: config, logger: logger)
         lyrics = TrackLyrics(config: config, logger: logger, inFlight: inFlight)
         boxMachine = BoxMachine(config: config)
-        alarms = WakeUpAlarms(alarms: config.alarms)
+        alarms = Self.alarmsRestored(config.alarms, store: store, logger: logger)
         if let line = config.sleep.holdLine {
             do {
                 powerHold = try PowerHold(chip: config.sleep.holdChip, line: line, level: config.sleep.holdHigh)

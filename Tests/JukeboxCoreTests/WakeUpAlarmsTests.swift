@@ -96,6 +96,30 @@ import Testing
         }
 
         var stops: [String] { log.filter { $0.action == .stop }.map(\.local) }
+
+        /// What the machine asked to keep last.
+        var remembered: AlarmMemory? {
+            for entry in log.reversed() {
+                if case .remember(let memory) = entry.action { return memory }
+            }
+            return nil
+        }
+
+        var announcements: [String] {
+            log.compactMap { entry in
+                if case .announce(let text) = entry.action { return text }
+                return nil
+            }
+        }
+
+        /// The power goes for `ms`: a new machine, the same config, with what the old one kept.
+        mutating func powerCut(ms: Int64) {
+            let kept = remembered.map { AlarmMemory(text: $0.text) }
+            advance(ms: ms)
+            machine = WakeUpAlarms(alarms: machine.alarms)
+            if let kept { machine.restore(kept) }
+            log = []
+        }
     }
 
     static func alarm(
@@ -329,5 +353,91 @@ import Testing
         #expect(!clock.machine.isRinging)
         clock.run(minutes: 5)
         #expect(clock.stops == [])
+    }
+
+    // MARK: kept across a power cut
+
+    @Test func aSnoozeOutlivesAPowerCut() {
+        var clock = Clock([Self.alarm(time: "07:00")], localStart: (2026, 12, 8, 6, 59))
+        clock.run(minutes: 2)
+        clock.send(.musicStarted)
+        clock.send(.control(.snooze))
+        #expect(clock.remembered?.snooze?.untilUTCSeconds == clock.utcMs / 1000 + 9 * 60)
+        clock.advance(ms: 60_000)
+        clock.powerCut(ms: 3 * 60_000)
+        clock.run(minutes: 10)
+        // 07:01 + 9 min, as if the power had stayed.
+        #expect(clock.starts == ["2026-12-08 07:10:00 wake"])
+        #expect(clock.volumes.first! == ("2026-12-08 07:10:00", 0))
+        #expect(clock.remembered?.snooze == nil)
+    }
+
+    @Test func aSnoozeThatEndedWhileTheBoxWasOffRingsAtOnceIfNotLongAgo() {
+        var clock = Clock([Self.alarm(time: "07:00", stopAfter: 30)], localStart: (2026, 12, 8, 6, 59))
+        clock.run(minutes: 2)
+        clock.send(.control(.snooze))
+        var later = clock
+        // Back at 07:25: the snooze ended at 07:10, within the alarm's 30 min.
+        clock.powerCut(ms: 24 * 60_000)
+        clock.look()
+        #expect(clock.starts == ["2026-12-08 07:25:00 wake"])
+        #expect(clock.announcements.first == "alarm wake: its snooze ended while the box was off")
+        // Back at 07:45: too long ago; it says so and does not ring; tomorrow's rings.
+        later.powerCut(ms: 44 * 60_000)
+        later.look()
+        #expect(later.starts == [])
+        #expect(
+            later.announcements == ["alarm wake: its snooze ended while the box was off, too long ago to ring"])
+        later.run(minutes: 24 * 60)
+        #expect(later.starts == ["2026-12-09 07:00:00 wake"])
+    }
+
+    @Test func aSnoozeKeptWaitsForTheClock() {
+        var clock = Clock([Self.alarm(time: "07:00")], localStart: (2026, 12, 8, 6, 59))
+        clock.run(minutes: 2)
+        clock.send(.control(.snooze))
+        clock.powerCut(ms: 60_000)
+        // No clock battery: nothing until NTP answers; the snooze is still kept meanwhile.
+        clock.known = false
+        clock.run(minutes: 3)
+        #expect(clock.starts == [])
+        #expect(clock.machine.memory.snooze?.name == "wake")
+        clock.known = true
+        clock.run(minutes: 10)
+        #expect(clock.starts == ["2026-12-08 07:10:00 wake"])
+    }
+
+    @Test func aStoppedAlarmDoesNotRingAgainAfterARestartInsideItsFade() {
+        var clock = Clock([Self.alarm(time: "07:00", fade: 600)], localStart: (2026, 12, 8, 6, 59))
+        clock.run(minutes: 2)
+        clock.send(.control(.stop))
+        #expect(clock.remembered?.settled["wake"] != nil)
+        var forgetful = clock
+        clock.powerCut(ms: 60_000)
+        clock.run(minutes: 60)
+        #expect(clock.starts == [])
+        // Without what was kept, the restart would ring it again (the fade's catch-up).
+        forgetful.advance(ms: 60_000)
+        forgetful.machine = WakeUpAlarms(alarms: forgetful.machine.alarms)
+        forgetful.log = []
+        forgetful.look()
+        #expect(forgetful.starts == ["2026-12-08 07:02:00 wake"])
+        // Tomorrow's rings.
+        clock.run(minutes: 24 * 60)
+        #expect(clock.starts == ["2026-12-09 07:00:00 wake"])
+    }
+
+    @Test func theKeptTextReadsBackAndSkipsWhatItCannotRead() {
+        let memory = AlarmMemory(
+            settled: ["wake up": 1_796_713_200, "school": 1_796_716_800],
+            snooze: .init(name: "wake up", untilUTCSeconds: 1_796_709_000))
+        #expect(AlarmMemory(text: memory.text) == memory)
+        #expect(AlarmMemory(text: "") == AlarmMemory())
+        let garbled = AlarmMemory(text: "settled x wake\nsnooze 12\nrang 5 wake\n\nsettled 7 a b c")
+        #expect(garbled == AlarmMemory(settled: ["a b c": 7]))
+        // An alarm no longer in the config is left out.
+        var machine = WakeUpAlarms(alarms: [Self.alarm("other", time: "07:00")])
+        machine.restore(memory)
+        #expect(machine.memory == AlarmMemory())
     }
 }

@@ -18,7 +18,12 @@ import Testing
         return Double(sum) / Double(frames)
     }
 
-    @Test func anAlarmForTheNextMinuteFadesInAndAPressStopsIt() throws {
+    /// Runs `body` on a daemon with alarm "wake" (its folder of a minute's flat tone, volume 40,
+    /// a fade of `fadeSeconds`) set for the next minute, once it rings.
+    static func ringingAlarm(
+        fadeSeconds: Int,
+        _ body: (_ sink: PacedFifoSink, _ process: DaemonProcess, _ time: String, _ mpdPort: Int) throws -> Void
+    ) throws {
         let directory = try TemporaryDirectory(prefix: "jukeboxd-alarm")
         defer { directory.remove() }
         let sink = try PacedFifoSink(bytesPerSecond: Self.byteRate, pipeSize: 4096)
@@ -31,8 +36,8 @@ import Testing
         let seconds = Int(Date().timeIntervalSince1970)
         let alarmMinute = (seconds / 60 + (60 - seconds % 60 < 20 ? 2 : 1)) % 1440
         let time = String(format: "%02d:%02d", alarmMinute / 60, alarmMinute % 60)
-        let fadeSeconds = 4
         let config = directory.file("jukebox.toml")
+        let port = freeLoopbackPort()
         try DaemonConfig(
             musicDir: "music", device: sink.alsaDevice, pacing: "device", periodMs: 10, bufferMs: 40,
             onStart: "paused",
@@ -40,6 +45,9 @@ import Testing
 
                 [feedback]
                 sounds = false
+
+                [network]
+                port = \(port)
 
                 [rules]
                 clock = "system"
@@ -64,52 +72,90 @@ import Testing
         #expect(sink.byteCount == 0)
 
         // It rings within the minute (the daemon sleeps until it, looking at least every minute).
-        #expect(
+        try #require(
             process.waitForLine(matching: "alarms: alarm wake: folder \"wake\"", on: .stderr, timeout: .seconds(150))
                 != nil, "\(process.text(of: .stderr))")
-        try process.send("alarms")
-        #expect(
-            process.waitForOutputLine(matching: "ringing: wake", on: .stdout) != nil, "\(process.text(of: .stdout))")
-        // The fade and a second more of the music reach the output.
-        #expect(
-            sink.waitForBytes((fadeSeconds + 1) * Self.byteRate, timeoutSeconds: 30), "\(process.text(of: .stderr))")
-        let bytes = sink.bytes
-        let frames = bytes.count / 4
-        // The level in tenths of a second from the music's first sample: it starts from silence
-        // and rises, never falling, to the alarm's volume (40: the volume curve's gain below 1).
-        let window = 4410
-        let first = try #require((0..<frames).first { SleepTimerDaemonTests.left(bytes, frame: $0) != 0 })
-        var means: [Double] = []
-        for start in stride(from: first, to: frames - window, by: window) {
-            means.append(Self.meanLevel(bytes, from: start, frames: window))
-        }
-        let final = try #require(means.last)
-        #expect(final > 0 && final < Double(Self.level), "the level reached \(final)")
-        #expect(means[0] < final / 2, "the first tenth of a second was at \(means[0]) of \(final): no fade")
-        let falls = zip(means, means.dropFirst()).filter { $1 < $0 - 1 }.count
-        #expect(falls == 0, "the level fell \(falls) times: \(means)")
-        // It rises step by step over most of the fade, not at once.
-        let rises = zip(means, means.dropFirst()).filter { $1 > $0 + 1 }.count
-        #expect(rises >= fadeSeconds * 5, "the level rose in \(rises) tenths: \(means)")
-        let reached = try #require(means.firstIndex { $0 >= final * 0.95 })
-        #expect(reached >= fadeSeconds * 5, "the level was up after \(reached) tenths of a second: \(means)")
+        try body(sink, process, time, port)
+    }
 
-        // A press of play/pause stops the alarm and its music.
-        try process.send("button play_pause short")
-        #expect(
-            process.waitForLine(matching: "alarms: alarm wake stopped", on: .stderr, timeout: .seconds(10)) != nil,
-            "\(process.text(of: .stderr))")
-        try process.send("status")
-        #expect(process.waitForOutputLine(matching: "state: stop", on: .stdout) != nil, "\(process.text(of: .stdout))")
-        // It rings no more: `alarms` shows the next one and nothing ringing.
-        process.skipOutput()
-        let from = process.lines.count
-        try process.send("alarms")
-        #expect(
-            process.waitForOutputLine(matching: "alarm: wake: all \(time)", on: .stdout) != nil,
-            "\(process.text(of: .stdout))")
-        let reply = process.lines.dropFirst(from).filter { $0.stream == .stdout }.map(\.text)
-        #expect(reply.contains { $0.contains("next: ") && $0.hasSuffix("\(time) wake") }, "\(reply)")
-        #expect(!reply.contains { $0.contains("ringing") }, "\(reply)")
+    @Test func anAlarmForTheNextMinuteFadesInAndAPressStopsIt() throws {
+        let fadeSeconds = 4
+        try Self.ringingAlarm(fadeSeconds: fadeSeconds) { sink, process, time, _ in
+            try process.send("alarms")
+            #expect(
+                process.waitForOutputLine(matching: "ringing: wake", on: .stdout) != nil, "\(process.text(of: .stdout))"
+            )
+            // The fade and a second more of the music reach the output.
+            #expect(
+                sink.waitForBytes((fadeSeconds + 1) * Self.byteRate, timeoutSeconds: 30), "\(process.text(of: .stderr))"
+            )
+            let bytes = sink.bytes
+            let frames = bytes.count / 4
+            // The level in tenths of a second from the music's first sample: it starts from silence
+            // and rises, never falling, to the alarm's volume (40: the volume curve's gain below 1).
+            let window = 4410
+            let first = try #require((0..<frames).first { SleepTimerDaemonTests.left(bytes, frame: $0) != 0 })
+            var means: [Double] = []
+            for start in stride(from: first, to: frames - window, by: window) {
+                means.append(Self.meanLevel(bytes, from: start, frames: window))
+            }
+            let final = try #require(means.last)
+            #expect(final > 0 && final < Double(Self.level), "the level reached \(final)")
+            #expect(means[0] < final / 2, "the first tenth of a second was at \(means[0]) of \(final): no fade")
+            let falls = zip(means, means.dropFirst()).filter { $1 < $0 - 1 }.count
+            #expect(falls == 0, "the level fell \(falls) times: \(means)")
+            // It rises step by step over most of the fade, not at once.
+            let rises = zip(means, means.dropFirst()).filter { $1 > $0 + 1 }.count
+            #expect(rises >= fadeSeconds * 5, "the level rose in \(rises) tenths: \(means)")
+            let reached = try #require(means.firstIndex { $0 >= final * 0.95 })
+            #expect(reached >= fadeSeconds * 5, "the level was up after \(reached) tenths of a second: \(means)")
+
+            // A press of play/pause stops the alarm and its music.
+            try process.send("button play_pause short")
+            #expect(
+                process.waitForLine(matching: "alarms: alarm wake stopped", on: .stderr, timeout: .seconds(10)) != nil,
+                "\(process.text(of: .stderr))")
+            try process.send("status")
+            #expect(
+                process.waitForOutputLine(matching: "state: stop", on: .stdout) != nil, "\(process.text(of: .stdout))")
+            // It rings no more: `alarms` shows the next one and nothing ringing.
+            process.skipOutput()
+            let from = process.lines.count
+            try process.send("alarms")
+            #expect(
+                process.waitForOutputLine(matching: "alarm: wake: all \(time)", on: .stdout) != nil,
+                "\(process.text(of: .stdout))")
+            let reply = process.lines.dropFirst(from).filter { $0.stream == .stdout }.map(\.text)
+            #expect(reply.contains { $0.contains("next: ") && $0.hasSuffix("\(time) wake") }, "\(reply)")
+            #expect(!reply.contains { $0.contains("ringing") }, "\(reply)")
+
+        }
+    }
+
+    /// A volume set from an MPD client or the console while the alarm fades in stays: the fade
+    /// ends there, as when the knob turns, and the music plays on at the volume chosen.
+    @Test(arguments: ["mpd", "console"]) func aVolumeSetDuringTheFadeStays(from frontEnd: String) throws {
+        try Self.ringingAlarm(fadeSeconds: 60) { sink, process, _, port in
+            // A few steps of the fade (40 over 60 s: one step each 1.5 s) reach the output.
+            #expect(sink.waitForBytes(2 * Self.byteRate, timeoutSeconds: 30), "\(process.text(of: .stderr))")
+            if frontEnd == "mpd" {
+                #expect(try MPDTestClient(port: port).command("setvol 70") == ["OK"])
+            } else {
+                try process.send("volume 70")
+            }
+            #expect(
+                process.waitForLine(matching: "alarm wake: the music plays on", on: .stderr, timeout: .seconds(10))
+                    != nil, "\(process.text(of: .stderr))")
+            // Several of the fade's steps would have come by now; the volume is still the one set.
+            let heard = sink.byteCount
+            #expect(sink.waitForBytes(heard + 5 * Self.byteRate, timeoutSeconds: 30), "\(process.text(of: .stderr))")
+            process.skipOutput()
+            try process.send("status")
+            // The console's status: state first, then the volume.
+            #expect(
+                process.waitForOutputLine(matching: "state: play", on: .stdout) != nil, "\(process.text(of: .stdout))")
+            #expect(
+                process.waitForOutputLine(matching: "volume: 70", on: .stdout) != nil, "\(process.text(of: .stdout))")
+        }
     }
 }

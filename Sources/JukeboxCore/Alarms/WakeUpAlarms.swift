@@ -60,6 +60,56 @@ public struct WakeUpAlarm: Sendable, Equatable {
     }
 }
 
+/// What the alarms keep across a power cut (the daemon stores `text` in the database each
+/// time it changes: a press while an alarm rings, an alarm's end): per alarm, by name, the
+/// local minute whose ringing is over (stopped, snoozed, taken over or ended), so a restart
+/// inside that alarm's fade does not ring it again; and a snooze's end in UTC seconds, so a
+/// power cut during a snooze still wakes the sleeper.
+public struct AlarmMemory: Sendable, Equatable {
+    /// Alarm name -> the local minute (local seconds since 1970) whose ringing is over.
+    public var settled: [String: Int64] = [:]
+    /// The snoozed alarm's name and when it rings again (UTC seconds).
+    public var snooze: Snooze?
+
+    public struct Snooze: Sendable, Equatable {
+        public var name: String
+        public var untilUTCSeconds: Int64
+
+        public init(name: String, untilUTCSeconds: Int64) {
+            self.name = name
+            self.untilUTCSeconds = untilUTCSeconds
+        }
+    }
+
+    public init(settled: [String: Int64] = [:], snooze: Snooze? = nil) {
+        self.settled = settled
+        self.snooze = snooze
+    }
+
+    /// One line each: `settled LOCALSECONDS NAME`, `snooze UTCSECONDS NAME` (the name last: it
+    /// may hold spaces).
+    public var text: String {
+        var lines = settled.sorted { $0.key < $1.key }.map { "settled \($0.value) \($0.key)" }
+        if let snooze { lines.append("snooze \(snooze.untilUTCSeconds) \(snooze.name)") }
+        return lines.joined(separator: "\n")
+    }
+
+    /// From `text`; a line it cannot read is left out (the memory is the daemon's own: a bad
+    /// line costs at most a second ring of today's alarm).
+    public init(text: String) {
+        for line in text.split(separator: "\n") {
+            let parts = line.split(separator: " ", maxSplits: 2)
+            guard parts.count == 3, let seconds = Int64(parts[1]) else { continue }
+            let name = String(parts[2])
+            switch parts[0] {
+            case "settled": settled[name] = seconds
+            case "snooze": snooze = Snooze(name: name, untilUTCSeconds: seconds)
+            default: continue
+            }
+        }
+    }
+}
+
 /// The wake-up alarms (`[[alarm]]`): at an alarm's time the box starts its music from silence
 /// and raises the volume to the alarm's over its fade time; while it rings a press of
 /// play/pause (or the knob) stops it, next or previous snoozes it, and turning the knob takes
@@ -73,8 +123,10 @@ public struct WakeUpAlarm: Sendable, Equatable {
 /// a minute that a fall back repeats rings once (each alarm remembers the last local minute
 /// it rang for). Until the wall time is known (a Pi without a clock battery before NTP)
 /// nothing rings. A restart, or a clock that jumps, rings an alarm whose time passed less
-/// than its fade time (at least a minute) ago, its fade continuing where it would be; a
-/// snooze or a stop is kept in memory only (a power cut during a snooze loses it).
+/// than its fade time (at least a minute) ago, its fade continuing where it would be, unless
+/// its ringing was over (`AlarmMemory`); a snooze outlives a restart: one whose end passed
+/// while the box was off rings at once if it ended less than the alarm's stop-after time
+/// (an hour when it plays on) ago.
 ///
 /// Pure: nothing here reads a clock (WakeUpAlarmsTests runs it on a manual one).
 public struct WakeUpAlarms: Sendable {
@@ -111,6 +163,8 @@ public struct WakeUpAlarms: Sendable {
         case stop
         /// Say this (the log, the console, the screen).
         case announce(String)
+        /// Keep this across a power cut (it changed).
+        case remember(AlarmMemory)
     }
 
     public enum Phase: Sendable, Equatable {
@@ -131,12 +185,42 @@ public struct WakeUpAlarms: Sendable {
     public private(set) var volume: Int?
     /// Per alarm, the local minute (local seconds since 1970) it last rang for.
     private var rangFor: [Int: Int64] = [:]
+    /// Per alarm, the local minute whose ringing is over (kept: `memory`).
+    private var settled: [Int: Int64] = [:]
+    /// The snooze's end in UTC seconds, while snoozed (kept: `memory`).
+    private var snoozeUntilUTC: Int64?
+    /// A snooze restored before the wall time was known: alarm index and UTC end.
+    private var restoredSnooze: (index: Int, untilUTC: Int64)?
     /// Wall and monotonic time drifting apart by more than this between two looks is a clock
     /// set or stepped (daylight saving moves no UTC second).
     static let clockJumpSeconds: Int64 = 60
 
     public init(alarms: [WakeUpAlarm]) {
         self.alarms = alarms
+    }
+
+    /// What is kept across a power cut.
+    public var memory: AlarmMemory {
+        var memory = AlarmMemory()
+        for (index, minute) in settled { memory.settled[alarms[index].name] = minute }
+        if case .snoozed(let index, _) = phase, let snoozeUntilUTC {
+            memory.snooze = .init(name: alarms[index].name, untilUTCSeconds: snoozeUntilUTC)
+        } else if let restoredSnooze {
+            memory.snooze = .init(name: alarms[restoredSnooze.index].name, untilUTCSeconds: restoredSnooze.untilUTC)
+        }
+        return memory
+    }
+
+    /// After a start: what the last run kept. Alarms no longer in the config are left out.
+    public mutating func restore(_ memory: AlarmMemory) {
+        for (index, alarm) in alarms.enumerated() {
+            guard let minute = memory.settled[alarm.name] else { continue }
+            settled[index] = minute
+            rangFor[index] = minute
+        }
+        if let snooze = memory.snooze, let index = alarms.firstIndex(where: { $0.name == snooze.name }) {
+            restoredSnooze = (index, snooze.untilUTCSeconds)
+        }
     }
 
     public var isRinging: Bool {
@@ -184,15 +268,19 @@ public struct WakeUpAlarms: Sendable {
             let alarm = alarms[index]
             phase = .idle
             volume = nil
+            settle(index)
             switch control {
             case .stop:
-                return [.stop, .announce("alarm \(alarm.name) stopped")]
+                return [.stop, .announce("alarm \(alarm.name) stopped"), .remember(memory)]
             case .snooze:
                 let until = now.adding(milliseconds: Int64(alarm.snoozeMinutes) * 60_000)
                 phase = .snoozed(index: index, until: until)
-                return [.stop, .announce("alarm \(alarm.name) snoozed for \(alarm.snoozeMinutes) min")]
+                snoozeUntilUTC = utcSeconds(at: until)
+                return [
+                    .stop, .announce("alarm \(alarm.name) snoozed for \(alarm.snoozeMinutes) min"), .remember(memory),
+                ]
             case .takeOver:
-                return [.announce("alarm \(alarm.name): the music plays on")]
+                return [.announce("alarm \(alarm.name): the music plays on"), .remember(memory)]
             }
         case .musicStarted:
             guard case .ringing(let index, let fadeFrom, let fallback, false) = phase else { return [] }
@@ -204,7 +292,10 @@ public struct WakeUpAlarms: Sendable {
             guard !fallback else {
                 phase = .idle
                 volume = nil
-                return [.announce("alarm \(alarm.name): the fallback cannot play either (\(why))")]
+                settle(index)
+                return [
+                    .announce("alarm \(alarm.name): the fallback cannot play either (\(why))"), .remember(memory),
+                ]
             }
             phase = .ringing(index: index, fadeFrom: fadeFrom, fallback: true, started: false)
             let instead = alarm.fallbackFolder.map { "folder \"\($0)\"" } ?? "what played last"
@@ -216,7 +307,8 @@ public struct WakeUpAlarms: Sendable {
             guard case .ringing(let index, _, _, true) = phase else { return [] }
             phase = .idle
             volume = nil
-            return [.announce("alarm \(alarms[index].name) ended: the music was stopped")]
+            settle(index)
+            return [.announce("alarm \(alarms[index].name) ended: the music was stopped"), .remember(memory)]
         }
     }
 
@@ -232,21 +324,28 @@ public struct WakeUpAlarms: Sendable {
             if let end = ringingEnd(index, fadeFrom: fadeFrom), now >= end {
                 phase = .idle
                 volume = nil
+                settle(index)
                 if alarms[index].stopAfterMinutes > 0 {
                     actions += [
                         .stop,
                         .announce("alarm \(alarms[index].name) ended after \(alarms[index].stopAfterMinutes) min"),
                     ]
                 }
+                actions.append(.remember(memory))
             } else {
                 phase = .ringing(index: index, fadeFrom: fadeFrom, fallback: fallback, started: started)
             }
         case .snoozed(let index, let until) where now >= until:
-            actions += ring(index, fadeFrom: now, now: now)
+            snoozeUntilUTC = nil
+            actions += ring(index, fadeFrom: now, now: now) + [.remember(memory)]
         default:
             break
         }
         guard let time else { return actions }
+        if let (index, untilUTC) = restoredSnooze {
+            restoredSnooze = nil
+            actions += resumeSnooze(index, untilUTC: untilUTC, time: time, now: now)
+        }
         // The local seconds after which an alarm's minute is due: the last look's, or after a
         // restart or a jump of the clock, as far back as each alarm's fade (at least a minute).
         var since: Int64?
@@ -271,6 +370,38 @@ public struct WakeUpAlarms: Sendable {
             actions += ring(due.index, fadeFrom: now.adding(milliseconds: -lateMs), now: now)
         }
         return actions
+    }
+
+    /// The ringing of alarm `index` is over for the minute it rang for.
+    private mutating func settle(_ index: Int) {
+        if let minute = rangFor[index] { settled[index] = minute }
+    }
+
+    /// The UTC second of `instant`, from the last look's wall time; nil while it is not known.
+    private func utcSeconds(at instant: Instant) -> Int64? {
+        guard let wallTime, let lastLook else { return nil }
+        return wallTime.utcSeconds + instant.milliseconds(since: lastLook) / 1000
+    }
+
+    /// A snooze the last run kept, once the wall time is known: it goes on, or rings now if it
+    /// ended while the box was off (not long ago), or is dropped.
+    private mutating func resumeSnooze(_ index: Int, untilUTC: Int64, time: LocalWallTime, now: Instant) -> [Action] {
+        let alarm = alarms[index]
+        let late = time.utcSeconds - untilUTC
+        if late < 0 {
+            phase = .snoozed(index: index, until: now.adding(milliseconds: -late * 1000))
+            snoozeUntilUTC = untilUTC
+            return []
+        }
+        let windowSeconds = Int64(alarm.stopAfterMinutes > 0 ? alarm.stopAfterMinutes : 60) * 60
+        guard late < windowSeconds else {
+            return [
+                .announce("alarm \(alarm.name): its snooze ended while the box was off, too long ago to ring"),
+                .remember(memory),
+            ]
+        }
+        return [.announce("alarm \(alarm.name): its snooze ended while the box was off")]
+            + ring(index, fadeFrom: now, now: now) + [.remember(memory)]
     }
 
     /// Alarm `index` begins: from silence (or where its fade would be), its music.
