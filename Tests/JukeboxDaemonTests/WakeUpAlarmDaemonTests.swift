@@ -19,10 +19,15 @@ import Testing
     }
 
     /// Runs `body` on a daemon with alarm "wake" (its folder of a minute's flat tone, volume 40,
-    /// a fade of `fadeSeconds`) set for the next minute, once it rings.
+    /// a fade of `fadeSeconds`, a snooze of a minute) set for the next minute, once it rings.
+    /// `relaunch` starts another daemon on the same config and database (after a power cut).
     static func ringingAlarm(
         fadeSeconds: Int,
-        _ body: (_ sink: PacedFifoSink, _ process: DaemonProcess, _ time: String, _ mpdPort: Int) throws -> Void
+        _ body:
+            (
+                _ sink: PacedFifoSink, _ process: DaemonProcess, _ time: String, _ mpdPort: Int,
+                _ relaunch: () throws -> DaemonProcess
+            ) throws -> Void
     ) throws {
         let directory = try TemporaryDirectory(prefix: "jukeboxd-alarm")
         defer { directory.remove() }
@@ -58,15 +63,25 @@ import Testing
                 folder = "wake"
                 volume = 40
                 fade_s = \(fadeSeconds)
+                snooze_minutes = 1
                 """
         ).write(to: config)
-        let process = try DaemonProcess(
-            executable: Jukeboxd.binary,
-            arguments: ["--config", config, "--log-level", "debug", "--console", "stdin"], environment: ["TZ": "UTC"])
-        defer {
-            _ = process.kill(SIGTERM)
-            _ = process.waitForExit(timeout: .seconds(5))
+        var launched: [DaemonProcess] = []
+        func launch() throws -> DaemonProcess {
+            let process = try DaemonProcess(
+                executable: Jukeboxd.binary,
+                arguments: ["--config", config, "--log-level", "debug", "--console", "stdin"],
+                environment: ["TZ": "UTC"])
+            launched.append(process)
+            return process
         }
+        defer {
+            for process in launched {
+                _ = process.kill(SIGTERM)
+                _ = process.waitForExit(timeout: .seconds(5))
+            }
+        }
+        let process = try launch()
         #expect(process.waitForLine(matching: "library: the scanned", on: .stderr, timeout: .seconds(30)) != nil)
         // Nothing plays before the alarm (on_start = "paused").
         #expect(sink.byteCount == 0)
@@ -75,12 +90,12 @@ import Testing
         try #require(
             process.waitForLine(matching: "alarms: alarm wake: folder \"wake\"", on: .stderr, timeout: .seconds(150))
                 != nil, "\(process.text(of: .stderr))")
-        try body(sink, process, time, port)
+        try body(sink, process, time, port, launch)
     }
 
     @Test func anAlarmForTheNextMinuteFadesInAndAPressStopsIt() throws {
         let fadeSeconds = 4
-        try Self.ringingAlarm(fadeSeconds: fadeSeconds) { sink, process, time, _ in
+        try Self.ringingAlarm(fadeSeconds: fadeSeconds) { sink, process, time, _, _ in
             try process.send("alarms")
             #expect(
                 process.waitForOutputLine(matching: "ringing: wake", on: .stdout) != nil, "\(process.text(of: .stdout))"
@@ -135,7 +150,7 @@ import Testing
     /// A volume set from an MPD client or the console while the alarm fades in stays: the fade
     /// ends there, as when the knob turns, and the music plays on at the volume chosen.
     @Test(arguments: ["mpd", "console"]) func aVolumeSetDuringTheFadeStays(from frontEnd: String) throws {
-        try Self.ringingAlarm(fadeSeconds: 60) { sink, process, _, port in
+        try Self.ringingAlarm(fadeSeconds: 60) { sink, process, _, port, _ in
             // A few steps of the fade (40 over 60 s: one step each 1.5 s) reach the output.
             #expect(sink.waitForBytes(2 * Self.byteRate, timeoutSeconds: 30), "\(process.text(of: .stderr))")
             if frontEnd == "mpd" {
@@ -156,6 +171,37 @@ import Testing
                 process.waitForOutputLine(matching: "state: play", on: .stdout) != nil, "\(process.text(of: .stdout))")
             #expect(
                 process.waitForOutputLine(matching: "volume: 70", on: .stdout) != nil, "\(process.text(of: .stdout))")
+        }
+    }
+
+    /// A snooze outlives a power cut: the daemon killed during it starts again snoozed (not
+    /// ringing at once, as a restart inside an alarm's first minute would without what it
+    /// kept), and the alarm rings again when the snooze ends.
+    @Test func aSnoozeOutlivesAPowerCut() throws {
+        try Self.ringingAlarm(fadeSeconds: 4) { sink, process, _, _, relaunch in
+            #expect(sink.waitForBytes(Self.byteRate, timeoutSeconds: 30), "\(process.text(of: .stderr))")
+            try process.send("button next short")
+            #expect(
+                process.waitForLine(
+                    matching: "alarms: alarm wake snoozed for 1 min", on: .stderr, timeout: .seconds(10))
+                    != nil, "\(process.text(of: .stderr))")
+            // The power goes.
+            _ = process.kill(SIGKILL)
+            _ = process.waitForExit(timeout: .seconds(10))
+            let again = try relaunch()
+            #expect(again.waitForLine(matching: "library: the scanned", on: .stderr, timeout: .seconds(30)) != nil)
+            // It says it is snoozed once its first look has the time (ask until it does).
+            var snoozed = false
+            for _ in 0..<30 where !snoozed {
+                try again.send("alarms")
+                snoozed = again.waitForOutputLine(matching: "snoozed: wake", on: .stdout, timeout: .seconds(1)) != nil
+            }
+            #expect(snoozed, "\(again.text(of: .stdout))\n\(again.text(of: .stderr))")
+            #expect(!again.text(of: .stderr).contains("alarms: alarm wake: folder"), "\(again.text(of: .stderr))")
+            // And rings when the snooze ends.
+            #expect(
+                again.waitForLine(matching: "alarms: alarm wake: folder \"wake\"", on: .stderr, timeout: .seconds(90))
+                    != nil, "\(again.text(of: .stderr))")
         }
     }
 }

@@ -271,16 +271,16 @@ public struct WakeUpAlarms: Sendable {
             settle(index)
             switch control {
             case .stop:
-                return [.stop, .announce("alarm \(alarm.name) stopped"), .remember(memory)]
+                return [.stop, .remember(memory), .announce("alarm \(alarm.name) stopped")]
             case .snooze:
                 let until = now.adding(milliseconds: Int64(alarm.snoozeMinutes) * 60_000)
                 phase = .snoozed(index: index, until: until)
                 snoozeUntilUTC = utcSeconds(at: until)
                 return [
-                    .stop, .announce("alarm \(alarm.name) snoozed for \(alarm.snoozeMinutes) min"), .remember(memory),
+                    .stop, .remember(memory), .announce("alarm \(alarm.name) snoozed for \(alarm.snoozeMinutes) min"),
                 ]
             case .takeOver:
-                return [.announce("alarm \(alarm.name): the music plays on"), .remember(memory)]
+                return [.remember(memory), .announce("alarm \(alarm.name): the music plays on")]
             }
         case .musicStarted:
             guard case .ringing(let index, let fadeFrom, let fallback, false) = phase else { return [] }
@@ -294,7 +294,7 @@ public struct WakeUpAlarms: Sendable {
                 volume = nil
                 settle(index)
                 return [
-                    .announce("alarm \(alarm.name): the fallback cannot play either (\(why))"), .remember(memory),
+                    .remember(memory), .announce("alarm \(alarm.name): the fallback cannot play either (\(why))"),
                 ]
             }
             phase = .ringing(index: index, fadeFrom: fadeFrom, fallback: true, started: false)
@@ -308,7 +308,7 @@ public struct WakeUpAlarms: Sendable {
             phase = .idle
             volume = nil
             settle(index)
-            return [.announce("alarm \(alarms[index].name) ended: the music was stopped"), .remember(memory)]
+            return [.remember(memory), .announce("alarm \(alarms[index].name) ended: the music was stopped")]
         }
     }
 
@@ -325,19 +325,19 @@ public struct WakeUpAlarms: Sendable {
                 phase = .idle
                 volume = nil
                 settle(index)
+                actions.append(.remember(memory))
                 if alarms[index].stopAfterMinutes > 0 {
                     actions += [
                         .stop,
                         .announce("alarm \(alarms[index].name) ended after \(alarms[index].stopAfterMinutes) min"),
                     ]
                 }
-                actions.append(.remember(memory))
             } else {
                 phase = .ringing(index: index, fadeFrom: fadeFrom, fallback: fallback, started: started)
             }
         case .snoozed(let index, let until) where now >= until:
             snoozeUntilUTC = nil
-            actions += ring(index, fadeFrom: now, now: now) + [.remember(memory)]
+            actions += [.remember(memory)] + ring(index, fadeFrom: now, now: now)
         default:
             break
         }
@@ -396,12 +396,12 @@ public struct WakeUpAlarms: Sendable {
         let windowSeconds = Int64(alarm.stopAfterMinutes > 0 ? alarm.stopAfterMinutes : 60) * 60
         guard late < windowSeconds else {
             return [
-                .announce("alarm \(alarm.name): its snooze ended while the box was off, too long ago to ring"),
                 .remember(memory),
+                .announce("alarm \(alarm.name): its snooze ended while the box was off, too long ago to ring"),
             ]
         }
-        return [.announce("alarm \(alarm.name): its snooze ended while the box was off")]
-            + ring(index, fadeFrom: now, now: now) + [.remember(memory)]
+        return [.remember(memory), .announce("alarm \(alarm.name): its snooze ended while the box was off")]
+            + ring(index, fadeFrom: now, now: now)
     }
 
     /// Alarm `index` begins: from silence (or where its fade would be), its music.
