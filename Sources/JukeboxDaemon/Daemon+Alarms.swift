@@ -50,6 +50,16 @@ extension Daemon {
         perform(alarms.handle(.control(.takeOver), now: Instant.now))
     }
 
+    /// `alarms skip|unskip NAME`: what was done (the announcement), or why not.
+    func skipAlarm(_ name: String, unskip: Bool) -> Result<String, CommandError> {
+        alarms.skipNext(name, unskip: unskip, now: Instant.now).map { actions in
+            perform(actions)
+            return actions.compactMap { action in
+                if case .announce(let text) = action { text } else { nil }
+            }.joined(separator: "; ")
+        }
+    }
+
     /// The pipeline started a track: the alarm's music, when one waits for it.
     func alarmMusicStarted() {
         guard alarmAwaitingStart else { return }

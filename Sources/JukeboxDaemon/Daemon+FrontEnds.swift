@@ -193,6 +193,7 @@ extension Daemon: MPDPlayerHost {
         box.startRefusal = startRefusal().map { "\($0)" }
         box.rulesFields = boxMachine.rules.statusFields
         box.alarmFields = alarms.statusFields(now: Instant.now)
+        if !config.alarms.isEmpty { box.skipAlarm = { [unowned self] name, unskip in skipAlarm(name, unskip: unskip) } }
         return box
     }
 

@@ -28,6 +28,9 @@ public struct MPDBox {
     public var rulesFields: [(String, String)] = [("rules", "none")]
     /// What `alarms` answers (`WakeUpAlarms.statusFields`).
     public var alarmFields: [(String, String)] = [("alarms", "none")]
+    /// `alarms skip|unskip NAME` (`WakeUpAlarms.skipNext`): what was done, or why not; nil:
+    /// the box has no alarms.
+    public var skipAlarm: ((_ name: String, _ unskip: Bool) -> Result<String, CommandError>)?
 
     /// Set by a `podcast` command that changed the subscriptions or the cache.
     public var podcastsChanged = false
@@ -260,11 +263,27 @@ extension MPDCommands {
             description:
                 "the family's rules now (`[rules]`): `clock: known`, `profile: evening`, `max_volume: 40`, `quiet_hours: on`, `budget: 3600`, `budget_left: 754` (seconds); `rules: none` without rules. A start that the rules refuse (quiet hours, the listening time used up) is answered on the console and, to an MPD client, as `ACK [55@0] {play} quiet hours: nothing starts now`"
         ) { $0.rulesFields },
-        fieldsCommand(
-            "alarms", help: "alarms       the wake-up alarms: the next one, one ringing or snoozed",
-            description:
-                "the wake-up alarms (`[[alarm]]`): `clock: known` (or why they wait), `next: 2026-12-08 06:45 school`, `ringing: school` with `alarm_volume: 12` during the fade-in, `snoozed: school, rings again in 8:12`, then one `alarm:` line each; `alarms: none` without alarms. While one rings, play/pause (or the knob's press) stops it, next or previous snoozes it, turning the knob keeps the music at the volume turned to"
-        ) { $0.alarmFields },
+        BoxCommand(
+            name: "alarms",
+            help:
+                "alarms [skip|unskip NAME]   the wake-up alarms: the next one, one ringing or snoozed; skip one's next ring",
+            spec: Spec(permission: .read, min: 0, max: 2) { w, c in try alarms(&w, &c) },
+            reference: [
+                CommandReferenceEntry(
+                    .timers, "alarms",
+                    "the wake-up alarms (`[[alarm]]`): `clock: known` (or why they wait), `next: 2026-12-08 06:45 school`, `skipped: 2026-12-09 06:45 school`, `ringing: school` with `alarm_volume: 12` during the fade-in, `snoozed: school, rings again in 8:12`, then one `alarm:` line each; `alarms: none` without alarms. While one rings, play/pause (or the knob's press) stops it, next or previous snoozes it, turning the knob (or setting the volume from a client) keeps the music at that volume",
+                    examples: ["alarms"]),
+                CommandReferenceEntry(
+                    .timers, "alarms skip NAME, alarms unskip NAME",
+                    "alarm NAME does not ring at its next time (a holiday; kept across a power cut), or rings again at its next time; answers `alarm: school skipped on 2026-12-09 06:45`, and `alarms` then shows `skipped: 2026-12-09 06:45 school`",
+                    examples: ["alarms skip school", "alarms unskip school"]),
+            ],
+            check: { arguments in
+                guard let word = arguments.first?.lowercased() else { return nil }
+                return ["skip", "unskip"].contains(word) && arguments.count == 2
+                    ? nil : "usage: alarms [skip|unskip NAME]"
+            },
+            controlToChange: true),
         BoxCommand(
             name: "chapter", help: "chapter [next|previous]   the playing chapter, or move by chapter",
             spec: Spec(permission: .read, min: 0, max: 1) { w, c in try chapter(&w, &c) },
@@ -383,6 +402,23 @@ extension MPDCommands {
     static func requireControl(_ c: Call, _ what: String) throws {
         guard c.permission.contains(.control) else {
             throw MPDError(.permission, "you don't have permission for \"\(what)\"")
+        }
+    }
+
+    /// `alarms`: the alarms' fields; `alarms skip|unskip NAME`: skip an alarm's next ring, or not.
+    static func alarms(_ w: inout MPDWorld, _ c: inout Call) throws {
+        guard let word = c.arguments.first?.lowercased() else {
+            for (key, value) in w.box.alarmFields { c.response.add(key, value) }
+            return
+        }
+        guard ["skip", "unskip"].contains(word), c.arguments.count == 2 else {
+            throw MPDError(.argument, "usage: alarms [skip|unskip NAME]")
+        }
+        try requireControl(c, "alarms")
+        guard let skip = w.box.skipAlarm else { throw MPDError(.argument, "no alarms (add [[alarm]] to the config)") }
+        switch skip(c.arguments[1], word == "unskip") {
+        case .success(let done): c.response.add("alarm", done)
+        case .failure(let error): throw MPDError(.argument, error.message)
         }
     }
 

@@ -440,4 +440,50 @@ import Testing
         machine.restore(memory)
         #expect(machine.memory == AlarmMemory())
     }
+
+    // MARK: skipping the next ring
+
+    @Test func aSkippedAlarmStaysQuietOnceAndTheSkipOutlivesAPowerCut() throws {
+        var clock = Clock([Self.alarm("school", "mon-fri", time: "06:45")], localStart: (2026, 12, 7, 20, 0))
+        clock.look()
+        let skipped = try clock.machine.skipNext("school", now: clock.now).get()
+        clock.record(skipped)
+        #expect(clock.announcements == ["alarm school skipped on 2026-12-08 06:45"])
+        let fields = clock.machine.statusFields(now: clock.now)
+        #expect(fields.contains { $0 == ("next", "2026-12-09 06:45 school") })
+        #expect(fields.contains { $0 == ("skipped", "2026-12-08 06:45 school") })
+        // A second skip is refused: the next ring is skipped already.
+        #expect(
+            clock.machine.skipNext("school", now: clock.now)
+                == .failure(
+                    .badArgument(command: "alarms skip", problem: "alarm school is already skipped on 2026-12-08 06:45")
+                ))
+        clock.powerCut(ms: 60_000)
+        clock.run(minutes: 2 * 24 * 60)
+        // Tuesday stays quiet; Wednesday rings.
+        #expect(clock.starts == ["2026-12-09 06:45:00 school"])
+    }
+
+    @Test func anUnskipRingsAgainAndMistakesAreRefusedWithTheirReason() throws {
+        var clock = Clock([Self.alarm("school", "mon-fri", time: "06:45")], localStart: (2026, 12, 7, 20, 0))
+        // Before the clock is known there is no "next" to skip.
+        clock.known = false
+        clock.look()
+        #expect(
+            clock.machine.skipNext("school", now: clock.now)
+                == .failure(.badArgument(command: "alarms skip", problem: "the clock is not known yet")))
+        clock.known = true
+        clock.look()
+        #expect(
+            clock.machine.skipNext("schol", now: clock.now)
+                == .failure(.badArgument(command: "alarms skip", problem: "no alarm \"schol\" (alarms: \"school\")")))
+        #expect(
+            clock.machine.skipNext("school", unskip: true, now: clock.now)
+                == .failure(.badArgument(command: "alarms unskip", problem: "alarm school is not skipped")))
+        clock.record(try clock.machine.skipNext("school", now: clock.now).get())
+        clock.record(try clock.machine.skipNext("school", unskip: true, now: clock.now).get())
+        #expect(clock.remembered == AlarmMemory())
+        clock.run(minutes: 12 * 60)
+        #expect(clock.starts == ["2026-12-08 06:45:00 school"])
+    }
 }

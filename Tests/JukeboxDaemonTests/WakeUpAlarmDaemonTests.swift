@@ -22,7 +22,7 @@ import Testing
     /// a fade of `fadeSeconds`, a snooze of a minute) set for the next minute, once it rings.
     /// `relaunch` starts another daemon on the same config and database (after a power cut).
     static func ringingAlarm(
-        fadeSeconds: Int,
+        fadeSeconds: Int, waitForTheRing: Bool = true,
         _ body:
             (
                 _ sink: PacedFifoSink, _ process: DaemonProcess, _ time: String, _ mpdPort: Int,
@@ -88,8 +88,11 @@ import Testing
 
         // It rings within the minute (the daemon sleeps until it, looking at least every minute).
         try #require(
-            process.waitForLine(matching: "alarms: alarm wake: folder \"wake\"", on: .stderr, timeout: .seconds(150))
-                != nil, "\(process.text(of: .stderr))")
+            !waitForTheRing
+                || process.waitForLine(
+                    matching: "alarms: alarm wake: folder \"wake\"", on: .stderr, timeout: .seconds(150))
+                    != nil,
+            "\(process.text(of: .stderr))")
         try body(sink, process, time, port, launch)
     }
 
@@ -191,10 +194,9 @@ import Testing
             let again = try relaunch()
             #expect(again.waitForLine(matching: "library: the scanned", on: .stderr, timeout: .seconds(30)) != nil)
             // It says it is snoozed once its first look has the time (ask until it does).
-            var snoozed = false
-            for _ in 0..<30 where !snoozed {
+            let snoozed = try waitUntil(timeout: .seconds(30), pollingEvery: .milliseconds(100)) {
                 try again.send("alarms")
-                snoozed = again.waitForOutputLine(matching: "snoozed: wake", on: .stdout, timeout: .seconds(1)) != nil
+                return again.waitForOutputLine(matching: "snoozed: wake", on: .stdout, timeout: .seconds(1)) != nil
             }
             #expect(snoozed, "\(again.text(of: .stdout))\n\(again.text(of: .stderr))")
             #expect(!again.text(of: .stderr).contains("alarms: alarm wake: folder"), "\(again.text(of: .stderr))")
@@ -202,6 +204,38 @@ import Testing
             #expect(
                 again.waitForLine(matching: "alarms: alarm wake: folder \"wake\"", on: .stderr, timeout: .seconds(90))
                     != nil, "\(again.text(of: .stderr))")
+        }
+    }
+
+    /// `alarms skip NAME` from an MPD client: the next ring is skipped, the skip outlives a power
+    /// cut, a mistake is an ACK with its reason, and `unskip` takes it back.
+    @Test func anMPDClientSkipsTheNextRing() throws {
+        try Self.ringingAlarm(fadeSeconds: 4, waitForTheRing: false) { _, process, time, port, relaunch in
+            let client = try MPDTestClient(port: port)
+            let reply = client.command("alarms skip wake")
+            #expect(reply.last == "OK", "\(reply)")
+            #expect(reply.first?.hasPrefix("alarm: alarm wake skipped on ") == true, "\(reply)")
+            #expect(reply.first?.hasSuffix(" \(time)") == true, "\(reply)")
+            #expect(client.command("alarms skip wake").last?.contains("already skipped") == true)
+            let unknown = client.command("alarms skip school")
+            #expect(
+                unknown.last?.hasPrefix("ACK [2@0] {alarms} alarms skip: no alarm \"school\"") == true, "\(unknown)")
+            // The power goes: the new daemon still skips it.
+            _ = process.kill(SIGKILL)
+            _ = process.waitForExit(timeout: .seconds(10))
+            let again = try relaunch()
+            #expect(again.waitForLine(matching: "MPD protocol on", on: .stderr, timeout: .seconds(30)) != nil)
+            let after = try MPDTestClient(port: port)
+            // (Once its first look has the time.)
+            var fields: [String] = []
+            waitUntil(timeout: .seconds(30), pollingEvery: .milliseconds(100)) {
+                fields = after.command("alarms")
+                return fields.contains { $0.hasPrefix("skipped: ") }
+            }
+            #expect(fields.contains { $0.hasPrefix("skipped: ") && $0.hasSuffix("\(time) wake") }, "\(fields)")
+            #expect(fields.contains { $0.hasPrefix("next: ") && $0.hasSuffix("\(time) wake") }, "\(fields)")
+            #expect(after.command("alarms unskip wake").first?.contains("rings again") == true)
+            #expect(!after.command("alarms").contains { $0.hasPrefix("skipped: ") })
         }
     }
 }

@@ -223,6 +223,53 @@ public struct WakeUpAlarms: Sendable {
         }
     }
 
+    /// `alarms skip NAME`: alarm NAME does not ring at its next time (a holiday); the skip is
+    /// kept across a power cut, as a settled minute. `unskip` takes it back. The actions
+    /// (remember, announce), or why not.
+    public mutating func skipNext(_ name: String, unskip: Bool = false, now: Instant) -> Result<[Action], CommandError>
+    {
+        let command = unskip ? "alarms unskip" : "alarms skip"
+        guard let index = alarms.firstIndex(where: { $0.name == name }) else {
+            let names = alarms.map { "\"\($0.name)\"" }.joined(separator: ", ")
+            return .failure(.badArgument(command: command, problem: "no alarm \"\(name)\" (alarms: \(names))"))
+        }
+        guard let wallTime else {
+            return .failure(.badArgument(command: command, problem: "the clock is not known yet"))
+        }
+        let skipped = skippedMinute(index, after: wallTime)
+        if unskip {
+            guard skipped != nil else {
+                return .failure(.badArgument(command: command, problem: "alarm \(name) is not skipped"))
+            }
+            settled[index] = nil
+            rangFor[index] = nil
+            return .success([.remember(memory), .announce("alarm \(name) rings again at its next time")])
+        }
+        if let skipped {
+            return .failure(
+                .badArgument(
+                    command: command, problem: "alarm \(name) is already skipped on \(Self.minuteText(skipped))"))
+        }
+        guard let next = nextOccurrence(of: index, after: wallTime.localSeconds) else {
+            return .failure(.badArgument(command: command, problem: "alarm \(name) has no next time"))
+        }
+        settled[index] = next
+        rangFor[index] = next
+        return .success([.remember(memory), .announce("alarm \(name) skipped on \(Self.minuteText(next))")])
+    }
+
+    /// The local minute alarm `index` skips (a settled minute still to come), if any.
+    private func skippedMinute(_ index: Int, after time: LocalWallTime) -> Int64? {
+        guard let minute = settled[index], minute > time.localSeconds else { return nil }
+        return minute
+    }
+
+    /// `2026-12-08 06:45`.
+    static func minuteText(_ localSeconds: Int64) -> String {
+        let minute = Int((localSeconds - day(localSeconds) * 86_400) / 60)
+        return "\(CivilTime.dayText(localSeconds)) \(ClockTimeText.text(minute))"
+    }
+
     public var isRinging: Bool {
         if case .ringing = phase { return true }
         return false
@@ -447,16 +494,23 @@ public struct WakeUpAlarms: Sendable {
     /// The next alarm after `time`: its index and local time; nil without alarms.
     public func nextOccurrence(after time: LocalWallTime) -> (index: Int, localSeconds: Int64)? {
         var best: (index: Int, localSeconds: Int64)?
-        for (index, alarm) in alarms.enumerated() {
-            let today = Self.day(time.localSeconds)
-            for day in today...(today + 7) where alarm.days.contains(Weekday(daysSince1970: day)) {
-                let at = day * 86_400 + Int64(alarm.minuteOfDay) * 60
-                guard at > time.localSeconds else { continue }
-                if best == nil || at < best!.localSeconds { best = (index, at) }
-                break
-            }
+        for index in alarms.indices {
+            guard let at = nextOccurrence(of: index, after: time.localSeconds) else { continue }
+            if best == nil || at < best!.localSeconds { best = (index, at) }
         }
         return best
+    }
+
+    /// Alarm `index`'s next local minute after `localSeconds`, past one it skips.
+    func nextOccurrence(of index: Int, after localSeconds: Int64) -> Int64? {
+        let alarm = alarms[index]
+        let today = Self.day(localSeconds)
+        for day in today...(today + 14) where alarm.days.contains(Weekday(daysSince1970: day)) {
+            let at = day * 86_400 + Int64(alarm.minuteOfDay) * 60
+            guard at > localSeconds, at != settled[index] else { continue }
+            return at
+        }
+        return nil
     }
 
     static func day(_ localSeconds: Int64) -> Int64 {
@@ -471,9 +525,11 @@ public struct WakeUpAlarms: Sendable {
         if let wallTime {
             fields.append(("clock", "known"))
             if let next = nextOccurrence(after: wallTime) {
-                let date = CivilTime.dayText(next.localSeconds)
-                let minute = Int((next.localSeconds - Self.day(next.localSeconds) * 86_400) / 60)
-                fields.append(("next", "\(date) \(ClockTimeText.text(minute)) \(alarms[next.index].name)"))
+                fields.append(("next", "\(Self.minuteText(next.localSeconds)) \(alarms[next.index].name)"))
+            }
+            for index in alarms.indices {
+                guard let skipped = skippedMinute(index, after: wallTime) else { continue }
+                fields.append(("skipped", "\(Self.minuteText(skipped)) \(alarms[index].name)"))
             }
         } else {
             fields.append(("clock", "not known: alarms wait for the time (NTP or a clock battery)"))
