@@ -32,7 +32,7 @@ final class SpeechHelperProcess {
         do {
             frame = try SpeechHelperFrames.encode(request)
         } catch {
-            throw SpeechError("speech: \(error.message)")
+            throw SpeechError(error.message)
         }
         if let child, let exit = reap(child.pid, block: false) {
             // Ended between requests (killed, or out of memory): nothing was lost, start another.
