@@ -68,7 +68,8 @@ let package = Package(
         .target(name: "GPIO", dependencies: ["CGPIOD", "LinuxSupport"]),
         .target(name: "Soxr", dependencies: ["CSoxr", "CLazyLibraries"]),
         .target(name: "Sonic", dependencies: ["CSonic", "CLazyLibraries"]),
-        // espeak-ng for spoken announcements, opened on first use (CLazyLibraries).
+        // espeak-ng for spoken announcements, opened on first use (CLazyLibraries), and only in
+        // the speech helper process (`jukeboxd --speech-helper`).
         .target(name: "Speech", dependencies: ["CESpeak", "CLazyLibraries"]),
         .target(name: "FLAC", dependencies: ["CFLAC", "CLazyLibraries", "LinuxSupport"]),
         .target(name: "Ogg", dependencies: ["COggHeaders", "LinuxSupport"]),
@@ -98,7 +99,7 @@ let package = Package(
             name: "JukeboxAudio",
             dependencies: [
                 "JukeboxCore", "LinuxSupport", "ALSA", "MPG123", "Soxr", "Sonic", "FLAC", "Vorbis", "Opus", "FFmpeg",
-                "HTTP", "Speech",
+                "HTTP",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .target(

@@ -35,12 +35,9 @@ int jb_peer_is_local(int fd) {
     }
 }
 
-/* Every descriptor from 3 up gets FD_CLOEXEC: close_range(2) where the kernel has it
-   (5.11), else each entry of /proc/self/fd. */
-static int mark_descriptors_close_on_exec(void) {
-#ifdef SYS_close_range
-    if (syscall(SYS_close_range, 3U, ~0U, 4U /* CLOSE_RANGE_CLOEXEC */) == 0) return 0;
-#endif
+/* Calls `action` on every descriptor from 3 up that /proc/self/fd lists (the fallback where
+   the kernel has no close_range(2), before 5.11). */
+static int for_each_descriptor_from_three(void (*action)(int)) {
     DIR *listing = opendir("/proc/self/fd");
     if (listing == NULL) return -1;
     int own = dirfd(listing);
@@ -49,15 +46,37 @@ static int mark_descriptors_close_on_exec(void) {
         char *end;
         long fd = strtol(entry->d_name, &end, 10);
         if (*end != '\0' || end == entry->d_name || fd < 3 || fd == own) continue;
-        int flags = fcntl((int)fd, F_GETFD);
-        if (flags >= 0) fcntl((int)fd, F_SETFD, flags | FD_CLOEXEC);
+        action((int)fd);
     }
     closedir(listing);
     return 0;
+}
+
+static void mark_close_on_exec(int fd) {
+    int flags = fcntl(fd, F_GETFD);
+    if (flags >= 0) fcntl(fd, F_SETFD, flags | FD_CLOEXEC);
+}
+
+static void close_descriptor(int fd) { close(fd); }
+
+/* Every descriptor from 3 up gets FD_CLOEXEC: close_range(2) where the kernel has it
+   (5.11), else each entry of /proc/self/fd. */
+static int mark_descriptors_close_on_exec(void) {
+#ifdef SYS_close_range
+    if (syscall(SYS_close_range, 3U, ~0U, 4U /* CLOSE_RANGE_CLOEXEC */) == 0) return 0;
+#endif
+    return for_each_descriptor_from_three(mark_close_on_exec);
 }
 
 int jb_execute_self_again(char *const arguments[]) {
     if (mark_descriptors_close_on_exec() != 0) return -1;
     execv("/proc/self/exe", arguments);
     return -1;
+}
+
+int jb_close_descriptors_from_three(void) {
+#ifdef SYS_close_range
+    if (syscall(SYS_close_range, 3U, ~0U, 0U) == 0) return 0;
+#endif
+    return for_each_descriptor_from_three(close_descriptor);
 }

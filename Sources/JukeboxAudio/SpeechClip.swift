@@ -1,5 +1,4 @@
 import Soxr
-import Speech
 
 /// Spoken text as jb-output mixes it: mono S16 at the device's rate, with a lead-in and a tail
 /// of silence over which the music ducks and comes back. Made off the audio thread (the
@@ -28,17 +27,15 @@ public final class SpeechClip: @unchecked Sendable {
 
     deinit { samples.deallocate() }
 
-    /// `text` spoken by `synthesizer`, resampled with libsoxr from espeak's rate to `rate`
-    /// when they differ.
-    public static func speaking(
-        _ text: String, with synthesizer: SpeechSynthesizer, rate: Int, rampMs: Int
-    ) throws -> SpeechClip {
-        let spoken = trimmed(try synthesizer.synthesize(text))
-        guard synthesizer.sampleRate != rate, !spoken.isEmpty else {
+    /// `voice` as espeak-ng made it (mono at `inputRate`), its silence trimmed and resampled
+    /// with libsoxr to `rate` when they differ.
+    public static func speaking(_ voice: [Int16], at inputRate: Int, rate: Int, rampMs: Int) throws -> SpeechClip {
+        let spoken = trimmed(voice)
+        guard inputRate != rate, !spoken.isEmpty else {
             return SpeechClip(voice: spoken, rate: rate, rampMs: rampMs)
         }
-        let resampler = try Resampler(inputRate: synthesizer.sampleRate, outputRate: rate, channels: 1)
-        let capacity = spoken.count * rate / synthesizer.sampleRate + 4096
+        let resampler = try Resampler(inputRate: inputRate, outputRate: rate, channels: 1)
+        let capacity = spoken.count * rate / inputRate + 4096
         var out = [Int16](repeating: 0, count: capacity)
         var made = 0
         try spoken.withUnsafeBufferPointer { input in

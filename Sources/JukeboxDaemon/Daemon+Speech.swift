@@ -3,8 +3,9 @@ import JukeboxCore
 import LinuxSupport
 
 // Spoken announcements (control thread). Which text is spoken when is the core's
-// `Announcements`; jb-speech makes the speech (`SpeechRunner`), and the pipeline mixes it over
-// the music, which ducks under the voice and comes back (`AudioPipeline.speak`).
+// `Announcements`; jb-speech makes the speech (`SpeechRunner`, espeak-ng in the speech helper
+// process), and the pipeline mixes it over the music, which ducks under the voice and comes
+// back (`AudioPipeline.speak`).
 
 extension Daemon {
     /// Silence around the voice, over which the music ducks and comes back.
@@ -12,7 +13,7 @@ extension Daemon {
 
     /// `say TEXT` from any front end: nil when taken (spoken now or after what waits), else why not.
     func say(_ text: String) -> String? {
-        if let missing = SpeechRunner.missing { return missing }
+        if let unavailable = speech.unavailable { return unavailable }
         switch announcements.say(text) {
         case .success(let actions):
             performSpeech(actions)
@@ -25,7 +26,7 @@ extension Daemon {
     /// Says `event`'s words when `[speech] events` is on, speech is not turned off and can be
     /// made; false when it is not spoken (its feedback sound is then played instead).
     func announce(_ event: Announcements.Event) -> Bool {
-        guard config.speech.enabled, config.speech.events, SpeechRunner.missing == nil else { return false }
+        guard config.speech.enabled, config.speech.events, speech.unavailable == nil else { return false }
         performSpeech(announcements.announce(event))
         return true
     }

@@ -234,7 +234,8 @@ final class Daemon {
         }
         cues = FeedbackCues(enabled: config.feedback.sounds)
         announcements = Announcements(enabled: config.speech.enabled)
-        speech = SpeechRunner(voice: config.speech.voice, wordsPerMinute: config.speech.rate, wakeup: wakeup)
+        speech = SpeechRunner(
+            voice: config.speech.voice, wordsPerMinute: config.speech.rate, wakeup: wakeup, logger: logger)
         do {
             if let ledRecord {
                 statusLED = try StatusLED(recordingTo: ledRecord, line: config.feedback.ledLine ?? 0)

@@ -66,8 +66,10 @@ public enum Jukeboxd {
         ],
         defaultCommand: "run")
 
-    /// Parses `arguments` (without the program name), runs the command, and exits.
+    /// Parses `arguments` (without the program name), runs the command, and exits. With only
+    /// `--speech-helper`, it is the daemon's speech helper (`SpeechHelperChild`).
     public static func main(arguments: [String]) -> Never {
+        if arguments == [SpeechHelperChild.argument] { exit(SpeechHelperChild.run()) }
         let status: Int32
         switch interface.parse(arguments) {
         case .show(let text):

@@ -1,12 +1,14 @@
 import JukeboxAudio
 import JukeboxCore
 import LinuxSupport
+import Logging
 import Speech
 
 /// Makes speech on the `jb-speech` thread, one text at a time (the core's `Announcements`
 /// asks for the next only when the last is done), and hands the clip to the control loop
 /// through the WakeupEvent: espeak-ng takes tens of milliseconds a sentence on a desktop, more
-/// on a Pi, which neither the control loop nor the audio thread may wait for.
+/// on a Pi, which neither the control loop nor the audio thread may wait for. espeak-ng itself
+/// runs in the speech helper process (`SpeechHelperProcess`): this process never loads it.
 final class SpeechRunner: @unchecked Sendable {
     struct Made {
         var clip: Result<SpeechClip, any Error>
@@ -14,25 +16,31 @@ final class SpeechRunner: @unchecked Sendable {
         var elapsedMs: Int
     }
 
+    /// The longest speech made (a longer text is cut).
+    static let maxSeconds = 60
+
     private let voice: String
     private let wordsPerMinute: Int
     private let wakeup: WakeupEvent
-    /// Protects `thread` and `made`.
+    /// Protects `thread`, `made` and `unavailableReason`.
     private let lock = ConditionLock()
     private var thread: NamedThread?
     private var made: Made?
-    /// Used by the one jb-speech thread running (they run one after another).
-    private var synthesizer: Result<SpeechSynthesizer, SpeechError>?
+    private var unavailableReason: String?
+    /// Used by the one jb-speech thread running (they run one after another), and by `stop`
+    /// once the last was joined.
+    private let helper: SpeechHelperProcess
 
-    init(voice: String, wordsPerMinute: Int, wakeup: WakeupEvent) {
+    init(voice: String, wordsPerMinute: Int, wakeup: WakeupEvent, logger: Logger) {
         self.voice = voice
         self.wordsPerMinute = wordsPerMinute
         self.wakeup = wakeup
+        helper = SpeechHelperProcess(logger: logger)
     }
 
-    /// Why speech cannot be made on this box (libespeak-ng1 is missing), else nil. Opens the
-    /// library the first time (a dlopen); espeak-ng's data is read on jb-speech.
-    static var missing: String? { SpeechSynthesizer.libraryMissing?.message }
+    /// Why speech cannot be made on this box (libespeak-ng1 is missing), else nil. Known from
+    /// the helper's first answer: this process does not load espeak-ng, not even to look.
+    var unavailable: String? { lock.withLock { unavailableReason } }
 
     /// Makes `text`'s speech at `rate` with `rampMs` of silence around it.
     func start(_ text: String, rate: Int, rampMs: Int) {
@@ -42,12 +50,18 @@ final class SpeechRunner: @unchecked Sendable {
         thread = NamedThread(name: "jb-speech") { [self] in
             let started = MonotonicClock.nanoseconds()
             let clip = Result { () throws -> SpeechClip in
-                if synthesizer == nil {
-                    synthesizer = Result { () throws(SpeechError) in
-                        try SpeechSynthesizer(voice: voice, wordsPerMinute: wordsPerMinute)
-                    }
+                let request = SpeechHelperFrames.Request(
+                    voice: voice, wordsPerMinute: wordsPerMinute, maxSeconds: Self.maxSeconds, text: text)
+                let reply = try helper.speak(request)
+                switch reply {
+                case .spoken(let samples, let sampleRate):
+                    return try SpeechClip.speaking(samples, at: sampleRate, rate: rate, rampMs: rampMs)
+                case .failed(let message):
+                    throw SpeechError(message)
+                case .unavailable(let message):
+                    lock.withLock { unavailableReason = message }
+                    throw SpeechError(message)
                 }
-                return try SpeechClip.speaking(text, with: try synthesizer!.get(), rate: rate, rampMs: rampMs)
             }
             let elapsedMs = Int((MonotonicClock.nanoseconds() - started) / 1_000_000)
             lock.withLock { made = Made(clip: clip, elapsedMs: elapsedMs) }
@@ -63,11 +77,13 @@ final class SpeechRunner: @unchecked Sendable {
         }
     }
 
-    /// At shutdown: waits for the speech being made (a sentence: milliseconds).
+    /// At shutdown: waits for the speech being made (a sentence: milliseconds), then ends the
+    /// helper.
     func stop() {
         lock.withLock {
             thread?.join()
             thread = nil
         }
+        helper.stop()
     }
 }

@@ -36,6 +36,20 @@ public enum ProcessSettings {
         jb_set_malloc_mmap_threshold(Int32(bytes)) == 1
     }
 
+    /// Closes every descriptor from 3 up: for a child started from a process whose libraries
+    /// may have opened descriptors without close-on-exec (a helper must not hold the parent's
+    /// sockets or devices). False when it could not.
+    @discardableResult
+    public static func closeInheritedDescriptors() -> Bool {
+        jb_close_descriptors_from_three() == 0
+    }
+
+    /// Names the calling thread (at most 15 characters are kept): for a process's main thread,
+    /// the name `ps` and /proc/PID/comm show.
+    public static func nameCurrentThread(_ name: String) {
+        name.withCString { jb_set_thread_name($0) }
+    }
+
     /// Runs this program again in this process (execv of /proc/self/exe) with `arguments`
     /// (the first is argv[0]): the same pid, parent, standard streams, environment and signal
     /// mask (a SIGTERM pending now reaches the new image's signalfd), every other descriptor

@@ -33,6 +33,9 @@ int jb_peer_is_local(int fd);
    descriptors from 3 up closed on the way (0-2 and the signal mask are kept); returns -1 with
    errno set only when it could not (process.c). */
 int jb_execute_self_again(char *const arguments[]);
+/* Closes every descriptor from 3 up: close_range(2) where the kernel has it (5.11), else each
+   entry of /proc/self/fd. 0, or -1 with errno set (process.c). */
+int jb_close_descriptors_from_three(void);
 /* open(2) with a mode: open is variadic in C. */
 int jb_open(const char *path, int flags, unsigned int mode);
 /* O_DIRECT, which differs between architectures and which Glibc's Swift module hides. */
