@@ -13,7 +13,10 @@ import MPDProtocol
 // (the resume journal put the queue back within 2 s of where it was). The place of a card whose
 // music is left for another's is written with Recently played's entry (at the switch, at a
 // pause or stop, and with the resume commits, unsynced and made durable by the next commit):
-// no writes of its own while music plays.
+// no writes of its own while music plays. A known card's read writes its `last_used` once,
+// unsynced the same way (SD cards wear: never per poll of the reader, no fsync of its own),
+// and only when the box trusts its wall clock (`[rules] clock`): a Pi without NTP yet would
+// record a day of 1970 or the day it was last switched off.
 
 extension Daemon {
     /// A read or a removal at a reader (or typed on a console).
@@ -80,6 +83,7 @@ extension Daemon {
             openMenu(at: Instant.now)
             return
         }
+        recordUse(of: id)
         if card.content.isMusic, let refusal = startRefusal(card: id) {
             // The queue stays as it is: the card's music did not start.
             announceRefusal(refusal)
@@ -117,6 +121,16 @@ extension Daemon {
             feedback(.cardRead)
             logger.info("card \(id): \(line)")
             handleConsoleLine(line)
+        }
+    }
+
+    /// When card `id` was put on the reader, when the wall clock can be trusted.
+    private func recordUse(of id: String) {
+        guard let now = rulesWallTime else { return }
+        do {
+            try store.setTagCardLastUsed(now.utcSeconds, id: id)
+        } catch {
+            logger.error("card \(id): cannot save when it was used: \(error)")
         }
     }
 
@@ -189,13 +203,11 @@ struct TagCardMapping: MPDTagCardMapping {
         case .policy(let id, let policy):
             guard try store.setTagCardPolicy(policy, id: id) else { throw FileProblem(description: "no card \(id)") }
             return []
+        case .name(let id, let name):
+            guard try store.setTagCardName(name, id: id) else { throw FileProblem(description: "no card \(id)") }
+            return []
         case .list:
-            return try store.tagCards().map { card in
-                var line = "\(card.id) \(card.content.description)"
-                if let policy = card.policy { line += " (\(policy.rawValue))" }
-                if let place = card.place { line += " at \(place.trackPath) \(ScreenLayout.clock(place.positionMs))" }
-                return line
-            }
+            return try store.tagCards().map(TagCardCommand.listLine)
         case .info:
             return TagCardCommand.infoLines(try store.tagCards())
         case .unknown:

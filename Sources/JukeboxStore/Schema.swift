@@ -181,6 +181,13 @@ enum Schema {
             UNIQUE (podcast_id, guid)
         );
         """,
+        // 13 -> 14: a card's name, as a parent gave it ('' = none), and when it was last put on
+        // the reader (seconds since 1970, UTC; NULL = never, or only while the clock was not
+        // trusted).
+        """
+        ALTER TABLE tag_cards ADD COLUMN name TEXT NOT NULL DEFAULT '';
+        ALTER TABLE tag_cards ADD COLUMN last_used INTEGER;
+        """,
     ]
 
     /// The version this code writes.

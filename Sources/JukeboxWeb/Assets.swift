@@ -36,6 +36,9 @@ public enum Assets {
         #unknown{background:var(--card);border:2px solid var(--accent);border-radius:.75rem;padding:0 1rem 1rem}
         .assign label{display:block;margin:.5rem 0}.assign select{width:100%;max-width:100%}
         .assign-button{width:100%;background:var(--accent);color:#fff;border:0}
+        .rename label{display:block;margin:.5rem 0}.rename input{width:100%;min-height:48px;font-size:1rem;\
+        padding:.4rem;border-radius:.5rem;border:1px solid var(--line);background:var(--card);color:var(--fg)}
+        .rename-button{width:100%;margin-bottom:.5rem}#card-list .name em{color:var(--muted)}
         .check input{width:1.5rem;height:1.5rem;vertical-align:middle}
         .message{padding:.75rem;border-radius:.5rem;background:var(--card);border:1px solid var(--accent)}
         :focus-visible{outline:3px solid var(--accent);outline-offset:2px}

@@ -12,6 +12,10 @@ public struct CardList: Sendable, Equatable {
         public var policy = ""
         public var place = ""
         public var position: Double?
+        /// The name a parent gave it; empty: none.
+        public var name = ""
+        /// When it was last put on the reader (seconds since 1970, UTC); nil: never.
+        public var lastUsed: Int64?
 
         /// What it plays, in words: `folder Kids/Gruffalo`.
         public var plays: String {
@@ -34,6 +38,17 @@ public struct CardList: Sendable, Equatable {
 
     public init() {}
 
+    /// The page's order: named cards by name (case and accents aside), then unnamed ones, each
+    /// by ID. A parent looks a card up by the name they gave it; an order by last use would
+    /// move the cards under their finger each time a child puts one on the reader (the list
+    /// reloads at every read).
+    static func listOrder(_ a: Card, _ b: Card) -> Bool {
+        if a.name.isEmpty != b.name.isEmpty { return !a.name.isEmpty }
+        let (keyA, keyB) = (SortKey(a.name), SortKey(b.name))
+        if keyA != keyB { return keyA < keyB }
+        return a.id < b.id
+    }
+
     /// From the replies of `card info`, `card unknown` and `listall`.
     public init(info: [MPDField], unknown: [MPDField], listing: [MPDField]) {
         for field in info {
@@ -49,9 +64,12 @@ public struct CardList: Sendable, Equatable {
             case "policy": cards[cards.count - 1].policy = field.value
             case "place": cards[cards.count - 1].place = field.value
             case "position": cards[cards.count - 1].position = Double(field.value)
+            case "name": cards[cards.count - 1].name = field.value
+            case "last_used": cards[cards.count - 1].lastUsed = ISO8601.seconds(field.value)
             default: break
             }
         }
+        cards.sort(by: Self.listOrder)
         self.unknown = unknown.first { $0.key == "unknown" }?.value
         var byFolder: [String: String] = [:]
         for card in cards where card.kind == "folder" { byFolder[card.value] = byFolder[card.value] ?? card.id }
@@ -74,6 +92,8 @@ public enum WebAction: Sendable, Equatable {
     case playID(Int)
     case assignFolder(card: String, folder: String)
     case forget(card: String)
+    /// `card name ID NAME` (already checked: `TagCard.checkedName`).
+    case name(card: String, name: String)
     /// The music page's: the queue becomes this folder or song and plays (as a card does).
     case playNow(String)
     /// Added at the end of the queue.
@@ -109,6 +129,14 @@ public enum WebAction: Sendable, Equatable {
         return .assignFolder(card: card, folder: folder)
     }
 
+    /// `card name ID NAME` from a card's name form: the name checked here as the daemon checks
+    /// it, so that the page can say why (nil: no card; a failure: what is wrong with the name).
+    public static func name(_ form: FormData) -> Result<WebAction, CommandError>? {
+        let card = TagCard.normalized(form["card"] ?? "")
+        guard !card.isEmpty, let name = form["name"] else { return nil }
+        return TagCard.checkedName(name).map { .name(card: card, name: $0) }
+    }
+
     /// `card forget ID`.
     public static func forget(_ form: FormData) -> WebAction? {
         let card = TagCard.normalized(form["card"] ?? "")
@@ -129,6 +157,7 @@ public enum WebAction: Sendable, Equatable {
         case .playID(let id): return "playid \(id)"
         case .assignFolder(let card, let folder): return "card assign \(quoted(card)) folder \(quoted(folder))"
         case .forget(let card): return "card forget \(quoted(card))"
+        case .name(let card, let name): return "card name \(quoted(card)) \(quoted(name))"
         // One command list: the daemon runs it whole, no other client's command between.
         case .playNow(let uri): return "command_list_begin\nclear\nadd \(quoted(uri))\nplay 0\ncommand_list_end"
         case .add(let uri): return "add \(quoted(uri))"

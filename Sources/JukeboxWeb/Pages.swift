@@ -1,3 +1,5 @@
+import JukeboxCore
+
 /// The pages, rendered on the server with every tag and name escaped; the scripts keep them
 /// current from the `/events` stream (setting `textContent`, never HTML).
 public enum Pages {
@@ -82,8 +84,12 @@ public enum Pages {
             """
     }
 
-    /// `/cards`: the new card waiting to be assigned, then every card.
-    public static func cards(_ list: CardList, token: CSRFToken, message: String? = nil) -> String {
+    /// `/cards`: the new card waiting to be assigned, then every card (in `CardList`'s order)
+    /// with its name, what it plays, its policy, its place and when it was last used, as seen
+    /// at `now` (the box's local time: `utcOffsetSeconds`).
+    public static func cards(
+        _ list: CardList, token: CSRFToken, now: Int64, utcOffsetSeconds: Int64, message: String? = nil
+    ) -> String {
         let e = HTMLText.escape
         var html = head("Jukebox cards", token: token) + navigation(current: "/cards")
         html += "<main id=\"cards\">"
@@ -97,7 +103,9 @@ public enum Pages {
         if list.cards.isEmpty { html += "<p>No cards yet: put one on the reader.</p>" }
         html += "<ul id=\"card-list\">"
         for card in list.cards {
-            html += "<li data-card=\"\(e(card.id))\"><div class=\"grow\"><strong>\(e(card.id))</strong>"
+            let name = card.name.isEmpty ? "<em>unnamed</em>" : e(card.name)
+            html += "<li data-card=\"\(e(card.id))\"><div class=\"grow\"><strong class=\"name\">\(name)</strong>"
+            html += "<small class=\"id\">card \(e(card.id))</small>"
             html += "<span class=\"plays\">plays \(e(card.plays))</span>"
             if !card.policy.isEmpty {
                 html += "<small>\(e(card.policy == "continue" ? "continues" : "from the start"))</small>"
@@ -106,7 +114,10 @@ public enum Pages {
                 let at = card.position.map { " at " + NowPlaying.clock($0) } ?? ""
                 html += "<small class=\"place\">left in \(e(card.place))\(at)</small>"
             }
+            let used = LastUsedText.text(card.lastUsed, now: now, utcOffsetSeconds: utcOffsetSeconds)
+            html += "<small class=\"last-used\">last used: \(e(used))</small>"
             html += "<details><summary>Change</summary>"
+            html += renameForm(card: card, token: token)
             html += assignForm(card: card.id, folders: list.folders, token: token) + "</details></div>"
             html += """
                 <form method="post" action="/cards/forget">\(tokenField(token))\
@@ -116,6 +127,19 @@ public enum Pages {
         }
         html += "</ul></main><script src=\"/app.js\" defer></script></body></html>"
         return html
+    }
+
+    /// The card's name: a text field with the name it has (the limit kept by the browser too;
+    /// the daemon's check says why it refuses one).
+    static func renameForm(card: CardList.Card, token: CSRFToken) -> String {
+        let e = HTMLText.escape
+        return """
+            <form method="post" action="/cards/name" class="rename">\(tokenField(token))\
+            <input type="hidden" name="card" value="\(e(card.id))">\
+            <label>Name <input name="name" value="\(e(card.name))" maxlength="\(TagCard.maxNameLength)" \
+            placeholder="yellow car" autocomplete="off"></label>\
+            <button class="rename-button">Save name</button></form>
+            """
     }
 
     /// The folder picker: folders without a card first in mind (marked, and a switch that

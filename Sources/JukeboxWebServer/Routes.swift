@@ -1,5 +1,6 @@
 import Hummingbird
 import JukeboxWeb
+import LinuxSupport
 import Logging
 import NIOCore
 import ServiceLifecycle
@@ -30,7 +31,11 @@ struct Routes: Sendable {
         // Cards change what the box plays for a child: signed in only. Now playing stays open.
         router.get("/cards") { request, _ in
             if let away = await settings.gate.signInFirst(request) { return away }
-            return Self.page(Pages.cards(try await client.cardList(), token: token))
+            let now = WallClock.local()
+            return Self.page(
+                Pages.cards(
+                    try await client.cardList(), token: token, now: now.utcSeconds,
+                    utcOffsetSeconds: now.utcOffsetSeconds))
         }
         router.get("/app.css") { _, _ in Self.asset(Assets.css, type: "text/css; charset=utf-8") }
         router.get("/app.js") { _, _ in Self.asset(Assets.javascript, type: "text/javascript; charset=utf-8") }
@@ -42,6 +47,15 @@ struct Routes: Sendable {
         router.post("/cards/assign") { request, _ in
             if let away = await settings.gate.signInFirst(request) { return away }
             return try await perform(request, back: "/cards") { WebAction.assign($0) }
+        }
+        router.post("/cards/name") { request, _ in
+            if let away = await settings.gate.signInFirst(request) { return away }
+            return try await perform(
+                request, back: "/cards",
+                checked: { form in
+                    WebAction.name(form).map { $0.mapError { FormRefusal(message: $0.message) } }
+                        ?? .failure(FormRefusal(message: Self.unknownAction))
+                })
         }
         router.post("/cards/forget") { request, _ in
             if let away = await settings.gate.signInFirst(request) { return away }
@@ -76,14 +90,34 @@ struct Routes: Sendable {
             body: .init(byteBuffer: ByteBuffer(string: message + "\n")))
     }
 
+    static let unknownAction = "not an action this page knows"
+
+    /// Why a form is refused: its text is the 400's body.
+    struct FormRefusal: Error {
+        var message: String
+    }
+
     /// Runs the action a form asks for: 403 without the token, 400 for a bad form or a
     /// refused command; then 204 for the script, or a redirect back for a plain form.
     func perform(_ request: Request, back: String, _ action: (FormData) -> WebAction?) async throws -> Response {
+        try await perform(
+            request, back: back,
+            checked: { action($0).map { .success($0) } ?? .failure(FormRefusal(message: Self.unknownAction)) })
+    }
+
+    /// The same, for a form whose refusal says what is wrong with it (400 with that text).
+    func perform(
+        _ request: Request, back: String, checked check: (FormData) -> Result<WebAction, FormRefusal>
+    ) async throws -> Response {
         var request = request
         let body = try await request.collectBody(upTo: FormData.maxBytes)
         let form = FormData(String(buffer: body))
         guard token.accepts(form["csrf"]) else { return Self.text(.forbidden, "missing or wrong CSRF token") }
-        guard let action = action(form) else { return Self.text(.badRequest, "not an action this page knows") }
+        let action: WebAction
+        switch check(form) {
+        case .success(let checked): action = checked
+        case .failure(let refusal): return Self.text(.badRequest, refusal.message)
+        }
         do {
             _ = try await client.run(action.command)
         } catch let error as MPDReplyError {

@@ -208,11 +208,16 @@ extension MPDCommands {
                     "where its music starts when it comes back after other music",
                     examples: ["card policy 04A1B2C3 continue"]),
                 CommandReferenceEntry(
+                    .cards, "card name ID NAME",
+                    "the card's name, shown by `card list`, `card info` and the web page: in quotes when it has spaces, at most 64 characters, no control characters; `\"\"` clears it",
+                    examples: ["card name 04A1B2C3 \"yellow car\"", "card name 04A1B2C3 \"\""]),
+                CommandReferenceEntry(
                     .cards, "card list, card forget ID",
-                    "the mapping, one card a line; forget a card", examples: ["card list", "card forget 04A1B2C3"]),
+                    "the mapping, one card a line (with its name and when it was last put on the reader, as `used 2026-12-07T07:32:00Z`); forget a card",
+                    examples: ["card list", "card forget 04A1B2C3"]),
                 CommandReferenceEntry(
                     .cards, "card info, card unknown",
-                    "the mapping in `key: value` lines (for programs); the last new card read that has no mapping yet",
+                    "the mapping in `key: value` lines (for programs): `card:`, `kind:`, `value:`, then when the card has them `artist:`, `policy:`, `place:` with `position:`, `name:` and `last_used:` (UTC, ISO 8601 as MPD's `Last-Modified`; recorded only while the box trusts its clock, `[rules] clock`); the last new card read that has no mapping yet",
                     examples: ["card info", "card unknown"]),
                 CommandReferenceEntry(
                     .cards, "card last",
@@ -220,7 +225,7 @@ extension MPDCommands {
                     examples: ["card last"]),
                 CommandReferenceEntry(
                     .cards, "card export FILE, card import FILE",
-                    "the mapping as CSV (`card,kind,value,artist,policy`), or as TOML when FILE ends in `.toml` (a table `[card.ID]` per card: `folder = \"Kids/Gruffalo\"`, or `album` with `artist`, ..., and `policy`); a file with a bad line imports nothing and each bad line is named",
+                    "the mapping as CSV (`card,kind,value,artist,policy,name`; a file without the `name` column, from before, still imports and keeps the names), or as TOML when FILE ends in `.toml` (a table `[card.ID]` per card: `folder = \"Kids/Gruffalo\"`, or `album` with `artist`, ..., `policy` and `name`); a file with a bad line imports nothing and each bad line is named",
                     examples: ["card export /home/pi/cards.csv", "card import /home/pi/cards.toml"]),
             ],
             check: { refusal(TagCardCommand.parse($0)) }),

@@ -210,6 +210,99 @@ import Testing
         #expect(Self.now(client).file?.hasPrefix("Alpha/First/") == true)
     }
 
+    /// The `card info` fields of card `id`.
+    static func info(_ client: MPDTestClient, card id: String) -> [String: String] {
+        var fields: [String: String] = [:]
+        var current: String?
+        for line in client.command("card info") {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            let key = String(line[..<colon])
+            let value = String(line[colon...].dropFirst().drop { $0 == " " })
+            if key == "card" { current = value }
+            if current == id { fields[key] = value }
+        }
+        return fields
+    }
+
+    /// `card name` through the socket, every bad name refused with its reason and nothing
+    /// changed; a read of the card records its last use (the clock trusted: `[rules] clock =
+    /// "system"`), shown by `card info` and `card list`; the name goes out and comes back in
+    /// the CSV, and an old CSV without names keeps it.
+    @Test func aCardIsNamedAndItsLastUseRecorded() throws {
+        let (harness, client, _) = try Self.start(extra: "[rules]\nclock = \"system\"\n")
+        defer { MPDDaemonTests.stop(harness) }
+        Self.assignCards(client)
+        #expect(client.command(#"card name a "yellow car""#) == ["OK"])
+        #expect(Self.info(client, card: "A")["name"] == "yellow car")
+        #expect(Self.info(client, card: "A")["last_used"] == nil, "never read yet")
+        let refusals: [(String, String)] = [
+            (
+                "card name a \"\(String(repeating: "x", count: 65))\"",
+                "ACK [2@0] {card} card: name: at most 64 characters, found 65"
+            ),
+            ("card name a", "ACK [2@0] {card} card: name: expected a card ID and one name"),
+            ("card name a yellow car", "ACK [2@0] {card} card: name: expected a card ID and one name"),
+            ("card name a \"red\tbus\"", "ACK ["),
+            ("card name ZZ \"red bus\"", "ACK [52@0] {card} no card ZZ"),
+        ]
+        for (line, refusal) in refusals {
+            let reply = client.command(line)
+            #expect(reply.count == 1 && reply[0].hasPrefix(refusal), "\(line): \(reply)")
+        }
+        #expect(Self.info(client, card: "A")["name"] == "yellow car", "a refused name changed nothing")
+        #expect(Self.info(client, card: "ZZ").isEmpty)
+
+        let before = Int64(Date().timeIntervalSince1970)
+        harness.send("card A")
+        #expect(Self.waitForPlaying("Alpha/First", client) != nil, "\(harness.log)")
+        var used: Int64?
+        #expect(
+            waitUntil(timeout: .seconds(5)) {
+                used = Self.info(client, card: "A")["last_used"].flatMap(Self.isoSeconds)
+                return used != nil
+            }, "\(client.command("card info"))")
+        let after = Int64(Date().timeIntervalSince1970)
+        #expect(
+            used.map { (before...after).contains($0) } == true,
+            "\(String(describing: used)) not in \(before)...\(after)")
+        #expect(Self.info(client, card: "B")["last_used"] == nil)
+        let list = client.command("card list")
+        #expect(list.first?.hasPrefix(#"card: A folder "Alpha/First" (continue)"#) == true, "\(list)")
+        #expect(list.first?.contains(#" named "yellow car" used 20"#) == true, "\(list)")
+
+        // The name in the CSV, both ways; a file from before names keeps it.
+        let file = harness.directory.file("cards.csv")
+        #expect(client.command("card export \"\(file)\"") == ["card: 2 cards written to \(file)", "OK"])
+        #expect(
+            try String(contentsOfFile: file, encoding: .utf8)
+                == "card,kind,value,artist,policy,name\nA,folder,Alpha/First,,continue,yellow car\nB,album,Second,Beta,,\n"
+        )
+        try "card,kind,value,artist,policy,name\nB,album,Second,Beta,,red bus\nC,folder,x,,,\"a\u{7}\"\n".write(
+            toFile: file, atomically: true, encoding: .utf8)
+        let refused = client.command("card import \"\(file)\"")
+        #expect(
+            refused.first?.contains("nothing imported; line 3: card: name: control characters") == true, "\(refused)")
+        #expect(Self.info(client, card: "B")["name"] == nil)
+        try "card,kind,value,artist,policy,name\nB,album,Second,Beta,,red bus\n".write(
+            toFile: file, atomically: true, encoding: .utf8)
+        #expect(client.command("card import \"\(file)\"") == ["card: 1 cards read from \(file)", "OK"])
+        try "card,kind,value,artist,policy\nA,folder,Alpha/First,,continue\n".write(
+            toFile: file, atomically: true, encoding: .utf8)
+        #expect(client.command("card import \"\(file)\"") == ["card: 1 cards read from \(file)", "OK"])
+        #expect(Self.info(client, card: "A")["name"] == "yellow car")
+        #expect(Self.info(client, card: "B")["name"] == "red bus")
+        #expect(
+            Self.info(client, card: "A")["last_used"].flatMap(Self.isoSeconds) == used, "an import keeps the last use")
+        #expect(client.command(#"card name b """#) == ["OK"])
+        #expect(Self.info(client, card: "B")["name"] == nil)
+    }
+
+    /// `2026-12-08T07:32:00Z` as seconds since 1970.
+    static func isoSeconds(_ text: String) -> Int64? {
+        let formatter = ISO8601DateFormatter()
+        return formatter.date(from: text).map { Int64($0.timeIntervalSince1970) }
+    }
+
     @Test func exportAndImportOnAConsole() throws {
         let (harness, client, _) = try Self.start()
         defer { MPDDaemonTests.stop(harness) }
@@ -218,7 +311,7 @@ import Testing
         #expect(client.command("card export \"\(file)\"") == ["card: 2 cards written to \(file)", "OK"])
         #expect(
             try String(contentsOfFile: file, encoding: .utf8)
-                == "card,kind,value,artist,policy\nA,folder,Alpha/First,,continue\nB,album,Second,Beta,\n")
+                == "card,kind,value,artist,policy,name\nA,folder,Alpha/First,,continue,\nB,album,Second,Beta,,\n")
         try "card,kind,value,artist,policy\nC,playlist,mix,,\nD,song,x,,\n".write(
             toFile: file, atomically: true, encoding: .utf8)
         #expect(
@@ -247,7 +340,7 @@ import Testing
         #expect(
             client.command("card import \"\(toml)\"")
                 == [
-                    "ACK [52@0] {card} \(toml): nothing imported; line 4: card E: unknown key 'song' (folder, album, artist, playlist, url, command, policy); line 5: card F: expected what it plays (folder, album, artist, playlist, url, command)"
+                    "ACK [52@0] {card} \(toml): nothing imported; line 4: card E: unknown key 'song' (folder, album, artist, playlist, url, command, policy, name); line 5: card F: expected what it plays (folder, album, artist, playlist, url, command)"
                 ])
         try (exported + "\n[card.D]\nalbum = \"Second\"\nartist = \"Beta\"\n").write(
             toFile: toml, atomically: true, encoding: .utf8)

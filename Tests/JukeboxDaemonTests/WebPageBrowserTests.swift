@@ -14,12 +14,12 @@ import Testing
     static var webBinary: String { Fixtures.builtProduct("jukebox-web") }
 
     /// A daemon on `MenuEndToEndTests`' library plus Hostile/01.mp3 (titled `hostileTitle`),
-    /// cards A and B assigned, the queue Alpha/First, Beta/First, Hostile playing; and
-    /// jukebox-web on the same config.
+    /// cards A and B assigned, the queue Alpha/First, Beta/First, Hostile playing, the system
+    /// clock trusted (a card's last use is recorded); and jukebox-web on the same config.
     static func start() throws -> (DaemonHarness, DaemonProcess, web: String, mpdPort: Int) {
         let webPort = freeLoopbackPort()
         let (harness, client, mpdPort) = try TagCardDaemonTests.start(
-            extra: "[web]\naddress = \"127.0.0.1\"\nport = \(webPort)\n")
+            extra: "[web]\naddress = \"127.0.0.1\"\nport = \(webPort)\n[rules]\nclock = \"system\"\n")
         let hostile = "\(harness.musicDir)/Hostile"
         try FileManager.default.createDirectory(atPath: hostile, withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: "\(harness.musicDir)/Alpha/First/01.mp3", toPath: "\(hostile)/01.mp3")
@@ -86,7 +86,8 @@ import Testing
     @Test func hostileTitleShowsAsText() throws { try Self.browse("xss") }
 
     /// `card C0FFEE` on the MPD socket: the page offers it, a folder is assigned from the
-    /// picker, and the card then plays that folder; forget removes it.
+    /// picker, the card is named on the page, and the card then plays that folder and shows
+    /// its name and "last used: today HH:MM"; forget removes it.
     @Test func newCardIsOfferedAssignedAndPlays() throws { try Self.browse("cards") }
 
     /// The settings page: the password set with the setup code jukebox-web logged; a bad value

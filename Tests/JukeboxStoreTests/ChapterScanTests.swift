@@ -87,6 +87,8 @@ import Testing
             DROP TABLE streams;
             DROP TABLE episodes;
             DROP TABLE podcasts;
+            ALTER TABLE tag_cards DROP COLUMN name;
+            ALTER TABLE tag_cards DROP COLUMN last_used;
             PRAGMA user_version = 8;
             """)
         let store = try LibraryStore.open(path: f.database, logger: quietLogger).store

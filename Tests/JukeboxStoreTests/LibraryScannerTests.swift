@@ -63,7 +63,7 @@ import Testing
                     VALUES ('bad.mp3', 10, 1000000000000, 'bad', 'broken');
                 """)
         let store = try LibraryStore.open(path: database, logger: quietLogger).store
-        #expect(try Connection(path: database).scalarInt("PRAGMA user_version") == 13)
+        #expect(try Connection(path: database).scalarInt("PRAGMA user_version") == 14)
         #expect(try store.track(id: 1)?.tags == [])
         let counter = ProbeCounter()
         let scanner = makeScanner(database: database, music: music, counter: counter)

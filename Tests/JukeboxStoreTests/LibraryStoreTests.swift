@@ -26,7 +26,7 @@ import Testing
         #expect(try store.loadPlayback() == nil)
         #expect(try store.loadQueue() == [])
         let raw = try Connection(path: store.path)
-        #expect(try raw.scalarInt("PRAGMA user_version") == 13)
+        #expect(try raw.scalarInt("PRAGMA user_version") == 14)
         #expect(try raw.scalarInt("PRAGMA page_size") == 1024)
         #expect(try raw.strings("PRAGMA journal_mode") == ["wal"])
     }
@@ -58,7 +58,7 @@ import Testing
         )
         let (store, message) = try LibraryStore.open(path: path, logger: quietLogger)
         #expect(message == nil)
-        #expect(try Connection(path: path).scalarInt("PRAGMA user_version") == 13)
+        #expect(try Connection(path: path).scalarInt("PRAGMA user_version") == 14)
         #expect(try store.savedTrackPositions().values.sorted() == [3_600_000])
         #expect(try store.savedSeekHints().isEmpty)
     }

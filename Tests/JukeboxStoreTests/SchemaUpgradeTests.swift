@@ -9,8 +9,9 @@ import Testing
 /// A box's database at every schema version shipped before this one
 /// (Tests/Fixtures/schemas/vN.sql, Tests/Fixtures/make-schema-fixtures.py) opens with this
 /// code and keeps everything: the queue and the paused place, a long track's position, the
-/// stickers and settings, Recently played, the cards with their places, queue ids and a
-/// station in the queue, each from the version that introduced it.
+/// stickers and settings, Recently played, the cards with their places (which take a name and
+/// a last use after the upgrade), queue ids and a station in the queue, each from the version
+/// that introduced it.
 @Suite struct SchemaUpgradeTests {
     static let oldVersions = Array(1..<Int(Schema.currentVersion))
 
@@ -68,6 +69,12 @@ import Testing
                         place: .init(trackPath: "Book/book.mp3", positionMs: 754_000)),
                     TagCard(id: "DEADBEEF", content: .source(.album(artist: "Artist", album: "Album"))),
                 ])
+            // Version 14's columns on an upgraded card: a name and a last use beside its place.
+            #expect(try store.setTagCardName("yellow car", id: "04A1B2C3"))
+            try store.setTagCardLastUsed(1_796_715_120, id: "04A1B2C3")
+            let named = try #require(try store.tagCard(id: "04A1B2C3"))
+            #expect(named.name == "yellow car" && named.lastUsed == 1_796_715_120)
+            #expect(named.place == .init(trackPath: "Book/book.mp3", positionMs: 754_000) && named.policy == .continue)
         }
         if version >= 8 {
             #expect(queue.prefix(3).map(\.entryID) == [1, 2, 3])

@@ -124,13 +124,15 @@ import Testing
             listing: [MPDField("directory", "Kids"), MPDField("file", "x.mp3"), MPDField("directory", "Kids/<b>")])
         #expect(list.unknown == "C0FFEE")
         #expect(list.folders == [.init(path: "Kids", card: nil), .init(path: "Kids/<b>", card: "04A1")])
-        let html = Pages.cards(list, token: CSRFToken(value: "t"))
+        let html = Pages.cards(list, token: CSRFToken(value: "t"), now: 1_796_715_120, utcOffsetSeconds: 3600)
         #expect(html.contains("<section id=\"unknown\" data-card=\"C0FFEE\">"))
         #expect(html.contains("<option value=\"Kids\" data-free>Kids · no card</option>"))
         #expect(html.contains("<option value=\"Kids/&lt;b&gt;\">Kids/&lt;b&gt; (card 04A1)</option>"))
         #expect(html.contains("left in Kids/&lt;b&gt;/1.mp3 at 1:23"))
         #expect(!html.contains("<b>"))
-        #expect(html.ranges(of: "name=\"csrf\" value=\"t\"").count == 3)
+        #expect(html.ranges(of: "name=\"csrf\" value=\"t\"").count == 4)
+        #expect(html.contains("<strong class=\"name\"><em>unnamed</em></strong>"))
+        #expect(html.contains("<small class=\"last-used\">last used: never</small>"))
     }
 
     @Test func formsDecodeAndActionsAreChecked() {

@@ -162,7 +162,8 @@ import Testing
 
     @Test func everyPageLinksTheMusicAndSystemPages() {
         let pages = [
-            Pages.nowPlaying(NowPlaying(), token: Self.token), Pages.cards(CardList(), token: Self.token),
+            Pages.nowPlaying(NowPlaying(), token: Self.token),
+            Pages.cards(CardList(), token: Self.token, now: 0, utcOffsetSeconds: 0),
             Pages.music(MusicPage(), token: Self.token),
         ]
         for html in pages {

@@ -7,7 +7,8 @@ python3-selenium), against a real jukeboxd and jukebox-web that WebPageBrowserTe
 Scenarios: now-playing (the page shows the playing song and follows a `next`; the buttons
 and the queue's remove act; a POST without the CSRF token is refused), xss (a track titled
 <img src=x onerror=alert(1)> shows as text), cards (`card ID` on the MPD socket -> the page
-offers the new card -> assign a folder -> `card ID` again plays that folder), settings (the
+offers the new card -> assign a folder -> name it on the page -> `card ID` again plays that
+folder and the page shows its name and "last used: today HH:MM"), settings (the
 password set with the setup code; a bad value refused with the validator's message, a good one
 written with the previous file kept; no session or token, nothing written; wrong passwords
 slowed), upload (two MP3s and an .lrc from the page into a new folder: they play with their
@@ -232,6 +233,29 @@ def cards(driver, mpd, url, setup_code):
     assert ("card", "C0FFEE") in mpd.command("card info")
     print("assigned Beta/Second to C0FFEE")
 
+    # Named from the page: "unnamed" and "last used: never" until then.
+    entry = "#card-list li[data-card=C0FFEE]"
+    assert card_text(driver, entry, ".name") == "unnamed", card_text(driver, entry, ".name")
+    assert card_text(driver, entry, ".last-used") == "last used: never", card_text(driver, entry, ".last-used")
+
+    def named():
+        # Every card event reloads the list, which may take the typed name with it: type and
+        # save again until the page shows the name.
+        if card_text(driver, entry, ".name") == "yellow car":
+            return True
+        try:
+            driver.execute_script("arguments[0].open = true", driver.find_element(By.CSS_SELECTOR, entry + " details"))
+            field = driver.find_element(By.CSS_SELECTOR, entry + " input[name=name]")
+            field.clear()
+            field.send_keys("yellow car")
+            driver.find_element(By.CSS_SELECTOR, entry + " .rename-button").click()
+        except (StaleElementReferenceException, NoSuchElementException):
+            pass
+        return False
+    wait(driver, "the card named yellow car", named)
+    assert ("name", "yellow car") in mpd.command("card info")
+    print("named C0FFEE 'yellow car' from the page")
+
     # Card A first (a card taken off and put back within the removal debounce was never
     # gone), then C0FFEE again.
     mpd.command("card A")
@@ -243,6 +267,10 @@ def cards(driver, mpd, url, setup_code):
         and mpd.fields("status")["state"] == "play",
     )
     print("card C0FFEE again plays Beta/Second")
+    # The read was recorded (the test's daemon trusts its clock: [rules] clock = "system").
+    wait(driver, "the last use shown", lambda: card_text(driver, entry, ".last-used").startswith("last used: today "))
+    assert card_text(driver, entry, ".name") == "yellow car"
+    print(f"C0FFEE shows '{card_text(driver, entry, '.last-used')}'")
 
     # Forget, from the page (every card read reloads the list: the button may be replaced
     # between finding and clicking it).
@@ -250,6 +278,14 @@ def cards(driver, mpd, url, setup_code):
     wait(driver, "the card gone", lambda: not driver.find_elements(By.CSS_SELECTOR, "#card-list li[data-card=C0FFEE]"))
     assert ("card", "C0FFEE") not in mpd.command("card info")
     print("forgot C0FFEE")
+
+
+def card_text(driver, entry, selector):
+    """The text of `selector` in a card's entry; "" while the list is being replaced."""
+    try:
+        return driver.find_element(By.CSS_SELECTOR, f"{entry} {selector}").text
+    except (StaleElementReferenceException, NoSuchElementException):
+        return ""
 
 
 def form_value(driver, key):

@@ -77,12 +77,42 @@ public struct TagCard: Sendable, Equatable {
     public var policy: Policy?
     /// Where the content was left, if it played.
     public var place: PlayHistory.Place?
+    /// The name a parent gave it ("yellow car"). nil: none; in a card to store (`card assign`,
+    /// a file without names) nil keeps the stored name, as the name is the physical card's.
+    public var name: String?
+    /// When it was last put on the reader (seconds since 1970, UTC); nil: never, or only while
+    /// the box did not trust its clock.
+    public var lastUsed: Int64?
 
-    public init(id: String, content: Content, policy: Policy? = nil, place: PlayHistory.Place? = nil) {
+    public init(
+        id: String, content: Content, policy: Policy? = nil, place: PlayHistory.Place? = nil, name: String? = nil,
+        lastUsed: Int64? = nil
+    ) {
         self.id = Self.normalized(id)
         self.content = content
         self.policy = policy
         self.place = place
+        self.name = name
+        self.lastUsed = lastUsed
+    }
+
+    /// A name is at most this many characters (a line of a phone's screen).
+    public static let maxNameLength = 64
+
+    /// `text` as a card's name: spaces around it trimmed, at most `maxNameLength` characters,
+    /// no control characters (a newline would end a reply line or a CSV row); empty: no name.
+    public static func checkedName(_ text: String) -> Result<String, CommandError> {
+        let problem = { (text: String) in
+            Result<String, CommandError>.failure(.badArgument(command: "card", problem: text))
+        }
+        if text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+            return problem("name: control characters (a newline, a tab) are not allowed in a name")
+        }
+        let name = text.trimmedSpaces
+        guard name.count <= maxNameLength else {
+            return problem("name: at most \(maxNameLength) characters, found \(name.count)")
+        }
+        return .success(name)
     }
 
     /// Readers give IDs in any case, keyboard readers with a trailing newline.

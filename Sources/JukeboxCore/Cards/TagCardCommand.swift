@@ -4,6 +4,8 @@ public enum TagCardCommand: Sendable, Equatable {
     case assign(TagCard)
     /// `card policy ID continue|start|auto`
     case policy(id: String, TagCard.Policy?)
+    /// `card name ID "yellow car"` (checked by `TagCard.checkedName`; empty: no name)
+    case name(id: String, name: String)
     /// `card list`
     case list
     /// `card info`: every card as `key: value` lines, for programs (the web page).
@@ -29,9 +31,11 @@ public enum TagCardCommand: Sendable, Equatable {
         card assign ID KIND VALUE  what card ID does; KIND: folder, album (name, or artist and name), artist, \
         playlist, url, command (card assign 04A1B2 folder "Kids/Gruffalo")
         card policy ID continue|start|auto  where its music starts when it comes back after other music
+        card name ID NAME  the card's name, in quotes when it has spaces (card name 04A1B2 "yellow car"; \
+        "" clears it)
         card list, card info (for programs), card unknown (the last unread new card), card last (the last card \
         read), card forget ID, \
-        card export FILE, card import FILE (CSV: card,kind,value,artist,policy; \
+        card export FILE, card import FILE (CSV: card,kind,value,artist,policy,name; \
         a FILE.toml: a table [card.ID] per card)
         """
 
@@ -54,6 +58,13 @@ public enum TagCardCommand: Sendable, Equatable {
         case "export", "import":
             guard rest.count == 1, !rest[0].isEmpty else { return problem("\(first.lowercased()): expected a file") }
             return .success(first.lowercased() == "export" ? .export(path: rest[0]) : .import(path: rest[0]))
+        case "name":
+            guard rest.count == 2, !TagCard.normalized(rest[0]).isEmpty else {
+                return problem(
+                    "name: expected a card ID and one name, in quotes when it has spaces "
+                        + "(card name 04A1B2 \"yellow car\"; \"\" clears it)")
+            }
+            return TagCard.checkedName(rest[1]).map { .name(id: TagCard.normalized(rest[0]), name: $0) }
         case "policy":
             guard rest.count == 2 else { return problem("policy: expected a card ID and continue, start or auto") }
             if rest[1].lowercased() == "auto" { return .success(.policy(id: TagCard.normalized(rest[0]), nil)) }
@@ -68,7 +79,7 @@ public enum TagCardCommand: Sendable, Equatable {
             }
         default:
             guard rest.isEmpty, !TagCard.normalized(first).isEmpty else {
-                return problem("expected a card ID, none, assign, policy, list, forget, export or import")
+                return problem("expected a card ID, none, assign, policy, name, list, forget, export or import")
             }
             return .success(.read(id: TagCard.normalized(first)))
         }
@@ -77,7 +88,8 @@ public enum TagCardCommand: Sendable, Equatable {
 
 extension TagCardCommand {
     /// `card info`'s reply: per card `card: ID`, `kind:`, `value:`, then `artist:` (an album's),
-    /// `policy:` and `place:` with `position:` (seconds) when it has them.
+    /// `policy:`, `place:` with `position:` (seconds), `name:` and `last_used:` (ISO 8601 UTC,
+    /// as MPD's `Last-Modified:`) when it has them.
     public static func infoLines(_ cards: [TagCard]) -> [String] {
         var lines: [String] = []
         for card in cards {
@@ -91,8 +103,21 @@ extension TagCardCommand {
                 lines.append("place: \(oneLine(place.trackPath))")
                 lines.append("position: \(ms / 1000).\(String(repeating: "0", count: 3 - fraction.count) + fraction)")
             }
+            if let name = card.name, !name.isEmpty { lines.append("name: \(oneLine(name))") }
+            if let lastUsed = card.lastUsed { lines.append("last_used: \(ISO8601.utc(lastUsed))") }
         }
         return lines
+    }
+
+    /// `card list`'s line of a card: `04A1B2 folder "Kids/Gruffalo" (continue) at PATH 1:02
+    /// named "yellow car" used 2026-12-07T07:32:00Z`.
+    public static func listLine(_ card: TagCard) -> String {
+        var line = "\(card.id) \(card.content.description)"
+        if let policy = card.policy { line += " (\(policy.rawValue))" }
+        if let place = card.place { line += " at \(place.trackPath) \(ScreenLayout.clock(place.positionMs))" }
+        if let name = card.name, !name.isEmpty { line += " named \(TagCard.Content.quoted(oneLine(name)))" }
+        if let lastUsed = card.lastUsed { line += " used \(ISO8601.utc(lastUsed))" }
+        return line
     }
 
     /// `card last`'s reply: `last: ID` and `reads: N` once a card was read.
@@ -112,11 +137,14 @@ extension TagCardCommand {
 }
 
 /// The mapping as a CSV file, for people who prepare many cards: a header line
-/// `card,kind,value,artist,policy`, then one card a line (RFC 4180 quoting; `#` lines and
+/// `card,kind,value,artist,policy,name`, then one card a line (RFC 4180 quoting; `#` lines and
 /// blank lines are skipped). `artist` is an album's artist (may be empty), `policy` is
-/// `continue`, `start` or empty (by length).
+/// `continue`, `start` or empty (by length), `name` the card's name (empty: none). A file of
+/// an older version has no `name` column: its lines of 5 fields keep each card's stored name.
 public enum TagCardFile {
-    public static let header = "card,kind,value,artist,policy"
+    public static let header = "card,kind,value,artist,policy,name"
+    /// The header of files written before cards had names.
+    static let headerWithoutName = "card,kind,value,artist,policy"
 
     /// The file's text for `cards`.
     public static func csv(_ cards: [TagCard]) -> String {
@@ -126,7 +154,8 @@ public enum TagCardFile {
             let value = values.last ?? ""
             let artist = values.count == 2 ? values[0] : ""
             lines.append(
-                [card.id, kind, value, artist, card.policy?.rawValue ?? ""].map(field).joined(separator: ","))
+                [card.id, kind, value, artist, card.policy?.rawValue ?? "", card.name ?? ""].map(field)
+                    .joined(separator: ","))
         }
         return lines.joined(separator: "\n") + "\n"
     }
@@ -145,10 +174,21 @@ public enum TagCardFile {
                 problems.append("line \(number): a quoted field is not closed")
                 continue
             }
-            if fields.map({ $0.lowercased() }) == header.split(separator: ",").map(String.init) { continue }
-            guard fields.count == 5 else {
-                problems.append("line \(number): expected 5 fields (\(header)), found \(fields.count)")
+            if [header, headerWithoutName].contains(fields.map({ $0.lowercased() }).joined(separator: ",")) {
                 continue
+            }
+            guard fields.count == 5 || fields.count == 6 else {
+                problems.append("line \(number): expected 6 fields (\(header)), or 5, found \(fields.count)")
+                continue
+            }
+            var name: String?
+            if fields.count == 6 {
+                switch TagCard.checkedName(fields[5]) {
+                case .success(let checked): name = checked
+                case .failure(let error):
+                    problems.append("line \(number): \(error.message)")
+                    continue
+                }
             }
             let id = TagCard.normalized(fields[0])
             guard !id.isEmpty else {
@@ -172,7 +212,7 @@ public enum TagCardFile {
             switch TagCard.Content.make(kind: fields[1].lowercased(), values: values) {
             case .success(let content):
                 seen[id] = number
-                cards.append(TagCard(id: id, content: content, policy: policy))
+                cards.append(TagCard(id: id, content: content, policy: policy, name: name))
             case .failure(let error):
                 problems.append("line \(number): \(error.message)")
             }

@@ -2,13 +2,15 @@ import TOML
 
 /// The mapping as a TOML file, the other format `card export`/`card import` take (by the
 /// file's extension, `.toml`): one table per card, named by its ID, with one kind key
-/// (`folder`, `album`, `artist`, `playlist`, `url`, `command`), `artist` beside `album`, and
-/// `policy` (`continue`, `start`; left out: by length).
+/// (`folder`, `album`, `artist`, `playlist`, `url`, `command`), `artist` beside `album`,
+/// `policy` (`continue`, `start`; left out: by length) and `name` (left out: the stored name
+/// stays; "": none).
 ///
 ///     [card.04A1B2C3]
 ///     album = "The Gruffalo"
 ///     artist = "Julia Donaldson"
 ///     policy = "continue"
+///     name = "yellow car"
 extension TagCardFile {
     /// The two file formats, told apart by the file's extension.
     public enum Format: Sendable, Equatable {
@@ -32,7 +34,8 @@ extension TagCardFile {
     public static func toml(_ cards: [TagCard]) -> String {
         var text = """
             # Jukebox cards: one table per card ID. What it plays: folder, album (with artist), artist,
-            # playlist, url or command; policy: continue or start (left out: by the music's length).
+            # playlist, url or command; policy: continue or start (left out: by the music's length);
+            # name: the card's name.
 
             """
         for card in cards {
@@ -40,6 +43,7 @@ extension TagCardFile {
             text += "\n[card.\(tomlKey(card.id))]\n\(kind) = \(TOMLText.basicString(values.last ?? ""))\n"
             if values.count == 2 { text += "artist = \(TOMLText.basicString(values[0]))\n" }
             if let policy = card.policy { text += "policy = \"\(policy.rawValue)\"\n" }
+            if let name = card.name, !name.isEmpty { text += "name = \(TOMLText.basicString(name))\n" }
         }
         return text
     }
@@ -90,7 +94,7 @@ extension TagCardFile {
             var values: [String: (value: String, line: Int?)] = [:]
             var bad = false
             for entry in entries {
-                guard entry.key == "policy" || TagCard.Content.kinds.contains(entry.key) else {
+                guard Self.otherKeys.contains(entry.key) || TagCard.Content.kinds.contains(entry.key) else {
                     problem(entry.line, "card \(id): unknown key '\(entry.key)' (\(allKeys))")
                     bad = true
                     continue
@@ -123,11 +127,20 @@ extension TagCardFile {
                 }
                 policy = known
             }
+            var name: String?
+            if let given = values["name"] {
+                switch TagCard.checkedName(given.value) {
+                case .success(let checked): name = checked
+                case .failure(let error):
+                    problem(given.line, "card \(id): \(error.message)")
+                    continue
+                }
+            }
             let parts =
                 kind == "album"
                 ? [values["artist"]?.value, values[kind]?.value].compactMap { $0 } : [values[kind]!.value]
             switch TagCard.Content.make(kind: kind, values: parts) {
-            case .success(let content): cards.append(TagCard(id: id, content: content, policy: policy))
+            case .success(let content): cards.append(TagCard(id: id, content: content, policy: policy, name: name))
             case .failure(let error): problem(values[kind]?.line, "card \(id): \(error.message)")
             }
         }
@@ -135,7 +148,8 @@ extension TagCardFile {
         return (cards, ordered.map { "line \($0.element.line): \($0.element.text)" })
     }
 
-    private static let allKeys = (TagCard.Content.kinds + ["policy"]).joined(separator: ", ")
+    private static let otherKeys = ["policy", "name"]
+    private static let allKeys = (TagCard.Content.kinds + otherKeys).joined(separator: ", ")
 
     /// A bare key when the ID is one, else a quoted key.
     private static func tomlKey(_ id: String) -> String {

@@ -1,9 +1,8 @@
-import JukeboxCore
-
-/// Times as MPD writes them (`Last-Modified: 2024-03-01T12:00:05Z`).
-enum ISO8601 {
+/// Times as MPD writes them (`Last-Modified: 2024-03-01T12:00:05Z`), and as `card info` writes
+/// a card's `last_used:`.
+public enum ISO8601 {
     /// `seconds` since the epoch as a UTC date and time.
-    static func utc(_ seconds: Int64) -> String {
+    public static func utc(_ seconds: Int64) -> String {
         let second = CivilTime.date(seconds).secondOfDay
         let two = CivilTime.twoDigits
         return "\(CivilTime.dayText(seconds))T\(two(second / 3600)):\(two(second / 60 % 60)):\(two(second % 60))Z"
@@ -11,7 +10,7 @@ enum ISO8601 {
 
     /// `2024-03-01T12:00:05Z` (the Z may be left out, as the time: midnight) as seconds since
     /// the epoch, UTC; nil when it is not such a time.
-    static func seconds(_ text: String) -> Int64? {
+    public static func seconds(_ text: String) -> Int64? {
         var rest = Substring(text)
         if rest.hasSuffix("Z") { rest = rest.dropLast() }
         let halves = rest.split(separator: "T", omittingEmptySubsequences: false)
