@@ -82,6 +82,8 @@ int jb_set_malloc_arena_max(int n) { return mallopt(M_ARENA_MAX, n); }
 
 int jb_set_malloc_mmap_threshold(int bytes) { return mallopt(M_MMAP_THRESHOLD, bytes); }
 
+int jb_malloc_trim(void) { return malloc_trim(0); }
+
 int jb_cond_wait(pthread_cond_t *cond, pthread_mutex_t *mutex, const struct timespec *deadline, void *guarded) {
     (void)guarded;
     return deadline ? pthread_cond_timedwait(cond, mutex, deadline) : pthread_cond_wait(cond, mutex);

@@ -2,27 +2,94 @@
 public typealias TrackID = Int64
 
 /// What the library knows about one track.
+///
+/// A value, kept in one shared, immutable object: the daemon holds every track in several
+/// places (its table by id, the MPD index, the player, the menu), and a copy is then one
+/// reference instead of ~250 bytes of fields. A setter replaces the object (tracks are
+/// built once per scan and rarely changed after).
 public struct TrackInfo: Sendable, Equatable, Hashable {
-    public var id: TrackID
+    private struct Fields: Sendable, Hashable {
+        var id: TrackID
+        var path: String
+        var title: String?
+        var artist: String?
+        var album: String?
+        var trackNumber: Int?
+        var durationMs: Int64?
+        var lyricPath: String?
+        var tags: [TrackTag]
+        var format: String?
+        var modifiedSeconds: Int64?
+        var cue: CueSpan?
+        var chapters: ChapterList?
+    }
+
+    private final class Storage: Sendable {
+        let fields: Fields
+        init(_ fields: Fields) { self.fields = fields }
+    }
+
+    private var storage: Storage
+
+    public var id: TrackID {
+        get { storage.fields.id }
+        set { change { $0.id = newValue } }
+    }
     /// The file, relative to `music_dir`.
-    public var path: String
-    public var title: String?
-    public var artist: String?
-    public var album: String?
-    public var trackNumber: Int?
-    public var durationMs: Int64?
+    public var path: String {
+        get { storage.fields.path }
+        set { change { $0.path = newValue } }
+    }
+    public var title: String? {
+        get { storage.fields.title }
+        set { change { $0.title = newValue } }
+    }
+    public var artist: String? {
+        get { storage.fields.artist }
+        set { change { $0.artist = newValue } }
+    }
+    public var album: String? {
+        get { storage.fields.album }
+        set { change { $0.album = newValue } }
+    }
+    public var trackNumber: Int? {
+        get { storage.fields.trackNumber }
+        set { change { $0.trackNumber = newValue } }
+    }
+    public var durationMs: Int64? {
+        get { storage.fields.durationMs }
+        set { change { $0.durationMs = newValue } }
+    }
     /// The `.lrc` file beside the track, relative to `music_dir` (or `lyrics_dir`).
-    public var lyricPath: String?
+    public var lyricPath: String? {
+        get { storage.fields.lyricPath }
+        set { change { $0.lyricPath = newValue } }
+    }
     /// Every other tag, in MPD's order.
-    public var tags: [TrackTag]
+    public var tags: [TrackTag] {
+        get { storage.fields.tags }
+        set { change { $0.tags = newValue } }
+    }
     /// `44100:16:2`: rate, bits and channels of the decoded audio, as MPD's `Format:`.
-    public var format: String?
+    public var format: String? {
+        get { storage.fields.format }
+        set { change { $0.format = newValue } }
+    }
     /// The file's modification time, seconds since the epoch.
-    public var modifiedSeconds: Int64?
+    public var modifiedSeconds: Int64? {
+        get { storage.fields.modifiedSeconds }
+        set { change { $0.modifiedSeconds = newValue } }
+    }
     /// For a CUE sheet's track: the part of the audio file it is (nil for a whole file).
-    public var cue: CueSpan?
+    public var cue: CueSpan? {
+        get { storage.fields.cue }
+        set { change { $0.cue = newValue } }
+    }
     /// The file's chapters (an audiobook's), nil when it has none.
-    public var chapters: ChapterList?
+    public var chapters: ChapterList? {
+        get { storage.fields.chapters }
+        set { change { $0.chapters = newValue } }
+    }
 
     /// A track; only the id and path are required.
     public init(
@@ -30,20 +97,24 @@ public struct TrackInfo: Sendable, Equatable, Hashable {
         trackNumber: Int? = nil, durationMs: Int64? = nil, lyricPath: String? = nil, tags: [TrackTag] = [],
         format: String? = nil, modifiedSeconds: Int64? = nil, cue: CueSpan? = nil, chapters: ChapterList? = nil
     ) {
-        self.chapters = chapters
-        self.id = id
-        self.path = path
-        self.title = title
-        self.artist = artist
-        self.album = album
-        self.trackNumber = trackNumber
-        self.durationMs = durationMs
-        self.lyricPath = lyricPath
-        self.tags = tags
-        self.format = format
-        self.modifiedSeconds = modifiedSeconds
-        self.cue = cue
+        storage = Storage(
+            Fields(
+                id: id, path: path, title: title, artist: artist, album: album, trackNumber: trackNumber,
+                durationMs: durationMs, lyricPath: lyricPath, tags: tags, format: format,
+                modifiedSeconds: modifiedSeconds, cue: cue, chapters: chapters))
     }
+
+    private mutating func change(_ edit: (inout Fields) -> Void) {
+        var fields = storage.fields
+        edit(&fields)
+        storage = Storage(fields)
+    }
+
+    public static func == (a: TrackInfo, b: TrackInfo) -> Bool {
+        a.storage === b.storage || a.storage.fields == b.storage.fields
+    }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(storage.fields) }
 
     /// Decoded wider than 16 bits (the bits of `format` above 16: a 24- or 32-bit FLAC, WAV
     /// or ALAC; not a float format, decoded to S16).

@@ -50,6 +50,14 @@ public enum ProcessSettings {
         name.withCString { jb_set_thread_name($0) }
     }
 
+    /// Gives the kernel back the free pages inside the heap (malloc_trim): glibc returns only
+    /// what is free at the heap's top, so a burst of short-lived allocations below long-lived
+    /// ones stays resident. True when some memory was released.
+    @discardableResult
+    public static func returnFreeHeapPages() -> Bool {
+        jb_malloc_trim() == 1
+    }
+
     /// Runs this program again in this process (execv of /proc/self/exe) with `arguments`
     /// (the first is argv[0]): the same pid, parent, standard streams, environment and signal
     /// mask (a SIGTERM pending now reaches the new image's signalfd), every other descriptor

@@ -168,6 +168,8 @@ func writeText(_ p: String, _ s: String) throws {
 }
 
 func which(_ tool: String) -> String? {
+    // A path (the scale section's /usr/bin/python3) is not looked up in PATH.
+    if tool.contains("/") { return access(tool, X_OK) == 0 ? tool : nil }
     for dir in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") {
         let p = "\(dir)/\(tool)"
         if access(p, X_OK) == 0 { return p }

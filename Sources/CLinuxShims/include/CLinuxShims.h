@@ -65,6 +65,9 @@ int jb_set_malloc_arena_max(int n);
 /* mallopt(M_MMAP_THRESHOLD, bytes): allocations of at least `bytes` are mapped on their own and
    unmapped when freed; a fixed threshold also stops glibc from raising it. 1 on success. */
 int jb_set_malloc_mmap_threshold(int bytes);
+/* malloc_trim(0): gives the kernel back the free pages inside the heap, not only at its top.
+   1 when some memory was released. */
+int jb_malloc_trim(void);
 
 #include "CLinuxShimsDisplay.h"
 #include "CLinuxShimsSerialNet.h"
