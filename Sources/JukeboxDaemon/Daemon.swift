@@ -669,6 +669,10 @@ final class Daemon {
         let current = status.token != nil && status.token == machine.currentRequest?.token
         if current {
             perform(machine.handle(.position(ms: status.positionMs), now: Instant.now))
+            // A pause settles after the command (the output stops at its next period, later on a
+            // loaded box): Recently played keeps where it stopped, as `status` shows, not where
+            // the command found it (written only when the place moved).
+            if machine.state == .paused { recordHistory(.reached(currentPlace)) }
             if let track = machine.currentRequest?.trackID {
                 if let hint = status.seekHint { _ = keeper.handle(.seekHint(track, hint), now: Instant.now) }
                 if status.startedFromSeekHint, loggedHintToken != status.token {
